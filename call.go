@@ -1,0 +1,103 @@
+package jsonrpc
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// A Call describes one method call to the method and the hooks that serve
+// it: its method, id and params, the context value of the transport that
+// carried it, and its session. A method reaches its Call with CallOf on the
+// context it is given (declare a leading context.Context param).
+//
+// A Call belongs to one call alone. The byte slices it returns alias the
+// request and are valid until the method returns; copy them to keep them.
+// Its methods may be called from the goroutine running the method or hook;
+// SetError may also be called from any goroutine before the method returns.
+type Call struct {
+	server  *Server
+	method  string
+	id      []byte
+	params  []byte
+	parent  context.Context
+	pending error
+}
+
+// Method returns the name of the method called.
+func (c *Call) Method() string { return c.method }
+
+// ID returns the request id exactly as sent (a JSON string, number or null),
+// or nil for a notification.
+func (c *Call) ID() json.RawMessage { return c.id }
+
+// IsNotification reports whether the call has no id, so that no response is
+// sent.
+func (c *Call) IsNotification() bool { return c.id == nil }
+
+// Params returns the params as sent (a JSON array or object), or nil when
+// the request had none.
+func (c *Call) Params() json.RawMessage { return c.params }
+
+// ContextValue returns the value the transport attached with
+// WithContextValue to the context it passed to ProcessContext (for the HTTP
+// transport, the *http.Request), or nil.
+func (c *Call) ContextValue() any { return ContextValue(c.parent) }
+
+// Session returns the server (session) processing the call.
+func (c *Call) Session() *Server { return c.server }
+
+// SetError sets the error the call answers with, without returning it: set
+// from a pre-process hook it aborts the call before the method runs; from the
+// method it replaces the method's result; from a post-process hook it
+// replaces the outcome. A nil err clears a pending error.
+func (c *Call) SetError(err error) { c.pending = err }
+
+// Err returns the pending error set with SetError, or nil.
+func (c *Call) Err() error { return c.pending }
+
+// takeErr returns and clears the pending error.
+func (c *Call) takeErr() error {
+	err := c.pending
+	c.pending = nil
+	return err
+}
+
+type callKey struct{}
+
+type contextValueKey struct{}
+
+// callCtx is the context a method and its hooks receive: the caller's
+// context, carrying the Call. One is allocated per call that needs it (a
+// method taking a context, or a server with hooks), so nothing in it is
+// shared with another call.
+type callCtx struct {
+	context.Context
+	call Call
+}
+
+func (c *callCtx) Value(key any) any {
+	if key == (callKey{}) {
+		return &c.call
+	}
+	return c.Context.Value(key)
+}
+
+// CallOf returns the Call that ctx belongs to, or nil when ctx is not the
+// context of a method call or hook.
+func CallOf(ctx context.Context) *Call {
+	c, _ := ctx.Value(callKey{}).(*Call)
+	return c
+}
+
+// WithContextValue returns a copy of ctx carrying v as the transport's
+// context value, which methods read with Call.ContextValue. Transports call
+// it before ProcessContext.
+func WithContextValue(ctx context.Context, v any) context.Context {
+	return context.WithValue(ctx, contextValueKey{}, v)
+}
+
+// ContextValue returns the value attached to ctx with WithContextValue, or
+// nil.
+func ContextValue(ctx context.Context) any {
+	return ctx.Value(contextValueKey{})
+}

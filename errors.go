@@ -1,0 +1,171 @@
+package jsonrpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/bind"
+	"github.com/jsonrpc-go/jsonrpc/internal/wire"
+)
+
+// A Code is a JSON-RPC error code.
+type Code int64
+
+// The codes defined by the JSON-RPC 2.0 specification, and the
+// implementation-defined codes this package uses.
+const (
+	CodeParseError     Code = -32700 // invalid JSON
+	CodeInvalidRequest Code = -32600 // not a valid request object
+	CodeMethodNotFound Code = -32601 // no such method
+	CodeInvalidParams  Code = -32602 // params do not fit the method
+	CodeInternalError  Code = -32603 // the method panicked or its result could not be encoded
+	CodeServerError    Code = -32000 // a method returned an error that is not an *Error
+	CodeCancelled      Code = -32800 // the call's context was cancelled
+	CodeDeadline       Code = -32801 // the call's deadline passed
+)
+
+var codeNames = map[Code]string{
+	CodeParseError:     "Parse error",
+	CodeInvalidRequest: "Invalid Request",
+	CodeMethodNotFound: "Method not found",
+	CodeInvalidParams:  "Invalid params",
+	CodeInternalError:  "Internal error",
+	CodeServerError:    "Server error",
+	CodeCancelled:      "Request cancelled",
+	CodeDeadline:       "Deadline exceeded",
+}
+
+// String returns the standard message of a known code, or the code in
+// decimal.
+func (c Code) String() string {
+	if s, ok := codeNames[c]; ok {
+		return s
+	}
+	return strconv.FormatInt(int64(c), 10)
+}
+
+// Error is a JSON-RPC error object. A method that returns an error which is,
+// or wraps, an *Error answers with that object. Error values are used through
+// pointers.
+type Error struct {
+	Code    Code            `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"` // a JSON value, or nil for none
+}
+
+// NewError returns an error with the given code and message. An empty message
+// is replaced by the code's standard message.
+func NewError(code Code, message string) *Error {
+	if message == "" {
+		message = code.String()
+	}
+	return &Error{Code: code, Message: message}
+}
+
+// Errorf is NewError with a formatted message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return NewError(code, fmt.Sprintf(format, args...))
+}
+
+// WithData returns a copy of e whose data member is the JSON encoding of v.
+// A v that cannot be encoded is carried as its fmt %v string.
+func (e *Error) WithData(v any) *Error {
+	c := *e
+	b, err := json.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(fmt.Sprint(v))
+	}
+	c.Data = b
+	return &c
+}
+
+// Error returns "jsonrpc: " followed by the code and message.
+func (e *Error) Error() string {
+	return fmt.Sprintf("jsonrpc: %s (%d)", e.Message, int64(e.Code))
+}
+
+// Is reports whether target is an *Error with the same code, so that
+// errors.Is(err, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "")) matches any
+// method-not-found error.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+// PanicError is the error a call reports when its method or a hook panicked.
+// Hooks see it through OnError; the client sees CodeInternalError.
+type PanicError struct {
+	Value any    // the value passed to panic
+	Stack []byte // the panicking goroutine's stack
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("jsonrpc: method panicked: %v", e.Value) }
+
+// ErrorCode returns the code a response carries for err: the code of an
+// *Error found in err's chain; CodeInvalidParams for params that do not fit;
+// CodeInternalError for panics and results that cannot be encoded;
+// CodeCancelled and CodeDeadline for the context errors; CodeServerError for
+// any other non-nil error; 0 for nil.
+func ErrorCode(err error) Code {
+	if err == nil {
+		return 0
+	}
+	return toError(err).Code
+}
+
+// toError maps any error to the error object a response carries.
+func toError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	var pe *bind.ParamError
+	if errors.As(err, &pe) {
+		return &Error{Code: CodeInvalidParams, Message: "Invalid params", Data: jsonString(pe.Error())}
+	}
+	var re *bind.ResultError
+	var pan *PanicError
+	switch {
+	case errors.As(err, &re), errors.As(err, &pan):
+		return &Error{Code: CodeInternalError, Message: "Internal error"}
+	case errors.Is(err, context.Canceled):
+		return &Error{Code: CodeCancelled, Message: "Request cancelled"}
+	case errors.Is(err, context.DeadlineExceeded):
+		return &Error{Code: CodeDeadline, Message: "Deadline exceeded"}
+	}
+	return &Error{Code: CodeServerError, Message: err.Error()}
+}
+
+func jsonString(s string) json.RawMessage { return wire.AppendQuote(nil, s) }
+
+// appendError writes a complete error response for e with the given id.
+func appendError(dst []byte, e *Error, id []byte) []byte {
+	var data []byte
+	if len(e.Data) > 0 {
+		data = e.Data
+		if _, err := (wire.Scanner{}).Validate(data); err != nil {
+			// Never emit invalid JSON: carry the bytes as a string.
+			data = wire.AppendQuote(nil, data)
+		}
+	}
+	return wire.AppendError(dst, int64(e.Code), e.Message, data, id)
+}
+
+// Static responses for the errors that carry no detail.
+var (
+	errParse          = &Error{Code: CodeParseError, Message: "Parse error"}
+	errInvalidRequest = &Error{Code: CodeInvalidRequest, Message: "Invalid Request"}
+	errMethodNotFound = &Error{Code: CodeMethodNotFound, Message: "Method not found"}
+)
+
+// Sentinel errors of the Go API.
+var (
+	// ErrInvalidMethod is returned by Register for a function or method that
+	// cannot be served; the returned error wraps it and says why.
+	ErrInvalidMethod = errors.New("jsonrpc: invalid method")
+	// ErrDuplicate is returned by Register for a name already registered.
+	ErrDuplicate = errors.New("jsonrpc: method already registered")
+)

@@ -1,0 +1,3 @@
+module github.com/jsonrpc-go/jsonrpc
+
+go 1.25

@@ -1,0 +1,484 @@
+// Package bind turns Go functions into JSON-RPC method invokers.
+//
+// All reflection happens in Build, once per method. Functions of up to two
+// params over primitive types (see the class table in table.go) are called
+// through generic adapters that decode each param straight from its JSON span
+// into a typed value and call the function without reflect.Value.Call. Every
+// other shape is served by a reflection-based invoker that decodes
+// non-primitive values through a Codec.
+package bind
+
+import (
+	"context"
+	"encoding"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/wire"
+)
+
+// A Codec decodes params and encodes results whose types are not primitives.
+type Codec interface {
+	// Unmarshal decodes the JSON value data into the value v points to.
+	Unmarshal(data []byte, v any) error
+	// Append appends the JSON encoding of v to dst.
+	Append(dst []byte, v any) ([]byte, error)
+}
+
+// JSON is the Codec backed by encoding/json.
+type JSON struct{}
+
+// Unmarshal implements Codec with json.Unmarshal.
+func (JSON) Unmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
+
+// Append implements Codec with json.Marshal.
+func (JSON) Append(dst []byte, v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, b...), nil
+}
+
+// Options describe how a function's params are bound.
+type Options struct {
+	// Names gives the params their names for calls with named params, in order
+	// and excluding a leading context.
+	Names []string
+	// Defaults gives values for the last len(Defaults) params, which become
+	// optional.
+	Defaults []any
+	// Borrow lets string params and pointer params alias the request and a
+	// per-call buffer instead of being copied: they are valid only until the
+	// function returns.
+	Borrow bool
+	// Codec decodes and encodes non-primitive values. Nil means JSON.
+	Codec Codec
+}
+
+// ParamError reports params that do not fit a method. It maps to -32602.
+type ParamError struct {
+	Index int    // param index, or -1 when the error concerns the params as a whole
+	Name  string // param name when known
+	Msg   string
+}
+
+func (e *ParamError) Error() string {
+	switch {
+	case e.Index < 0:
+		return e.Msg
+	case e.Name != "":
+		return fmt.Sprintf("param %q: %s", e.Name, e.Msg)
+	}
+	return fmt.Sprintf("param %d: %s", e.Index, e.Msg)
+}
+
+// ResultError reports a result that cannot be encoded. It maps to -32603.
+type ResultError struct{ Err error }
+
+func (e *ResultError) Error() string { return "cannot encode result: " + e.Err.Error() }
+func (e *ResultError) Unwrap() error { return e.Err }
+
+// Invoker calls a method: it decodes params (a JSON array, object, or nil when
+// absent), calls the function with ctx when it takes one, and appends the
+// JSON result to dst.
+type Invoker func(ctx context.Context, dst, params []byte) ([]byte, error)
+
+// Func is a function bound for calls.
+type Func struct {
+	// Context reports whether the function takes a leading context.Context.
+	Context bool
+	// Fast reports whether calls avoid reflect.Value.Call.
+	Fast bool
+
+	invoke   Invoker
+	params   []param
+	names    []string // for named calls; nil when positional only
+	required int      // params without default
+	variadic bool
+	structs  bool // a single struct param bound by field
+	fields   []field
+	borrow   bool
+	codec    Codec
+	scratch  bool // borrowed pointer params need per-call storage
+	res      result
+	shape    shape
+	fn       unsafe.Pointer // points to a variable holding the function
+	rv       reflect.Value
+}
+
+// Invoke calls the function; see Invoker.
+func (f *Func) Invoke(ctx context.Context, dst, params []byte) ([]byte, error) {
+	return f.invoke(ctx, dst, params)
+}
+
+// NumParams returns the number of params, excluding a leading context.
+func (f *Func) NumParams() int { return len(f.params) }
+
+type shape uint8
+
+const (
+	shapeNone  shape = iota // func(...)
+	shapeErr                // func(...) error
+	shapeR                  // func(...) R
+	shapeRErr               // func(...) (R, error)
+	shapeCtx   shape = 4    // added when the function takes a context
+	shapeCount       = 8
+)
+
+type param struct {
+	t     reflect.Type
+	class class
+	name  string
+	def   any  // class-typed default for the fast path
+	defV  reflect.Value
+	opt   bool // has a default
+	elem  reflect.Type
+	prim  bool // t (or, for pointers, its element) is a primitive
+	index int
+}
+
+type result struct {
+	t     reflect.Type
+	class class
+	prim  bool
+}
+
+type field struct {
+	index int
+	name  string
+	t     reflect.Type
+}
+
+var (
+	ctxType   = reflect.TypeFor[context.Context]()
+	errType   = reflect.TypeFor[error]()
+	jsonUnm   = reflect.TypeFor[json.Unmarshaler]()
+	jsonMar   = reflect.TypeFor[json.Marshaler]()
+	textUnm   = reflect.TypeFor[encoding.TextUnmarshaler]()
+	textMar   = reflect.TypeFor[encoding.TextMarshaler]()
+	rawType   = reflect.TypeFor[json.RawMessage]()
+	errNotFn  = errors.New("not a function")
+	errNilFn  = errors.New("nil function")
+	defaultJS = Codec(JSON{})
+)
+
+// Build binds fn. It fails, naming the problem, when fn cannot be served.
+func Build(fn any, opts Options) (*Func, error) {
+	if fn == nil {
+		return nil, errNilFn
+	}
+	v := reflect.ValueOf(fn)
+	t := v.Type()
+	if t.Kind() != reflect.Func {
+		return nil, fmt.Errorf("%w: %s", errNotFn, t)
+	}
+	if v.IsNil() {
+		return nil, errNilFn
+	}
+	f := &Func{rv: v, borrow: opts.Borrow, codec: opts.Codec, variadic: t.IsVariadic()}
+	if f.codec == nil {
+		f.codec = defaultJS
+	}
+	first := 0
+	if t.NumIn() > 0 && t.In(0) == ctxType {
+		f.Context = true
+		first = 1
+	}
+	for i := first; i < t.NumIn(); i++ {
+		pt := t.In(i)
+		if pt == ctxType {
+			return nil, fmt.Errorf("context.Context must be the first param (param %d)", i)
+		}
+		if err := servable(pt); err != nil {
+			return nil, fmt.Errorf("param %d: %w", i-first, err)
+		}
+		f.params = append(f.params, newParam(pt, i-first))
+	}
+	switch t.NumOut() {
+	case 0:
+		f.shape = shapeNone
+	case 1:
+		if t.Out(0) == errType {
+			f.shape = shapeErr
+		} else {
+			f.shape = shapeR
+			f.res = newResult(t.Out(0))
+		}
+	case 2:
+		if t.Out(1) != errType {
+			return nil, fmt.Errorf("second result must be error, not %s", t.Out(1))
+		}
+		if t.Out(0) == errType {
+			return nil, errors.New("first of two results must not be error")
+		}
+		f.shape = shapeRErr
+		f.res = newResult(t.Out(0))
+	default:
+		return nil, fmt.Errorf("%d results: want none, T, error or (T, error)", t.NumOut())
+	}
+	if f.shape == shapeR || f.shape == shapeRErr {
+		if err := servable(f.res.t); err != nil {
+			return nil, fmt.Errorf("result: %w", err)
+		}
+	}
+	if f.Context {
+		f.shape |= shapeCtx
+	}
+
+	// Named params.
+	if opts.Names != nil {
+		if len(opts.Names) != len(f.params) {
+			return nil, fmt.Errorf("%d param names for %d params", len(opts.Names), len(f.params))
+		}
+		seen := map[string]bool{}
+		for i, n := range opts.Names {
+			if n == "" || seen[n] {
+				return nil, fmt.Errorf("param name %q is empty or repeated", n)
+			}
+			seen[n] = true
+			f.params[i].name = n
+		}
+		f.names = opts.Names
+	} else if len(f.params) == 1 && !f.variadic && isStruct(f.params[0].t) {
+		f.structs = true
+		f.fields = structFields(f.params[0].t)
+	}
+
+	// Defaults.
+	if len(opts.Defaults) > len(f.params) {
+		return nil, fmt.Errorf("%d defaults for %d params", len(opts.Defaults), len(f.params))
+	}
+	f.required = len(f.params) - len(opts.Defaults)
+	for i, d := range opts.Defaults {
+		p := &f.params[f.required+i]
+		if f.variadic && p.index == len(f.params)-1 {
+			return nil, errors.New("a variadic param cannot have a default")
+		}
+		dv, err := convertDefault(d, p.t)
+		if err != nil {
+			return nil, fmt.Errorf("default for param %d: %w", p.index, err)
+		}
+		p.opt, p.defV = true, dv
+	}
+	if f.variadic {
+		// The variadic param may always be omitted.
+		f.required = min(f.required, len(f.params)-1)
+	}
+
+	if err := f.buildFast(); err != nil {
+		return nil, err
+	}
+	if f.invoke == nil {
+		f.invoke = f.invokeReflect
+	}
+	return f, nil
+}
+
+func isStruct(t reflect.Type) bool {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Kind() == reflect.Struct && !hasCustomJSON(t)
+}
+
+func structFields(t reflect.Type) []field {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var fs []field
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if !sf.IsExported() {
+			continue
+		}
+		name := sf.Name
+		if tag, ok := sf.Tag.Lookup("json"); ok {
+			n, _, _ := strings.Cut(tag, ",")
+			if n == "-" {
+				continue
+			}
+			if n != "" {
+				name = n
+			}
+		}
+		fs = append(fs, field{index: i, name: name, t: sf.Type})
+	}
+	return fs
+}
+
+// servable rejects types that no JSON value can carry.
+func servable(t reflect.Type) error {
+	switch t.Kind() {
+	case reflect.Chan, reflect.Func, reflect.UnsafePointer, reflect.Complex64, reflect.Complex128, reflect.Invalid:
+		return fmt.Errorf("type %s cannot be carried in JSON", t)
+	case reflect.Pointer:
+		if t.Elem().Kind() == reflect.Pointer {
+			return fmt.Errorf("type %s: pointer to pointer", t)
+		}
+		return servable(t.Elem())
+	}
+	return nil
+}
+
+func convertDefault(d any, t reflect.Type) (reflect.Value, error) {
+	if d == nil {
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Interface, reflect.Slice, reflect.Map:
+			return reflect.Zero(t), nil
+		}
+		return reflect.Value{}, fmt.Errorf("nil is not a %s", t)
+	}
+	v := reflect.ValueOf(d)
+	switch {
+	case v.Type().AssignableTo(t):
+		out := reflect.New(t).Elem()
+		out.Set(v)
+		return out, nil
+	case isNumber(v.Kind()) && isNumber(t.Kind()) && v.CanConvert(t):
+		c := v.Convert(t)
+		if !c.Convert(v.Type()).Equal(v) {
+			return reflect.Value{}, fmt.Errorf("%v does not fit %s", d, t)
+		}
+		return c, nil
+	}
+	return reflect.Value{}, fmt.Errorf("%T is not assignable to %s", d, t)
+}
+
+func isNumber(k reflect.Kind) bool {
+	return k >= reflect.Int && k <= reflect.Float64
+}
+
+// hasCustomJSON reports whether t or *t controls its own JSON form.
+func hasCustomJSON(t reflect.Type) bool {
+	pt := reflect.PointerTo(t)
+	for _, i := range [...]reflect.Type{jsonUnm, jsonMar, textUnm, textMar} {
+		if t.Implements(i) || pt.Implements(i) {
+			return true
+		}
+	}
+	return false
+}
+
+func newParam(t reflect.Type, index int) param {
+	p := param{t: t, index: index, class: classOf(t)}
+	p.prim = p.class != classNone
+	if t.Kind() == reflect.Pointer {
+		p.elem = t.Elem()
+		p.prim = classOf(p.elem) != classNone && classOf(p.elem) != classPtr
+	}
+	return p
+}
+
+func newResult(t reflect.Type) result {
+	r := result{t: t, class: classOf(t)}
+	r.prim = r.class != classNone
+	return r
+}
+
+// spans fills out with the JSON span of each param from params (an array, an
+// object, or nil), leaving nil for an omitted optional param.
+func (f *Func) spans(params []byte, out [][]byte) error {
+	n := len(f.params)
+	switch {
+	case params == nil:
+	case params[0] == '[':
+		var (
+			elem []byte
+			pos  int
+			ok   bool
+			i    int
+		)
+		for i = 0; ; i++ {
+			elem, pos, ok = wire.NextElement(params, pos)
+			if !ok {
+				break
+			}
+			if i >= n {
+				return &ParamError{Index: -1, Msg: fmt.Sprintf("too many params: want at most %d", n)}
+			}
+			out[i] = elem
+		}
+	default:
+		if f.names == nil {
+			return &ParamError{Index: -1, Msg: "named params are not accepted: pass an array"}
+		}
+		var (
+			name, value []byte
+			esc, ok     bool
+			pos         int
+		)
+		for {
+			name, value, esc, pos, ok = wire.NextMember(params, pos)
+			if !ok {
+				break
+			}
+			i := f.lookupName(name, esc)
+			if i < 0 {
+				return &ParamError{Index: -1, Msg: "unknown param " + string(wire.AppendQuote(nil, unescapeName(name, esc)))}
+			}
+			if out[i] != nil {
+				return &ParamError{Index: i, Name: f.names[i], Msg: "given twice"}
+			}
+			out[i] = value
+		}
+	}
+	for i := 0; i < f.required; i++ {
+		if out[i] == nil {
+			return f.missing(i)
+		}
+	}
+	return nil
+}
+
+func (f *Func) missing(i int) error {
+	return &ParamError{Index: i, Name: f.params[i].name, Msg: "missing required param"}
+}
+
+func unescapeName(name []byte, esc bool) []byte {
+	if !esc {
+		return name
+	}
+	return wire.AppendUnquoted(nil, name)
+}
+
+func (f *Func) lookupName(name []byte, esc bool) int {
+	if esc {
+		name = wire.AppendUnquoted(nil, name)
+	}
+	for i, n := range f.names {
+		if n == string(name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// scratch holds borrowed pointer params for one call.
+type scratch struct {
+	w [maxFast]uint64
+	s [maxFast]string
+}
+
+// scratchPool caches per-call storage for borrowed pointer params; sync.Pool
+// keeps a per-P cache in front of its shared lists.
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+func (f *Func) getScratch() *scratch {
+	if !f.scratch {
+		return nil
+	}
+	return scratchPool.Get().(*scratch)
+}
+
+func putScratch(s *scratch) {
+	if s != nil {
+		*s = scratch{}
+		scratchPool.Put(s)
+	}
+}

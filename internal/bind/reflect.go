@@ -1,0 +1,194 @@
+package bind
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/wire"
+)
+
+// invokeReflect serves the shapes the generic adapters do not: more params,
+// variadic functions, struct-bound params and codec-decoded types.
+func (f *Func) invokeReflect(ctx context.Context, dst, params []byte) ([]byte, error) {
+	in := make([]reflect.Value, 0, len(f.params)+1)
+	if f.Context {
+		in = append(in, reflect.ValueOf(&ctx).Elem())
+	}
+	var err error
+	if f.structs {
+		var v reflect.Value
+		if v, err = f.bindStruct(params); err != nil {
+			return dst, err
+		}
+		in = append(in, v)
+	} else if in, err = f.bindArgs(in, params); err != nil {
+		return dst, err
+	}
+	var out []reflect.Value
+	if f.variadic {
+		out = f.rv.CallSlice(in)
+	} else {
+		out = f.rv.Call(in)
+	}
+	switch f.shape &^ shapeCtx {
+	case shapeNone:
+		return append(dst, "null"...), nil
+	case shapeErr:
+		if e := out[0].Interface(); e != nil {
+			return dst, e.(error)
+		}
+		return append(dst, "null"...), nil
+	case shapeRErr:
+		if e := out[1].Interface(); e != nil {
+			return dst, e.(error)
+		}
+	}
+	return f.appendValue(dst, out[0])
+}
+
+func (f *Func) appendValue(dst []byte, v reflect.Value) ([]byte, error) {
+	if f.res.class != classNone {
+		tmp := reflect.New(f.res.t)
+		tmp.Elem().Set(v)
+		return f.appendResult(dst, tmp.UnsafePointer())
+	}
+	out, err := f.codec.Append(dst, v.Interface())
+	if err != nil {
+		return dst, &ResultError{Err: err}
+	}
+	return out, nil
+}
+
+// decodeValue decodes one param value of any type.
+func (f *Func) decodeValue(p *param, span []byte) (reflect.Value, error) {
+	v := reflect.New(p.t)
+	if p.class != classNone {
+		if err := f.decodeInto(p, span, v.UnsafePointer(), nil); err != nil {
+			return reflect.Value{}, err
+		}
+		return v.Elem(), nil
+	}
+	if err := f.codec.Unmarshal(span, v.Interface()); err != nil {
+		return reflect.Value{}, &ParamError{Index: p.index, Name: p.name, Msg: err.Error()}
+	}
+	return v.Elem(), nil
+}
+
+func (f *Func) bindArgs(in []reflect.Value, params []byte) ([]reflect.Value, error) {
+	n := len(f.params)
+	spans := make([][]byte, n)
+	var rest [][]byte
+	if f.variadic && params != nil && params[0] == '[' {
+		pos := 0
+		for i := 0; ; i++ {
+			elem, next, ok := wire.NextElement(params, pos)
+			if !ok {
+				break
+			}
+			pos = next
+			if i < n-1 {
+				spans[i] = elem
+			} else {
+				rest = append(rest, elem)
+			}
+		}
+		for i := 0; i < f.required; i++ {
+			if spans[i] == nil {
+				return nil, f.missing(i)
+			}
+		}
+	} else {
+		if err := f.spans(params, spans); err != nil {
+			return nil, err
+		}
+		if f.variadic && spans[n-1] != nil {
+			last := spans[n-1]
+			if wire.KindOf(last) != wire.Array {
+				return nil, &ParamError{Index: n - 1, Name: f.params[n-1].name, Msg: "want an array"}
+			}
+			pos := 0
+			for {
+				elem, next, ok := wire.NextElement(last, pos)
+				if !ok {
+					break
+				}
+				pos = next
+				rest = append(rest, elem)
+			}
+		}
+	}
+	fixed := n
+	if f.variadic {
+		fixed = n - 1
+	}
+	for i := 0; i < fixed; i++ {
+		p := &f.params[i]
+		if spans[i] == nil {
+			in = append(in, p.defV)
+			continue
+		}
+		v, err := f.decodeValue(p, spans[i])
+		if err != nil {
+			return nil, err
+		}
+		in = append(in, v)
+	}
+	if f.variadic {
+		p := f.params[n-1]
+		ep := newParam(p.t.Elem(), p.index)
+		ep.name = p.name
+		s := reflect.MakeSlice(p.t, 0, len(rest))
+		for _, span := range rest {
+			v, err := f.decodeValue(&ep, span)
+			if err != nil {
+				return nil, err
+			}
+			s = reflect.Append(s, v)
+		}
+		in = append(in, s)
+	}
+	return in, nil
+}
+
+// bindStruct decodes params into the single struct param: an object by field
+// names (through the codec, so json tags apply), an array by field order.
+func (f *Func) bindStruct(params []byte) (reflect.Value, error) {
+	pt := f.params[0].t
+	st := pt
+	if st.Kind() == reflect.Pointer {
+		st = st.Elem()
+	}
+	nv := reflect.New(st)
+	switch {
+	case params == nil:
+	case params[0] == '{':
+		if err := f.codec.Unmarshal(params, nv.Interface()); err != nil {
+			return reflect.Value{}, &ParamError{Index: -1, Msg: err.Error()}
+		}
+	default:
+		pos := 0
+		for i := 0; ; i++ {
+			elem, next, ok := wire.NextElement(params, pos)
+			if !ok {
+				break
+			}
+			pos = next
+			if i >= len(f.fields) {
+				return reflect.Value{}, &ParamError{Index: -1, Msg: fmt.Sprintf("too many params: want at most %d", len(f.fields))}
+			}
+			fd := f.fields[i]
+			p := newParam(fd.t, i)
+			p.name = fd.name
+			v, err := f.decodeValue(&p, elem)
+			if err != nil {
+				return reflect.Value{}, err
+			}
+			nv.Elem().Field(fd.index).Set(v)
+		}
+	}
+	if pt.Kind() == reflect.Pointer {
+		return nv, nil
+	}
+	return nv.Elem(), nil
+}

@@ -1,0 +1,570 @@
+// Package wire reads and writes the bytes of JSON-RPC 2.0 messages.
+//
+// It is the only code on the request path that touches raw bytes. Its helpers
+// are stateless and allocate nothing on success: the scanner validates a
+// document in one pass and reports the spans of the members a server needs;
+// the value helpers parse and format primitives; the append helpers write
+// responses into a caller's buffer.
+package wire
+
+import (
+	"unicode/utf8"
+)
+
+// DefaultMaxDepth is the nesting depth allowed when a Scanner's MaxDepth is zero.
+const DefaultMaxDepth = 128
+
+// Error kinds reported by the scanner. Each maps to one documented JSON-RPC
+// answer in the server.
+const (
+	ErrSyntax     = "invalid JSON"
+	ErrUTF8       = "invalid UTF-8 in string"
+	ErrDepth      = "nesting too deep"
+	ErrTrailing   = "invalid JSON after the top-level value"
+	ErrEmpty      = "empty input"
+	ErrDuplicated = "duplicate member"
+)
+
+// SyntaxError describes input that is not a single valid JSON value.
+type SyntaxError struct {
+	Offset int    // byte offset at which the problem was found
+	Msg    string // one of the Err* constants
+}
+
+func (e *SyntaxError) Error() string { return e.Msg + " at offset " + itoa(e.Offset) }
+
+func itoa(n int) string { return string(AppendInt(nil, int64(n))) }
+
+// Kind is the kind of a JSON value, told by its first byte.
+type Kind uint8
+
+// The kinds of JSON values.
+const (
+	Invalid Kind = iota
+	Null
+	False
+	True
+	Number
+	String
+	Array
+	Object
+)
+
+// KindOf returns the kind of the value that starts v. v must be a valid JSON
+// value without leading space.
+func KindOf(v []byte) Kind {
+	if len(v) == 0 {
+		return Invalid
+	}
+	switch v[0] {
+	case 'n':
+		return Null
+	case 'f':
+		return False
+	case 't':
+		return True
+	case '"':
+		return String
+	case '[':
+		return Array
+	case '{':
+		return Object
+	}
+	return Number
+}
+
+// Request holds the spans of a request object's members, each a slice of the
+// scanned input. A nil span means the member was absent.
+type Request struct {
+	Version []byte // value of "jsonrpc"
+	Method  []byte // value of "method", a JSON value (a string when valid)
+	Params  []byte // value of "params"
+	ID      []byte // value of "id"
+	// Dup is true when a member appeared twice.
+	Dup bool
+	// Value is the scanned value without surrounding space; Len is its number
+	// of elements when it is an array.
+	Value []byte
+	Len   int
+}
+
+// Scanner validates JSON documents. The zero value uses DefaultMaxDepth.
+type Scanner struct {
+	MaxDepth int
+}
+
+func (s Scanner) maxDepth() int {
+	if s.MaxDepth <= 0 {
+		return DefaultMaxDepth
+	}
+	return s.MaxDepth
+}
+
+// IsSpace reports whether c is JSON white space.
+func IsSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// SkipSpace returns the index of the first non-space byte of b at or after i.
+func SkipSpace(b []byte, i int) int {
+	for i < len(b) && IsSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// Validate checks that doc holds exactly one JSON value surrounded by optional
+// white space, and returns the span of that value.
+func (s Scanner) Validate(doc []byte) ([]byte, error) {
+	i := SkipSpace(doc, 0)
+	if i == len(doc) {
+		return nil, &SyntaxError{Offset: i, Msg: ErrEmpty}
+	}
+	end, err := s.skip(doc, i, s.maxDepth())
+	if err != nil {
+		return nil, err
+	}
+	if j := SkipSpace(doc, end); j != len(doc) {
+		return nil, &SyntaxError{Offset: j, Msg: ErrTrailing}
+	}
+	return doc[i:end], nil
+}
+
+// ScanRequest validates doc, which must hold one JSON value with optional
+// surrounding space, in a single pass. When the value is an object it fills r
+// with the spans of the request members and returns Object. Otherwise it
+// returns the value's kind and leaves r empty.
+func (s Scanner) ScanRequest(doc []byte, r *Request) (Kind, error) {
+	i := SkipSpace(doc, 0)
+	if i == len(doc) {
+		return Invalid, &SyntaxError{Offset: i, Msg: ErrEmpty}
+	}
+	var (
+		end int
+		err error
+	)
+	kind := KindOf(doc[i:])
+	n := 0
+	switch kind {
+	case Object:
+		end, err = s.scanObject(doc, i, r)
+	case Array:
+		end, n, err = s.skipArray(doc, i, s.maxDepth())
+	default:
+		end, err = s.skip(doc, i, s.maxDepth())
+	}
+	if err != nil {
+		return Invalid, err
+	}
+	if j := SkipSpace(doc, end); j != len(doc) {
+		return Invalid, &SyntaxError{Offset: j, Msg: ErrTrailing}
+	}
+	if kind != Object {
+		*r = Request{}
+	}
+	r.Value, r.Len = doc[i:end], n
+	return kind, nil
+}
+
+// ScanValidRequest fills r from v, a request object already validated (as an
+// element of a validated batch). It returns false when v is not an object.
+func ScanValidRequest(v []byte, r *Request) bool {
+	if len(v) == 0 || v[0] != '{' {
+		return false
+	}
+	// Validated input cannot fail, and its depth was already checked.
+	_, err := Scanner{MaxDepth: 1 << 30}.scanObject(v, 0, r)
+	return err == nil
+}
+
+// member bits for duplicate detection.
+const (
+	seenVersion = 1 << iota
+	seenMethod
+	seenParams
+	seenID
+)
+
+func (s Scanner) scanObject(b []byte, i int, r *Request) (int, error) {
+	*r = Request{}
+	depth := s.maxDepth()
+	i++ // '{'
+	i = SkipSpace(b, i)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, nil
+	}
+	var seen uint8
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return 0, syntaxAt(b, i)
+		}
+		kstart := i
+		kend, esc, err := scanString(b, i)
+		if err != nil {
+			return 0, err
+		}
+		key := b[kstart+1 : kend-1]
+		if esc {
+			key = unescapeKey(key)
+		}
+		i = SkipSpace(b, kend)
+		if i >= len(b) || b[i] != ':' {
+			return 0, syntaxAt(b, i)
+		}
+		i = SkipSpace(b, i+1)
+		vstart := i
+		i, err = s.skip(b, i, depth-1)
+		if err != nil {
+			return 0, err
+		}
+		v := b[vstart:i]
+		var bit uint8
+		switch string(key) {
+		case "jsonrpc":
+			bit, r.Version = seenVersion, v
+		case "method":
+			bit, r.Method = seenMethod, v
+		case "params":
+			bit, r.Params = seenParams, v
+		case "id":
+			bit, r.ID = seenID, v
+		}
+		if seen&bit != 0 {
+			r.Dup = true
+		}
+		seen |= bit
+		i = SkipSpace(b, i)
+		if i >= len(b) {
+			return 0, syntaxAt(b, i)
+		}
+		switch b[i] {
+		case ',':
+			i = SkipSpace(b, i+1)
+		case '}':
+			return i + 1, nil
+		default:
+			return 0, syntaxAt(b, i)
+		}
+	}
+}
+
+// unescapeKey decodes an escaped member name. Only the four request member
+// names matter, so a name that does not decode to pure ASCII is returned as is
+// (it cannot match one of them).
+func unescapeKey(k []byte) []byte {
+	var buf [16]byte
+	out := buf[:0]
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		i++
+		switch k[i] {
+		case 'u':
+			r := hex4(k[i+1 : i+5])
+			i += 4
+			if r >= utf8.RuneSelf {
+				return k
+			}
+			out = append(out, byte(r))
+		default:
+			out = append(out, unescapeByte(k[i]))
+		}
+		if len(out) > len(buf) {
+			return k
+		}
+	}
+	return out
+}
+
+func syntaxAt(b []byte, i int) error {
+	if i > len(b) {
+		i = len(b)
+	}
+	return &SyntaxError{Offset: i, Msg: ErrSyntax}
+}
+
+// skip validates the value starting at b[i] and returns the index after it.
+func (s Scanner) skip(b []byte, i, depth int) (int, error) {
+	if i >= len(b) {
+		return 0, syntaxAt(b, i)
+	}
+	switch c := b[i]; c {
+	case '"':
+		end, _, err := scanString(b, i)
+		return end, err
+	case '{':
+		if depth <= 0 {
+			return 0, &SyntaxError{Offset: i, Msg: ErrDepth}
+		}
+		i = SkipSpace(b, i+1)
+		if i < len(b) && b[i] == '}' {
+			return i + 1, nil
+		}
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return 0, syntaxAt(b, i)
+			}
+			end, _, err := scanString(b, i)
+			if err != nil {
+				return 0, err
+			}
+			i = SkipSpace(b, end)
+			if i >= len(b) || b[i] != ':' {
+				return 0, syntaxAt(b, i)
+			}
+			i, err = s.skip(b, SkipSpace(b, i+1), depth-1)
+			if err != nil {
+				return 0, err
+			}
+			i = SkipSpace(b, i)
+			if i >= len(b) {
+				return 0, syntaxAt(b, i)
+			}
+			switch b[i] {
+			case ',':
+				i = SkipSpace(b, i+1)
+			case '}':
+				return i + 1, nil
+			default:
+				return 0, syntaxAt(b, i)
+			}
+		}
+	case '[':
+		end, _, err := s.skipArray(b, i, depth)
+		return end, err
+	case 't':
+		return literal(b, i, "true")
+	case 'f':
+		return literal(b, i, "false")
+	case 'n':
+		return literal(b, i, "null")
+	default:
+		if c == '-' || (c >= '0' && c <= '9') {
+			return scanNumber(b, i)
+		}
+		return 0, syntaxAt(b, i)
+	}
+}
+
+// skipArray validates the array starting at b[i] and returns the index after
+// it and its number of elements.
+func (s Scanner) skipArray(b []byte, i, depth int) (int, int, error) {
+	if depth <= 0 {
+		return 0, 0, &SyntaxError{Offset: i, Msg: ErrDepth}
+	}
+	i = SkipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1, 0, nil
+	}
+	for n := 1; ; n++ {
+		var err error
+		i, err = s.skip(b, i, depth-1)
+		if err != nil {
+			return 0, 0, err
+		}
+		i = SkipSpace(b, i)
+		if i >= len(b) {
+			return 0, 0, syntaxAt(b, i)
+		}
+		switch b[i] {
+		case ',':
+			i = SkipSpace(b, i+1)
+		case ']':
+			return i + 1, n, nil
+		default:
+			return 0, 0, syntaxAt(b, i)
+		}
+	}
+}
+
+func literal(b []byte, i int, lit string) (int, error) {
+	if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
+		return i + len(lit), nil
+	}
+	return 0, syntaxAt(b, i)
+}
+
+// scanNumber validates the JSON number at b[i].
+func scanNumber(b []byte, i int) (int, error) {
+	start := i
+	if b[i] == '-' {
+		i++
+	}
+	if i >= len(b) {
+		return 0, syntaxAt(b, start)
+	}
+	switch {
+	case b[i] == '0':
+		i++
+	case b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	default:
+		return 0, syntaxAt(b, i)
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		d := i
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+		if i == d {
+			return 0, syntaxAt(b, i)
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		d := i
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+		if i == d {
+			return 0, syntaxAt(b, i)
+		}
+	}
+	return i, nil
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// strSafe marks bytes that may appear in a JSON string without further checks.
+var strSafe = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// scanString validates the string starting at b[i] (a quote) and returns the
+// index after the closing quote and whether it holds escapes.
+func scanString(b []byte, i int) (end int, escaped bool, err error) {
+	i++
+	for {
+		for i < len(b) && strSafe[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			return 0, false, syntaxAt(b, i)
+		}
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, escaped, nil
+		case c == '\\':
+			escaped = true
+			if i+1 >= len(b) {
+				return 0, false, syntaxAt(b, i)
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if len(b)-i < 6 || hex4(b[i+2:i+6]) < 0 {
+					return 0, false, syntaxAt(b, i)
+				}
+				i += 6
+			default:
+				return 0, false, syntaxAt(b, i)
+			}
+		case c < 0x20:
+			return 0, false, syntaxAt(b, i)
+		default:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size <= 1 {
+				return 0, false, &SyntaxError{Offset: i, Msg: ErrUTF8}
+			}
+			i += size
+		}
+	}
+}
+
+// hex4 decodes four hex digits, or returns -1.
+func hex4(h []byte) rune {
+	var r rune
+	for _, c := range h[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+func unescapeByte(c byte) byte {
+	switch c {
+	case 'b':
+		return '\b'
+	case 'f':
+		return '\f'
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	case 't':
+		return '\t'
+	}
+	return c // '"', '\\', '/'
+}
+
+// skipValid returns the index after the valid value starting at v[i].
+func skipValid(v []byte, i int) int {
+	end, err := (Scanner{MaxDepth: 1 << 30}).skip(v, i, 1<<30)
+	if err != nil {
+		// Only reachable when a caller breaks the contract.
+		panic("wire: skipValid on invalid JSON")
+	}
+	return end
+}
+
+// NextElement iterates the valid array v without a callback: start with
+// pos = 0; each call returns the next element and the position to pass next,
+// or ok == false at the end.
+func NextElement(v []byte, pos int) (elem []byte, next int, ok bool) {
+	if pos == 0 {
+		pos = SkipSpace(v, 1)
+	} else {
+		pos = SkipSpace(v, pos)
+		if v[pos] == ',' {
+			pos = SkipSpace(v, pos+1)
+		}
+	}
+	if pos >= len(v) || v[pos] == ']' {
+		return nil, pos, false
+	}
+	end := skipValid(v, pos)
+	return v[pos:end], end, true
+}
+
+// NextMember iterates the valid object v like NextElement, returning each
+// member's raw name (the string token without its quotes, escapes kept), its
+// value, and whether the name holds escapes.
+func NextMember(v []byte, pos int) (name, value []byte, escaped bool, next int, ok bool) {
+	if pos == 0 {
+		pos = SkipSpace(v, 1)
+	} else {
+		pos = SkipSpace(v, pos)
+		if v[pos] == ',' {
+			pos = SkipSpace(v, pos+1)
+		}
+	}
+	if pos >= len(v) || v[pos] == '}' {
+		return nil, nil, false, pos, false
+	}
+	kend, esc, _ := scanString(v, pos)
+	name = v[pos+1 : kend-1]
+	i := SkipSpace(v, kend)
+	i = SkipSpace(v, i+1) // ':'
+	end := skipValid(v, i)
+	return name, v[i:end], esc, end, true
+}

@@ -1,0 +1,163 @@
+package wire
+
+import (
+	"math"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// The value helpers take one valid JSON value (a span returned by the
+// scanner) and report ok == false when it is of the wrong kind or out of
+// range for the Go type asked for.
+
+// ParseBool parses a JSON true or false.
+func ParseBool(v []byte) (b, ok bool) {
+	switch string(v) {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	return false, false
+}
+
+// ParseInt parses a JSON number without fraction or exponent into an integer
+// of the given bit size.
+func ParseInt(v []byte, bits int) (int64, bool) {
+	neg := len(v) > 0 && v[0] == '-'
+	u, ok := parseDigits(v[b2i(neg):])
+	if !ok {
+		return 0, false
+	}
+	limit := uint64(1) << (bits - 1)
+	if neg {
+		if u > limit {
+			return 0, false
+		}
+		return -int64(u), true
+	}
+	if u >= limit {
+		return 0, false
+	}
+	return int64(u), true
+}
+
+// ParseUint parses a non-negative JSON integer of the given bit size.
+func ParseUint(v []byte, bits int) (uint64, bool) {
+	u, ok := parseDigits(v)
+	if !ok || (bits < 64 && u >= 1<<bits) {
+		return 0, false
+	}
+	return u, true
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// parseDigits parses a run of decimal digits that is the whole of v.
+func parseDigits(v []byte) (uint64, bool) {
+	if len(v) == 0 || len(v) > 20 {
+		return 0, false
+	}
+	var u uint64
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := uint64(c - '0')
+		if u > (math.MaxUint64-d)/10 {
+			return 0, false
+		}
+		u = u*10 + d
+	}
+	return u, true
+}
+
+// ParseFloat parses a JSON number into a float of the given bit size. Values
+// that overflow the type are rejected.
+func ParseFloat(v []byte, bits int) (float64, bool) {
+	if len(v) == 0 || !(v[0] == '-' || isDigit(v[0])) {
+		return 0, false
+	}
+	// Small integers are exact in both float sizes: skip strconv.
+	if len(v) <= 7 {
+		neg := v[0] == '-'
+		if u, ok := parseDigits(v[b2i(neg):]); ok {
+			f := float64(u)
+			if neg {
+				f = -f
+			}
+			return f, true
+		}
+	}
+	f, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(v), len(v)), bits)
+	if err != nil {
+		return 0, false
+	}
+	return f, true
+}
+
+// Unquote returns the contents of the JSON string v. When v holds no escapes
+// the result aliases v when borrow is true and is a copy otherwise; escaped
+// strings are always decoded into new memory. Invalid surrogate escapes
+// decode to U+FFFD, as encoding/json does.
+func Unquote(v []byte, borrow bool) (string, bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	in := v[1 : len(v)-1]
+	esc := false
+	for _, c := range in {
+		if c == '\\' {
+			esc = true
+			break
+		}
+	}
+	if !esc {
+		if borrow {
+			return unsafe.String(unsafe.SliceData(in), len(in)), true
+		}
+		return string(in), true
+	}
+	out := AppendUnquoted(make([]byte, 0, len(in)), in)
+	return unsafe.String(unsafe.SliceData(out), len(out)), true
+}
+
+// AppendUnquoted appends the decoded contents of a valid JSON string body
+// (without its quotes) to dst.
+func AppendUnquoted(dst, in []byte) []byte {
+	for i := 0; i < len(in); i++ {
+		c := in[i]
+		if c != '\\' {
+			dst = append(dst, c)
+			continue
+		}
+		i++
+		if in[i] != 'u' {
+			dst = append(dst, unescapeByte(in[i]))
+			continue
+		}
+		r := hex4(in[i+1:])
+		i += 4
+		if utf16.IsSurrogate(r) {
+			r2 := rune(-1)
+			if i+6 < len(in) && in[i+1] == '\\' && in[i+2] == 'u' {
+				r2 = hex4(in[i+3:])
+			}
+			if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+				r = d
+				i += 6
+			} else {
+				r = utf8.RuneError
+			}
+		}
+		dst = utf8.AppendRune(dst, r)
+	}
+	return dst
+}

@@ -1,0 +1,241 @@
+package jsonrpc
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+	"unsafe"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/wire"
+)
+
+// Process answers the request document req (one request object or a batch)
+// and returns dst with the response appended. It appends nothing for a
+// notification or a batch of notifications. Methods receive
+// context.Background; see ProcessContext.
+//
+// Process is safe for concurrent use by multiple goroutines. It does not
+// retain req or dst; req is not modified.
+func (s *Server) Process(dst, req []byte) []byte {
+	return s.ProcessContext(context.Background(), dst, req)
+}
+
+// ProcessString is Process for strings: it returns the response, or "" for
+// a notification or a batch of notifications.
+func (s *Server) ProcessString(req string) string {
+	in := unsafe.Slice(unsafe.StringData(req), len(req))
+	out := s.ProcessContext(context.Background(), make([]byte, 0, 64+len(req)/2), in)
+	if len(out) == 0 {
+		return ""
+	}
+	// out is not referenced elsewhere: hand it over without a copy.
+	return unsafe.String(unsafe.SliceData(out), len(out))
+}
+
+// ProcessContext is Process with a context: methods that take a context get
+// one derived from ctx, carrying their Call. A transport attaches its context
+// value to ctx with WithContextValue.
+func (s *Server) ProcessContext(ctx context.Context, dst, req []byte) []byte {
+	var r wire.Request
+	kind, err := s.cfg.scan.ScanRequest(req, &r)
+	switch {
+	case err != nil:
+		return s.parseError(dst, req, err)
+	case kind == wire.Object:
+		return s.handle(ctx, dst, &r)
+	case kind == wire.Array:
+		return s.batch(ctx, dst, &r)
+	}
+	return appendError(dst, errInvalidRequest, nil)
+}
+
+func (s *Server) parseError(dst, req []byte, cause error) []byte {
+	e := errParse
+	if h := s.cfg.onParseError; h != nil {
+		if he := h(req, cause, errParse); he != nil {
+			e = he
+		}
+	}
+	return appendError(dst, e, nil)
+}
+
+func (s *Server) batch(ctx context.Context, dst []byte, r *wire.Request) []byte {
+	switch {
+	case r.Len == 0:
+		return appendError(dst, errInvalidRequest, nil)
+	case r.Len > s.cfg.maxBatch:
+		e := errInvalidRequest.WithData(fmt.Sprintf("batch of %d requests exceeds the limit of %d", r.Len, s.cfg.maxBatch))
+		return appendError(dst, e, nil)
+	}
+	start := len(dst)
+	dst = append(dst, '[')
+	empty := true
+	arr := r.Value
+	var (
+		elem []byte
+		pos  int
+		ok   bool
+		er   wire.Request
+	)
+	for {
+		elem, pos, ok = wire.NextElement(arr, pos)
+		if !ok {
+			break
+		}
+		mark := len(dst)
+		if !empty {
+			dst = append(dst, ',')
+		}
+		before := len(dst)
+		if wire.ScanValidRequest(elem, &er) {
+			dst = s.handle(ctx, dst, &er)
+		} else {
+			dst = appendError(dst, errInvalidRequest, nil)
+		}
+		if len(dst) == before {
+			dst = dst[:mark]
+		} else {
+			empty = false
+		}
+	}
+	if empty {
+		return dst[:start]
+	}
+	return append(dst, ']')
+}
+
+// handle answers one request object.
+func (s *Server) handle(ctx context.Context, dst []byte, r *wire.Request) []byte {
+	id := r.ID
+	if id != nil {
+		switch wire.KindOf(id) {
+		case wire.String, wire.Number, wire.Null:
+		default:
+			return appendError(dst, errInvalidRequest, nil)
+		}
+	}
+	if r.Dup {
+		return appendError(dst, errInvalidRequest, nil)
+	}
+	if !isVersion2(r.Version) || wire.KindOf(r.Method) != wire.String {
+		return appendError(dst, errInvalidRequest, id)
+	}
+	if p := r.Params; p != nil && p[0] != '[' && p[0] != '{' {
+		return appendError(dst, errInvalidRequest, id)
+	}
+	name := r.Method[1 : len(r.Method)-1]
+	var buf [64]byte
+	for _, c := range name {
+		if c == '\\' {
+			name = wire.AppendUnquoted(buf[:0], name)
+			break
+		}
+	}
+	m := s.lookup(name)
+	if m == nil {
+		if id == nil {
+			return dst
+		}
+		return appendError(dst, errMethodNotFound, id)
+	}
+	if s.cfg.hooks || m.fn.Context {
+		return s.callWithInfo(ctx, dst, m, r)
+	}
+	start := len(dst)
+	out, err := s.invoke(ctx, m, append(dst, wire.ResultPrefix...), r.Params)
+	switch {
+	case id == nil:
+		return dst[:start]
+	case err != nil:
+		return appendError(dst[:start], toError(err), id)
+	}
+	return wire.AppendIDEnd(out, id)
+}
+
+func isVersion2(v []byte) bool {
+	if string(v) == `"2.0"` {
+		return true
+	}
+	if wire.KindOf(v) != wire.String {
+		return false
+	}
+	// An escaped spelling of "2.0" is still "2.0".
+	var buf [16]byte
+	return len(v) < 40 && string(wire.AppendUnquoted(buf[:0], v[1:len(v)-1])) == "2.0"
+}
+
+// invoke calls the method, turning a panic into a *PanicError.
+func (s *Server) invoke(ctx context.Context, m *method, dst, params []byte) (out []byte, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			out, err = dst, &PanicError{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	return m.fn.Invoke(ctx, dst, params)
+}
+
+// callWithInfo runs a call with its Call in the context, and the hooks.
+func (s *Server) callWithInfo(ctx context.Context, dst []byte, m *method, r *wire.Request) []byte {
+	cf := s.cfg
+	c := &callCtx{Context: ctx, call: Call{server: s, method: m.name, id: r.ID, params: r.Params, parent: ctx}}
+	call := &c.call
+	start := len(dst)
+	var err error
+	if cf.pre != nil {
+		err = protect(func() error { return cf.pre(c, call) })
+		if pending := call.takeErr(); pending != nil {
+			err = pending
+		}
+	}
+	resStart := start
+	if err == nil {
+		dst = append(dst, wire.ResultPrefix...)
+		resStart = len(dst)
+		dst, err = s.invoke(c, m, dst, r.Params)
+		if pending := call.takeErr(); pending != nil {
+			err = pending
+		}
+	}
+	var e *Error
+	if err != nil {
+		dst = dst[:start]
+		e = toError(err)
+		if cf.onError != nil {
+			if he := cf.onError(c, call, err, e); he != nil {
+				e = he
+			}
+		}
+	}
+	if cf.post != nil {
+		var result json.RawMessage
+		if e == nil {
+			result = dst[resStart:]
+		}
+		perr := protect(func() error { return cf.post(c, call, result, e) })
+		if pending := call.takeErr(); pending != nil {
+			perr = pending
+		}
+		if perr != nil {
+			dst = dst[:start]
+			e = toError(perr)
+		}
+	}
+	switch {
+	case r.ID == nil:
+		return dst[:start]
+	case e != nil:
+		return appendError(dst[:start], e, r.ID)
+	}
+	return wire.AppendIDEnd(dst, r.ID)
+}
+
+// protect runs a hook, turning a panic into a *PanicError.
+func protect(f func() error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &PanicError{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	return f()
+}
