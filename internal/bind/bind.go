@@ -135,7 +135,7 @@ type param struct {
 	t     reflect.Type
 	class class
 	name  string
-	def   any  // class-typed default for the fast path
+	def   any // class-typed default for the fast path
 	defV  reflect.Value
 	opt   bool // has a default
 	elem  reflect.Type

@@ -109,29 +109,11 @@ func finish[R any](f *Func, dst []byte, r R, err error, sc *scratch) ([]byte, er
 	return dst, err
 }
 
-// fast0 adapts func() R, func() (R, error) and, with R = struct{}, func()
-// and func() error; each optionally with a leading context.
+// fast0 adapts func() R and func() (R, error), each optionally with a
+// leading context.
 func fast0[R any](f *Func) Invoker {
 	p := f.fn
-	var void R
 	switch f.shape {
-	case shapeNone:
-		fn := *(*func())(p)
-		return func(_ context.Context, dst, params []byte) ([]byte, error) {
-			if err := args0(f, params); err != nil {
-				return dst, err
-			}
-			fn()
-			return finish(f, dst, void, nil, nil)
-		}
-	case shapeErr:
-		fn := *(*func() error)(p)
-		return func(_ context.Context, dst, params []byte) ([]byte, error) {
-			if err := args0(f, params); err != nil {
-				return dst, err
-			}
-			return finish(f, dst, void, fn(), nil)
-		}
 	case shapeR:
 		fn := *(*func() R)(p)
 		return func(_ context.Context, dst, params []byte) ([]byte, error) {
@@ -148,23 +130,6 @@ func fast0[R any](f *Func) Invoker {
 			}
 			r, err := fn()
 			return finish(f, dst, r, err, nil)
-		}
-	case shapeNone | shapeCtx:
-		fn := *(*func(context.Context))(p)
-		return func(ctx context.Context, dst, params []byte) ([]byte, error) {
-			if err := args0(f, params); err != nil {
-				return dst, err
-			}
-			fn(ctx)
-			return finish(f, dst, void, nil, nil)
-		}
-	case shapeErr | shapeCtx:
-		fn := *(*func(context.Context) error)(p)
-		return func(ctx context.Context, dst, params []byte) ([]byte, error) {
-			if err := args0(f, params); err != nil {
-				return dst, err
-			}
-			return finish(f, dst, void, fn(ctx), nil)
 		}
 	case shapeR | shapeCtx:
 		fn := *(*func(context.Context) R)(p)
@@ -186,31 +151,53 @@ func fast0[R any](f *Func) Invoker {
 	}
 }
 
-// fast1 adapts the one-param shapes; see fast0.
-func fast1[A, R any](f *Func) Invoker {
+// fast0v adapts func() and func() error, each optionally with a leading
+// context.
+func fast0v(f *Func) Invoker {
 	p := f.fn
-	var void R
+	var void struct{}
 	switch f.shape {
 	case shapeNone:
-		fn := *(*func(A))(p)
+		fn := *(*func())(p)
 		return func(_ context.Context, dst, params []byte) ([]byte, error) {
-			sc := f.getScratch()
-			a, err := args1[A](f, params, sc)
-			if err == nil {
-				fn(a)
+			if err := args0(f, params); err != nil {
+				return dst, err
 			}
-			return finish(f, dst, void, err, sc)
+			fn()
+			return finish(f, dst, void, nil, nil)
 		}
 	case shapeErr:
-		fn := *(*func(A) error)(p)
+		fn := *(*func() error)(p)
 		return func(_ context.Context, dst, params []byte) ([]byte, error) {
-			sc := f.getScratch()
-			a, err := args1[A](f, params, sc)
-			if err == nil {
-				err = fn(a)
+			if err := args0(f, params); err != nil {
+				return dst, err
 			}
-			return finish(f, dst, void, err, sc)
+			return finish(f, dst, void, fn(), nil)
 		}
+	case shapeNone | shapeCtx:
+		fn := *(*func(context.Context))(p)
+		return func(ctx context.Context, dst, params []byte) ([]byte, error) {
+			if err := args0(f, params); err != nil {
+				return dst, err
+			}
+			fn(ctx)
+			return finish(f, dst, void, nil, nil)
+		}
+	default: // shapeErr | shapeCtx
+		fn := *(*func(context.Context) error)(p)
+		return func(ctx context.Context, dst, params []byte) ([]byte, error) {
+			if err := args0(f, params); err != nil {
+				return dst, err
+			}
+			return finish(f, dst, void, fn(ctx), nil)
+		}
+	}
+}
+
+// fast1 adapts the one-param shapes with a result; see fast0.
+func fast1[A, R any](f *Func) Invoker {
+	p := f.fn
+	switch f.shape {
 	case shapeR:
 		fn := *(*func(A) R)(p)
 		return func(_ context.Context, dst, params []byte) ([]byte, error) {
@@ -232,26 +219,6 @@ func fast1[A, R any](f *Func) Invoker {
 				r, err = fn(a)
 			}
 			return finish(f, dst, r, err, sc)
-		}
-	case shapeNone | shapeCtx:
-		fn := *(*func(context.Context, A))(p)
-		return func(ctx context.Context, dst, params []byte) ([]byte, error) {
-			sc := f.getScratch()
-			a, err := args1[A](f, params, sc)
-			if err == nil {
-				fn(ctx, a)
-			}
-			return finish(f, dst, void, err, sc)
-		}
-	case shapeErr | shapeCtx:
-		fn := *(*func(context.Context, A) error)(p)
-		return func(ctx context.Context, dst, params []byte) ([]byte, error) {
-			sc := f.getScratch()
-			a, err := args1[A](f, params, sc)
-			if err == nil {
-				err = fn(ctx, a)
-			}
-			return finish(f, dst, void, err, sc)
 		}
 	case shapeR | shapeCtx:
 		fn := *(*func(context.Context, A) R)(p)
@@ -278,31 +245,58 @@ func fast1[A, R any](f *Func) Invoker {
 	}
 }
 
-// fast2 adapts the two-param shapes; see fast0.
-func fast2[A, B, R any](f *Func) Invoker {
+// fast1v adapts the one-param shapes without a result; see fast0v.
+func fast1v[A any](f *Func) Invoker {
 	p := f.fn
-	var void R
+	var void struct{}
 	switch f.shape {
 	case shapeNone:
-		fn := *(*func(A, B))(p)
+		fn := *(*func(A))(p)
 		return func(_ context.Context, dst, params []byte) ([]byte, error) {
 			sc := f.getScratch()
-			a, b, err := args2[A, B](f, params, sc)
+			a, err := args1[A](f, params, sc)
 			if err == nil {
-				fn(a, b)
+				fn(a)
 			}
 			return finish(f, dst, void, err, sc)
 		}
 	case shapeErr:
-		fn := *(*func(A, B) error)(p)
+		fn := *(*func(A) error)(p)
 		return func(_ context.Context, dst, params []byte) ([]byte, error) {
 			sc := f.getScratch()
-			a, b, err := args2[A, B](f, params, sc)
+			a, err := args1[A](f, params, sc)
 			if err == nil {
-				err = fn(a, b)
+				err = fn(a)
 			}
 			return finish(f, dst, void, err, sc)
 		}
+	case shapeNone | shapeCtx:
+		fn := *(*func(context.Context, A))(p)
+		return func(ctx context.Context, dst, params []byte) ([]byte, error) {
+			sc := f.getScratch()
+			a, err := args1[A](f, params, sc)
+			if err == nil {
+				fn(ctx, a)
+			}
+			return finish(f, dst, void, err, sc)
+		}
+	default: // shapeErr | shapeCtx
+		fn := *(*func(context.Context, A) error)(p)
+		return func(ctx context.Context, dst, params []byte) ([]byte, error) {
+			sc := f.getScratch()
+			a, err := args1[A](f, params, sc)
+			if err == nil {
+				err = fn(ctx, a)
+			}
+			return finish(f, dst, void, err, sc)
+		}
+	}
+}
+
+// fast2 adapts the two-param shapes with a result; see fast0.
+func fast2[A, B, R any](f *Func) Invoker {
+	p := f.fn
+	switch f.shape {
 	case shapeR:
 		fn := *(*func(A, B) R)(p)
 		return func(_ context.Context, dst, params []byte) ([]byte, error) {
@@ -325,26 +319,6 @@ func fast2[A, B, R any](f *Func) Invoker {
 			}
 			return finish(f, dst, r, err, sc)
 		}
-	case shapeNone | shapeCtx:
-		fn := *(*func(context.Context, A, B))(p)
-		return func(ctx context.Context, dst, params []byte) ([]byte, error) {
-			sc := f.getScratch()
-			a, b, err := args2[A, B](f, params, sc)
-			if err == nil {
-				fn(ctx, a, b)
-			}
-			return finish(f, dst, void, err, sc)
-		}
-	case shapeErr | shapeCtx:
-		fn := *(*func(context.Context, A, B) error)(p)
-		return func(ctx context.Context, dst, params []byte) ([]byte, error) {
-			sc := f.getScratch()
-			a, b, err := args2[A, B](f, params, sc)
-			if err == nil {
-				err = fn(ctx, a, b)
-			}
-			return finish(f, dst, void, err, sc)
-		}
 	case shapeR | shapeCtx:
 		fn := *(*func(context.Context, A, B) R)(p)
 		return func(ctx context.Context, dst, params []byte) ([]byte, error) {
@@ -366,6 +340,54 @@ func fast2[A, B, R any](f *Func) Invoker {
 				r, err = fn(ctx, a, b)
 			}
 			return finish(f, dst, r, err, sc)
+		}
+	}
+}
+
+// fast2v adapts the two-param shapes without a result; see fast0v.
+func fast2v[A, B any](f *Func) Invoker {
+	p := f.fn
+	var void struct{}
+	switch f.shape {
+	case shapeNone:
+		fn := *(*func(A, B))(p)
+		return func(_ context.Context, dst, params []byte) ([]byte, error) {
+			sc := f.getScratch()
+			a, b, err := args2[A, B](f, params, sc)
+			if err == nil {
+				fn(a, b)
+			}
+			return finish(f, dst, void, err, sc)
+		}
+	case shapeErr:
+		fn := *(*func(A, B) error)(p)
+		return func(_ context.Context, dst, params []byte) ([]byte, error) {
+			sc := f.getScratch()
+			a, b, err := args2[A, B](f, params, sc)
+			if err == nil {
+				err = fn(a, b)
+			}
+			return finish(f, dst, void, err, sc)
+		}
+	case shapeNone | shapeCtx:
+		fn := *(*func(context.Context, A, B))(p)
+		return func(ctx context.Context, dst, params []byte) ([]byte, error) {
+			sc := f.getScratch()
+			a, b, err := args2[A, B](f, params, sc)
+			if err == nil {
+				fn(ctx, a, b)
+			}
+			return finish(f, dst, void, err, sc)
+		}
+	default: // shapeErr | shapeCtx
+		fn := *(*func(context.Context, A, B) error)(p)
+		return func(ctx context.Context, dst, params []byte) ([]byte, error) {
+			sc := f.getScratch()
+			a, b, err := args2[A, B](f, params, sc)
+			if err == nil {
+				err = fn(ctx, a, b)
+			}
+			return finish(f, dst, void, err, sc)
 		}
 	}
 }
