@@ -141,6 +141,13 @@ func toError(err error) *Error {
 
 func jsonString(s string) json.RawMessage { return wire.AppendQuote(nil, s) }
 
+// AppendResponse appends a complete error response carrying e to dst, with
+// the given id (a JSON string, number or null; nil is written as null).
+// Transports use it to answer input they cannot pass to Process.
+func (e *Error) AppendResponse(dst []byte, id json.RawMessage) []byte {
+	return appendError(dst, e, id)
+}
+
 // appendError writes a complete error response for e with the given id.
 func appendError(dst []byte, e *Error, id []byte) []byte {
 	var data []byte
