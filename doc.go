@@ -1,0 +1,117 @@
+// Package jsonrpc is a JSON-RPC 2.0 server: register Go functions on a
+// Server, then hand it request bytes.
+//
+//	srv := jsonrpc.NewServer()
+//	srv.MustRegister("add", func(a, b float64) float64 { return a + b })
+//	out := srv.Process(buf[:0], []byte(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`))
+//	// out: {"jsonrpc":"2.0","result":3,"id":1}
+//
+// Process appends the response to a buffer the caller owns and, for methods
+// over primitive types, allocates nothing. ProcessString is the same for
+// strings, and ProcessContext passes a context (cancellation, and a
+// transport's context value) to the methods.
+//
+// # Registration
+//
+// Register accepts any function that fits these rules:
+//
+//   - It may take a leading context.Context, which carries the call's
+//     information (see Contexts and sessions).
+//   - It may take any number of params of types JSON can carry: bool, the
+//     integer and float kinds, string, pointers (a nil pointer is JSON
+//     null), slices, arrays, maps, structs, interfaces and types with their
+//     own JSON methods. Channels, functions and complex numbers are refused.
+//   - It returns nothing, a value, an error, or a value and an error.
+//   - A variadic function takes the rest of a positional params array.
+//
+// Schematically:
+//
+//	func([ctx context.Context,] [p1 T1, ...])
+//	func([ctx context.Context,] [p1 T1, ...]) error
+//	func([ctx context.Context,] [p1 T1, ...]) R
+//	func([ctx context.Context,] [p1 T1, ...]) (R, error)
+//
+// A function that breaks a rule fails at registration with an error wrapping
+// ErrInvalidMethod; it never fails at call time. Names starting with "rpc."
+// are reserved by the specification and refused.
+//
+// Params are positional (a JSON array) unless the function is given names
+// with ParamNames, after which both positional and named (a JSON object)
+// calls work. A function whose only param is a struct takes named params by
+// the struct's json field names, and positional params in field order.
+// Defaults makes trailing params optional. RegisterService registers every
+// exported method of a value; its naming rule is documented there.
+//
+// Functions of up to two params over primitive types (bool, all integer and
+// float kinds, string, pointers for nullable values) and a primitive result
+// are called through generic adapters chosen at registration, without
+// reflect.Value.Call, decoding each param straight from the request bytes.
+// Other functions are called through reflection, and their non-primitive
+// values go through the server's Codec (encoding/json by default; see
+// WithCodec).
+//
+// # Errors
+//
+// A method that returns an error which is, or wraps, an *Error answers with
+// that error object. Any other error answers with CodeServerError and the
+// error's text as message; context.Canceled and context.DeadlineExceeded
+// answer with CodeCancelled and CodeDeadline. Params that do not fit give
+// CodeInvalidParams with data naming the param. A panicking method answers
+// with CodeInternalError; the panic does not leave the call, and the server
+// keeps serving. OnError sees every such error, with its Go cause (a
+// *PanicError for a panic), and may rewrite the error object.
+//
+// # Hooks
+//
+// OnPreProcess runs before each method and may abort the call; OnPostProcess
+// sees each call's outcome and may replace it; OnError rewrites errors;
+// OnParseError rewrites the answer to a document that is not JSON. Inside a
+// method or hook, Call.SetError sets the call's error without returning it.
+//
+// # Contexts and sessions
+//
+// A method that takes a context.Context gets a context derived from the one
+// passed to ProcessContext. CallOf returns its Call: the request id as sent,
+// the method name, the params, the transport's context value (attached with
+// WithContextValue; the HTTP transport attaches the *http.Request) and the
+// session. Each call has its own Call; nothing in it is shared with another
+// call.
+//
+// Sessions are independent method tables with shared options, addressed by an
+// id: Session creates one on demand, DestroySession removes it, and the
+// server returned by NewServer is the default session.
+//
+// # Specification
+//
+// The server follows JSON-RPC 2.0 strictly. "jsonrpc" must be "2.0"; the
+// method must be a string; params, when present, an array or an object; the
+// id a string, number or null, and it is echoed byte for byte as sent, so
+// large and fractional numbers are not altered. A request without an id is a
+// notification and gets no response, even when it fails. Members other than
+// the four of the specification are ignored.
+//
+// The answers to bad input:
+//
+//   - Not JSON, including invalid UTF-8 in a string, a byte-order mark, text
+//     after the value, empty input and nesting deeper than MaxDepth:
+//     CodeParseError with id null.
+//   - Not a request object (a number, a string, a member of the wrong type,
+//     or a member given twice): CodeInvalidRequest, with the request's id
+//     when it had a valid one and no member was repeated, otherwise null.
+//   - An empty batch: one CodeInvalidRequest error object, not an array. A
+//     batch larger than MaxBatch: one CodeInvalidRequest object, and none of
+//     its requests run. Invalid elements of a batch: one error each.
+//   - An unknown method: CodeMethodNotFound.
+//
+// # Concurrency
+//
+// A Server is safe for concurrent use by multiple goroutines, including
+// registration while requests are processed. The request path takes no lock:
+// the method table is an immutable map replaced atomically on each change.
+//
+// # Limits
+//
+// Request documents may nest at most MaxDepth (default 128) levels and
+// batches hold at most MaxBatch (default 1024) requests. Message size limits
+// belong to the transport that reads the bytes.
+package jsonrpc

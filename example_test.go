@@ -1,0 +1,161 @@
+package jsonrpc_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jsonrpc-go/jsonrpc"
+)
+
+func ExampleServer_Process() {
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("add", func(a, b float64) float64 { return a + b })
+
+	buf := make([]byte, 0, 512)
+	buf = srv.Process(buf[:0], []byte(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`))
+	fmt.Println(string(buf))
+	// Output: {"jsonrpc":"2.0","result":3,"id":1}
+}
+
+func ExampleServer_ProcessString() {
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("upper", strings.ToUpper)
+
+	fmt.Println(srv.ProcessString(`[{"jsonrpc":"2.0","method":"upper","params":["a"],"id":1},{"jsonrpc":"2.0","method":"upper","params":["b"]}]`))
+	// Output: [{"jsonrpc":"2.0","result":"A","id":1}]
+}
+
+func ExampleParamNames() {
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("subtract", func(minuend, subtrahend int) int { return minuend - subtrahend },
+		jsonrpc.ParamNames("minuend", "subtrahend"))
+
+	fmt.Println(srv.ProcessString(`{"jsonrpc":"2.0","method":"subtract","params":{"subtrahend":23,"minuend":42},"id":3}`))
+	fmt.Println(srv.ProcessString(`{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":4}`))
+	fmt.Println(srv.ProcessString(`{"jsonrpc":"2.0","method":"subtract","params":{"minuend":42},"id":5}`))
+	// Output:
+	// {"jsonrpc":"2.0","result":19,"id":3}
+	// {"jsonrpc":"2.0","result":19,"id":4}
+	// {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":"param \"subtrahend\": missing required param"},"id":5}
+}
+
+func ExampleDefaults() {
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("greet", func(name, greeting string) string { return greeting + ", " + name },
+		jsonrpc.ParamNames("name", "greeting"), jsonrpc.Defaults("Hello"))
+
+	fmt.Println(srv.ProcessString(`{"jsonrpc":"2.0","method":"greet","params":["Ada"],"id":1}`))
+	fmt.Println(srv.ProcessString(`{"jsonrpc":"2.0","method":"greet","params":{"name":"Ada","greeting":"Hi"},"id":2}`))
+	// Output:
+	// {"jsonrpc":"2.0","result":"Hello, Ada","id":1}
+	// {"jsonrpc":"2.0","result":"Hi, Ada","id":2}
+}
+
+type Inventory struct{ items map[string]int }
+
+func (v *Inventory) Count(item string) int { return v.items[item] }
+
+func (v *Inventory) Add(item string, n int) int {
+	v.items[item] += n
+	return v.items[item]
+}
+
+func (v *Inventory) Reset() { clear(v.items) }
+
+func ExampleServer_RegisterService() {
+	srv := jsonrpc.NewServer()
+	err := srv.RegisterService("inventory", &Inventory{items: map[string]int{}},
+		jsonrpc.Skip("Reset"),
+		jsonrpc.ForMethod("Add", jsonrpc.ParamNames("item", "n")))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(srv.ProcessString(`{"jsonrpc":"2.0","method":"inventory.add","params":{"item":"apple","n":3},"id":1}`))
+	fmt.Println(srv.ProcessString(`{"jsonrpc":"2.0","method":"inventory.count","params":["apple"],"id":2}`))
+	fmt.Println(srv.ProcessString(`{"jsonrpc":"2.0","method":"inventory.reset","id":3}`))
+	// Output:
+	// {"jsonrpc":"2.0","result":3,"id":1}
+	// {"jsonrpc":"2.0","result":3,"id":2}
+	// {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":3}
+}
+
+func ExampleCallOf() {
+	type user struct{ name string }
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("whoami", func(ctx context.Context) string {
+		c := jsonrpc.CallOf(ctx)
+		u := c.ContextValue().(*user)
+		return fmt.Sprintf("%s called %s with id %s", u.name, c.Method(), c.ID())
+	})
+
+	ctx := jsonrpc.WithContextValue(context.Background(), &user{name: "ada"})
+	out := srv.ProcessContext(ctx, nil, []byte(`{"jsonrpc":"2.0","method":"whoami","id":"7"}`))
+	fmt.Println(string(out))
+	// Output: {"jsonrpc":"2.0","result":"ada called whoami with id \"7\"","id":"7"}
+}
+
+func ExampleError() {
+	errNoFunds := jsonrpc.NewError(1001, "insufficient funds")
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("withdraw", func(amount int) (int, error) {
+		if amount > 100 {
+			return 0, fmt.Errorf("withdraw %d: %w", amount, errNoFunds.WithData(map[string]int{"balance": 100}))
+		}
+		return 100 - amount, nil
+	})
+	srv.MustRegister("fail", func() error { return errors.New("disk full") })
+
+	fmt.Println(srv.ProcessString(`{"jsonrpc":"2.0","method":"withdraw","params":[500],"id":1}`))
+	fmt.Println(srv.ProcessString(`{"jsonrpc":"2.0","method":"fail","id":2}`))
+	// Output:
+	// {"jsonrpc":"2.0","error":{"code":1001,"message":"insufficient funds","data":{"balance":100}},"id":1}
+	// {"jsonrpc":"2.0","error":{"code":-32000,"message":"disk full"},"id":2}
+}
+
+func ExampleOnPreProcess() {
+	srv := jsonrpc.NewServer(
+		jsonrpc.OnPreProcess(func(ctx context.Context, c *jsonrpc.Call) error {
+			if c.Method() == "admin" && jsonrpc.ContextValue(ctx) != "root" {
+				return jsonrpc.NewError(-32001, "forbidden")
+			}
+			return nil
+		}),
+		jsonrpc.OnError(func(ctx context.Context, c *jsonrpc.Call, cause error, e *jsonrpc.Error) *jsonrpc.Error {
+			var p *jsonrpc.PanicError
+			if errors.As(cause, &p) {
+				return e.WithData(fmt.Sprint(p.Value))
+			}
+			return e
+		}),
+	)
+	srv.MustRegister("admin", func() string { return "ok" })
+	srv.MustRegister("crash", func() int { panic("boom") })
+
+	fmt.Println(srv.ProcessString(`{"jsonrpc":"2.0","method":"admin","id":1}`))
+	out := srv.ProcessContext(jsonrpc.WithContextValue(context.Background(), "root"), nil,
+		[]byte(`{"jsonrpc":"2.0","method":"admin","id":2}`))
+	fmt.Println(string(out))
+	fmt.Println(srv.ProcessString(`{"jsonrpc":"2.0","method":"crash","id":3}`))
+	// Output:
+	// {"jsonrpc":"2.0","error":{"code":-32001,"message":"forbidden"},"id":1}
+	// {"jsonrpc":"2.0","result":"ok","id":2}
+	// {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":"boom"},"id":3}
+}
+
+func ExampleServer_Session() {
+	srv := jsonrpc.NewServer()
+	alice := srv.Session("alice")
+	alice.MustRegister("hello", func() string { return "hello, alice" })
+
+	fmt.Println(alice.ProcessString(`{"jsonrpc":"2.0","method":"hello","id":1}`))
+	fmt.Println(srv.ProcessString(`{"jsonrpc":"2.0","method":"hello","id":2}`))
+	srv.DestroySession("alice")
+	_, ok := srv.LookupSession("alice")
+	fmt.Println(ok)
+	// Output:
+	// {"jsonrpc":"2.0","result":"hello, alice","id":1}
+	// {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":2}
+	// false
+}
