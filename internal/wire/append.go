@@ -34,8 +34,8 @@ func AppendFloat(dst []byte, f float64, bits int) ([]byte, bool) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return dst, false
 	}
-	// Integers that fit exactly take a short path.
-	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+	// Integers whose shortest form is all their digits take a short path.
+	if f == math.Trunc(f) && (bits == 64 && math.Abs(f) < 1e15 || math.Abs(f) < 1<<24) {
 		if f == 0 && math.Signbit(f) {
 			return append(dst, "-0"...), true
 		}
