@@ -1,0 +1,161 @@
+package jsonrpc_test
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/baseline"
+)
+
+// processor is the signature shared by jsonrpc.Server.Process and
+// baseline.Server.Process.
+type processor func(dst, req []byte) []byte
+
+// calcMix is demo.Requests as byte slices, converted once.
+func calcMix() [][]byte {
+	reqs := make([][]byte, len(demo.Requests))
+	for i, r := range demo.Requests {
+		reqs[i] = []byte(r)
+	}
+	return reqs
+}
+
+// avgLen is the mean request size, for b.SetBytes.
+func avgLen(reqs [][]byte) int64 {
+	n := 0
+	for _, r := range reqs {
+		n += len(r)
+	}
+	return int64((n + len(reqs)/2) / len(reqs))
+}
+
+// methodName returns the method a demo request calls.
+func methodName(b *testing.B, req string) string {
+	var r struct{ Method string }
+	if err := json.Unmarshal([]byte(req), &r); err != nil {
+		b.Fatal(err)
+	}
+	return r.Method
+}
+
+// benchMix runs one request per op, cycling through reqs.
+func benchMix(b *testing.B, process processor, reqs [][]byte) {
+	buf := make([]byte, 0, 4096)
+	for _, r := range reqs { // fail loudly on a broken setup
+		if len(process(buf[:0], r)) == 0 {
+			b.Fatalf("no response to %s", r)
+		}
+	}
+	b.SetBytes(avgLen(reqs))
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		buf = process(buf[:0], reqs[i])
+		if i++; i == len(reqs) {
+			i = 0
+		}
+	}
+}
+
+// benchParallel is benchMix on all Ps, each goroutine with its own buffer.
+func benchParallel(b *testing.B, process processor, reqs [][]byte) {
+	b.SetBytes(avgLen(reqs))
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		buf := make([]byte, 0, 4096)
+		i := 0
+		for pb.Next() {
+			buf = process(buf[:0], reqs[i])
+			if i++; i == len(reqs) {
+				i = 0
+			}
+		}
+	})
+}
+
+// benchBatch processes the batch once per op and reports the cost per call.
+func benchBatch(b *testing.B, process processor, batch []byte, calls int) {
+	buf := make([]byte, 0, 4096)
+	b.SetBytes(int64(len(batch)))
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = process(buf[:0], batch)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(calls), "ns/call")
+}
+
+func BenchmarkProcess(b *testing.B) {
+	lib := demo.NewServer()
+	base := baseline.NewCalculator()
+	mix := calcMix()
+	batch := []byte(demo.Batch)
+
+	b.Run("calc-mix", func(b *testing.B) { benchMix(b, lib.Process, mix) })
+	b.Run("baseline-mix", func(b *testing.B) { benchMix(b, base.Process, mix) })
+	for i, req := range demo.Requests {
+		name := methodName(b, req)
+		one := mix[i : i+1]
+		b.Run("calc/"+name, func(b *testing.B) { benchMix(b, lib.Process, one) })
+		b.Run("baseline/"+name, func(b *testing.B) { benchMix(b, base.Process, one) })
+	}
+	b.Run("calc-batch", func(b *testing.B) { benchBatch(b, lib.Process, batch, len(demo.Requests)) })
+	b.Run("baseline-batch", func(b *testing.B) { benchBatch(b, base.Process, batch, len(demo.Requests)) })
+	b.Run("ProcessString/calc-mix", func(b *testing.B) {
+		b.SetBytes(avgLen(mix))
+		b.ReportAllocs()
+		i := 0
+		var out string
+		for b.Loop() {
+			out = lib.ProcessString(demo.Requests[i])
+			if i++; i == len(demo.Requests) {
+				i = 0
+			}
+		}
+		if out == "" {
+			b.Fatal("no response")
+		}
+	})
+	b.Run("parallel/calc-mix", func(b *testing.B) { benchParallel(b, lib.Process, mix) })
+	b.Run("parallel/baseline-mix", func(b *testing.B) { benchParallel(b, base.Process, mix) })
+}
+
+// BenchmarkRatio times the library and the baseline on the same mix inside
+// one benchmark, alternating which goes first, so that their ratio comes
+// from one run under the same machine conditions. One op is rounds passes
+// over the mix through each.
+func BenchmarkRatio(b *testing.B) {
+	const rounds = 20
+	lib := demo.NewServer().Process
+	base := baseline.NewCalculator().Process
+	mix := calcMix()
+	buf := make([]byte, 0, 4096)
+	run := func(p processor) time.Duration {
+		start := time.Now()
+		for range rounds {
+			for _, r := range mix {
+				buf = p(buf[:0], r)
+			}
+		}
+		return time.Since(start)
+	}
+	var libT, baseT time.Duration
+	odd := false
+	for b.Loop() {
+		if odd {
+			baseT += run(base)
+			libT += run(lib)
+		} else {
+			libT += run(lib)
+			baseT += run(base)
+		}
+		odd = !odd
+	}
+	calls := float64(b.N) * rounds * float64(len(mix))
+	libNs := float64(libT.Nanoseconds()) / calls
+	baseNs := float64(baseT.Nanoseconds()) / calls
+	b.ReportMetric(libNs, "lib-ns/call")
+	b.ReportMetric(baseNs, "base-ns/call")
+	b.ReportMetric(baseNs/libNs, "x-baseline")
+}
