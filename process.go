@@ -210,7 +210,7 @@ func (s *Server) callWithInfo(ctx context.Context, dst []byte, m *method, r *wir
 	if cf.post != nil {
 		var result json.RawMessage
 		if e == nil {
-			result = dst[resStart:]
+			result = dst[resStart:len(dst):len(dst)] // the hook cannot append into dst
 		}
 		perr := protect(func() error { return cf.post(c, call, result, e) })
 		if pending := call.takeErr(); pending != nil {

@@ -132,21 +132,23 @@ const (
 )
 
 type param struct {
-	t     reflect.Type
-	class class
-	name  string
-	def   any // class-typed default for the fast path
-	defV  reflect.Value
-	opt   bool // has a default
-	elem  reflect.Type
-	prim  bool // t (or, for pointers, its element) is a primitive
-	index int
+	t      reflect.Type
+	class  class
+	name   string
+	def    any // class-typed default for the fast path
+	defV   reflect.Value
+	opt    bool // has a default
+	elem   reflect.Type
+	eclass class // class of elem for pointers
+	prim   bool  // t (or, for pointers, its element) is a primitive
+	index  int
 }
 
 type result struct {
-	t     reflect.Type
-	class class
-	prim  bool
+	t      reflect.Type
+	class  class
+	eclass class // class of the element for pointers
+	prim   bool
 }
 
 type field struct {
@@ -370,7 +372,8 @@ func newParam(t reflect.Type, index int) param {
 	p.prim = p.class != classNone
 	if t.Kind() == reflect.Pointer {
 		p.elem = t.Elem()
-		p.prim = classOf(p.elem) != classNone && classOf(p.elem) != classPtr
+		p.eclass = classOf(p.elem)
+		p.prim = p.eclass != classNone && p.eclass != classPtr
 	}
 	return p
 }
@@ -378,6 +381,9 @@ func newParam(t reflect.Type, index int) param {
 func newResult(t reflect.Type) result {
 	r := result{t: t, class: classOf(t)}
 	r.prim = r.class != classNone
+	if t.Kind() == reflect.Pointer {
+		r.eclass = classOf(t.Elem())
+	}
 	return r
 }
 
@@ -406,6 +412,9 @@ func (f *Func) spans(params []byte, out [][]byte) error {
 		}
 	default:
 		if f.names == nil {
+			if n == 0 && wire.SkipSpace(params, 1) == len(params)-1 {
+				break // {} names no params
+			}
 			return &ParamError{Index: -1, Msg: "named params are not accepted: pass an array"}
 		}
 		var (

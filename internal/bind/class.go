@@ -198,10 +198,8 @@ func appendPrim(c class, dst []byte, p unsafe.Pointer) ([]byte, bool) {
 
 func (f *Func) badParam(p *param) error {
 	want := kindWant[p.class]
-	if p.class == classPtr {
-		if c := classOf(p.elem); c != classNone && c != classPtr {
-			want = kindWant[c] + " or null"
-		}
+	if p.class == classPtr && p.prim {
+		want = kindWant[p.eclass] + " or null"
 	}
 	if want == "" {
 		want = "a value of type " + p.t.String()
@@ -224,7 +222,7 @@ func (f *Func) decodeInto(p *param, span []byte, dst unsafe.Pointer, sc *scratch
 	}
 	if p.prim {
 		var slot unsafe.Pointer
-		ec := classOf(p.elem)
+		ec := p.eclass
 		if sc != nil {
 			if ec == classString {
 				slot = unsafe.Pointer(&sc.s[p.index])
@@ -266,7 +264,7 @@ func (f *Func) appendResult(dst []byte, p unsafe.Pointer) ([]byte, error) {
 		return append(dst, "null"...), nil
 	}
 	elem := f.res.t.Elem()
-	if ec := classOf(elem); ec != classNone && ec != classPtr {
+	if ec := f.res.eclass; ec != classNone && ec != classPtr {
 		out, ok := appendPrim(ec, dst, ptr)
 		if !ok {
 			return dst, &ResultError{Err: fmt.Errorf("unsupported value of type %s", elem)}
