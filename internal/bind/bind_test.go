@@ -154,7 +154,7 @@ func TestBindings(t *testing.T) {
 		{"default-all", func(a string, b float64) string { return fmt.Sprint(a, b) }, Options{Defaults: []any{"x", 2}}, ``, `"x2"`},
 		{"default-slow", func(a, b, c int) int { return a + b + c }, Options{Defaults: []any{10, 100}}, `[1]`, `111`},
 		{"default-ptr", func(p *int) bool { return p == nil }, Options{Defaults: []any{nil}}, `[]`, `true`},
-		{"zero-params-empty-object", func() int { return 1 }, Options{}, ` { } `, `1`},
+		{"zero-params-empty-object", func() int { return 1 }, Options{}, `{ }`, `1`},
 		{"variadic", func(xs ...float64) float64 { return float64(len(xs)) }, Options{}, `[1,2,3,4]`, `4`},
 		{"variadic-empty", func(xs ...float64) float64 { return float64(len(xs)) }, Options{}, ``, `0`},
 		{"variadic-fixed", func(s string, xs ...int) string { return fmt.Sprint(s, xs) }, Options{}, `["a",1,2]`, `"a[1 2]"`},
