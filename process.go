@@ -73,13 +73,12 @@ func (s *Server) batch(ctx context.Context, dst []byte, r *wire.Request) []byte 
 	empty := true
 	arr := r.Value
 	var (
-		elem []byte
-		pos  int
-		ok   bool
-		er   wire.Request
+		pos      int
+		ok, isOb bool
+		er       wire.Request
 	)
 	for {
-		elem, pos, ok = wire.NextElement(arr, pos)
+		_, isOb, pos, ok = wire.NextRequest(arr, pos, &er)
 		if !ok {
 			break
 		}
@@ -88,7 +87,7 @@ func (s *Server) batch(ctx context.Context, dst []byte, r *wire.Request) []byte 
 			dst = append(dst, ',')
 		}
 		before := len(dst)
-		if wire.ScanValidRequest(elem, &er) {
+		if isOb {
 			dst = s.handle(ctx, dst, &er)
 		} else {
 			dst = appendError(dst, errInvalidRequest, nil)

@@ -145,7 +145,10 @@ func (s Scanner) ScanRequest(doc []byte, r *Request) (Kind, error) {
 	n := 0
 	switch kind {
 	case Object:
-		end, err = s.scanObject(doc, i, r)
+		end = s.scanCanonical(doc, i, r)
+		if end < 0 {
+			end, err = s.scanObject(doc, i, r)
+		}
 	case Array:
 		end, n, err = s.skipArray(doc, i, s.maxDepth())
 	default:
@@ -164,15 +167,73 @@ func (s Scanner) ScanRequest(doc []byte, r *Request) (Kind, error) {
 	return kind, nil
 }
 
-// ScanValidRequest fills r from v, a request object already validated (as an
-// element of a validated batch). It returns false when v is not an object.
-func ScanValidRequest(v []byte, r *Request) bool {
-	if len(v) == 0 || v[0] != '{' {
-		return false
+// NextRequest iterates the elements of the valid array v like NextElement.
+// For an element that is an object it also fills r with the spans of its
+// request members and reports isObject.
+func NextRequest(v []byte, pos int, r *Request) (elem []byte, isObject bool, next int, ok bool) {
+	if pos == 0 {
+		pos = SkipSpace(v, 1)
+	} else {
+		pos = SkipSpace(v, pos)
+		if v[pos] == ',' {
+			pos = SkipSpace(v, pos+1)
+		}
 	}
-	// Validated input cannot fail, and its depth was already checked.
-	_, err := Scanner{MaxDepth: 1 << 30}.scanObject(v, 0, r)
-	return err == nil
+	if pos >= len(v) || v[pos] == ']' {
+		return nil, false, pos, false
+	}
+	if v[pos] != '{' {
+		end := skipValid(v, pos)
+		return v[pos:end], false, end, true
+	}
+	end := scanValidObject(v, pos, r)
+	return v[pos:end], true, end, true
+}
+
+// scanValidObject fills r from the valid object at v[i] and returns the index
+// after it.
+func scanValidObject(v []byte, i int, r *Request) int {
+	*r = Request{}
+	var seen uint8
+	i = SkipSpace(v, i+1)
+	if v[i] == '}' {
+		return i + 1
+	}
+	for {
+		kend, esc := skipStringEsc(v, i)
+		key := v[i+1 : kend-1]
+		if esc {
+			key = unescapeKey(key)
+		}
+		i = SkipSpace(v, SkipSpace(v, kend)+1)
+		vstart := i
+		i = skipValid(v, i)
+		seen = r.set(seen, key, v[vstart:i])
+		i = SkipSpace(v, i)
+		if v[i] == '}' {
+			return i + 1
+		}
+		i = SkipSpace(v, i+1)
+	}
+}
+
+// set records a member's value and returns the updated set of seen members.
+func (r *Request) set(seen uint8, key, v []byte) uint8 {
+	var bit uint8
+	switch string(key) {
+	case "jsonrpc":
+		bit, r.Version = seenVersion, v
+	case "method":
+		bit, r.Method = seenMethod, v
+	case "params":
+		bit, r.Params = seenParams, v
+	case "id":
+		bit, r.ID = seenID, v
+	}
+	if seen&bit != 0 {
+		r.Dup = true
+	}
+	return seen | bit
 }
 
 // member bits for duplicate detection.
@@ -215,22 +276,7 @@ func (s Scanner) scanObject(b []byte, i int, r *Request) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		v := b[vstart:i]
-		var bit uint8
-		switch string(key) {
-		case "jsonrpc":
-			bit, r.Version = seenVersion, v
-		case "method":
-			bit, r.Method = seenMethod, v
-		case "params":
-			bit, r.Params = seenParams, v
-		case "id":
-			bit, r.ID = seenID, v
-		}
-		if seen&bit != 0 {
-			r.Dup = true
-		}
-		seen |= bit
+		seen = r.set(seen, key, b[vstart:i])
 		i = SkipSpace(b, i)
 		if i >= len(b) {
 			return 0, syntaxAt(b, i)
@@ -244,6 +290,49 @@ func (s Scanner) scanObject(b []byte, i int, r *Request) (int, error) {
 			return 0, syntaxAt(b, i)
 		}
 	}
+}
+
+const canonicalHead = `{"jsonrpc":"2.0","method":`
+
+// scanCanonical scans, validating, the request object at b[i] when it has
+// the shape most clients send: {"jsonrpc":"2.0","method":M[,"params":P][,"id":I]}
+// with no space. It returns the index after the object, or -1 when the
+// object has another shape or is invalid, for scanObject to scan it.
+func (s Scanner) scanCanonical(b []byte, i int, r *Request) int {
+	if len(b)-i < len(canonicalHead) || string(b[i:i+len(canonicalHead)]) != canonicalHead {
+		return -1
+	}
+	*r = Request{Version: b[i+11 : i+16]}
+	i += len(canonicalHead)
+	if i >= len(b) || b[i] != '"' {
+		return -1
+	}
+	end, _, err := scanString(b, i)
+	if err != nil {
+		return -1
+	}
+	r.Method = b[i:end]
+	i = end
+	if len(b)-i > 10 && string(b[i:i+10]) == `,"params":` {
+		i += 10
+		start := i
+		if i, err = s.skip(b, i, s.maxDepth()-1); err != nil {
+			return -1
+		}
+		r.Params = b[start:i]
+	}
+	if len(b)-i > 6 && string(b[i:i+6]) == `,"id":` {
+		i += 6
+		start := i
+		if i, err = s.skip(b, i, s.maxDepth()-1); err != nil {
+			return -1
+		}
+		r.ID = b[start:i]
+	}
+	if i >= len(b) || b[i] != '}' {
+		return -1
+	}
+	return i + 1
 }
 
 // unescapeKey decodes an escaped member name. Only the four request member
@@ -517,14 +606,71 @@ func unescapeByte(c byte) byte {
 	return c // '"', '\\', '/'
 }
 
-// skipValid returns the index after the valid value starting at v[i].
+// skipValid returns the index after the value starting at v[i], which must
+// be valid JSON: it only finds the value's end.
 func skipValid(v []byte, i int) int {
-	end, err := (Scanner{MaxDepth: 1 << 30}).skip(v, i, 1<<30)
-	if err != nil {
-		// Only reachable when a caller breaks the contract.
-		panic("wire: skipValid on invalid JSON")
+	switch v[i] {
+	case '"':
+		return skipString(v, i)
+	case '{', '[':
+		depth := 0
+		for {
+			switch v[i] {
+			case '"':
+				i = skipString(v, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
 	}
-	return end
+	for i < len(v) {
+		switch v[i] {
+		case ',', ']', '}', ' ', '\t', '\n', '\r':
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the valid string starting at v[i].
+func skipString(v []byte, i int) int {
+	i++
+	for {
+		switch v[i] {
+		case '"':
+			return i + 1
+		case '\\':
+			i += 2
+		default:
+			i++
+		}
+	}
+}
+
+// skipStringEsc is skipString that also reports whether the string holds
+// escapes.
+func skipStringEsc(v []byte, i int) (int, bool) {
+	i++
+	esc := false
+	for {
+		switch v[i] {
+		case '"':
+			return i + 1, esc
+		case '\\':
+			i += 2
+			esc = true
+		default:
+			i++
+		}
+	}
 }
 
 // NextElement iterates the valid array v without a callback: start with
@@ -561,7 +707,7 @@ func NextMember(v []byte, pos int) (name, value []byte, escaped bool, next int, 
 	if pos >= len(v) || v[pos] == '}' {
 		return nil, nil, false, pos, false
 	}
-	kend, esc, _ := scanString(v, pos)
+	kend, esc := skipStringEsc(v, pos)
 	name = v[pos+1 : kend-1]
 	i := SkipSpace(v, kend)
 	i = SkipSpace(v, i+1) // ':'

@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -195,7 +196,7 @@ func TestIterators(t *testing.T) {
 // documents encoding/json accepts, less those with invalid UTF-8 or nesting
 // beyond the limit.
 func FuzzScan(f *testing.F) {
-	for _, s := range []string{`{"jsonrpc":"2.0","method":"a","params":[1,{"b":null}],"id":1}`, `[1,2]`, `"\u00e9"`, `-0.5e-3`, "\"\xff\"", `{"a":1,"a":2}`, `[[[[]]]]`} {
+	for _, s := range []string{`{"jsonrpc":"2.0","method":"a","params":[1,{"b":null}],"id":1}`, `[1,2]`, `"\u00e9"`, `-0.5e-3`, "\"\xff\"", `{"a":1,"a":2}`, `[[[[]]]]`, `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`, `{"jsonrpc":"2.0","method":"x","id":{}}`, `[{"jsonrpc":"2.0","method":"a","id":1},{"id" : [1,{"x":"]"}], "\u0069d":2},3]`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, doc []byte) {
@@ -220,10 +221,33 @@ func FuzzScan(f *testing.F) {
 		if (err == nil) != (err2 == nil) {
 			t.Fatalf("Validate and ScanRequest disagree on %q: %v, %v", doc, err, err2)
 		}
+		if err2 == nil && kind == Object {
+			// The canonical fast path and the general scanner agree.
+			var general Request
+			if _, err := sc.scanObject(doc, SkipSpace(doc, 0), &general); err != nil {
+				t.Fatalf("scanObject(%q): %v", doc, err)
+			}
+			got := r
+			got.Value = nil
+			if fmt.Sprint(got) != fmt.Sprint(general) {
+				t.Fatalf("%q: ScanRequest %+v, scanObject %+v", doc, got, general)
+			}
+		}
 		if err2 == nil && kind == Array {
 			n := 0
-			for _, pos, ok := NextElement(r.Value, 0); ok; _, pos, ok = NextElement(r.Value, pos) {
+			var er, want Request
+			for elem, isObj, pos, ok := NextRequest(r.Value, 0, &er); ok; elem, isObj, pos, ok = NextRequest(r.Value, pos, &er) {
 				n++
+				k, err := sc.ScanRequest(elem, &want)
+				if err != nil || (k == Object) != isObj {
+					t.Fatalf("element %q of %q: kind %v, %v", elem, doc, k, err)
+				}
+				if isObj {
+					want.Value = nil
+					if fmt.Sprint(er) != fmt.Sprint(want) {
+						t.Fatalf("element %q: NextRequest %+v, ScanRequest %+v", elem, er, want)
+					}
+				}
 			}
 			if n != r.Len {
 				t.Fatalf("Len %d, iterated %d in %q", r.Len, n, doc)
