@@ -84,6 +84,9 @@ func (e *Error) WithData(v any) *Error {
 
 // Error returns "jsonrpc: " followed by the code and message.
 func (e *Error) Error() string {
+	if e == nil {
+		return "jsonrpc: <nil>"
+	}
 	return fmt.Sprintf("jsonrpc: %s (%d)", e.Message, int64(e.Code))
 }
 
@@ -92,7 +95,7 @@ func (e *Error) Error() string {
 // method-not-found error.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
-	return ok && t.Code == e.Code
+	return ok && t != nil && e != nil && t.Code == e.Code
 }
 
 // PanicError is the error a call reports when its method or a hook panicked.
@@ -120,6 +123,10 @@ func ErrorCode(err error) Code {
 func toError(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
+		if e == nil {
+			// A typed nil *Error returned as an error: a bug in the method.
+			return &Error{Code: CodeInternalError, Message: "Internal error"}
+		}
 		return e
 	}
 	var pe *bind.ParamError

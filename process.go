@@ -37,6 +37,9 @@ func (s *Server) ProcessString(req string) string {
 // one derived from ctx, carrying their Call. A transport attaches its context
 // value to ctx with WithContextValue.
 func (s *Server) ProcessContext(ctx context.Context, dst, req []byte) []byte {
+	if i := wire.SkipSpace(req, 0); i < len(req) && req[i] == '[' {
+		return s.batch(ctx, dst, req)
+	}
 	var r wire.Request
 	kind, err := s.cfg.scan.ScanRequest(req, &r)
 	switch {
@@ -44,8 +47,6 @@ func (s *Server) ProcessContext(ctx context.Context, dst, req []byte) []byte {
 		return s.parseError(dst, req, err)
 	case kind == wire.Object:
 		return s.handle(ctx, dst, &r)
-	case kind == wire.Array:
-		return s.batch(ctx, dst, &r)
 	}
 	return appendError(dst, errInvalidRequest, nil)
 }
@@ -60,45 +61,51 @@ func (s *Server) parseError(dst, req []byte, cause error) []byte {
 	return appendError(dst, e, nil)
 }
 
-func (s *Server) batch(ctx context.Context, dst []byte, r *wire.Request) []byte {
+// batchScan is how many requests of a batch are scanned in the validating
+// pass; the members of later ones are found in a second pass.
+const batchScan = 16
+
+func (s *Server) batch(ctx context.Context, dst, req []byte) []byte {
+	var reqs [batchScan]wire.Request
+	arr, n, err := s.cfg.scan.ScanBatch(req, reqs[:])
 	switch {
-	case r.Len == 0:
+	case err != nil:
+		return s.parseError(dst, req, err)
+	case n == 0:
 		return appendError(dst, errInvalidRequest, nil)
-	case r.Len > s.cfg.maxBatch:
-		e := errInvalidRequest.WithData(fmt.Sprintf("batch of %d requests exceeds the limit of %d", r.Len, s.cfg.maxBatch))
+	case n > s.cfg.maxBatch:
+		e := errInvalidRequest.WithData(fmt.Sprintf("batch of %d requests exceeds the limit of %d", n, s.cfg.maxBatch))
 		return appendError(dst, e, nil)
 	}
 	start := len(dst)
 	dst = append(dst, '[')
-	empty := true
-	arr := r.Value
-	var (
-		pos      int
-		ok, isOb bool
-		er       wire.Request
-	)
-	for {
-		_, isOb, pos, ok = wire.NextRequest(arr, pos, &er)
-		if !ok {
-			break
+	pos := 0
+	for k := range n {
+		r := &reqs[k%batchScan]
+		if k >= batchScan {
+			var elem []byte
+			elem, _, pos, _ = wire.NextRequest(arr, pos, r)
+			r.Value = elem
 		}
 		mark := len(dst)
-		if !empty {
+		if len(dst) > start+1 {
 			dst = append(dst, ',')
 		}
 		before := len(dst)
-		if isOb {
-			dst = s.handle(ctx, dst, &er)
+		if r.Value[0] == '{' {
+			dst = s.handle(ctx, dst, r)
 		} else {
 			dst = appendError(dst, errInvalidRequest, nil)
 		}
 		if len(dst) == before {
 			dst = dst[:mark]
-		} else {
-			empty = false
+		}
+		if k == batchScan-1 {
+			// Position the second pass after the last scanned element.
+			pos = cap(arr) - cap(r.Value) + len(r.Value)
 		}
 	}
-	if empty {
+	if len(dst) == start+1 {
 		return dst[:start]
 	}
 	return append(dst, ']')

@@ -145,9 +145,9 @@ func (s Scanner) ScanRequest(doc []byte, r *Request) (Kind, error) {
 	n := 0
 	switch kind {
 	case Object:
-		end = s.scanCanonical(doc, i, r)
+		end = s.scanCanonical(doc, i, r, s.maxDepth())
 		if end < 0 {
-			end, err = s.scanObject(doc, i, r)
+			end, err = s.scanObject(doc, i, r, s.maxDepth())
 		}
 	case Array:
 		end, n, err = s.skipArray(doc, i, s.maxDepth())
@@ -165,6 +165,67 @@ func (s Scanner) ScanRequest(doc []byte, r *Request) (Kind, error) {
 	}
 	r.Value, r.Len = doc[i:end], n
 	return kind, nil
+}
+
+// ScanBatch validates doc, which must hold one JSON array with optional
+// surrounding space, in a single pass. It returns the array's span and its
+// number of elements, and fills out[k] for each of the first len(out)
+// elements: its Value is the element's span and, when the element is an
+// object, the other fields are its request members.
+func (s Scanner) ScanBatch(doc []byte, out []Request) (arr []byte, n int, err error) {
+	i := SkipSpace(doc, 0)
+	if i == len(doc) || doc[i] != '[' {
+		return nil, 0, syntaxAt(doc, i)
+	}
+	start := i
+	depth := s.maxDepth()
+	if depth <= 0 {
+		return nil, 0, &SyntaxError{Offset: i, Msg: ErrDepth}
+	}
+	i = SkipSpace(doc, i+1)
+	if i < len(doc) && doc[i] == ']' {
+		i++
+	} else {
+		for {
+			es := i
+			if n < len(out) && i < len(doc) && doc[i] == '{' {
+				r := &out[n]
+				end := s.scanCanonical(doc, i, r, depth-1)
+				if end < 0 {
+					end, err = s.scanObject(doc, i, r, depth-1)
+				}
+				i = end
+			} else {
+				i, err = s.skip(doc, i, depth-1)
+				if n < len(out) {
+					out[n] = Request{}
+				}
+			}
+			if err != nil {
+				return nil, 0, err
+			}
+			if n < len(out) {
+				out[n].Value = doc[es:i]
+			}
+			n++
+			i = SkipSpace(doc, i)
+			if i >= len(doc) {
+				return nil, 0, syntaxAt(doc, i)
+			}
+			if doc[i] == ']' {
+				i++
+				break
+			}
+			if doc[i] != ',' {
+				return nil, 0, syntaxAt(doc, i)
+			}
+			i = SkipSpace(doc, i+1)
+		}
+	}
+	if j := SkipSpace(doc, i); j != len(doc) {
+		return nil, 0, &SyntaxError{Offset: j, Msg: ErrTrailing}
+	}
+	return doc[start:i], n, nil
 }
 
 // NextRequest iterates the elements of the valid array v like NextElement.
@@ -244,9 +305,11 @@ const (
 	seenID
 )
 
-func (s Scanner) scanObject(b []byte, i int, r *Request) (int, error) {
+func (s Scanner) scanObject(b []byte, i int, r *Request, depth int) (int, error) {
 	*r = Request{}
-	depth := s.maxDepth()
+	if depth <= 0 {
+		return 0, &SyntaxError{Offset: i, Msg: ErrDepth}
+	}
 	i++ // '{'
 	i = SkipSpace(b, i)
 	if i < len(b) && b[i] == '}' {
@@ -298,7 +361,7 @@ const canonicalHead = `{"jsonrpc":"2.0","method":`
 // the shape most clients send: {"jsonrpc":"2.0","method":M[,"params":P][,"id":I]}
 // with no space. It returns the index after the object, or -1 when the
 // object has another shape or is invalid, for scanObject to scan it.
-func (s Scanner) scanCanonical(b []byte, i int, r *Request) int {
+func (s Scanner) scanCanonical(b []byte, i int, r *Request, depth int) int {
 	if len(b)-i < len(canonicalHead) || string(b[i:i+len(canonicalHead)]) != canonicalHead {
 		return -1
 	}
@@ -316,7 +379,7 @@ func (s Scanner) scanCanonical(b []byte, i int, r *Request) int {
 	if len(b)-i > 10 && string(b[i:i+10]) == `,"params":` {
 		i += 10
 		start := i
-		if i, err = s.skip(b, i, s.maxDepth()-1); err != nil {
+		if i, err = s.skip(b, i, depth-1); err != nil {
 			return -1
 		}
 		r.Params = b[start:i]
@@ -324,7 +387,7 @@ func (s Scanner) scanCanonical(b []byte, i int, r *Request) int {
 	if len(b)-i > 6 && string(b[i:i+6]) == `,"id":` {
 		i += 6
 		start := i
-		if i, err = s.skip(b, i, s.maxDepth()-1); err != nil {
+		if i, err = s.skip(b, i, depth-1); err != nil {
 			return -1
 		}
 		r.ID = b[start:i]

@@ -224,7 +224,7 @@ func FuzzScan(f *testing.F) {
 		if err2 == nil && kind == Object {
 			// The canonical fast path and the general scanner agree.
 			var general Request
-			if _, err := sc.scanObject(doc, SkipSpace(doc, 0), &general); err != nil {
+			if _, err := sc.scanObject(doc, SkipSpace(doc, 0), &general, sc.maxDepth()); err != nil {
 				t.Fatalf("scanObject(%q): %v", doc, err)
 			}
 			got := r
@@ -251,6 +251,27 @@ func FuzzScan(f *testing.F) {
 			}
 			if n != r.Len {
 				t.Fatalf("Len %d, iterated %d in %q", r.Len, n, doc)
+			}
+			// ScanBatch agrees with NextRequest.
+			var buf [3]Request
+			arr, bn, err := sc.ScanBatch(doc, buf[:])
+			if err != nil || bn != n || string(arr) != string(r.Value) {
+				t.Fatalf("ScanBatch(%q) = %q, %d, %v", doc, arr, bn, err)
+			}
+			k := 0
+			for elem, isObj, pos, ok := NextRequest(r.Value, 0, &er); ok && k < len(buf); elem, isObj, pos, ok = NextRequest(r.Value, pos, &er) {
+				er.Value = elem
+				if !isObj {
+					er = Request{Value: elem}
+				}
+				if fmt.Sprint(er) != fmt.Sprint(buf[k]) {
+					t.Fatalf("element %d of %q: ScanBatch %+v, NextRequest %+v", k, doc, buf[k], er)
+				}
+				k++
+			}
+		} else {
+			if _, _, err := sc.ScanBatch(doc, nil); err == nil {
+				t.Fatalf("ScanBatch accepted %q", doc)
 			}
 		}
 	})
