@@ -42,6 +42,11 @@ func AppendFloat(dst []byte, f float64, bits int) ([]byte, bool) {
 		return strconv.AppendInt(dst, int64(f), 10), true
 	}
 	abs := math.Abs(f)
+	if bits == 64 && abs >= 1e-6 && abs < 1e15 {
+		if out, ok := appendShortDecimal(dst, f); ok {
+			return out, true
+		}
+	}
 	format := byte('f')
 	if abs != 0 {
 		if bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
@@ -59,6 +64,46 @@ func AppendFloat(dst []byte, f float64, bits int) ([]byte, bool) {
 		}
 	}
 	return dst, true
+}
+
+// appendShortDecimal appends f, which is not an integer, when it has a
+// decimal form with at most 6 fraction digits and 15 digits in all that
+// parses back to f. It tries the fewest fraction digits first, so the form
+// is the shortest one (as strconv's 'f' with precision -1 gives).
+func appendShortDecimal(dst []byte, f float64) ([]byte, bool) {
+	neg := f < 0
+	if neg {
+		f = -f
+	}
+	for k := 1; k <= 6; k++ {
+		p := float64pow10[k]
+		m := f * p
+		if m >= 1e15 {
+			return dst, false
+		}
+		if m != math.Trunc(m) || m/p != f {
+			continue
+		}
+		n := uint64(m)
+		if neg {
+			dst = append(dst, '-')
+		}
+		ip := n / uint64(p)
+		dst = strconv.AppendUint(dst, ip, 10)
+		dst = append(dst, '.')
+		fp := n - ip*uint64(p)
+		var buf [6]byte
+		for j := k - 1; j >= 0; j-- {
+			buf[j] = byte('0' + fp%10)
+			fp /= 10
+		}
+		// A rounding miss at fewer digits shows as trailing zeros.
+		for k > 1 && buf[k-1] == '0' {
+			k--
+		}
+		return append(dst, buf[:k]...), true
+	}
+	return dst, false
 }
 
 // needsEscape marks ASCII bytes that cannot be written raw inside a string.

@@ -85,20 +85,49 @@ func ParseFloat(v []byte, bits int) (float64, bool) {
 	if len(v) == 0 || !(v[0] == '-' || isDigit(v[0])) {
 		return 0, false
 	}
-	// Small integers are exact in both float sizes: skip strconv.
-	if len(v) <= 7 {
-		neg := v[0] == '-'
-		if u, ok := parseDigits(v[b2i(neg):]); ok {
-			f := float64(u)
-			if neg {
-				f = -f
-			}
+	if bits == 64 {
+		if f, ok := parseFloatExact(v); ok {
 			return f, true
 		}
 	}
 	f, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(v), len(v)), bits)
 	if err != nil {
 		return 0, false
+	}
+	return f, true
+}
+
+// float64pow10 holds the powers of ten that float64 represents exactly.
+var float64pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// parseFloatExact parses numbers without exponent whose digits fit in 15
+// decimal places. Their mantissa and the power of ten are exact in float64,
+// so one correctly rounded division gives the correctly rounded result.
+func parseFloatExact(v []byte) (float64, bool) {
+	i := 0
+	neg := v[0] == '-'
+	if neg {
+		i++
+	}
+	var mant uint64
+	digits, frac := 0, 0
+	for ; i < len(v) && isDigit(v[i]); i++ {
+		mant = mant*10 + uint64(v[i]-'0')
+		digits++
+	}
+	if i < len(v) && v[i] == '.' {
+		for i++; i < len(v) && isDigit(v[i]); i++ {
+			mant = mant*10 + uint64(v[i]-'0')
+			digits++
+			frac++
+		}
+	}
+	if i != len(v) || digits > 15 {
+		return 0, false
+	}
+	f := float64(mant) / float64pow10[frac]
+	if neg {
+		f = -f
 	}
 	return f, true
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -273,6 +274,72 @@ func FuzzScan(f *testing.F) {
 			if _, _, err := sc.ScanBatch(doc, nil); err == nil {
 				t.Fatalf("ScanBatch accepted %q", doc)
 			}
+		}
+	})
+}
+
+// TestFloatFastPaths compares the fast parse and format paths with strconv
+// over many short decimals and random values.
+func TestFloatFastPaths(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	check := func(f float64) {
+		want := strconv.AppendFloat(nil, f, 'f', -1, 64)
+		if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
+			want, _ = json.Marshal(f)
+		}
+		got, ok := AppendFloat(nil, f, 64)
+		if !ok || string(got) != string(want) {
+			t.Fatalf("AppendFloat(%v) = %s, want %s", f, got, want)
+		}
+		back, ok := ParseFloat(got, 64)
+		if !ok || back != f {
+			t.Fatalf("ParseFloat(%s) = %v, want %v", got, back, f)
+		}
+	}
+	n := 200000
+	if testing.Short() {
+		n = 20000
+	}
+	for range n {
+		// Short decimals: up to 6 fraction digits, various magnitudes.
+		k := rng.IntN(7)
+		m := rng.Int64N(1_000_000_000)
+		f := float64(m) / math.Pow10(k)
+		if rng.IntN(2) == 0 {
+			f = -f
+		}
+		check(f)
+		s := strconv.FormatFloat(f, 'f', -1, 64)
+		if p, ok := ParseFloat([]byte(s), 64); !ok || p != f {
+			t.Fatalf("ParseFloat(%s) = %v", s, p)
+		}
+		// Random bit patterns.
+		r := math.Float64frombits(rng.Uint64())
+		if !math.IsNaN(r) && !math.IsInf(r, 0) {
+			check(r)
+		}
+		check(rng.Float64() * 1000)
+	}
+}
+
+// FuzzFloat checks float formatting against encoding/json and parsing against
+// strconv.
+func FuzzFloat(f *testing.F) {
+	for _, x := range []float64{3.75, 0.1, 9434964.96, 1e-6, 123456.789, -2.5e-3} {
+		f.Add(x)
+	}
+	f.Fuzz(func(t *testing.T, x float64) {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return
+		}
+		want, _ := json.Marshal(x)
+		got, ok := AppendFloat(nil, x, 64)
+		if !ok || string(got) != string(want) {
+			t.Fatalf("AppendFloat(%v) = %s, want %s", x, got, want)
+		}
+		s := strconv.FormatFloat(x, 'f', -1, 64)
+		if p, ok := ParseFloat([]byte(s), 64); !ok || p != x {
+			t.Fatalf("ParseFloat(%s) = %v", s, p)
 		}
 	})
 }
