@@ -147,10 +147,9 @@ func checkName(name string) error {
 func (s *Server) add(ms ...*method) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	old := s.methods.Load()
 	next := make(map[string]*method, len(ms))
-	if old != nil {
-		next = maps.Clone(*old)
+	if old := s.methods.Load(); old != nil {
+		next = maps.Clone(old.byName)
 	}
 	for _, m := range ms {
 		if _, dup := next[m.name]; dup {
@@ -158,7 +157,7 @@ func (s *Server) add(ms ...*method) error {
 		}
 		next[m.name] = m
 	}
-	s.methods.Store(&next)
+	s.methods.Store(newMethodTable(next))
 	return nil
 }
 
@@ -171,12 +170,12 @@ func (s *Server) Unregister(name string) bool {
 	if old == nil {
 		return false
 	}
-	if _, ok := (*old)[name]; !ok {
+	if _, ok := old.byName[name]; !ok {
 		return false
 	}
-	next := maps.Clone(*old)
+	next := maps.Clone(old.byName)
 	delete(next, name)
-	s.methods.Store(&next)
+	s.methods.Store(newMethodTable(next))
 	return true
 }
 
@@ -186,8 +185,8 @@ func (s *Server) Methods() []string {
 	if t == nil {
 		return nil
 	}
-	names := make([]string, 0, len(*t))
-	for n := range *t {
+	names := make([]string, 0, len(t.byName))
+	for n := range t.byName {
 		names = append(names, n)
 	}
 	return names

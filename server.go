@@ -104,7 +104,7 @@ type config struct {
 // sees the table as it was when the request began. The request path takes no
 // lock: the table is an immutable map published atomically.
 type Server struct {
-	methods atomic.Pointer[map[string]*method]
+	methods atomic.Pointer[methodTable]
 	cfg     *config
 	set     *sessionSet
 	id      string
@@ -186,5 +186,5 @@ func (s *Server) lookup(name []byte) *method {
 	if t == nil {
 		return nil
 	}
-	return (*t)[string(name)]
+	return t.find(name)
 }
