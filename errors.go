@@ -1,11 +1,13 @@
 package jsonrpc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/jsonrpc-go/jsonrpc/internal/bind"
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
@@ -159,10 +161,12 @@ func (e *Error) AppendResponse(dst []byte, id json.RawMessage) []byte {
 func appendError(dst []byte, e *Error, id []byte) []byte {
 	var data []byte
 	if len(e.Data) > 0 {
-		data = e.Data
-		if _, err := (wire.Scanner{}).Validate(data); err != nil {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, e.Data); err == nil && utf8.Valid(e.Data) {
+			data = buf.Bytes()
+		} else {
 			// Never emit invalid JSON: carry the bytes as a string.
-			data = wire.AppendQuote(nil, data)
+			data = wire.AppendQuote(nil, e.Data)
 		}
 	}
 	return wire.AppendError(dst, int64(e.Code), e.Message, data, id)

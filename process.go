@@ -54,9 +54,7 @@ func (s *Server) ProcessContext(ctx context.Context, dst, req []byte) []byte {
 func (s *Server) parseError(dst, req []byte, cause error) []byte {
 	e := errParse
 	if h := s.cfg.onParseError; h != nil {
-		if he := h(req, cause, errParse); he != nil {
-			e = he
-		}
+		e = rewrite(e, func() *Error { return h(req, cause, errParse) })
 	}
 	return appendError(dst, e, nil)
 }
@@ -208,9 +206,8 @@ func (s *Server) callWithInfo(ctx context.Context, dst []byte, m *method, r *wir
 		dst = dst[:start]
 		e = toError(err)
 		if cf.onError != nil {
-			if he := cf.onError(c, call, err, e); he != nil {
-				e = he
-			}
+			mapped := e
+			e = rewrite(e, func() *Error { return cf.onError(c, call, err, mapped) })
 		}
 	}
 	if cf.post != nil {
@@ -234,6 +231,20 @@ func (s *Server) callWithInfo(ctx context.Context, dst []byte, m *method, r *wir
 		return appendError(dst[:start], e, r.ID)
 	}
 	return wire.AppendIDEnd(dst, r.ID)
+}
+
+// rewrite runs an error-rewriting hook and returns its error object, or e
+// when the hook returns nil or panics.
+func rewrite(e *Error, hook func() *Error) (out *Error) {
+	defer func() {
+		if recover() != nil {
+			out = e
+		}
+	}()
+	if he := hook(); he != nil {
+		return he
+	}
+	return e
 }
 
 // protect runs a hook, turning a panic into a *PanicError.

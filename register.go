@@ -220,6 +220,11 @@ func (s *Server) RegisterService(prefix string, svc any, opts ...MethodOption) e
 			return fmt.Errorf("%w: %s has no exported method %s to rename", ErrInvalidMethod, t, goName)
 		}
 	}
+	for goName := range mc.skip {
+		if _, ok := t.MethodByName(goName); !ok {
+			return fmt.Errorf("%w: %s has no exported method %s to skip", ErrInvalidMethod, t, goName)
+		}
+	}
 	for goName := range mc.per {
 		if _, ok := t.MethodByName(goName); !ok {
 			return fmt.Errorf("%w: %s has no exported method %s", ErrInvalidMethod, t, goName)

@@ -103,6 +103,7 @@ type Func struct {
 	variadic bool
 	structs  bool // a single struct param bound by field
 	fields   []field
+	embedded bool // the struct embeds others: named params are not checked
 	borrow   bool
 	codec    Codec
 	scratch  bool // borrowed pointer params need per-call storage
@@ -249,7 +250,7 @@ func Build(fn any, opts Options) (*Func, error) {
 		f.names = opts.Names
 	} else if len(f.params) == 1 && !f.variadic && isStruct(f.params[0].t) {
 		f.structs = true
-		f.fields = structFields(f.params[0].t)
+		f.fields, f.embedded = structFields(f.params[0].t)
 	}
 
 	// Defaults.
@@ -289,13 +290,13 @@ func isStruct(t reflect.Type) bool {
 	return t.Kind() == reflect.Struct && !hasCustomJSON(t)
 }
 
-func structFields(t reflect.Type) []field {
+func structFields(t reflect.Type) (fs []field, embedded bool) {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	var fs []field
 	for i := range t.NumField() {
 		sf := t.Field(i)
+		embedded = embedded || sf.Anonymous
 		if !sf.IsExported() {
 			continue
 		}
@@ -311,7 +312,7 @@ func structFields(t reflect.Type) []field {
 		}
 		fs = append(fs, field{index: i, name: name, t: sf.Type})
 	}
-	return fs
+	return fs, embedded
 }
 
 // servable rejects types that no JSON value can carry.

@@ -128,6 +128,8 @@ func TestParamErrors(t *testing.T) {
 		{"codec", func([]int) {}, Options{}, `[{"a":1}]`, "param 0: json: cannot unmarshal object into Go value of type []int"},
 		{"variadic-type", func(...int) {}, Options{}, `[1,"x"]`, "param 0: want an integer"},
 		{"struct-too-many", func(point) {}, Options{}, `[1,2,3]`, "too many params: want at most 2"},
+		{"struct-unknown", func(point) {}, Options{}, `{"x":1,"z":2}`, `unknown param "z"`},
+		{"struct-skipped-field", func(point) {}, Options{}, `{"Skip":1}`, `unknown param "Skip"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := call(t, tc.fn, tc.opts, tc.params)
@@ -161,6 +163,8 @@ func TestBindings(t *testing.T) {
 		{"variadic-named", func(s string, xs ...int) string { return fmt.Sprint(s, xs) }, Options{Names: []string{"s", "xs"}}, `{"xs":[1,2],"s":"a"}`, `"a[1 2]"`},
 		{"struct-named", func(p point) int { return p.X*10 + p.Y }, Options{}, `{"y":2,"x":1}`, `12`},
 		{"struct-positional", func(p point) int { return p.X*10 + p.Y }, Options{}, `[1,2]`, `12`},
+		{"struct-case-insensitive", func(p point) int { return p.X }, Options{}, `{"X":4}`, `4`},
+		{"struct-embedded", func(p struct{ point }) int { return p.Y }, Options{}, `{"y":5}`, `5`},
 		{"struct-ptr", func(ctx context.Context, p *point) int { return p.X*10 + p.Y }, Options{}, `{"x":3}`, `30`},
 		{"struct-absent", func(p point) int { return p.X }, Options{}, ``, `0`},
 		{"struct-result", func() point { return point{1, 2, 3} }, Options{}, ``, `{"x":1,"y":2}`},

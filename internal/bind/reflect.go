@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
@@ -163,6 +164,11 @@ func (f *Func) bindStruct(params []byte) (reflect.Value, error) {
 	switch {
 	case params == nil:
 	case params[0] == '{':
+		if !f.embedded {
+			if err := f.checkFieldNames(params); err != nil {
+				return reflect.Value{}, err
+			}
+		}
 		if err := f.codec.Unmarshal(params, nv.Interface()); err != nil {
 			return reflect.Value{}, &ParamError{Index: -1, Msg: err.Error()}
 		}
@@ -191,4 +197,33 @@ func (f *Func) bindStruct(params []byte) (reflect.Value, error) {
 		return nv, nil
 	}
 	return nv.Elem(), nil
+}
+
+// checkFieldNames rejects a named param that matches no field of the struct
+// param. Names match fields as encoding/json matches them: exactly, or else
+// case-insensitively.
+func (f *Func) checkFieldNames(params []byte) error {
+	var (
+		name []byte
+		esc  bool
+		ok   bool
+		pos  int
+	)
+	for {
+		name, _, esc, pos, ok = wire.NextMember(params, pos)
+		if !ok {
+			return nil
+		}
+		n := string(unescapeName(name, esc))
+		found := false
+		for _, fd := range f.fields {
+			if fd.name == n || strings.EqualFold(fd.name, n) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return &ParamError{Index: -1, Msg: "unknown param " + string(wire.AppendQuote(nil, n))}
+		}
+	}
 }

@@ -362,7 +362,7 @@ const canonicalHead = `{"jsonrpc":"2.0","method":`
 // with no space. It returns the index after the object, or -1 when the
 // object has another shape or is invalid, for scanObject to scan it.
 func (s Scanner) scanCanonical(b []byte, i int, r *Request, depth int) int {
-	if len(b)-i < len(canonicalHead) || string(b[i:i+len(canonicalHead)]) != canonicalHead {
+	if depth <= 0 || len(b)-i < len(canonicalHead) || string(b[i:i+len(canonicalHead)]) != canonicalHead {
 		return -1
 	}
 	*r = Request{Version: b[i+11 : i+16]}

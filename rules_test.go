@@ -1,0 +1,1580 @@
+package jsonrpc_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/demo"
+)
+
+// This file holds one table per rule of the JSON-RPC 2.0 specification and
+// per documented behaviour of the package, and the tests of hooks, call
+// information and sessions.
+
+// rpcCase is a request and the answer it expects.
+type rpcCase struct {
+	name string
+	req  string
+	// want is the expected response, compared as in checkAnswer; ""
+	// expects no response.
+	want string
+	// id, when set, is the exact bytes the response's id member must hold.
+	id string
+	// data, when set, is text the error's data member (a string) must
+	// contain; want then holds no data member.
+	data string
+}
+
+// ruleTables are the tables of requests run against newRuleServer; the fuzz
+// test is seeded from them.
+var ruleTables = [][]rpcCase{
+	versionCases, methodCases, paramsCases, idCases, notificationCases,
+	errorCases, batchCases, bigBatchCases, documentCases, depthCases, smallDepthCases, depthOneCases, defaultsCases,
+	variadicCases, structCases,
+}
+
+// ruleRequests returns the requests of every table in this file.
+func ruleRequests() []string {
+	var reqs []string
+	for _, table := range ruleTables {
+		for _, c := range table {
+			reqs = append(reqs, c.req)
+		}
+	}
+	for _, c := range maxBatchCases {
+		reqs = append(reqs, c.req)
+	}
+	return reqs
+}
+
+func wantResult(result, id string) string {
+	return `{"jsonrpc":"2.0","result":` + result + `,"id":` + id + `}`
+}
+
+// wantError is an error response with the standard message of code.
+func wantError(code jsonrpc.Code, id string) string {
+	return wantErrorMessage(code, code.String(), id)
+}
+
+func wantErrorMessage(code jsonrpc.Code, message, id string) string {
+	m, _ := json.Marshal(message)
+	return fmt.Sprintf(`{"jsonrpc":"2.0","error":{"code":%d,"message":%s},"id":%s}`, code, m, id)
+}
+
+var (
+	parseError     = wantError(jsonrpc.CodeParseError, "null")
+	invalidRequest = wantError(jsonrpc.CodeInvalidRequest, "null")
+	invalidParams  = wantError(jsonrpc.CodeInvalidParams, "1")
+	notFound       = wantError(jsonrpc.CodeMethodNotFound, "1")
+)
+
+// ruleServer is a server with the demo methods and methods that exercise the
+// documented behaviours.
+type ruleServer struct {
+	*jsonrpc.Server
+	spec  *demo.Spec
+	ticks atomic.Int64 // calls of "tick"
+}
+
+// point is a struct param, bound by json names or by field order.
+type point struct {
+	X      int    `json:"x"`
+	Y      int    `json:"y"`
+	Label  string `json:"label,omitempty"`
+	Hidden int    `json:"-"`
+}
+
+func (p point) String() string { return fmt.Sprintf("%d,%d,%s,%d", p.X, p.Y, p.Label, p.Hidden) }
+
+func newRuleServer(tb testing.TB, opts ...jsonrpc.Option) *ruleServer {
+	tb.Helper()
+	rs := &ruleServer{Server: jsonrpc.NewServer(opts...)}
+	spec, err := demo.Register(rs.Server)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rs.spec = spec
+	for _, m := range []struct {
+		name string
+		fn   any
+		opts []jsonrpc.MethodOption
+	}{
+		{"tick", func() { rs.ticks.Add(1) }, nil},
+		{"fail", func() error {
+			return fmt.Errorf("fail: %w", jsonrpc.NewError(-32001, "custom failure").WithData(map[string]bool{"retry": true}))
+		}, nil},
+		{"failPlain", func() (int, error) { return 0, errors.New("plain failure") }, nil},
+		{"panic", func() int { panic("kaboom") }, nil},
+		{"nothing", func() {}, nil},
+		{"nilPtr", func() *int { return nil }, nil},
+		{"nan", func() float64 { return math.NaN() }, nil},
+		{"cancelled", func() error { return fmt.Errorf("op: %w", context.Canceled) }, nil},
+		{"deadline", func(context.Context) error { return fmt.Errorf("op: %w", context.DeadlineExceeded) }, nil},
+		{"method", func(ctx context.Context) string { return jsonrpc.CallOf(ctx).Method() }, nil},
+		{"greet", func(name, greeting string) string { return greeting + ", " + name },
+			[]jsonrpc.MethodOption{jsonrpc.ParamNames("name", "greeting"), jsonrpc.Defaults("Hello")}},
+		{"add3", func(a, b, c int) int { return 100*a + 10*b + c },
+			[]jsonrpc.MethodOption{jsonrpc.ParamNames("a", "b", "c"), jsonrpc.Defaults(2, 3)}},
+		{"join", func(sep string, parts ...string) string { return strings.Join(parts, sep) }, nil},
+		{"point", func(p point) string { return p.String() }, nil},
+		{"pointPtr", func(p *point) string { return p.String() }, nil},
+	} {
+		if err := rs.Register(m.name, m.fn, m.opts...); err != nil {
+			tb.Fatalf("Register(%q): %v", m.name, err)
+		}
+	}
+	return rs
+}
+
+// runCases runs each case as a parallel subtest against srv.
+func runCases(t *testing.T, srv *jsonrpc.Server, cases []rpcCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			checkCase(t, srv, c)
+		})
+	}
+}
+
+// checkCase processes c.req with srv and checks the answer.
+func checkCase(tb testing.TB, srv *jsonrpc.Server, c rpcCase) {
+	tb.Helper()
+	got := srv.Process(nil, []byte(c.req))
+	if c.want == "" || c.data == "" {
+		checkAnswer(tb, c.name, c.req, got, c.want)
+	} else {
+		if err := validateResponse(got); err != nil {
+			tb.Fatalf("request %s\n%v", c.req, err)
+		}
+		v := mustDecode(tb, got)
+		m, _ := v.(map[string]any)
+		e, _ := m["error"].(map[string]any)
+		if data, _ := e["data"].(string); !strings.Contains(data, c.data) {
+			tb.Errorf("request %s\n got %s\nwant error data naming %q", c.req, got, c.data)
+		}
+		delete(e, "data")
+		if !sameResponse(v, mustDecode(tb, []byte(c.want))) {
+			tb.Errorf("request %s\n got %s\nwant %s (and data naming %q)", c.req, got, c.want, c.data)
+		}
+	}
+	if c.id != "" && len(got) > 0 {
+		if id := rawID(tb, got); id != c.id {
+			tb.Errorf("request %s\n got id %s, want %s exactly", c.req, id, c.id)
+		}
+	}
+}
+
+// rawID returns the id member of a response object exactly as written.
+func rawID(tb testing.TB, resp []byte) string {
+	tb.Helper()
+	var r struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if err := json.Unmarshal(resp, &r); err != nil {
+		tb.Fatalf("response %s: %v", resp, err)
+	}
+	return string(r.ID)
+}
+
+// call is a request for method with params (omitted when "") and id
+// (omitted, for a notification, when "").
+func call(method, params, id string) string {
+	var b strings.Builder
+	b.WriteString(`{"jsonrpc":"2.0","method":"` + method + `"`)
+	if params != "" {
+		b.WriteString(`,"params":` + params)
+	}
+	if id != "" {
+		b.WriteString(`,"id":` + id)
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// nested returns a request to echo whose document nests depth arrays and
+// objects deep.
+func nested(depth int) string {
+	n := depth - 2 // the request object and the params array
+	return call("echo", "["+strings.Repeat("[", n)+strings.Repeat("]", n)+"]", "1")
+}
+
+// "jsonrpc" MUST be exactly "2.0".
+var versionCases = []rpcCase{
+	{name: "2.0", req: `{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}`, want: wantResult("19", "1")},
+	{name: "missing", req: `{"method":"subtract","params":[42,23],"id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1")},
+	{name: "1.0", req: `{"jsonrpc":"1.0","method":"subtract","params":[42,23],"id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1")},
+	{name: "number 2.0", req: `{"jsonrpc":2.0,"method":"subtract","params":[42,23],"id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1")},
+	{name: "number 2", req: `{"jsonrpc":2,"method":"subtract","params":[42,23],"id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1")},
+	{name: "null", req: `{"jsonrpc":null,"method":"subtract","params":[42,23],"id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1")},
+	{name: "2", req: `{"jsonrpc":"2","method":"subtract","params":[42,23],"id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1")},
+	{name: "2.00", req: `{"jsonrpc":"2.00","method":"subtract","params":[42,23],"id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1")},
+	{name: "trailing space", req: `{"jsonrpc":"2.0 ","method":"subtract","params":[42,23],"id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1")},
+	{name: "array", req: `{"jsonrpc":["2.0"],"method":"subtract","params":[42,23],"id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1")},
+	{name: "escaped dot", req: `{"jsonrpc":"2\u002e0","method":"subtract","params":[42,23],"id":1}`, want: wantResult("19", "1")},
+	{name: "all escaped", req: `{"jsonrpc":"\u0032\u002E\u0030","method":"subtract","params":[42,23],"id":1}`, want: wantResult("19", "1")},
+	{name: "escaped member name", req: `{"\u006asonrpc":"2.0","method":"subtract","params":[42,23],"id":1}`, want: wantResult("19", "1")},
+	{name: "missing without id", req: `{"method":"update","params":[1]}`, want: invalidRequest},
+	{name: "1.0 without id", req: `{"jsonrpc":"1.0","method":"update","params":[1]}`, want: invalidRequest},
+}
+
+func TestVersion(t *testing.T) { t.Parallel(); runCases(t, newRuleServer(t).Server, versionCases) }
+
+// "method" MUST be a string; names are matched exactly, after unescaping;
+// "rpc." names are reserved.
+var methodCases = []rpcCase{
+	{name: "number", req: `{"jsonrpc":"2.0","method":1,"id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1")},
+	{name: "null", req: `{"jsonrpc":"2.0","method":null,"id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1")},
+	{name: "true", req: `{"jsonrpc":"2.0","method":true,"id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1")},
+	{name: "array", req: `{"jsonrpc":"2.0","method":["get_data"],"id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1")},
+	{name: "object", req: `{"jsonrpc":"2.0","method":{},"id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1")},
+	{name: "missing", req: `{"jsonrpc":"2.0","params":[1],"id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1")},
+	{name: "escaped", req: `{"jsonrpc":"2.0","method":"sub\u0074ract","params":[42,23],"id":1}`, want: wantResult("19", "1")},
+	{name: "unknown", req: call("foobar", "", "1"), want: notFound},
+	{name: "case matters", req: call("Subtract", "[42,23]", "1"), want: notFound},
+	{name: "trailing space", req: call("subtract ", "[42,23]", "1"), want: notFound},
+	{name: "empty", req: call("", "", "1"), want: notFound},
+	{name: "rpc.foo", req: call("rpc.foo", "", "1"), want: notFound},
+	{name: "escaped rpc.foo", req: call(`rpc\u002efoo`, "", "1"), want: notFound},
+	{name: "method from call", req: call("method", "", "1"), want: wantResult(`"method"`, "1")},
+}
+
+func TestMethod(t *testing.T) { t.Parallel(); runCases(t, newRuleServer(t).Server, methodCases) }
+
+// "params", when present, MUST be an array or an object.
+var paramsCases = []rpcCase{
+	{name: "string", req: `{"jsonrpc":"2.0","method":"subtract","params":"bar","id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1")},
+	{name: "number", req: `{"jsonrpc":"2.0","method":"subtract","params":42,"id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1")},
+	{name: "null", req: `{"jsonrpc":"2.0","method":"get_data","params":null,"id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1")},
+	{name: "true", req: `{"jsonrpc":"2.0","method":"get_data","params":true,"id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1")},
+	{name: "false", req: `{"jsonrpc":"2.0","method":"get_data","params":false,"id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1")},
+	{name: "string without id", req: `{"jsonrpc":"2.0","method":"update","params":"bar"}`, want: invalidRequest},
+	{name: "absent", req: call("get_data", "", "1"), want: wantResult(`["hello",5]`, "1")},
+	{name: "empty array", req: call("get_data", "[]", "1"), want: wantResult(`["hello",5]`, "1")},
+	{name: "empty object", req: call("get_data", "{}", "1"), want: wantResult(`["hello",5]`, "1")},
+	{name: "empty object with space", req: call("get_data", "{ }", "1"), want: wantResult(`["hello",5]`, "1")},
+	{name: "object to no params", req: call("get_data", `{"x":1}`, "1"), want: invalidParams, data: "named"},
+	{name: "array", req: call("subtract", "[42,23]", "1"), want: wantResult("19", "1")},
+	{name: "object", req: call("subtract", `{"minuend":42,"subtrahend":23}`, "1"), want: wantResult("19", "1")},
+	{name: "escaped names", req: call("subtract", `{"\u006dinuend":42,"subtrahend":23}`, "1"), want: wantResult("19", "1")},
+	{name: "other members ignored", req: `{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1,"extra":{"id":2},"Method":"x"}`, want: wantResult("19", "1")},
+	{name: "white space", req: "{ \"jsonrpc\" : \"2.0\" ,\n\"method\":\t\"subtract\", \"params\" : [ 42 , 23 ] , \"id\" : 1 }", want: wantResult("19", "1")},
+}
+
+func TestParams(t *testing.T) { t.Parallel(); runCases(t, newRuleServer(t).Server, paramsCases) }
+
+// "id" MUST be a string, a number or null, and the response echoes it as
+// sent.
+var idCases = []rpcCase{
+	{name: "integer", req: call("subtract", "[42,23]", "1"), want: wantResult("19", "1"), id: "1"},
+	{name: "zero", req: call("subtract", "[42,23]", "0"), want: wantResult("19", "0"), id: "0"},
+	{name: "negative", req: call("subtract", "[42,23]", "-7"), want: wantResult("19", "-7"), id: "-7"},
+	{name: "huge integer", req: call("subtract", "[42,23]", "12345678901234567890123"), want: wantResult("19", "12345678901234567890123"), id: "12345678901234567890123"},
+	{name: "fraction", req: call("subtract", "[42,23]", "1.5"), want: wantResult("19", "1.5"), id: "1.5"},
+	{name: "trailing zero", req: call("subtract", "[42,23]", "12.50"), want: wantResult("19", "12.5"), id: "12.50"},
+	{name: "minus zero", req: call("subtract", "[42,23]", "-0"), want: wantResult("19", "-0"), id: "-0"},
+	{name: "overflowing exponent", req: call("subtract", "[42,23]", "1e400"), want: wantResult("19", "1e400"), id: "1e400"},
+	{name: "exponent", req: call("subtract", "[42,23]", "-1.5E+10"), want: wantResult("19", "-15000000000"), id: "-1.5E+10"},
+	{name: "string", req: call("subtract", "[42,23]", `"abc"`), want: wantResult("19", `"abc"`), id: `"abc"`},
+	{name: "empty string", req: call("subtract", "[42,23]", `""`), want: wantResult("19", `""`), id: `""`},
+	{name: "escaped string", req: call("subtract", "[42,23]", `"\u00e9"`), want: wantResult("19", `"é"`), id: `"\u00e9"`},
+	{name: "escapes kept", req: call("subtract", "[42,23]", `"a\"b\\c\/\n"`), want: wantResult("19", `"a\"b\\c/\n"`), id: `"a\"b\\c\/\n"`},
+	{name: "UTF-8 string", req: call("subtract", "[42,23]", `"é€😀"`), want: wantResult("19", `"é€😀"`), id: `"é€😀"`},
+	{name: "null", req: call("subtract", "[42,23]", "null"), want: wantResult("19", "null"), id: "null"},
+	{name: "spaced", req: `{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id" :  7 }`, want: wantResult("19", "7"), id: "7"},
+	{name: "object", req: call("subtract", "[42,23]", "{}"), want: invalidRequest, id: "null"},
+	{name: "object with id", req: call("subtract", "[42,23]", `{"id":1}`), want: invalidRequest, id: "null"},
+	{name: "array", req: call("subtract", "[42,23]", "[1]"), want: invalidRequest, id: "null"},
+	{name: "empty array", req: call("subtract", "[42,23]", "[]"), want: invalidRequest, id: "null"},
+	{name: "true", req: call("subtract", "[42,23]", "true"), want: invalidRequest, id: "null"},
+	{name: "false", req: call("subtract", "[42,23]", "false"), want: invalidRequest, id: "null"},
+	{name: "invalid kind on error", req: call("foobar", "", "[1]"), want: invalidRequest, id: "null"},
+	{name: "error echoes id", req: call("foobar", "", "1e400"), want: wantError(jsonrpc.CodeMethodNotFound, "1e400"), id: "1e400"},
+	{name: "absent", req: call("subtract", "[42,23]", ""), want: ""},
+}
+
+func TestID(t *testing.T) { t.Parallel(); runCases(t, newRuleServer(t).Server, idCases) }
+
+// A request without "id" is a notification: it is never answered, not even
+// with an error. "id":null makes a request, which is answered.
+var notificationCases = []rpcCase{
+	{name: "call", req: call("subtract", "[42,23]", ""), want: ""},
+	{name: "no result", req: call("update", "[1,2,3]", ""), want: ""},
+	{name: "unknown method", req: call("foobar", "", ""), want: ""},
+	{name: "rpc method", req: call("rpc.foo", "", ""), want: ""},
+	{name: "invalid params", req: call("subtract", `["a"]`, ""), want: ""},
+	{name: "method error", req: call("fail", "", ""), want: ""},
+	{name: "plain error", req: call("failPlain", "", ""), want: ""},
+	{name: "panic", req: call("panic", "", ""), want: ""},
+	{name: "with context", req: call("method", "", ""), want: ""},
+	{name: "id null", req: call("subtract", "[42,23]", "null"), want: wantResult("19", "null")},
+	{name: "id null unknown method", req: call("foobar", "", "null"), want: wantError(jsonrpc.CodeMethodNotFound, "null")},
+	{name: "id null invalid params", req: call("subtract", `["a",1]`, "null"), want: wantError(jsonrpc.CodeInvalidParams, "null"), data: "minuend"},
+}
+
+func TestNotification(t *testing.T) {
+	t.Parallel()
+	runCases(t, newRuleServer(t).Server, notificationCases)
+}
+
+// Notifications run their method.
+func TestNotificationRuns(t *testing.T) {
+	t.Parallel()
+	rs := newRuleServer(t)
+	for _, req := range []string{
+		call("update", "[1,2,3,4,5]", ""),
+		call("notify_hello", "[7]", ""),
+		call("notify_hello", `["not an int"]`, ""),
+		`[` + call("notify_sum", "[1,2,4]", "") + `,` + call("notify_hello", "[7]", "") + `]`,
+	} {
+		if got := rs.ProcessString(req); got != "" {
+			t.Errorf("ProcessString(%s) = %s, want no response", req, got)
+		}
+	}
+	if got := rs.spec.Updates.Load(); got != 1 {
+		t.Errorf("update ran %d times, want 1", got)
+	}
+	if got := rs.spec.Hellos.Load(); got != 2 {
+		t.Errorf("notify_hello ran %d times, want 2 (not for invalid params)", got)
+	}
+	if got := rs.spec.Sums.Load(); got != 1 {
+		t.Errorf("notify_sum ran %d times, want 1", got)
+	}
+}
+
+// The error codes of section 5.1, and the documented mapping of method
+// errors.
+var errorCases = []rpcCase{
+	{name: "-32700 ignores a readable id", req: `{"jsonrpc":"2.0","method":"subtract","id":1,`, want: parseError, id: "null"},
+	{name: "-32700 ignores id before error", req: `{"id":1,"jsonrpc":"2.0","method":"subtract","params":[1,}`, want: parseError, id: "null"},
+	{name: "-32601", req: call("foobar", "[1]", `"x"`), want: wantError(jsonrpc.CodeMethodNotFound, `"x"`)},
+	{name: "-32602 missing positional", req: call("subtract", "[42]", "1"), want: invalidParams, data: "subtrahend"},
+	{name: "-32602 no params", req: call("subtract", "", "1"), want: invalidParams, data: "minuend"},
+	{name: "-32602 too many", req: call("subtract", "[1,2,3]", "1"), want: invalidParams, data: "too many"},
+	{name: "-32602 params to none", req: call("get_data", "[1]", "1"), want: invalidParams, data: "too many"},
+	{name: "-32602 wrong type", req: call("subtract", `["42",23]`, "1"), want: invalidParams, data: "minuend"},
+	{name: "-32602 wrong type second", req: call("subtract", `[42,true]`, "1"), want: invalidParams, data: "subtrahend"},
+	{name: "-32602 fraction for int", req: call("addInt", `[1.5,2]`, "1"), want: invalidParams, data: "param 0"},
+	{name: "-32602 int overflow", req: call("addInt", `[1,99999999999999999999]`, "1"), want: invalidParams, data: "param 1"},
+	{name: "-32602 number for string", req: call("StringMe", `[1]`, "1"), want: invalidParams, data: "string"},
+	{name: "-32602 null for float", req: call("Test2", `[null]`, "1"), want: invalidParams, data: "param 0"},
+	{name: "-32602 string for pointer", req: call("NullableFloatToNullableFloat", `["x"]`, "1"), want: invalidParams, data: "param 0"},
+	{name: "-32602 missing named", req: call("subtract", `{"minuend":42}`, "1"), want: invalidParams, data: "subtrahend"},
+	{name: "-32602 unknown named", req: call("subtract", `{"minuend":42,"subtrahend":23,"extra":1}`, "1"), want: invalidParams, data: "extra"},
+	{name: "-32602 named given twice", req: call("subtract", `{"minuend":42,"minuend":1,"subtrahend":23}`, "1"), want: invalidParams, data: "minuend"},
+	{name: "-32602 named to positional-only", req: call("addInt", `{"a":1,"b":2}`, "1"), want: invalidParams, data: "named"},
+	{name: "-32602 named to echo", req: call("echo", `{"v":1}`, "1"), want: invalidParams, data: "named"},
+	{name: "wrapped *Error", req: call("fail", "", "1"), want: `{"jsonrpc":"2.0","error":{"code":-32001,"message":"custom failure","data":{"retry":true}},"id":1}`},
+	{name: "plain error", req: call("failPlain", "", "1"), want: wantErrorMessage(jsonrpc.CodeServerError, "plain failure", "1")},
+	{name: "panic", req: call("panic", "", "1"), want: wantError(jsonrpc.CodeInternalError, "1")},
+	{name: "unencodable result", req: call("nan", "", "1"), want: wantError(jsonrpc.CodeInternalError, "1")},
+	{name: "context.Canceled", req: call("cancelled", "", "1"), want: wantError(jsonrpc.CodeCancelled, "1")},
+	{name: "context.DeadlineExceeded", req: call("deadline", "", "1"), want: wantError(jsonrpc.CodeDeadline, "1")},
+	{name: "result null", req: call("nothing", "", "1"), want: wantResult("null", "1")},
+	{name: "nil pointer result", req: call("nilPtr", "", "1"), want: wantResult("null", "1")},
+	{name: "null pointer param", req: call("NullableFloatToNullableFloat", "[null]", "1"), want: wantResult("null", "1")},
+}
+
+func TestErrors(t *testing.T) { t.Parallel(); runCases(t, newRuleServer(t).Server, errorCases) }
+
+// A method that panics answers -32603, and the server keeps serving.
+func TestPanicKeepsServing(t *testing.T) {
+	t.Parallel()
+	rs := newRuleServer(t)
+	for i := range 3 {
+		checkCase(t, rs.Server, rpcCase{name: fmt.Sprint("panic ", i), req: call("panic", "", "1"), want: wantError(jsonrpc.CodeInternalError, "1")})
+		checkCase(t, rs.Server, rpcCase{name: fmt.Sprint("after ", i), req: call("subtract", "[42,23]", "2"), want: wantResult("19", "2")})
+	}
+	checkCase(t, rs.Server, rpcCase{
+		name: "batch",
+		req:  "[" + call("panic", "", "1") + "," + call("subtract", "[42,23]", "2") + "]",
+		want: "[" + wantError(jsonrpc.CodeInternalError, "1") + "," + wantResult("19", "2") + "]",
+	})
+}
+
+// A null result is written as "result":null, never omitted.
+func TestNullResult(t *testing.T) {
+	t.Parallel()
+	rs := newRuleServer(t)
+	for _, req := range []string{
+		call("nothing", "", "1"),
+		call("nilPtr", "", "1"),
+		call("update", "[1]", "1"),
+		call("NullableFloatToNullableFloat", "[null]", "1"),
+		call("echo", "[null]", "1"),
+	} {
+		if got := rs.ProcessString(req); !strings.Contains(got, `"result":null`) {
+			t.Errorf("ProcessString(%s) = %s, want it to hold \"result\":null", req, got)
+		}
+	}
+}
+
+// A batch is answered with an array of the responses to its requests that
+// are not notifications; an empty batch is an invalid request.
+var batchCases = []rpcCase{
+	{name: "empty", req: `[]`, want: invalidRequest},
+	{name: "empty with space", req: " [ \n ] ", want: invalidRequest},
+	{name: "invalid elements", req: `[1,"a",null,true,{},[]]`, want: "[" + strings.Repeat(invalidRequest+",", 5) + invalidRequest + "]"},
+	{name: "nested batch", req: `[[` + call("subtract", "[42,23]", "1") + `]]`, want: "[" + invalidRequest + "]"},
+	{name: "one call", req: `[` + call("subtract", "[42,23]", "1") + `]`, want: "[" + wantResult("19", "1") + "]"},
+	{
+		name: "calls and notifications",
+		req:  "[" + call("subtract", "[42,23]", "1") + "," + call("update", "[1]", "") + "," + call("foobar", "", "") + "," + call("subtract", "[23,42]", "2") + "]",
+		want: "[" + wantResult("19", "1") + "," + wantResult("-19", "2") + "]",
+	},
+	{
+		name: "mixed outcomes",
+		req:  "[" + call("foobar", "", `"a"`) + "," + `{"jsonrpc":"2.0","method":1,"id":2}` + "," + call("failPlain", "", "3") + "," + call("get_data", "", "4") + "]",
+		want: "[" + wantError(jsonrpc.CodeMethodNotFound, `"a"`) + "," + wantError(jsonrpc.CodeInvalidRequest, "2") + "," +
+			wantErrorMessage(jsonrpc.CodeServerError, "plain failure", "3") + "," + wantResult(`["hello",5]`, "4") + "]",
+	},
+	{name: "all notifications", req: "[" + call("update", "[1]", "") + "," + call("foobar", "", "") + "," + call("panic", "", "") + "]", want: ""},
+	{name: "invalid notification answered", req: "[" + call("update", "[1]", "") + `,{"method":"update"}]`, want: "[" + invalidRequest + "]"},
+	{name: "same ids", req: "[" + call("subtract", "[42,23]", "1") + "," + call("subtract", "[42,23]", "1") + "]", want: "[" + wantResult("19", "1") + "," + wantResult("19", "1") + "]"},
+	{name: "duplicate member in element", req: `[{"jsonrpc":"2.0","method":"get_data","id":1,"id":2}]`, want: "[" + invalidRequest + "]"},
+	{name: "invalid JSON element", req: `[` + call("subtract", "[42,23]", "1") + `,{"jsonrpc"]`, want: parseError},
+	{name: "invalid UTF-8 in element", req: "[" + call("StringMe", "[\"\xff\"]", "1") + "]", want: parseError},
+}
+
+func TestBatch(t *testing.T) { t.Parallel(); runCases(t, newRuleServer(t).Server, batchCases) }
+
+// subtractions returns n requests subtract(i, 1) with id i, and their
+// responses, followed by extra requests and responses (alternating).
+func subtractions(n int, extra ...string) (req, want string) {
+	var reqs, wants []string
+	for i := range n {
+		reqs = append(reqs, call("subtract", fmt.Sprintf("[%d,1]", i), fmt.Sprint(i)))
+		wants = append(wants, wantResult(fmt.Sprint(i-1), fmt.Sprint(i)))
+	}
+	for i := 0; i+1 < len(extra); i += 2 {
+		reqs = append(reqs, extra[i])
+		if extra[i+1] != "" {
+			wants = append(wants, extra[i+1])
+		}
+	}
+	return "[" + strings.Join(reqs, ",") + "]", "[" + strings.Join(wants, ",") + "]"
+}
+
+// bigBatchCase is a case of a batch of n subtractions and extra requests
+// and responses (see subtractions).
+func bigBatchCase(name string, n int, extra ...string) rpcCase {
+	req, want := subtractions(n, extra...)
+	return rpcCase{name: name, req: req, want: want}
+}
+
+// Batches longer than any fixed-size buffer of the implementation (the
+// requests past the 16th) follow the same rules.
+var bigBatchCases = []rpcCase{
+	bigBatchCase("40 calls", 40),
+	bigBatchCase("duplicate member after 16", 16, `{"jsonrpc":"2.0","method":"get_data","id":"a","id":"b"}`, invalidRequest),
+	bigBatchCase("escaped duplicate after 16", 16, `{"id":"a","jsonrpc":"2.0","method":"get_data","\u0069d":"b"}`, invalidRequest),
+	bigBatchCase("non-objects after 16", 17, `1`, invalidRequest, `[]`, invalidRequest, `null`, invalidRequest),
+	bigBatchCase("spaced and escaped after 16", 16,
+		` { "method" : "g\u0065t_data" , "\u006asonrpc" : "2\u002e0" , "id" : "x" } `, wantResult(`["hello",5]`, `"x"`),
+		call("get_data", "", "1e400"), wantResult(`["hello",5]`, "1e400")),
+	bigBatchCase("invalid requests after 16", 16,
+		`{"jsonrpc":"2.0","method":1,"id":"m"}`, wantError(jsonrpc.CodeInvalidRequest, `"m"`),
+		`{"jsonrpc":"2.0","method":"get_data","params":1,"id":"p"}`, wantError(jsonrpc.CodeInvalidRequest, `"p"`),
+		`{"jsonrpc":"2.0","method":"get_data","id":[1]}`, invalidRequest,
+		call("foobar", "", `"u"`), wantError(jsonrpc.CodeMethodNotFound, `"u"`)),
+	bigBatchCase("notifications after 16", 17, call("update", "[1]", ""), "", call("foobar", "", ""), "", call("panic", "", ""), ""),
+	{name: "only notifications", req: "[" + strings.Repeat(call("update", "[1]", "")+",", 20) + call("update", "[1]", "") + "]", want: ""},
+	{name: "notifications then a call", req: "[ " + strings.Repeat(call("update", "[1]", "")+" , ", 20) + call("get_data", "", `"last"`) + " ]", want: "[" + wantResult(`["hello",5]`, `"last"`) + "]"},
+	{name: "invalid UTF-8 after 16", req: bigBatchCase("", 16, "[\"\xff\"]", "").req, want: parseError},
+	{name: "too deep after 16", req: bigBatchCase("", 16, nested(jsonrpc.DefaultMaxDepth), "").req, want: parseError},
+	{name: "syntax error after 16", req: bigBatchCase("", 16, `{"jsonrpc":"2.0","method":"get_data","id":1,}`, "").req, want: parseError},
+	{name: "trailing comma after 16", req: strings.TrimSuffix(bigBatchCase("", 17).req, "]") + ",]", want: parseError},
+	{name: "trailing garbage after 16", req: bigBatchCase("", 17).req + " x", want: parseError},
+}
+
+func TestBigBatch(t *testing.T) { t.Parallel(); runCases(t, newRuleServer(t).Server, bigBatchCases) }
+
+// ticks returns a batch of n calls of "tick".
+func ticks(n int) string {
+	reqs := make([]string, n)
+	for i := range reqs {
+		reqs[i] = call("tick", "", fmt.Sprint(i))
+	}
+	return "[" + strings.Join(reqs, ",") + "]"
+}
+
+// Requests for a server with MaxBatch(2).
+var maxBatchCases = []struct {
+	rpcCase
+	ran int64 // number of calls of tick
+}{
+	{rpcCase{name: "at the limit", req: ticks(2), want: "[" + wantResult("null", "0") + "," + wantResult("null", "1") + "]"}, 2},
+	{rpcCase{name: "over the limit", req: ticks(3), want: invalidRequest, data: "limit"}, 0},
+	{rpcCase{name: "over the limit with invalid elements", req: `[1,2,3]`, want: invalidRequest, data: "limit"}, 0},
+	{rpcCase{name: "over the limit notifications", req: "[" + call("tick", "", "") + "," + call("tick", "", "") + "," + call("tick", "", "") + "]", want: invalidRequest, data: "limit"}, 0},
+}
+
+// A batch over the MaxBatch limit is answered with one error and none of its
+// requests runs.
+func TestMaxBatch(t *testing.T) {
+	t.Parallel()
+	for _, c := range maxBatchCases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			rs := newRuleServer(t, jsonrpc.MaxBatch(2))
+			checkCase(t, rs.Server, c.rpcCase)
+			if got := rs.ticks.Load(); got != c.ran {
+				t.Errorf("tick ran %d times, want %d", got, c.ran)
+			}
+		})
+	}
+	t.Run("default", func(t *testing.T) {
+		t.Parallel()
+		rs := newRuleServer(t, jsonrpc.MaxBatch(0))
+		var resps []json.RawMessage
+		if err := json.Unmarshal(rs.Process(nil, []byte(ticks(jsonrpc.DefaultMaxBatch))), &resps); err != nil || len(resps) != jsonrpc.DefaultMaxBatch {
+			t.Errorf("batch of DefaultMaxBatch: got %d responses (%v), want %d", len(resps), err, jsonrpc.DefaultMaxBatch)
+		}
+		rs.ticks.Store(0)
+		checkCase(t, rs.Server, rpcCase{name: "over", req: ticks(jsonrpc.DefaultMaxBatch + 1), want: invalidRequest, data: "limit"})
+		if got := rs.ticks.Load(); got != 0 {
+			t.Errorf("tick ran %d times in a batch over the limit, want 0", got)
+		}
+	})
+}
+
+// The request document must be exactly one valid JSON value in UTF-8.
+var documentCases = []rpcCase{
+	{name: "invalid UTF-8 in param", req: call("StringMe", "[\"\xff\"]", "1"), want: parseError},
+	{name: "invalid UTF-8 in method", req: call("String\xffMe", "[\"a\"]", "1"), want: parseError},
+	{name: "invalid UTF-8 in id", req: call("StringMe", `["a"]`, "\"\xfe\""), want: parseError},
+	{name: "invalid UTF-8 in member name", req: `{"jsonrpc":"2.0","method":"get_data","id":1,"` + "\xff" + `":1}`, want: parseError},
+	{name: "overlong encoding", req: call("StringMe", "[\"\xc0\xaf\"]", "1"), want: parseError},
+	{name: "encoded surrogate", req: call("StringMe", "[\"\xed\xa0\x80\"]", "1"), want: parseError},
+	{name: "truncated sequence", req: call("StringMe", "[\"\xe2\x82\"]", "1"), want: parseError},
+	{name: "raw control character", req: call("StringMe", "[\"a\x01\"]", "1"), want: parseError},
+	{name: "valid UTF-8", req: call("StringMe", `["é€😀"]`, "1"), want: wantResult(`"é€😀"`, "1")},
+	{name: "escaped surrogate pair", req: call("StringMe", `["\ud83d\ude00"]`, "1"), want: wantResult(`"😀"`, "1")},
+	{name: "duplicate id", req: `{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1,"id":2}`, want: invalidRequest, id: "null"},
+	{name: "duplicate method", req: `{"jsonrpc":"2.0","method":"subtract","method":"subtract","params":[42,23],"id":1}`, want: invalidRequest, id: "null"},
+	{name: "duplicate jsonrpc", req: `{"jsonrpc":"2.0","jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}`, want: invalidRequest, id: "null"},
+	{name: "duplicate params", req: `{"jsonrpc":"2.0","method":"subtract","params":[42,23],"params":[42,23],"id":1}`, want: invalidRequest, id: "null"},
+	{name: "duplicate escaped id", req: `{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1,"\u0069d":2}`, want: invalidRequest, id: "null"},
+	{name: "duplicate notification", req: `{"jsonrpc":"2.0","method":"update","method":"update"}`, want: invalidRequest},
+	{name: "trailing garbage", req: call("subtract", "[42,23]", "1") + " x", want: parseError},
+	{name: "two objects", req: call("subtract", "[42,23]", "1") + call("subtract", "[42,23]", "2"), want: parseError},
+	{name: "two objects spaced", req: call("subtract", "[42,23]", "1") + "\n" + call("subtract", "[42,23]", "2"), want: parseError},
+	{name: "trailing brace", req: call("subtract", "[42,23]", "1") + "}", want: parseError},
+	{name: "trailing comma", req: call("subtract", "[42,23]", "1") + ",", want: parseError},
+	{name: "trailing NUL", req: call("subtract", "[42,23]", "1") + "\x00", want: parseError},
+	{name: "batch with trailing garbage", req: "[" + call("subtract", "[42,23]", "1") + "]]", want: parseError},
+	{name: "trailing white space", req: call("subtract", "[42,23]", "1") + " \t\r\n", want: wantResult("19", "1")},
+	{name: "leading white space", req: " \t\r\n" + call("subtract", "[42,23]", "1"), want: wantResult("19", "1")},
+	{name: "empty", req: "", want: parseError},
+	{name: "white space only", req: " \t\r\n", want: parseError},
+	{name: "BOM", req: "\ufeff" + call("subtract", "[42,23]", "1"), want: parseError},
+	{name: "truncated", req: `{"jsonrpc":"2.0","method":"subtract"`, want: parseError},
+	{name: "single quotes", req: `{'jsonrpc':'2.0','method':'get_data','id':1}`, want: parseError},
+	{name: "comment", req: `{"jsonrpc":"2.0","method":"get_data","id":1 /* c */}`, want: parseError},
+	{name: "leading zero", req: call("subtract", "[042,23]", "1"), want: parseError},
+	{name: "bare fraction", req: call("subtract", "[.5,23]", "1"), want: parseError},
+	{name: "plus sign", req: call("subtract", "[+1,23]", "1"), want: parseError},
+	{name: "NaN", req: call("subtract", "[NaN,23]", "1"), want: parseError},
+	{name: "bad escape", req: call("StringMe", `["\x41"]`, "1"), want: parseError},
+	{name: "short unicode escape", req: call("StringMe", `["\u12"]`, "1"), want: parseError},
+	{name: "number", req: `1`, want: invalidRequest},
+	{name: "string", req: `"x"`, want: invalidRequest},
+	{name: "null", req: `null`, want: invalidRequest},
+	{name: "true", req: `true`, want: invalidRequest},
+	{name: "empty object", req: `{}`, want: invalidRequest},
+}
+
+func TestDocument(t *testing.T) { t.Parallel(); runCases(t, newRuleServer(t).Server, documentCases) }
+
+// Nesting deeper than MaxDepth (DefaultMaxDepth by default) is a parse
+// error.
+var depthCases = []rpcCase{
+	{name: "at the default limit", req: nested(jsonrpc.DefaultMaxDepth), want: wantResult(strings.Repeat("[", jsonrpc.DefaultMaxDepth-2)+strings.Repeat("]", jsonrpc.DefaultMaxDepth-2), "1")},
+	{name: "over the default limit", req: nested(jsonrpc.DefaultMaxDepth + 1), want: parseError},
+	{name: "far over the default limit", req: strings.Repeat("[", 1000), want: parseError},
+	{name: "batch over the default limit", req: "[" + nested(jsonrpc.DefaultMaxDepth) + "]", want: parseError},
+	{name: "objects over the default limit", req: call("echo", "["+strings.Repeat(`{"a":`, jsonrpc.DefaultMaxDepth-1)+"1"+strings.Repeat("}", jsonrpc.DefaultMaxDepth-1)+"]", "1"), want: parseError},
+}
+
+var smallDepthCases = []rpcCase{
+	{name: "at the limit", req: nested(3), want: wantResult("[]", "1")},
+	{name: "over the limit", req: nested(4), want: parseError},
+	{name: "object over the limit", req: call("echo", `[{"a":{}}]`, "1"), want: parseError},
+	{name: "batch at the limit", req: "[" + call("echo", "[1]", "1") + "]", want: "[" + wantResult("1", "1") + "]"},
+	{name: "batch over the limit", req: "[" + nested(3) + "]", want: parseError},
+}
+
+func TestMaxDepth(t *testing.T) {
+	t.Parallel()
+	t.Run("default", func(t *testing.T) { t.Parallel(); runCases(t, newRuleServer(t).Server, depthCases) })
+	t.Run("3", func(t *testing.T) {
+		t.Parallel()
+		runCases(t, newRuleServer(t, jsonrpc.MaxDepth(3)).Server, smallDepthCases)
+	})
+	t.Run("1", func(t *testing.T) {
+		t.Parallel()
+		runCases(t, newRuleServer(t, jsonrpc.MaxDepth(1)).Server, depthOneCases)
+	})
+}
+
+// With MaxDepth(1) only a request object without params fits: a batch
+// nests its requests at depth 2.
+var depthOneCases = []rpcCase{
+	{name: "object", req: call("get_data", "", "1"), want: wantResult(`["hello",5]`, "1")},
+	{name: "object with params", req: call("get_data", "[]", "1"), want: parseError},
+	{name: "empty batch", req: "[]", want: invalidRequest},
+	{name: "batch of scalars", req: "[1]", want: "[" + invalidRequest + "]"},
+	{name: "batch", req: `[{"id":1,"jsonrpc":"2.0","method":"get_data"}]`, want: parseError},
+	{name: "batch of canonical request", req: "[" + call("get_data", "", "1") + "]", want: parseError},
+}
+
+// Defaults makes trailing params optional.
+var defaultsCases = []rpcCase{
+	{name: "positional omitted", req: call("greet", `["Ann"]`, "1"), want: wantResult(`"Hello, Ann"`, "1")},
+	{name: "positional given", req: call("greet", `["Ann","Hi"]`, "1"), want: wantResult(`"Hi, Ann"`, "1")},
+	{name: "named omitted", req: call("greet", `{"name":"Ann"}`, "1"), want: wantResult(`"Hello, Ann"`, "1")},
+	{name: "named given", req: call("greet", `{"greeting":"Hi","name":"Ann"}`, "1"), want: wantResult(`"Hi, Ann"`, "1")},
+	{name: "required missing", req: call("greet", `{"greeting":"Hi"}`, "1"), want: invalidParams, data: `"name"`},
+	{name: "required missing positional", req: call("greet", `[]`, "1"), want: invalidParams, data: `"name"`},
+	{name: "no params", req: call("greet", "", "1"), want: invalidParams, data: `"name"`},
+	{name: "three params two defaults", req: call("add3", `[1]`, "1"), want: wantResult("123", "1")},
+	{name: "three params one default", req: call("add3", `[1,4]`, "1"), want: wantResult("143", "1")},
+	{name: "three params none omitted", req: call("add3", `[1,4,5]`, "1"), want: wantResult("145", "1")},
+	{name: "named middle omitted", req: call("add3", `{"c":5,"a":1}`, "1"), want: wantResult("125", "1")},
+	{name: "named required missing", req: call("add3", `{"b":5}`, "1"), want: invalidParams, data: `"a"`},
+}
+
+func TestDefaults(t *testing.T) { t.Parallel(); runCases(t, newRuleServer(t).Server, defaultsCases) }
+
+// A variadic function takes the rest of a positional params array.
+var variadicCases = []rpcCase{
+	{name: "none", req: call("sum", `[]`, "1"), want: wantResult("0", "1")},
+	{name: "no params", req: call("sum", "", "1"), want: wantResult("0", "1")},
+	{name: "one", req: call("sum", `[1]`, "1"), want: wantResult("1", "1")},
+	{name: "many", req: call("sum", `[1,2,3.5]`, "1"), want: wantResult("6.5", "1")},
+	{name: "wrong type", req: call("sum", `[1,"x"]`, "1"), want: invalidParams, data: "param 0"},
+	{name: "no result", req: call("update", `[1,2,3]`, "1"), want: wantResult("null", "1")},
+	{name: "fixed and rest", req: call("join", `["-","a","b","c"]`, "1"), want: wantResult(`"a-b-c"`, "1")},
+	{name: "fixed only", req: call("join", `["-"]`, "1"), want: wantResult(`""`, "1")},
+	{name: "fixed missing", req: call("join", `[]`, "1"), want: invalidParams, data: "param 0"},
+	{name: "rest wrong type", req: call("join", `["-","a",1]`, "1"), want: invalidParams, data: "param 1"},
+}
+
+func TestVariadic(t *testing.T) { t.Parallel(); runCases(t, newRuleServer(t).Server, variadicCases) }
+
+// A single struct param is bound by its json names (named params) or by
+// field order (positional params).
+var structCases = []rpcCase{
+	{name: "named", req: call("point", `{"x":1,"y":2,"label":"p"}`, "1"), want: wantResult(`"1,2,p,0"`, "1")},
+	{name: "named partial", req: call("point", `{"y":2}`, "1"), want: wantResult(`"0,2,,0"`, "1")},
+	{name: "positional", req: call("point", `[1,2,"p"]`, "1"), want: wantResult(`"1,2,p,0"`, "1")},
+	{name: "positional partial", req: call("point", `[1]`, "1"), want: wantResult(`"1,0,,0"`, "1")},
+	{name: "positional skips json:\"-\"", req: call("point", `[1,2,"p",4]`, "1"), want: invalidParams, data: "too many"},
+	{name: "positional wrong type", req: call("point", `["1"]`, "1"), want: invalidParams, data: `"x"`},
+	{name: "named wrong type", req: call("point", `{"x":"1"}`, "1"), want: invalidParams, data: "x"},
+	{name: "no params", req: call("point", "", "1"), want: wantResult(`"0,0,,0"`, "1")},
+	{name: "pointer named", req: call("pointPtr", `{"x":1,"y":2}`, "1"), want: wantResult(`"1,2,,0"`, "1")},
+	{name: "pointer positional", req: call("pointPtr", `[1,2,"p"]`, "1"), want: wantResult(`"1,2,p,0"`, "1")},
+}
+
+func TestStructParam(t *testing.T) { t.Parallel(); runCases(t, newRuleServer(t).Server, structCases) }
+
+// ProcessString and Process agree; Process appends to dst and leaves req as
+// it was.
+func TestProcessVariants(t *testing.T) {
+	t.Parallel()
+	rs := newRuleServer(t)
+	prefix := []byte("prefix:")
+	for _, req := range ruleRequests() {
+		in := []byte(req)
+		got := rs.Process(nil, in)
+		if s := rs.ProcessString(req); s != string(got) {
+			t.Errorf("request %q:\nProcessString = %s\n      Process = %s", req, s, got)
+		}
+		dst := slices.Clip(slices.Clone(prefix))
+		if got2 := rs.Process(dst, in); !bytes.Equal(got2, append(slices.Clone(prefix), got...)) {
+			t.Errorf("request %q:\nProcess(%q, req) = %q, want the prefix and %q", req, prefix, got2, got)
+		}
+		if string(in) != req {
+			t.Errorf("Process modified its request %q to %q", req, in)
+		}
+	}
+}
+
+// A method returning an error that is a nil *jsonrpc.Error must not crash
+// the server nor produce invalid JSON.
+func TestTypedNilError(t *testing.T) {
+	t.Parallel()
+	newServer := func(opts ...jsonrpc.Option) *jsonrpc.Server {
+		srv := jsonrpc.NewServer(opts...)
+		srv.MustRegister("nilError", func() error { return (*jsonrpc.Error)(nil) })
+		srv.MustRegister("nilErrorCtx", func(context.Context) error { return (*jsonrpc.Error)(nil) })
+		srv.MustRegister("ok", func() {})
+		return srv
+	}
+	post := jsonrpc.OnPostProcess(func(context.Context, *jsonrpc.Call, json.RawMessage, *jsonrpc.Error) error {
+		return (*jsonrpc.Error)(nil)
+	})
+	tests := []struct {
+		name   string
+		srv    *jsonrpc.Server
+		method string
+	}{
+		{"fast path", newServer(), "nilError"},
+		{"with context", newServer(), "nilErrorCtx"},
+		{"post hook", newServer(post), "ok"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			defer func() {
+				if v := recover(); v != nil {
+					t.Errorf("Process panicked: %v", v)
+				}
+			}()
+			req := call(tt.method, "", "1")
+			got := tt.srv.Process(nil, []byte(req))
+			if len(got) == 0 {
+				t.Fatalf("request %s: no response", req)
+			}
+			if err := validateResponse(got); err != nil {
+				t.Errorf("request %s: %v", req, err)
+			}
+		})
+	}
+}
+
+func TestServiceMethodName(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ prefix, goName, want string }{
+		{"", "HTTPGet", "httpGet"},
+		{"", "ID", "id"},
+		{"", "AddInt", "addInt"},
+		{"", "Add", "add"},
+		{"", "A", "a"},
+		{"", "URL", "url"},
+		{"", "XMLParser", "xmlParser"},
+		{"", "GetHTTPResponse", "getHTTPResponse"},
+		{"", "Test2", "test2"},
+		{"", "NullableFloatToNullableFloat", "nullableFloatToNullableFloat"},
+		{"calc", "Add", "calc.add"},
+		{"a.b", "HTTPGet", "a.b.httpGet"},
+	}
+	for _, tt := range tests {
+		if got := jsonrpc.ServiceMethodName(tt.prefix, tt.goName); got != tt.want {
+			t.Errorf("ServiceMethodName(%q, %q) = %q, want %q", tt.prefix, tt.goName, got, tt.want)
+		}
+	}
+}
+
+// naming is a service for RegisterService.
+type naming struct{}
+
+func (naming) AddInt(a, b int) int                { return a + b }
+func (naming) HTTPGet(path string) string         { return "GET " + path }
+func (naming) ID() string                         { return "the id" }
+func (naming) Greet(name, greeting string) string { return greeting + ", " + name }
+func (naming) Shout(s string, times int) string   { return strings.Repeat(s, times) }
+func (naming) Fail() (string, error)              { return "", errors.New("failed") }
+func (naming) Sum(xs ...int) int                  { return len(xs) }
+func (*naming) PointerOnly() string               { return "pointer" }
+
+// Internal and Pair cannot be served: they must be skipped.
+func (naming) Internal(chan int)                 {}
+func (naming) Pair(a, b string) (string, string) { return a, b }
+
+func TestRegisterService(t *testing.T) {
+	t.Parallel()
+	srv := jsonrpc.NewServer()
+	err := srv.RegisterService("svc", &naming{},
+		jsonrpc.Skip("Internal", "Pair"),
+		jsonrpc.Rename("ID", "ident"),
+		jsonrpc.ForMethod("Greet", jsonrpc.ParamNames("name", "greeting"), jsonrpc.Defaults("Hi")),
+		jsonrpc.ForMethod("Shout", jsonrpc.Defaults(2)),
+	)
+	if err != nil {
+		t.Fatalf("RegisterService: %v", err)
+	}
+	got := srv.Methods()
+	slices.Sort(got)
+	want := []string{"ident", "svc.addInt", "svc.fail", "svc.greet", "svc.httpGet", "svc.pointerOnly", "svc.shout", "svc.sum"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Methods() = %q, want %q", got, want)
+	}
+	for _, c := range []rpcCase{
+		{name: "addInt", req: call("svc.addInt", "[1,2]", "1"), want: wantResult("3", "1")},
+		{name: "httpGet", req: call("svc.httpGet", `["/x"]`, "1"), want: wantResult(`"GET /x"`, "1")},
+		{name: "renamed", req: call("ident", "", "1"), want: wantResult(`"the id"`, "1")},
+		{name: "old name", req: call("svc.id", "", "1"), want: notFound},
+		{name: "skipped", req: call("svc.internal", "", "1"), want: notFound},
+		{name: "ForMethod names", req: call("svc.greet", `{"name":"Ann"}`, "1"), want: wantResult(`"Hi, Ann"`, "1")},
+		{name: "ForMethod default", req: call("svc.shout", `["ab"]`, "1"), want: wantResult(`"abab"`, "1")},
+		{name: "ForMethod only its method", req: call("svc.addInt", `{"a":1,"b":2}`, "1"), want: invalidParams, data: "named"},
+		{name: "pointer method", req: call("svc.pointerOnly", "", "1"), want: wantResult(`"pointer"`, "1")},
+		{name: "error", req: call("svc.fail", "", "1"), want: wantErrorMessage(jsonrpc.CodeServerError, "failed", "1")},
+		{name: "variadic", req: call("svc.sum", "[1,2,3]", "1"), want: wantResult("3", "1")},
+	} {
+		checkCase(t, srv, c)
+	}
+}
+
+// type badService has one method that cannot be served.
+type badService struct{}
+
+func (badService) Fine() int     { return 1 }
+func (badService) Bad(chan int)  {}
+func (badService) AlsoFine() int { return 2 }
+
+type emptyService struct{}
+
+func TestRegisterServiceErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		setup   func(*jsonrpc.Server) // runs before RegisterService
+		svc     any
+		opts    []jsonrpc.MethodOption
+		wantErr error
+		inErr   string // text the error must hold
+	}{
+		{name: "unservable method", svc: badService{}, wantErr: jsonrpc.ErrInvalidMethod, inErr: "Bad"},
+		{name: "duplicate name", setup: func(s *jsonrpc.Server) { s.MustRegister("alsoFine", func() {}) }, svc: badService{}, opts: []jsonrpc.MethodOption{jsonrpc.Skip("Bad")}, wantErr: jsonrpc.ErrDuplicate, inErr: "alsoFine"},
+		{name: "renamed onto each other", svc: badService{}, opts: []jsonrpc.MethodOption{jsonrpc.Skip("Bad"), jsonrpc.Rename("Fine", "x"), jsonrpc.Rename("AlsoFine", "x")}, wantErr: jsonrpc.ErrDuplicate},
+		{name: "rename to rpc.", svc: badService{}, opts: []jsonrpc.MethodOption{jsonrpc.Skip("Bad"), jsonrpc.Rename("Fine", "rpc.fine")}, wantErr: jsonrpc.ErrInvalidMethod},
+		{name: "rename unknown", svc: badService{}, opts: []jsonrpc.MethodOption{jsonrpc.Skip("Bad"), jsonrpc.Rename("Nope", "x")}, wantErr: jsonrpc.ErrInvalidMethod, inErr: "Nope"},
+		{name: "ForMethod unknown", svc: badService{}, opts: []jsonrpc.MethodOption{jsonrpc.Skip("Bad"), jsonrpc.ForMethod("Nope", jsonrpc.Defaults(1))}, wantErr: jsonrpc.ErrInvalidMethod, inErr: "Nope"},
+		{name: "ForMethod bad default", svc: badService{}, opts: []jsonrpc.MethodOption{jsonrpc.Skip("Bad"), jsonrpc.ForMethod("Fine", jsonrpc.Defaults(1))}, wantErr: jsonrpc.ErrInvalidMethod, inErr: "Fine"},
+		{name: "nil", svc: nil, wantErr: jsonrpc.ErrInvalidMethod},
+		{name: "no exported methods", svc: emptyService{}, wantErr: jsonrpc.ErrInvalidMethod},
+		{name: "all skipped", svc: badService{}, opts: []jsonrpc.MethodOption{jsonrpc.Skip("Bad", "Fine", "AlsoFine")}, wantErr: jsonrpc.ErrInvalidMethod},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := jsonrpc.NewServer()
+			if tt.setup != nil {
+				tt.setup(srv)
+			}
+			before := srv.Methods()
+			err := srv.RegisterService("", tt.svc, tt.opts...)
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("RegisterService = %v, want an error wrapping %v", err, tt.wantErr)
+			}
+			if !strings.Contains(err.Error(), tt.inErr) {
+				t.Errorf("RegisterService = %q, want it to name %q", err, tt.inErr)
+			}
+			if after := srv.Methods(); len(after) != len(before) {
+				t.Errorf("after a failed RegisterService, Methods() = %q, want %q: all or none", after, before)
+			}
+		})
+	}
+}
+
+func TestRegisterErrors(t *testing.T) {
+	t.Parallel()
+	type opts = []jsonrpc.MethodOption
+	tests := []struct {
+		name    string
+		method  string
+		fn      any
+		opts    opts
+		wantErr error // nil: registration succeeds
+	}{
+		{name: "valid", method: "ok", fn: func(int) int { return 0 }},
+		{name: "rpc prefix", method: "rpc.foo", fn: func() {}, wantErr: jsonrpc.ErrInvalidMethod},
+		{name: "rpc. alone", method: "rpc.", fn: func() {}, wantErr: jsonrpc.ErrInvalidMethod},
+		{name: "rpc without dot", method: "rpcfoo", fn: func() {}},
+		{name: "rpc. inside", method: "x.rpc.foo", fn: func() {}},
+		{name: "empty name", method: "", fn: func() {}, wantErr: jsonrpc.ErrInvalidMethod},
+		{name: "invalid UTF-8 name", method: "a\xffb", fn: func() {}, wantErr: jsonrpc.ErrInvalidMethod},
+		{name: "chan param", method: "m", fn: func(chan int) {}, wantErr: jsonrpc.ErrInvalidMethod},
+		{name: "func param", method: "m", fn: func(func()) {}, wantErr: jsonrpc.ErrInvalidMethod},
+		{name: "complex param", method: "m", fn: func(complex128) {}, wantErr: jsonrpc.ErrInvalidMethod},
+		{name: "pointer to pointer param", method: "m", fn: func(**int) {}, wantErr: jsonrpc.ErrInvalidMethod},
+		{name: "chan result", method: "m", fn: func() chan int { return nil }, wantErr: jsonrpc.ErrInvalidMethod},
+		{name: "three results", method: "m", fn: func() (int, int, error) { return 0, 0, nil }, wantErr: jsonrpc.ErrInvalidMethod},
+		{name: "second result not error", method: "m", fn: func() (int, int) { return 0, 0 }, wantErr: jsonrpc.ErrInvalidMethod},
+		{name: "two errors", method: "m", fn: func() (error, error) { return nil, nil }, wantErr: jsonrpc.ErrInvalidMethod},
+		{name: "context not first", method: "m", fn: func(int, context.Context) {}, wantErr: jsonrpc.ErrInvalidMethod},
+		{name: "not a function", method: "m", fn: 42, wantErr: jsonrpc.ErrInvalidMethod},
+		{name: "nil", method: "m", fn: nil, wantErr: jsonrpc.ErrInvalidMethod},
+		{name: "nil function", method: "m", fn: (func())(nil), wantErr: jsonrpc.ErrInvalidMethod},
+		{name: "names count", method: "m", fn: func(a, b int) {}, opts: opts{jsonrpc.ParamNames("a")}, wantErr: jsonrpc.ErrInvalidMethod},
+		{name: "names repeated", method: "m", fn: func(a, b int) {}, opts: opts{jsonrpc.ParamNames("a", "a")}, wantErr: jsonrpc.ErrInvalidMethod},
+		{name: "name empty", method: "m", fn: func(a, b int) {}, opts: opts{jsonrpc.ParamNames("a", "")}, wantErr: jsonrpc.ErrInvalidMethod},
+		{name: "too many defaults", method: "m", fn: func(a int) {}, opts: opts{jsonrpc.Defaults(1, 2)}, wantErr: jsonrpc.ErrInvalidMethod},
+		{name: "default of wrong type", method: "m", fn: func(a int) {}, opts: opts{jsonrpc.Defaults("x")}, wantErr: jsonrpc.ErrInvalidMethod},
+		{name: "default out of range", method: "m", fn: func(a int8) {}, opts: opts{jsonrpc.Defaults(300)}, wantErr: jsonrpc.ErrInvalidMethod},
+		{name: "default with fraction", method: "m", fn: func(a int) {}, opts: opts{jsonrpc.Defaults(1.5)}, wantErr: jsonrpc.ErrInvalidMethod},
+		{name: "default converts exactly", method: "m", fn: func(a float64) {}, opts: opts{jsonrpc.Defaults(3)}},
+		{name: "nil default for pointer", method: "m", fn: func(a *int) {}, opts: opts{jsonrpc.Defaults(nil)}},
+		{name: "nil default for int", method: "m", fn: func(a int) {}, opts: opts{jsonrpc.Defaults(nil)}, wantErr: jsonrpc.ErrInvalidMethod},
+		{name: "variadic default", method: "m", fn: func(a ...int) {}, opts: opts{jsonrpc.Defaults([]int{1})}, wantErr: jsonrpc.ErrInvalidMethod},
+		{name: "duplicate", method: "subtract", fn: func() {}, wantErr: jsonrpc.ErrDuplicate},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := demo.NewServer()
+			before := len(srv.Methods())
+			err := srv.Register(tt.method, tt.fn, tt.opts...)
+			switch {
+			case tt.wantErr == nil && err != nil:
+				t.Fatalf("Register(%q, %T) = %v, want nil", tt.method, tt.fn, err)
+			case tt.wantErr != nil && !errors.Is(err, tt.wantErr):
+				t.Fatalf("Register(%q, %T) = %v, want an error wrapping %v", tt.method, tt.fn, err, tt.wantErr)
+			case tt.wantErr != nil:
+				if after := len(srv.Methods()); after != before {
+					t.Errorf("failed Register changed the method count from %d to %d", before, after)
+				}
+			}
+		})
+	}
+}
+
+func TestMustRegisterPanics(t *testing.T) {
+	t.Parallel()
+	defer func() {
+		err, _ := recover().(error)
+		if !errors.Is(err, jsonrpc.ErrInvalidMethod) {
+			t.Errorf("MustRegister panicked with %v, want an error wrapping ErrInvalidMethod", err)
+		}
+	}()
+	jsonrpc.NewServer().MustRegister("rpc.x", func() {})
+}
+
+func TestUnregister(t *testing.T) {
+	t.Parallel()
+	srv := demo.NewServer()
+	req := call("subtract", "[42,23]", "1")
+	checkCase(t, srv, rpcCase{name: "before", req: req, want: wantResult("19", "1")})
+	if !srv.Unregister("subtract") {
+		t.Fatal(`Unregister("subtract") = false, want true`)
+	}
+	checkCase(t, srv, rpcCase{name: "after", req: req, want: notFound})
+	if srv.Unregister("subtract") {
+		t.Error(`second Unregister("subtract") = true, want false`)
+	}
+	if srv.Unregister("nonexistent") {
+		t.Error(`Unregister("nonexistent") = true, want false`)
+	}
+	if jsonrpc.NewServer().Unregister("x") {
+		t.Error(`Unregister on an empty server = true, want false`)
+	}
+	if err := srv.Register("subtract", func(a, b int) int { return a - b }); err != nil {
+		t.Fatalf("Register after Unregister: %v", err)
+	}
+	checkCase(t, srv, rpcCase{name: "again", req: req, want: wantResult("19", "1")})
+}
+
+// target registers a method "target" on srv that counts its calls and
+// returns 7.
+func target(tb testing.TB, srv *jsonrpc.Server) *atomic.Int64 {
+	tb.Helper()
+	var n atomic.Int64
+	if err := srv.Register("target", func() int { n.Add(1); return 7 }); err != nil {
+		tb.Fatal(err)
+	}
+	return &n
+}
+
+func TestOnPreProcess(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		pre  func(context.Context, *jsonrpc.Call) error
+		req  string
+		want string
+		ran  int64
+	}{
+		{
+			name: "allows",
+			pre:  func(context.Context, *jsonrpc.Call) error { return nil },
+			req:  call("target", "", "1"), want: wantResult("7", "1"), ran: 1,
+		},
+		{
+			name: "aborts with *Error",
+			pre:  func(context.Context, *jsonrpc.Call) error { return jsonrpc.NewError(-32001, "denied") },
+			req:  call("target", "", "1"), want: wantErrorMessage(-32001, "denied", "1"),
+		},
+		{
+			name: "aborts with plain error",
+			pre:  func(context.Context, *jsonrpc.Call) error { return errors.New("nope") },
+			req:  call("target", "", "1"), want: wantErrorMessage(jsonrpc.CodeServerError, "nope", "1"),
+		},
+		{
+			name: "aborts with SetError",
+			pre: func(_ context.Context, c *jsonrpc.Call) error {
+				c.SetError(jsonrpc.NewError(-32002, "set"))
+				return nil
+			},
+			req: call("target", "", "1"), want: wantErrorMessage(-32002, "set", "1"),
+		},
+		{
+			name: "SetError nil allows",
+			pre: func(_ context.Context, c *jsonrpc.Call) error {
+				c.SetError(errors.New("x"))
+				c.SetError(nil)
+				return nil
+			},
+			req: call("target", "", "1"), want: wantResult("7", "1"), ran: 1,
+		},
+		{
+			name: "panics",
+			pre:  func(context.Context, *jsonrpc.Call) error { panic("pre") },
+			req:  call("target", "", "1"), want: wantError(jsonrpc.CodeInternalError, "1"),
+		},
+		{
+			name: "aborts notification",
+			pre:  func(context.Context, *jsonrpc.Call) error { return errors.New("nope") },
+			req:  call("target", "", ""), want: "",
+		},
+		{
+			name: "sees call",
+			pre: func(ctx context.Context, c *jsonrpc.Call) error {
+				if jsonrpc.CallOf(ctx) != c || c.Method() != "target" || string(c.ID()) != `"x"` || string(c.Params()) != "[]" {
+					return errors.New("wrong call")
+				}
+				return nil
+			},
+			req: call("target", "[]", `"x"`), want: wantResult("7", `"x"`), ran: 1,
+		},
+		{
+			name: "not run for unknown method",
+			pre:  func(context.Context, *jsonrpc.Call) error { panic("must not run") },
+			req:  call("foobar", "", "1"), want: notFound,
+		},
+		{
+			name: "not run for invalid request",
+			pre:  func(context.Context, *jsonrpc.Call) error { panic("must not run") },
+			req:  `{"jsonrpc":"2.0","method":"target","params":1,"id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1"),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := jsonrpc.NewServer(jsonrpc.OnPreProcess(tt.pre))
+			ran := target(t, srv)
+			checkCase(t, srv, rpcCase{name: tt.name, req: tt.req, want: tt.want})
+			if got := ran.Load(); got != tt.ran {
+				t.Errorf("method ran %d times, want %d", got, tt.ran)
+			}
+		})
+	}
+}
+
+func TestOnPostProcess(t *testing.T) {
+	t.Parallel()
+	type seen struct {
+		calls  int
+		result string // nil as "<nil>"
+		code   jsonrpc.Code
+	}
+	tests := []struct {
+		name   string
+		post   func(*jsonrpc.Call, json.RawMessage, *jsonrpc.Error) error
+		req    string
+		want   string
+		data   string
+		seen   seen
+		method string
+	}{
+		{
+			name: "sees result",
+			post: func(*jsonrpc.Call, json.RawMessage, *jsonrpc.Error) error { return nil },
+			req:  call("subtract", "[42,23]", "1"), want: wantResult("19", "1"),
+			seen: seen{calls: 1, result: "19"},
+		},
+		{
+			name: "sees structured result",
+			post: func(*jsonrpc.Call, json.RawMessage, *jsonrpc.Error) error { return nil },
+			req:  call("get_data", "", "1"), want: wantResult(`["hello",5]`, "1"),
+			seen: seen{calls: 1, result: `["hello",5]`},
+		},
+		{
+			name: "sees error",
+			post: func(*jsonrpc.Call, json.RawMessage, *jsonrpc.Error) error { return nil },
+			req:  call("subtract", `["x",1]`, "1"), want: invalidParams, data: "minuend",
+			seen: seen{calls: 1, result: "<nil>", code: jsonrpc.CodeInvalidParams},
+		},
+		{
+			name: "replaces result",
+			post: func(*jsonrpc.Call, json.RawMessage, *jsonrpc.Error) error { return jsonrpc.NewError(-32003, "post") },
+			req:  call("subtract", "[42,23]", "1"), want: wantErrorMessage(-32003, "post", "1"),
+			seen: seen{calls: 1, result: "19"},
+		},
+		{
+			name: "replaces error",
+			post: func(*jsonrpc.Call, json.RawMessage, *jsonrpc.Error) error { return errors.New("post plain") },
+			req:  call("foo.bar", "", "1"), want: wantErrorMessage(jsonrpc.CodeServerError, "post plain", "1"),
+			seen: seen{calls: 1, result: "<nil>", code: jsonrpc.CodeServerError}, method: "foo.bar",
+		},
+		{
+			name: "SetError replaces result",
+			post: func(c *jsonrpc.Call, _ json.RawMessage, _ *jsonrpc.Error) error {
+				c.SetError(jsonrpc.NewError(-32004, "post set"))
+				return nil
+			},
+			req: call("subtract", "[42,23]", "1"), want: wantErrorMessage(-32004, "post set", "1"),
+			seen: seen{calls: 1, result: "19"},
+		},
+		{
+			name: "panics",
+			post: func(*jsonrpc.Call, json.RawMessage, *jsonrpc.Error) error { panic("post") },
+			req:  call("subtract", "[42,23]", "1"), want: wantError(jsonrpc.CodeInternalError, "1"),
+			seen: seen{calls: 1, result: "19"},
+		},
+		{
+			name: "runs for notifications",
+			post: func(*jsonrpc.Call, json.RawMessage, *jsonrpc.Error) error { return errors.New("unseen") },
+			req:  call("subtract", "[42,23]", ""), want: "",
+			seen: seen{calls: 1, result: "19"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var got seen
+			srv := demo.NewServer(jsonrpc.OnPostProcess(func(_ context.Context, c *jsonrpc.Call, result json.RawMessage, e *jsonrpc.Error) error {
+				got.calls++
+				got.result = "<nil>"
+				if result != nil {
+					got.result = string(result)
+				}
+				if e != nil {
+					got.code = e.Code
+				}
+				return tt.post(c, result, e)
+			}))
+			if tt.method != "" {
+				if err := srv.Register(tt.method, func() error { return errors.New("method failed") }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			checkCase(t, srv, rpcCase{name: tt.name, req: tt.req, want: tt.want, data: tt.data})
+			if got != tt.seen {
+				t.Errorf("post hook saw %+v, want %+v", got, tt.seen)
+			}
+		})
+	}
+}
+
+func TestOnError(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		method    string
+		params    string
+		hook      func(t *testing.T, cause error, e *jsonrpc.Error) *jsonrpc.Error
+		want      string
+		data      string
+		notCalled bool
+	}{
+		{
+			name: "rewrites plain error", method: "failPlain",
+			hook: func(t *testing.T, cause error, e *jsonrpc.Error) *jsonrpc.Error {
+				if cause.Error() != "plain failure" || e.Code != jsonrpc.CodeServerError {
+					t.Errorf("OnError(%v, %+v), want the method's error and -32000", cause, e)
+				}
+				return jsonrpc.NewError(-32050, "rewritten: "+cause.Error())
+			},
+			want: wantErrorMessage(-32050, "rewritten: plain failure", "1"),
+		},
+		{
+			name: "rewrites panic", method: "panic",
+			hook: func(t *testing.T, cause error, e *jsonrpc.Error) *jsonrpc.Error {
+				var pe *jsonrpc.PanicError
+				if !errors.As(cause, &pe) {
+					t.Errorf("OnError cause is %T, want *jsonrpc.PanicError", cause)
+					return nil
+				}
+				if pe.Value != "kaboom" || len(pe.Stack) == 0 || e.Code != jsonrpc.CodeInternalError {
+					t.Errorf("OnError(PanicError{Value: %v, %d bytes of stack}, %+v), want kaboom, a stack and -32603", pe.Value, len(pe.Stack), e)
+				}
+				return jsonrpc.NewError(-32051, fmt.Sprint("panic: ", pe.Value))
+			},
+			want: wantErrorMessage(-32051, "panic: kaboom", "1"),
+		},
+		{
+			name: "sees *Error", method: "fail",
+			hook: func(t *testing.T, cause error, e *jsonrpc.Error) *jsonrpc.Error {
+				var je *jsonrpc.Error
+				if !errors.As(cause, &je) || je.Code != -32001 || e.Code != -32001 || jsonrpc.ErrorCode(cause) != -32001 {
+					t.Errorf("OnError(%v, %+v), want the wrapped -32001", cause, e)
+				}
+				return nil
+			},
+			want: `{"jsonrpc":"2.0","error":{"code":-32001,"message":"custom failure","data":{"retry":true}},"id":1}`,
+		},
+		{
+			name: "nil keeps param error", method: "subtract", params: `["x",1]`,
+			hook: func(t *testing.T, cause error, e *jsonrpc.Error) *jsonrpc.Error {
+				if e.Code != jsonrpc.CodeInvalidParams || jsonrpc.ErrorCode(cause) != jsonrpc.CodeInvalidParams {
+					t.Errorf("OnError(%v, %+v), want -32602", cause, e)
+				}
+				return nil
+			},
+			want: invalidParams, data: "minuend",
+		},
+		{
+			name: "rewrites with data", method: "nan",
+			hook: func(t *testing.T, cause error, e *jsonrpc.Error) *jsonrpc.Error {
+				return e.WithData(map[string]string{"why": "NaN"})
+			},
+			want: `{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"why":"NaN"}},"id":1}`,
+		},
+		{
+			name: "not called on success", method: "subtract", params: "[42,23]", notCalled: true,
+			hook: func(t *testing.T, cause error, e *jsonrpc.Error) *jsonrpc.Error {
+				t.Errorf("OnError called for a successful call with %v", cause)
+				return nil
+			},
+			want: wantResult("19", "1"),
+		},
+		{
+			name: "not called for unknown method", method: "foobar", notCalled: true,
+			hook: func(t *testing.T, cause error, e *jsonrpc.Error) *jsonrpc.Error {
+				t.Errorf("OnError called for an unknown method with %v", cause)
+				return nil
+			},
+			want: notFound,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			called := 0
+			rs := newRuleServer(t, jsonrpc.OnError(func(ctx context.Context, c *jsonrpc.Call, cause error, e *jsonrpc.Error) *jsonrpc.Error {
+				called++
+				if jsonrpc.CallOf(ctx) != c || c.Method() != tt.method {
+					t.Errorf("OnError got call of %q, want %q", c.Method(), tt.method)
+				}
+				return tt.hook(t, cause, e)
+			}))
+			checkCase(t, rs.Server, rpcCase{name: tt.name, req: call(tt.method, tt.params, "1"), want: tt.want, data: tt.data})
+			want := 1
+			if tt.notCalled {
+				want = 0
+			}
+			if called != want {
+				t.Errorf("OnError called %d times, want %d", called, want)
+			}
+		})
+	}
+}
+
+func TestOnParseError(t *testing.T) {
+	t.Parallel()
+	t.Run("rewrites", func(t *testing.T) {
+		t.Parallel()
+		for _, req := range []string{"", " ", "{", "\ufeff{}", "{}x", nested(jsonrpc.DefaultMaxDepth + 1), "[\"\xff\"]"} {
+			called := 0
+			srv := demo.NewServer(jsonrpc.OnParseError(func(got []byte, cause error, e *jsonrpc.Error) *jsonrpc.Error {
+				called++
+				if string(got) != req {
+					t.Errorf("OnParseError got request %q, want %q", got, req)
+				}
+				if cause == nil || cause.Error() == "" {
+					t.Errorf("OnParseError for %q got cause %v, want a syntax error", req, cause)
+				}
+				if e.Code != jsonrpc.CodeParseError {
+					t.Errorf("OnParseError for %q got %+v, want -32700", req, e)
+				}
+				return e.WithData("custom")
+			}))
+			got := srv.Process(nil, []byte(req))
+			want := `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error","data":"custom"},"id":null}`
+			checkAnswer(t, "rewrites", req, got, want)
+			if called != 1 {
+				t.Errorf("request %q: OnParseError called %d times, want 1", req, called)
+			}
+		}
+	})
+	t.Run("nil keeps default", func(t *testing.T) {
+		t.Parallel()
+		srv := demo.NewServer(jsonrpc.OnParseError(func([]byte, error, *jsonrpc.Error) *jsonrpc.Error { return nil }))
+		checkCase(t, srv, rpcCase{name: "nil", req: "{", want: parseError})
+	})
+	t.Run("not called for valid JSON", func(t *testing.T) {
+		t.Parallel()
+		srv := demo.NewServer(jsonrpc.OnParseError(func(req []byte, cause error, _ *jsonrpc.Error) *jsonrpc.Error {
+			t.Errorf("OnParseError called for %q: %v", req, cause)
+			return nil
+		}))
+		for _, c := range []rpcCase{
+			{name: "call", req: call("subtract", "[42,23]", "1"), want: wantResult("19", "1")},
+			{name: "invalid request", req: `{"jsonrpc":"2.0","method":1,"id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1")},
+			{name: "duplicate member", req: `{"jsonrpc":"2.0","method":"get_data","id":1,"id":1}`, want: invalidRequest},
+			{name: "empty batch", req: `[]`, want: invalidRequest},
+		} {
+			checkCase(t, srv, c)
+		}
+	})
+}
+
+// callInfo is what a method learns from jsonrpc.CallOf.
+type callInfo struct {
+	ID, Method, Params string
+	IDNil, ParamsNil   bool
+	Notification       bool
+	ContextValue       any
+	Session            *jsonrpc.Server
+	UserValue          any
+}
+
+type userKey struct{}
+
+func TestCallOf(t *testing.T) {
+	t.Parallel()
+	if c := jsonrpc.CallOf(context.Background()); c != nil {
+		t.Errorf("CallOf(context.Background()) = %v, want nil", c)
+	}
+	tests := []struct {
+		name    string
+		session string
+		ctx     context.Context
+		req     string
+		want    callInfo // Session is filled in
+	}{
+		{
+			name: "request", session: "s1",
+			ctx:  context.WithValue(jsonrpc.WithContextValue(context.Background(), "transport"), userKey{}, "user"),
+			req:  `{"jsonrpc":"2.0","method":"info","params":[ 1, "two" ],"id": 12.50 }`,
+			want: callInfo{ID: "12.50", Method: "info", Params: `[ 1, "two" ]`, ContextValue: "transport", UserValue: "user"},
+		},
+		{
+			name: "escaped string id", ctx: context.Background(),
+			req:  call("info", "", `"\u00e9"`),
+			want: callInfo{ID: `"\u00e9"`, Method: "info", ParamsNil: true},
+		},
+		{
+			name: "null id", ctx: jsonrpc.WithContextValue(context.Background(), 42),
+			req:  call("info", "[]", "null"),
+			want: callInfo{ID: "null", Method: "info", Params: "[]", ContextValue: 42},
+		},
+		{
+			name: "notification", session: "s2", ctx: context.Background(),
+			req:  call("info", `[1]`, ""),
+			want: callInfo{IDNil: true, Method: "info", Params: "[1]", Notification: true},
+		},
+		{
+			name: "escaped method name", ctx: context.Background(),
+			req:  call(`inf\u006f`, "", "1"),
+			want: callInfo{ID: "1", Method: "info", ParamsNil: true},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			root := jsonrpc.NewServer()
+			srv := root.Session(tt.session)
+			var got callInfo
+			err := srv.Register("info", func(ctx context.Context, _ ...any) bool {
+				c := jsonrpc.CallOf(ctx)
+				// The Call's slices alias the request: copy them.
+				got = callInfo{
+					ID: string(c.ID()), Method: c.Method(), Params: string(c.Params()),
+					IDNil: c.ID() == nil, ParamsNil: c.Params() == nil, Notification: c.IsNotification(),
+					ContextValue: c.ContextValue(), Session: c.Session(), UserValue: ctx.Value(userKey{}),
+				}
+				return true
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := srv.ProcessContext(tt.ctx, nil, []byte(tt.req))
+			if tt.want.Notification {
+				checkAnswer(t, tt.name, tt.req, out, "")
+			} else {
+				checkAnswer(t, tt.name, tt.req, out, wantResult("true", tt.want.ID))
+			}
+			tt.want.Session = srv
+			if got != tt.want {
+				t.Errorf("method saw %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCallSetError(t *testing.T) {
+	t.Parallel()
+	srv := jsonrpc.NewServer()
+	for name, fn := range map[string]any{
+		"replace": func(ctx context.Context) int {
+			jsonrpc.CallOf(ctx).SetError(jsonrpc.NewError(-32010, "set by method"))
+			return 42
+		},
+		"clear": func(ctx context.Context) int {
+			c := jsonrpc.CallOf(ctx)
+			err := errors.New("pending")
+			c.SetError(err)
+			if c.Err() != err {
+				panic("Err does not report the pending error")
+			}
+			c.SetError(nil)
+			if c.Err() != nil {
+				panic("Err reports a cleared error")
+			}
+			return 42
+		},
+		"overrides returned": func(ctx context.Context) (int, error) {
+			jsonrpc.CallOf(ctx).SetError(errors.New("pending wins"))
+			return 0, errors.New("returned")
+		},
+		"from goroutine": func(ctx context.Context) int {
+			c := jsonrpc.CallOf(ctx)
+			done := make(chan struct{})
+			go func() { c.SetError(jsonrpc.NewError(-32011, "async")); close(done) }()
+			<-done
+			return 1
+		},
+	} {
+		srv.MustRegister(name, fn)
+	}
+	for _, c := range []rpcCase{
+		{name: "replaces result", req: call("replace", "", "1"), want: wantErrorMessage(-32010, "set by method", "1")},
+		{name: "notification", req: call("replace", "", ""), want: ""},
+		{name: "nil clears", req: call("clear", "", "1"), want: wantResult("42", "1")},
+		{name: "pending overrides returned error", req: call("overrides returned", "", "1"), want: wantErrorMessage(jsonrpc.CodeServerError, "pending wins", "1")},
+		{name: "from another goroutine", req: call("from goroutine", "", "1"), want: wantErrorMessage(-32011, "async", "1")},
+		{name: "does not leak to next call", req: call("clear", "", "2"), want: wantResult("42", "2")},
+	} {
+		checkCase(t, srv, c)
+	}
+}
+
+func TestSessions(t *testing.T) {
+	t.Parallel()
+	var sessions []string // sessions seen by the pre hook
+	root := demo.NewServer(jsonrpc.OnPreProcess(func(_ context.Context, c *jsonrpc.Call) error {
+		sessions = append(sessions, c.Session().SessionID())
+		return nil
+	}))
+	if root.SessionID() != "" || root.Session("") != root {
+		t.Fatal(`the root server is not the default session ""`)
+	}
+	a := root.Session("a")
+	if a == root || a.SessionID() != "a" || root.Session("a") != a || a.Session("a") != a {
+		t.Fatal(`Session("a") does not return one session with id "a"`)
+	}
+	if a.Session("") != root || a.Session("b") != root.Session("b") {
+		t.Error("sessions do not share one session set")
+	}
+	if err := a.Register("only_a", func() string { return "a" }); err != nil {
+		t.Fatal(err)
+	}
+	checkCase(t, a, rpcCase{name: "own method", req: call("only_a", "", "1"), want: wantResult(`"a"`, "1")})
+	checkCase(t, root, rpcCase{name: "not on root", req: call("only_a", "", "1"), want: notFound})
+	checkCase(t, root.Session("b"), rpcCase{name: "not on b", req: call("only_a", "", "1"), want: notFound})
+	checkCase(t, a, rpcCase{name: "root methods not on a", req: call("subtract", "[42,23]", "1"), want: notFound})
+	if err := a.Register("subtract", func(a, b int) int { return b - a }); err != nil {
+		t.Fatalf("registering a root method name on a session: %v", err)
+	}
+	checkCase(t, a, rpcCase{name: "own subtract", req: call("subtract", "[42,23]", "1"), want: wantResult("-19", "1")})
+	checkCase(t, root, rpcCase{name: "root subtract", req: call("subtract", "[42,23]", "1"), want: wantResult("19", "1")})
+	if want := []string{"a", "a", ""}; !slices.Equal(sessions, want) {
+		t.Errorf("pre hook saw sessions %q, want %q: sessions share options", sessions, want)
+	}
+
+	if s, ok := root.LookupSession("a"); !ok || s != a {
+		t.Errorf(`LookupSession("a") = %p, %v; want %p, true`, s, ok, a)
+	}
+	if s, ok := root.LookupSession(""); !ok || s != root {
+		t.Errorf(`LookupSession("") = %p, %v; want the root, true`, s, ok)
+	}
+	if s, ok := root.LookupSession("nope"); ok || s != nil {
+		t.Errorf(`LookupSession("nope") = %p, %v; want nil, false`, s, ok)
+	}
+	if _, ok := root.LookupSession("nope"); ok {
+		t.Error("LookupSession created a session")
+	}
+	if !root.DestroySession("a") {
+		t.Error(`DestroySession("a") = false, want true`)
+	}
+	if root.DestroySession("a") {
+		t.Error(`second DestroySession("a") = true, want false`)
+	}
+	if root.DestroySession("") {
+		t.Error(`DestroySession("") = true, want false: the default session stays`)
+	}
+	if _, ok := root.LookupSession("a"); ok {
+		t.Error(`LookupSession("a") found a destroyed session`)
+	}
+	a2 := root.Session("a")
+	if a2 == a {
+		t.Fatal(`Session("a") after DestroySession returned the destroyed session`)
+	}
+	checkCase(t, a2, rpcCase{name: "new session is empty", req: call("only_a", "", "1"), want: notFound})
+	checkCase(t, root, rpcCase{name: "root still serves", req: call("subtract", "[42,23]", "1"), want: wantResult("19", "1")})
+}
+
+// Sessions, registration and processing may run concurrently (run with
+// -race).
+func TestConcurrentSessions(t *testing.T) {
+	t.Parallel()
+	const workers, iterations = 16, 200
+	root := demo.NewServer()
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := range iterations {
+				id := fmt.Sprint("s", (w+i)%4)
+				sess := root.Session(id)
+				name := fmt.Sprintf("m%d_%d", w, i)
+				if err := sess.Register(name, func(x int) int { return x + w }); err != nil {
+					t.Errorf("worker %d: Register(%q): %v", w, name, err)
+					return
+				}
+				req := call(name, fmt.Sprintf("[%d]", i), fmt.Sprint(i))
+				if code, res := outcome(sess.ProcessString(req)); code != 0 || res != fmt.Sprint(i+w) {
+					t.Errorf("worker %d: session %s answered %s with code %d, result %s; want result %d", w, id, req, code, res, i+w)
+					return
+				}
+				if code, _ := outcome(root.ProcessString(req)); code != jsonrpc.CodeMethodNotFound {
+					t.Errorf("worker %d: root answered %s with code %d, want -32601", w, req, code)
+				}
+				if code, res := outcome(root.ProcessString(demo.Batch)); code != 0 || !strings.HasPrefix(res, "[") || strings.Contains(res, `"error"`) {
+					t.Errorf("worker %d: demo batch answered with code %d, result %s", w, code, res)
+				}
+				if !sess.Unregister(name) {
+					t.Errorf("worker %d: Unregister(%q) = false", w, name)
+				}
+				root.LookupSession(id)
+				if i%50 == 49 {
+					root.DestroySession(id)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// outcome returns the error code of a response, or 0 and its result; for a
+// batch, 0 and the whole response. It does not stop the test, so that
+// goroutines may call it.
+func outcome(resp string) (jsonrpc.Code, string) {
+	if strings.HasPrefix(resp, "[") {
+		return 0, resp
+	}
+	var r struct {
+		Result json.RawMessage
+		Error  *jsonrpc.Error
+	}
+	if err := json.Unmarshal([]byte(resp), &r); err != nil {
+		return -1, resp
+	}
+	if r.Error != nil {
+		return r.Error.Code, ""
+	}
+	return 0, string(r.Result)
+}
