@@ -34,8 +34,8 @@ func TestErrorData(t *testing.T) {
 	srv.MustRegister("fail", func() error { return &jsonrpc.Error{Code: 1, Message: "m", Data: data} })
 	for in, want := range map[string]string{
 		"{ \"a\" : [1, 2] }\n": `{"a":[1,2]}`,
-		`not json`:           `"not json"`,
-		"\"\xff\"":           `"\"\ufffd\""`,
+		`not json`:             `"not json"`,
+		"\"\xff\"":             `"\"\ufffd\""`,
 	} {
 		data = json.RawMessage(in)
 		got := srv.ProcessString(`{"jsonrpc":"2.0","method":"fail","id":1}`)
