@@ -122,18 +122,20 @@ func (s *Server) handle(ctx context.Context, dst []byte, r *wire.Request) []byte
 	if r.Dup {
 		return appendError(dst, errInvalidRequest, nil)
 	}
-	if !isVersion2(r.Version) || wire.KindOf(r.Method) != wire.String {
-		return appendError(dst, errInvalidRequest, id)
-	}
 	if p := r.Params; p != nil && p[0] != '[' && p[0] != '{' {
 		return appendError(dst, errInvalidRequest, id)
 	}
+	if !r.Canonical && (!isVersion2(r.Version) || wire.KindOf(r.Method) != wire.String) {
+		return appendError(dst, errInvalidRequest, id)
+	}
 	name := r.Method[1 : len(r.Method)-1]
-	var buf [64]byte
-	for _, c := range name {
-		if c == '\\' {
-			name = wire.AppendUnquoted(buf[:0], name)
-			break
+	if !r.Canonical {
+		var buf [64]byte
+		for _, c := range name {
+			if c == '\\' {
+				name = wire.AppendUnquoted(buf[:0], name)
+				break
+			}
 		}
 	}
 	m := s.lookup(name)
@@ -147,7 +149,7 @@ func (s *Server) handle(ctx context.Context, dst []byte, r *wire.Request) []byte
 		return s.callWithInfo(ctx, dst, m, r)
 	}
 	start := len(dst)
-	out, err := s.invoke(ctx, m, append(dst, wire.ResultPrefix...), r.Params)
+	out, err := s.invoke(ctx, m, append(dst, wire.ResultPrefix...), r.Params, r.Args)
 	switch {
 	case id == nil:
 		return dst[:start]
@@ -170,13 +172,13 @@ func isVersion2(v []byte) bool {
 }
 
 // invoke calls the method, turning a panic into a *PanicError.
-func (s *Server) invoke(ctx context.Context, m *method, dst, params []byte) (out []byte, err error) {
+func (s *Server) invoke(ctx context.Context, m *method, dst, params []byte, args wire.Args) (out []byte, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			out, err = dst, &PanicError{Value: v, Stack: debug.Stack()}
 		}
 	}()
-	return m.fn.Invoke(ctx, dst, params)
+	return m.fn.Invoke(ctx, dst, params, args)
 }
 
 // callWithInfo runs a call with its Call in the context, and the hooks.
@@ -196,7 +198,7 @@ func (s *Server) callWithInfo(ctx context.Context, dst []byte, m *method, r *wir
 	if err == nil {
 		dst = append(dst, wire.ResultPrefix...)
 		resStart = len(dst)
-		dst, err = s.invoke(c, m, dst, r.Params)
+		dst, err = s.invoke(c, m, dst, r.Params, r.Args)
 		if pending := call.takeErr(); pending != nil {
 			err = pending
 		}

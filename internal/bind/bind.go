@@ -85,9 +85,10 @@ func (e *ResultError) Error() string { return "cannot encode result: " + e.Err.E
 func (e *ResultError) Unwrap() error { return e.Err }
 
 // Invoker calls a method: it decodes params (a JSON array, object, or nil when
-// absent), calls the function with ctx when it takes one, and appends the
-// JSON result to dst.
-type Invoker func(ctx context.Context, dst, params []byte) ([]byte, error)
+// absent; args holds the array's elements when the scanner recorded them),
+// calls the function with ctx when it takes one, and appends the JSON result
+// to dst.
+type Invoker func(ctx context.Context, dst, params []byte, args wire.Args) ([]byte, error)
 
 // Func is a function bound for calls.
 type Func struct {
@@ -114,8 +115,8 @@ type Func struct {
 }
 
 // Invoke calls the function; see Invoker.
-func (f *Func) Invoke(ctx context.Context, dst, params []byte) ([]byte, error) {
-	return f.invoke(ctx, dst, params)
+func (f *Func) Invoke(ctx context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
+	return f.invoke(ctx, dst, params, args)
 }
 
 // NumParams returns the number of params, excluding a leading context.
@@ -390,10 +391,15 @@ func newResult(t reflect.Type) result {
 
 // spans fills out with the JSON span of each param from params (an array, an
 // object, or nil), leaving nil for an omitted optional param.
-func (f *Func) spans(params []byte, out [][]byte) error {
+func (f *Func) spans(params []byte, args wire.Args, out [][]byte) error {
 	n := len(f.params)
 	switch {
 	case params == nil:
+	case args.Known && args.N <= wire.MaxArgs:
+		if args.N > n {
+			return f.tooMany()
+		}
+		copy(out, args.Elems[:args.N])
 	case params[0] == '[':
 		var (
 			elem []byte
@@ -407,7 +413,7 @@ func (f *Func) spans(params []byte, out [][]byte) error {
 				break
 			}
 			if i >= n {
-				return &ParamError{Index: -1, Msg: fmt.Sprintf("too many params: want at most %d", n)}
+				return f.tooMany()
 			}
 			out[i] = elem
 		}
@@ -444,6 +450,10 @@ func (f *Func) spans(params []byte, out [][]byte) error {
 		}
 	}
 	return nil
+}
+
+func (f *Func) tooMany() error {
+	return &ParamError{Index: -1, Msg: fmt.Sprintf("too many params: want at most %d", len(f.params))}
 }
 
 func (f *Func) missing(i int) error {

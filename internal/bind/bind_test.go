@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
 
 type celsius float64
@@ -42,7 +44,7 @@ func call(t testing.TB, fn any, opts Options, params string) (string, error) {
 	if params != "" {
 		p = []byte(params)
 	}
-	out, err := f.Invoke(context.Background(), nil, p)
+	out, err := f.Invoke(context.Background(), nil, p, wire.Args{})
 	return string(out), err
 }
 
@@ -242,7 +244,7 @@ func TestStringsCopiedByDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	params := []byte(`["before"]`)
-	if _, err := f.Invoke(context.Background(), nil, params); err != nil {
+	if _, err := f.Invoke(context.Background(), nil, params, wire.Args{}); err != nil {
 		t.Fatal(err)
 	}
 	copy(params, `["after!"]`)

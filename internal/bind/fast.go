@@ -4,6 +4,8 @@ import (
 	"context"
 	"reflect"
 	"unsafe"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
 
 //go:generate go run ./gen -o table.go
@@ -76,17 +78,17 @@ func arg[A any](f *Func, i int, span []byte, sc *scratch) (A, error) {
 	return a, err
 }
 
-func args1[A any](f *Func, params []byte, sc *scratch) (a A, err error) {
+func args1[A any](f *Func, params []byte, args wire.Args, sc *scratch) (a A, err error) {
 	var sp [1][]byte
-	if err = f.spans(params, sp[:]); err != nil {
+	if err = f.spans(params, args, sp[:]); err != nil {
 		return a, err
 	}
 	return arg[A](f, 0, sp[0], sc)
 }
 
-func args2[A, B any](f *Func, params []byte, sc *scratch) (a A, b B, err error) {
+func args2[A, B any](f *Func, params []byte, args wire.Args, sc *scratch) (a A, b B, err error) {
 	var sp [2][]byte
-	if err = f.spans(params, sp[:]); err != nil {
+	if err = f.spans(params, args, sp[:]); err != nil {
 		return a, b, err
 	}
 	if a, err = arg[A](f, 0, sp[0], sc); err != nil {
@@ -96,8 +98,8 @@ func args2[A, B any](f *Func, params []byte, sc *scratch) (a A, b B, err error) 
 	return a, b, err
 }
 
-func args0(f *Func, params []byte) error {
-	return f.spans(params, nil)
+func args0(f *Func, params []byte, args wire.Args) error {
+	return f.spans(params, args, nil)
 }
 
 // finish encodes the outcome of a call and releases its scratch.
@@ -116,16 +118,16 @@ func fast0[R any](f *Func) Invoker {
 	switch f.shape {
 	case shapeR:
 		fn := *(*func() R)(p)
-		return func(_ context.Context, dst, params []byte) ([]byte, error) {
-			if err := args0(f, params); err != nil {
+		return func(_ context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
+			if err := args0(f, params, args); err != nil {
 				return dst, err
 			}
 			return finish(f, dst, fn(), nil, nil)
 		}
 	case shapeRErr:
 		fn := *(*func() (R, error))(p)
-		return func(_ context.Context, dst, params []byte) ([]byte, error) {
-			if err := args0(f, params); err != nil {
+		return func(_ context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
+			if err := args0(f, params, args); err != nil {
 				return dst, err
 			}
 			r, err := fn()
@@ -133,16 +135,16 @@ func fast0[R any](f *Func) Invoker {
 		}
 	case shapeR | shapeCtx:
 		fn := *(*func(context.Context) R)(p)
-		return func(ctx context.Context, dst, params []byte) ([]byte, error) {
-			if err := args0(f, params); err != nil {
+		return func(ctx context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
+			if err := args0(f, params, args); err != nil {
 				return dst, err
 			}
 			return finish(f, dst, fn(ctx), nil, nil)
 		}
 	default: // shapeRErr | shapeCtx
 		fn := *(*func(context.Context) (R, error))(p)
-		return func(ctx context.Context, dst, params []byte) ([]byte, error) {
-			if err := args0(f, params); err != nil {
+		return func(ctx context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
+			if err := args0(f, params, args); err != nil {
 				return dst, err
 			}
 			r, err := fn(ctx)
@@ -159,8 +161,8 @@ func fast0v(f *Func) Invoker {
 	switch f.shape {
 	case shapeNone:
 		fn := *(*func())(p)
-		return func(_ context.Context, dst, params []byte) ([]byte, error) {
-			if err := args0(f, params); err != nil {
+		return func(_ context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
+			if err := args0(f, params, args); err != nil {
 				return dst, err
 			}
 			fn()
@@ -168,16 +170,16 @@ func fast0v(f *Func) Invoker {
 		}
 	case shapeErr:
 		fn := *(*func() error)(p)
-		return func(_ context.Context, dst, params []byte) ([]byte, error) {
-			if err := args0(f, params); err != nil {
+		return func(_ context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
+			if err := args0(f, params, args); err != nil {
 				return dst, err
 			}
 			return finish(f, dst, void, fn(), nil)
 		}
 	case shapeNone | shapeCtx:
 		fn := *(*func(context.Context))(p)
-		return func(ctx context.Context, dst, params []byte) ([]byte, error) {
-			if err := args0(f, params); err != nil {
+		return func(ctx context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
+			if err := args0(f, params, args); err != nil {
 				return dst, err
 			}
 			fn(ctx)
@@ -185,8 +187,8 @@ func fast0v(f *Func) Invoker {
 		}
 	default: // shapeErr | shapeCtx
 		fn := *(*func(context.Context) error)(p)
-		return func(ctx context.Context, dst, params []byte) ([]byte, error) {
-			if err := args0(f, params); err != nil {
+		return func(ctx context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
+			if err := args0(f, params, args); err != nil {
 				return dst, err
 			}
 			return finish(f, dst, void, fn(ctx), nil)
@@ -200,9 +202,9 @@ func fast1[A, R any](f *Func) Invoker {
 	switch f.shape {
 	case shapeR:
 		fn := *(*func(A) R)(p)
-		return func(_ context.Context, dst, params []byte) ([]byte, error) {
+		return func(_ context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
 			sc := f.getScratch()
-			a, err := args1[A](f, params, sc)
+			a, err := args1[A](f, params, args, sc)
 			var r R
 			if err == nil {
 				r = fn(a)
@@ -211,9 +213,9 @@ func fast1[A, R any](f *Func) Invoker {
 		}
 	case shapeRErr:
 		fn := *(*func(A) (R, error))(p)
-		return func(_ context.Context, dst, params []byte) ([]byte, error) {
+		return func(_ context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
 			sc := f.getScratch()
-			a, err := args1[A](f, params, sc)
+			a, err := args1[A](f, params, args, sc)
 			var r R
 			if err == nil {
 				r, err = fn(a)
@@ -222,9 +224,9 @@ func fast1[A, R any](f *Func) Invoker {
 		}
 	case shapeR | shapeCtx:
 		fn := *(*func(context.Context, A) R)(p)
-		return func(ctx context.Context, dst, params []byte) ([]byte, error) {
+		return func(ctx context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
 			sc := f.getScratch()
-			a, err := args1[A](f, params, sc)
+			a, err := args1[A](f, params, args, sc)
 			var r R
 			if err == nil {
 				r = fn(ctx, a)
@@ -233,9 +235,9 @@ func fast1[A, R any](f *Func) Invoker {
 		}
 	default: // shapeRErr | shapeCtx
 		fn := *(*func(context.Context, A) (R, error))(p)
-		return func(ctx context.Context, dst, params []byte) ([]byte, error) {
+		return func(ctx context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
 			sc := f.getScratch()
-			a, err := args1[A](f, params, sc)
+			a, err := args1[A](f, params, args, sc)
 			var r R
 			if err == nil {
 				r, err = fn(ctx, a)
@@ -252,9 +254,9 @@ func fast1v[A any](f *Func) Invoker {
 	switch f.shape {
 	case shapeNone:
 		fn := *(*func(A))(p)
-		return func(_ context.Context, dst, params []byte) ([]byte, error) {
+		return func(_ context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
 			sc := f.getScratch()
-			a, err := args1[A](f, params, sc)
+			a, err := args1[A](f, params, args, sc)
 			if err == nil {
 				fn(a)
 			}
@@ -262,9 +264,9 @@ func fast1v[A any](f *Func) Invoker {
 		}
 	case shapeErr:
 		fn := *(*func(A) error)(p)
-		return func(_ context.Context, dst, params []byte) ([]byte, error) {
+		return func(_ context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
 			sc := f.getScratch()
-			a, err := args1[A](f, params, sc)
+			a, err := args1[A](f, params, args, sc)
 			if err == nil {
 				err = fn(a)
 			}
@@ -272,9 +274,9 @@ func fast1v[A any](f *Func) Invoker {
 		}
 	case shapeNone | shapeCtx:
 		fn := *(*func(context.Context, A))(p)
-		return func(ctx context.Context, dst, params []byte) ([]byte, error) {
+		return func(ctx context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
 			sc := f.getScratch()
-			a, err := args1[A](f, params, sc)
+			a, err := args1[A](f, params, args, sc)
 			if err == nil {
 				fn(ctx, a)
 			}
@@ -282,9 +284,9 @@ func fast1v[A any](f *Func) Invoker {
 		}
 	default: // shapeErr | shapeCtx
 		fn := *(*func(context.Context, A) error)(p)
-		return func(ctx context.Context, dst, params []byte) ([]byte, error) {
+		return func(ctx context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
 			sc := f.getScratch()
-			a, err := args1[A](f, params, sc)
+			a, err := args1[A](f, params, args, sc)
 			if err == nil {
 				err = fn(ctx, a)
 			}
@@ -299,9 +301,9 @@ func fast2[A, B, R any](f *Func) Invoker {
 	switch f.shape {
 	case shapeR:
 		fn := *(*func(A, B) R)(p)
-		return func(_ context.Context, dst, params []byte) ([]byte, error) {
+		return func(_ context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
 			sc := f.getScratch()
-			a, b, err := args2[A, B](f, params, sc)
+			a, b, err := args2[A, B](f, params, args, sc)
 			var r R
 			if err == nil {
 				r = fn(a, b)
@@ -310,9 +312,9 @@ func fast2[A, B, R any](f *Func) Invoker {
 		}
 	case shapeRErr:
 		fn := *(*func(A, B) (R, error))(p)
-		return func(_ context.Context, dst, params []byte) ([]byte, error) {
+		return func(_ context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
 			sc := f.getScratch()
-			a, b, err := args2[A, B](f, params, sc)
+			a, b, err := args2[A, B](f, params, args, sc)
 			var r R
 			if err == nil {
 				r, err = fn(a, b)
@@ -321,9 +323,9 @@ func fast2[A, B, R any](f *Func) Invoker {
 		}
 	case shapeR | shapeCtx:
 		fn := *(*func(context.Context, A, B) R)(p)
-		return func(ctx context.Context, dst, params []byte) ([]byte, error) {
+		return func(ctx context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
 			sc := f.getScratch()
-			a, b, err := args2[A, B](f, params, sc)
+			a, b, err := args2[A, B](f, params, args, sc)
 			var r R
 			if err == nil {
 				r = fn(ctx, a, b)
@@ -332,9 +334,9 @@ func fast2[A, B, R any](f *Func) Invoker {
 		}
 	default: // shapeRErr | shapeCtx
 		fn := *(*func(context.Context, A, B) (R, error))(p)
-		return func(ctx context.Context, dst, params []byte) ([]byte, error) {
+		return func(ctx context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
 			sc := f.getScratch()
-			a, b, err := args2[A, B](f, params, sc)
+			a, b, err := args2[A, B](f, params, args, sc)
 			var r R
 			if err == nil {
 				r, err = fn(ctx, a, b)
@@ -351,9 +353,9 @@ func fast2v[A, B any](f *Func) Invoker {
 	switch f.shape {
 	case shapeNone:
 		fn := *(*func(A, B))(p)
-		return func(_ context.Context, dst, params []byte) ([]byte, error) {
+		return func(_ context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
 			sc := f.getScratch()
-			a, b, err := args2[A, B](f, params, sc)
+			a, b, err := args2[A, B](f, params, args, sc)
 			if err == nil {
 				fn(a, b)
 			}
@@ -361,9 +363,9 @@ func fast2v[A, B any](f *Func) Invoker {
 		}
 	case shapeErr:
 		fn := *(*func(A, B) error)(p)
-		return func(_ context.Context, dst, params []byte) ([]byte, error) {
+		return func(_ context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
 			sc := f.getScratch()
-			a, b, err := args2[A, B](f, params, sc)
+			a, b, err := args2[A, B](f, params, args, sc)
 			if err == nil {
 				err = fn(a, b)
 			}
@@ -371,9 +373,9 @@ func fast2v[A, B any](f *Func) Invoker {
 		}
 	case shapeNone | shapeCtx:
 		fn := *(*func(context.Context, A, B))(p)
-		return func(ctx context.Context, dst, params []byte) ([]byte, error) {
+		return func(ctx context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
 			sc := f.getScratch()
-			a, b, err := args2[A, B](f, params, sc)
+			a, b, err := args2[A, B](f, params, args, sc)
 			if err == nil {
 				fn(ctx, a, b)
 			}
@@ -381,9 +383,9 @@ func fast2v[A, B any](f *Func) Invoker {
 		}
 	default: // shapeErr | shapeCtx
 		fn := *(*func(context.Context, A, B) error)(p)
-		return func(ctx context.Context, dst, params []byte) ([]byte, error) {
+		return func(ctx context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
 			sc := f.getScratch()
-			a, b, err := args2[A, B](f, params, sc)
+			a, b, err := args2[A, B](f, params, args, sc)
 			if err == nil {
 				err = fn(ctx, a, b)
 			}

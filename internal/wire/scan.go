@@ -82,10 +82,26 @@ type Request struct {
 	ID      []byte // value of "id"
 	// Dup is true when a member appeared twice.
 	Dup bool
+	// Canonical is true when the scanner's fast path read the request: its
+	// version is "2.0" and its method a string without escapes.
+	Canonical bool
+	// Args holds the elements of a params array when the fast path read them.
+	Args Args
 	// Value is the scanned value without surrounding space; Len is its number
 	// of elements when it is an array.
 	Value []byte
 	Len   int
+}
+
+// MaxArgs is the number of params array elements the scanner records.
+const MaxArgs = 2
+
+// Args are the elements of a params array found while scanning, so that
+// binding need not walk the array again.
+type Args struct {
+	Elems [MaxArgs][]byte // the first elements
+	N     int             // number of elements in the array
+	Known bool            // Elems and N were recorded
 }
 
 // Scanner validates JSON documents. The zero value uses DefaultMaxDepth.
@@ -370,8 +386,8 @@ func (s Scanner) scanCanonical(b []byte, i int, r *Request, depth int) int {
 	if i >= len(b) || b[i] != '"' {
 		return -1
 	}
-	end, _, err := scanString(b, i)
-	if err != nil {
+	end, esc, err := scanString(b, i)
+	if err != nil || esc {
 		return -1
 	}
 	r.Method = b[i:end]
@@ -379,7 +395,12 @@ func (s Scanner) scanCanonical(b []byte, i int, r *Request, depth int) int {
 	if len(b)-i > 10 && string(b[i:i+10]) == `,"params":` {
 		i += 10
 		start := i
-		if i, err = s.skip(b, i, depth-1); err != nil {
+		if b[i] == '[' {
+			i = s.scanArgs(b, i, depth-1, &r.Args)
+		} else {
+			i, err = s.skip(b, i, depth-1)
+		}
+		if i < 0 || err != nil {
 			return -1
 		}
 		r.Params = b[start:i]
@@ -395,7 +416,44 @@ func (s Scanner) scanCanonical(b []byte, i int, r *Request, depth int) int {
 	if i >= len(b) || b[i] != '}' {
 		return -1
 	}
+	r.Canonical = true
 	return i + 1
+}
+
+// scanArgs validates the array at b[i], recording its elements in a, and
+// returns the index after it, or -1 when it is invalid.
+func (s Scanner) scanArgs(b []byte, i, depth int, a *Args) int {
+	if depth <= 0 {
+		return -1
+	}
+	i = SkipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		a.Known = true
+		return i + 1
+	}
+	for n := 0; ; n++ {
+		start := i
+		var err error
+		if i, err = s.skip(b, i, depth-1); err != nil {
+			return -1
+		}
+		if n < MaxArgs {
+			a.Elems[n] = b[start:i]
+		}
+		i = SkipSpace(b, i)
+		if i >= len(b) {
+			return -1
+		}
+		switch b[i] {
+		case ',':
+			i = SkipSpace(b, i+1)
+		case ']':
+			a.N, a.Known = n+1, true
+			return i + 1
+		default:
+			return -1
+		}
+	}
 }
 
 // unescapeKey decodes an escaped member name. Only the four request member

@@ -229,7 +229,18 @@ func FuzzScan(f *testing.F) {
 				t.Fatalf("scanObject(%q): %v", doc, err)
 			}
 			got := r
-			got.Value = nil
+			got.Value, got.Canonical = nil, false
+			if got.Args.Known {
+				// The recorded elements are those of the params array.
+				var elems [][]byte
+				for e, pos, ok := NextElement(got.Params, 0); ok; e, pos, ok = NextElement(got.Params, pos) {
+					elems = append(elems, e)
+				}
+				if len(elems) != got.Args.N || fmt.Sprint(elems[:min(len(elems), MaxArgs)]) != fmt.Sprint(got.Args.Elems[:min(got.Args.N, MaxArgs)]) {
+					t.Fatalf("%q: Args %+v, elements %q", doc, got.Args, elems)
+				}
+				got.Args = Args{}
+			}
 			if fmt.Sprint(got) != fmt.Sprint(general) {
 				t.Fatalf("%q: ScanRequest %+v, scanObject %+v", doc, got, general)
 			}
@@ -244,7 +255,7 @@ func FuzzScan(f *testing.F) {
 					t.Fatalf("element %q of %q: kind %v, %v", elem, doc, k, err)
 				}
 				if isObj {
-					want.Value = nil
+					want.Value, want.Canonical, want.Args = nil, false, Args{}
 					if fmt.Sprint(er) != fmt.Sprint(want) {
 						t.Fatalf("element %q: NextRequest %+v, ScanRequest %+v", elem, er, want)
 					}
@@ -265,6 +276,7 @@ func FuzzScan(f *testing.F) {
 				if !isObj {
 					er = Request{Value: elem}
 				}
+				buf[k].Canonical, buf[k].Args = false, Args{}
 				if fmt.Sprint(er) != fmt.Sprint(buf[k]) {
 					t.Fatalf("element %d of %q: ScanBatch %+v, NextRequest %+v", k, doc, buf[k], er)
 				}
