@@ -149,7 +149,7 @@ func (s *Server) handle(ctx context.Context, dst []byte, r *wire.Request) []byte
 		return s.callWithInfo(ctx, dst, m, r)
 	}
 	start := len(dst)
-	out, err := s.invoke(ctx, m, append(dst, wire.ResultPrefix...), r.Params, r.Args)
+	out, err := s.invoke(ctx, m, append(dst, wire.ResultPrefix...), r.Params, &r.Args)
 	switch {
 	case id == nil:
 		return dst[:start]
@@ -172,7 +172,7 @@ func isVersion2(v []byte) bool {
 }
 
 // invoke calls the method, turning a panic into a *PanicError.
-func (s *Server) invoke(ctx context.Context, m *method, dst, params []byte, args wire.Args) (out []byte, err error) {
+func (s *Server) invoke(ctx context.Context, m *method, dst, params []byte, args *wire.Args) (out []byte, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			out, err = dst, &PanicError{Value: v, Stack: debug.Stack()}
@@ -198,7 +198,7 @@ func (s *Server) callWithInfo(ctx context.Context, dst []byte, m *method, r *wir
 	if err == nil {
 		dst = append(dst, wire.ResultPrefix...)
 		resStart = len(dst)
-		dst, err = s.invoke(c, m, dst, r.Params, r.Args)
+		dst, err = s.invoke(c, m, dst, r.Params, &r.Args)
 		if pending := call.takeErr(); pending != nil {
 			err = pending
 		}

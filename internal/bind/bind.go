@@ -84,12 +84,6 @@ type ResultError struct{ Err error }
 func (e *ResultError) Error() string { return "cannot encode result: " + e.Err.Error() }
 func (e *ResultError) Unwrap() error { return e.Err }
 
-// Invoker calls a method: it decodes params (a JSON array, object, or nil when
-// absent; args holds the array's elements when the scanner recorded them),
-// calls the function with ctx when it takes one, and appends the JSON result
-// to dst.
-type Invoker func(ctx context.Context, dst, params []byte, args wire.Args) ([]byte, error)
-
 // Func is a function bound for calls.
 type Func struct {
 	// Context reports whether the function takes a leading context.Context.
@@ -97,7 +91,7 @@ type Func struct {
 	// Fast reports whether calls avoid reflect.Value.Call.
 	Fast bool
 
-	invoke   Invoker
+	fast     fastInvoker // nil when calls go through invokeReflect
 	params   []param
 	names    []string // for named calls; nil when positional only
 	required int      // params without default
@@ -114,9 +108,22 @@ type Func struct {
 	rv       reflect.Value
 }
 
-// Invoke calls the function; see Invoker.
-func (f *Func) Invoke(ctx context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
-	return f.invoke(ctx, dst, params, args)
+// Invoke calls the function: it decodes params (a JSON array, an object, or
+// nil when absent; args holds the array's elements when the scanner recorded
+// them), calls the function, with ctx when it takes one, and appends the JSON
+// result to dst.
+func (f *Func) Invoke(ctx context.Context, dst, params []byte, args *wire.Args) ([]byte, error) {
+	if f.fast == nil {
+		return f.invokeReflect(ctx, dst, params)
+	}
+	var sp [maxFast][]byte
+	if err := f.spans(params, args, sp[:len(f.params)]); err != nil {
+		return dst, err
+	}
+	sc := f.getScratch()
+	dst, err := f.fast(ctx, dst, sp[0], sp[1], sc)
+	putScratch(sc)
+	return dst, err
 }
 
 // NumParams returns the number of params, excluding a leading context.
@@ -278,9 +285,6 @@ func Build(fn any, opts Options) (*Func, error) {
 	if err := f.buildFast(); err != nil {
 		return nil, err
 	}
-	if f.invoke == nil {
-		f.invoke = f.invokeReflect
-	}
 	return f, nil
 }
 
@@ -391,15 +395,17 @@ func newResult(t reflect.Type) result {
 
 // spans fills out with the JSON span of each param from params (an array, an
 // object, or nil), leaving nil for an omitted optional param.
-func (f *Func) spans(params []byte, args wire.Args, out [][]byte) error {
+func (f *Func) spans(params []byte, args *wire.Args, out [][]byte) error {
 	n := len(f.params)
 	switch {
 	case params == nil:
-	case args.Known && args.N <= wire.MaxArgs:
+	case args != nil && args.Known && args.N <= wire.MaxArgs:
 		if args.N > n {
 			return f.tooMany()
 		}
-		copy(out, args.Elems[:args.N])
+		for i := range args.N {
+			out[i] = args.Elems[i]
+		}
 	case params[0] == '[':
 		var (
 			elem []byte

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
 
 type celsius float64
@@ -44,7 +42,7 @@ func call(t testing.TB, fn any, opts Options, params string) (string, error) {
 	if params != "" {
 		p = []byte(params)
 	}
-	out, err := f.Invoke(context.Background(), nil, p, wire.Args{})
+	out, err := f.Invoke(context.Background(), nil, p, nil)
 	return string(out), err
 }
 
@@ -244,7 +242,7 @@ func TestStringsCopiedByDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	params := []byte(`["before"]`)
-	if _, err := f.Invoke(context.Background(), nil, params, wire.Args{}); err != nil {
+	if _, err := f.Invoke(context.Background(), nil, params, nil); err != nil {
 		t.Fatal(err)
 	}
 	copy(params, `["after!"]`)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"reflect"
 	"unsafe"
-
-	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
 
 //go:generate go run ./gen -o table.go
@@ -60,10 +58,14 @@ func (f *Func) buildFast() error {
 			f.scratch = true
 		}
 	}
-	f.invoke = build(f)
+	f.fast = build(f)
 	f.Fast = true
 	return nil
 }
+
+// fastInvoker calls a function through a generic adapter with the spans of
+// its (at most maxFast) params; a nil span is an omitted param.
+type fastInvoker func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error)
 
 // arg decodes param i from span, or gives its default when span is nil.
 func arg[A any](f *Func, i int, span []byte, sc *scratch) (A, error) {
@@ -78,318 +80,261 @@ func arg[A any](f *Func, i int, span []byte, sc *scratch) (A, error) {
 	return a, err
 }
 
-func args1[A any](f *Func, params []byte, args wire.Args, sc *scratch) (a A, err error) {
-	var sp [1][]byte
-	if err = f.spans(params, args, sp[:]); err != nil {
-		return a, err
-	}
-	return arg[A](f, 0, sp[0], sc)
-}
-
-func args2[A, B any](f *Func, params []byte, args wire.Args, sc *scratch) (a A, b B, err error) {
-	var sp [2][]byte
-	if err = f.spans(params, args, sp[:]); err != nil {
+func args2[A, B any](f *Func, a0, a1 []byte, sc *scratch) (a A, b B, err error) {
+	if a, err = arg[A](f, 0, a0, sc); err != nil {
 		return a, b, err
 	}
-	if a, err = arg[A](f, 0, sp[0], sc); err != nil {
-		return a, b, err
-	}
-	b, err = arg[B](f, 1, sp[1], sc)
+	b, err = arg[B](f, 1, a1, sc)
 	return a, b, err
 }
 
-func args0(f *Func, params []byte, args wire.Args) error {
-	return f.spans(params, args, nil)
-}
-
-// finish encodes the outcome of a call and releases its scratch.
-func finish[R any](f *Func, dst []byte, r R, err error, sc *scratch) ([]byte, error) {
+// finish encodes the outcome of a call.
+func finish[R any](f *Func, dst []byte, r R, err error) ([]byte, error) {
 	if err == nil {
 		dst, err = f.appendResult(dst, unsafe.Pointer(&r))
 	}
-	putScratch(sc)
 	return dst, err
 }
 
 // fast0 adapts func() R and func() (R, error), each optionally with a
 // leading context.
-func fast0[R any](f *Func) Invoker {
+func fast0[R any](f *Func) fastInvoker {
 	p := f.fn
 	switch f.shape {
 	case shapeR:
 		fn := *(*func() R)(p)
-		return func(_ context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
-			if err := args0(f, params, args); err != nil {
-				return dst, err
-			}
-			return finish(f, dst, fn(), nil, nil)
+		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
+			return finish(f, dst, fn(), nil)
 		}
 	case shapeRErr:
 		fn := *(*func() (R, error))(p)
-		return func(_ context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
-			if err := args0(f, params, args); err != nil {
-				return dst, err
-			}
+		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
 			r, err := fn()
-			return finish(f, dst, r, err, nil)
+			return finish(f, dst, r, err)
 		}
 	case shapeR | shapeCtx:
 		fn := *(*func(context.Context) R)(p)
-		return func(ctx context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
-			if err := args0(f, params, args); err != nil {
-				return dst, err
-			}
-			return finish(f, dst, fn(ctx), nil, nil)
+		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
+			return finish(f, dst, fn(ctx), nil)
 		}
 	default: // shapeRErr | shapeCtx
 		fn := *(*func(context.Context) (R, error))(p)
-		return func(ctx context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
-			if err := args0(f, params, args); err != nil {
-				return dst, err
-			}
+		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
 			r, err := fn(ctx)
-			return finish(f, dst, r, err, nil)
+			return finish(f, dst, r, err)
 		}
 	}
 }
 
 // fast0v adapts func() and func() error, each optionally with a leading
 // context.
-func fast0v(f *Func) Invoker {
+func fast0v(f *Func) fastInvoker {
 	p := f.fn
 	var void struct{}
 	switch f.shape {
 	case shapeNone:
 		fn := *(*func())(p)
-		return func(_ context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
-			if err := args0(f, params, args); err != nil {
-				return dst, err
-			}
+		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
 			fn()
-			return finish(f, dst, void, nil, nil)
+			return finish(f, dst, void, nil)
 		}
 	case shapeErr:
 		fn := *(*func() error)(p)
-		return func(_ context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
-			if err := args0(f, params, args); err != nil {
-				return dst, err
-			}
-			return finish(f, dst, void, fn(), nil)
+		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
+			return finish(f, dst, void, fn())
 		}
 	case shapeNone | shapeCtx:
 		fn := *(*func(context.Context))(p)
-		return func(ctx context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
-			if err := args0(f, params, args); err != nil {
-				return dst, err
-			}
+		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
 			fn(ctx)
-			return finish(f, dst, void, nil, nil)
+			return finish(f, dst, void, nil)
 		}
 	default: // shapeErr | shapeCtx
 		fn := *(*func(context.Context) error)(p)
-		return func(ctx context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
-			if err := args0(f, params, args); err != nil {
-				return dst, err
-			}
-			return finish(f, dst, void, fn(ctx), nil)
+		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
+			return finish(f, dst, void, fn(ctx))
 		}
 	}
 }
 
 // fast1 adapts the one-param shapes with a result; see fast0.
-func fast1[A, R any](f *Func) Invoker {
+func fast1[A, R any](f *Func) fastInvoker {
 	p := f.fn
 	switch f.shape {
 	case shapeR:
 		fn := *(*func(A) R)(p)
-		return func(_ context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
-			sc := f.getScratch()
-			a, err := args1[A](f, params, args, sc)
+		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
+			a, err := arg[A](f, 0, a0, sc)
 			var r R
 			if err == nil {
 				r = fn(a)
 			}
-			return finish(f, dst, r, err, sc)
+			return finish(f, dst, r, err)
 		}
 	case shapeRErr:
 		fn := *(*func(A) (R, error))(p)
-		return func(_ context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
-			sc := f.getScratch()
-			a, err := args1[A](f, params, args, sc)
+		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
+			a, err := arg[A](f, 0, a0, sc)
 			var r R
 			if err == nil {
 				r, err = fn(a)
 			}
-			return finish(f, dst, r, err, sc)
+			return finish(f, dst, r, err)
 		}
 	case shapeR | shapeCtx:
 		fn := *(*func(context.Context, A) R)(p)
-		return func(ctx context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
-			sc := f.getScratch()
-			a, err := args1[A](f, params, args, sc)
+		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
+			a, err := arg[A](f, 0, a0, sc)
 			var r R
 			if err == nil {
 				r = fn(ctx, a)
 			}
-			return finish(f, dst, r, err, sc)
+			return finish(f, dst, r, err)
 		}
 	default: // shapeRErr | shapeCtx
 		fn := *(*func(context.Context, A) (R, error))(p)
-		return func(ctx context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
-			sc := f.getScratch()
-			a, err := args1[A](f, params, args, sc)
+		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
+			a, err := arg[A](f, 0, a0, sc)
 			var r R
 			if err == nil {
 				r, err = fn(ctx, a)
 			}
-			return finish(f, dst, r, err, sc)
+			return finish(f, dst, r, err)
 		}
 	}
 }
 
 // fast1v adapts the one-param shapes without a result; see fast0v.
-func fast1v[A any](f *Func) Invoker {
+func fast1v[A any](f *Func) fastInvoker {
 	p := f.fn
 	var void struct{}
 	switch f.shape {
 	case shapeNone:
 		fn := *(*func(A))(p)
-		return func(_ context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
-			sc := f.getScratch()
-			a, err := args1[A](f, params, args, sc)
+		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
+			a, err := arg[A](f, 0, a0, sc)
 			if err == nil {
 				fn(a)
 			}
-			return finish(f, dst, void, err, sc)
+			return finish(f, dst, void, err)
 		}
 	case shapeErr:
 		fn := *(*func(A) error)(p)
-		return func(_ context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
-			sc := f.getScratch()
-			a, err := args1[A](f, params, args, sc)
+		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
+			a, err := arg[A](f, 0, a0, sc)
 			if err == nil {
 				err = fn(a)
 			}
-			return finish(f, dst, void, err, sc)
+			return finish(f, dst, void, err)
 		}
 	case shapeNone | shapeCtx:
 		fn := *(*func(context.Context, A))(p)
-		return func(ctx context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
-			sc := f.getScratch()
-			a, err := args1[A](f, params, args, sc)
+		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
+			a, err := arg[A](f, 0, a0, sc)
 			if err == nil {
 				fn(ctx, a)
 			}
-			return finish(f, dst, void, err, sc)
+			return finish(f, dst, void, err)
 		}
 	default: // shapeErr | shapeCtx
 		fn := *(*func(context.Context, A) error)(p)
-		return func(ctx context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
-			sc := f.getScratch()
-			a, err := args1[A](f, params, args, sc)
+		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
+			a, err := arg[A](f, 0, a0, sc)
 			if err == nil {
 				err = fn(ctx, a)
 			}
-			return finish(f, dst, void, err, sc)
+			return finish(f, dst, void, err)
 		}
 	}
 }
 
 // fast2 adapts the two-param shapes with a result; see fast0.
-func fast2[A, B, R any](f *Func) Invoker {
+func fast2[A, B, R any](f *Func) fastInvoker {
 	p := f.fn
 	switch f.shape {
 	case shapeR:
 		fn := *(*func(A, B) R)(p)
-		return func(_ context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
-			sc := f.getScratch()
-			a, b, err := args2[A, B](f, params, args, sc)
+		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
+			a, b, err := args2[A, B](f, a0, a1, sc)
 			var r R
 			if err == nil {
 				r = fn(a, b)
 			}
-			return finish(f, dst, r, err, sc)
+			return finish(f, dst, r, err)
 		}
 	case shapeRErr:
 		fn := *(*func(A, B) (R, error))(p)
-		return func(_ context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
-			sc := f.getScratch()
-			a, b, err := args2[A, B](f, params, args, sc)
+		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
+			a, b, err := args2[A, B](f, a0, a1, sc)
 			var r R
 			if err == nil {
 				r, err = fn(a, b)
 			}
-			return finish(f, dst, r, err, sc)
+			return finish(f, dst, r, err)
 		}
 	case shapeR | shapeCtx:
 		fn := *(*func(context.Context, A, B) R)(p)
-		return func(ctx context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
-			sc := f.getScratch()
-			a, b, err := args2[A, B](f, params, args, sc)
+		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
+			a, b, err := args2[A, B](f, a0, a1, sc)
 			var r R
 			if err == nil {
 				r = fn(ctx, a, b)
 			}
-			return finish(f, dst, r, err, sc)
+			return finish(f, dst, r, err)
 		}
 	default: // shapeRErr | shapeCtx
 		fn := *(*func(context.Context, A, B) (R, error))(p)
-		return func(ctx context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
-			sc := f.getScratch()
-			a, b, err := args2[A, B](f, params, args, sc)
+		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
+			a, b, err := args2[A, B](f, a0, a1, sc)
 			var r R
 			if err == nil {
 				r, err = fn(ctx, a, b)
 			}
-			return finish(f, dst, r, err, sc)
+			return finish(f, dst, r, err)
 		}
 	}
 }
 
 // fast2v adapts the two-param shapes without a result; see fast0v.
-func fast2v[A, B any](f *Func) Invoker {
+func fast2v[A, B any](f *Func) fastInvoker {
 	p := f.fn
 	var void struct{}
 	switch f.shape {
 	case shapeNone:
 		fn := *(*func(A, B))(p)
-		return func(_ context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
-			sc := f.getScratch()
-			a, b, err := args2[A, B](f, params, args, sc)
+		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
+			a, b, err := args2[A, B](f, a0, a1, sc)
 			if err == nil {
 				fn(a, b)
 			}
-			return finish(f, dst, void, err, sc)
+			return finish(f, dst, void, err)
 		}
 	case shapeErr:
 		fn := *(*func(A, B) error)(p)
-		return func(_ context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
-			sc := f.getScratch()
-			a, b, err := args2[A, B](f, params, args, sc)
+		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
+			a, b, err := args2[A, B](f, a0, a1, sc)
 			if err == nil {
 				err = fn(a, b)
 			}
-			return finish(f, dst, void, err, sc)
+			return finish(f, dst, void, err)
 		}
 	case shapeNone | shapeCtx:
 		fn := *(*func(context.Context, A, B))(p)
-		return func(ctx context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
-			sc := f.getScratch()
-			a, b, err := args2[A, B](f, params, args, sc)
+		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
+			a, b, err := args2[A, B](f, a0, a1, sc)
 			if err == nil {
 				fn(ctx, a, b)
 			}
-			return finish(f, dst, void, err, sc)
+			return finish(f, dst, void, err)
 		}
 	default: // shapeErr | shapeCtx
 		fn := *(*func(context.Context, A, B) error)(p)
-		return func(ctx context.Context, dst, params []byte, args wire.Args) ([]byte, error) {
-			sc := f.getScratch()
-			a, b, err := args2[A, B](f, params, args, sc)
+		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
+			a, b, err := args2[A, B](f, a0, a1, sc)
 			if err == nil {
 				err = fn(ctx, a, b)
 			}
-			return finish(f, dst, void, err, sc)
+			return finish(f, dst, void, err)
 		}
 	}
 }

@@ -11,7 +11,7 @@ import (
 
 // invokeReflect serves the shapes the generic adapters do not: more params,
 // variadic functions, struct-bound params and codec-decoded types.
-func (f *Func) invokeReflect(ctx context.Context, dst, params []byte, _ wire.Args) ([]byte, error) {
+func (f *Func) invokeReflect(ctx context.Context, dst, params []byte) ([]byte, error) {
 	in := make([]reflect.Value, 0, len(f.params)+1)
 	if f.Context {
 		in = append(in, reflect.ValueOf(&ctx).Elem())
@@ -100,7 +100,7 @@ func (f *Func) bindArgs(in []reflect.Value, params []byte) ([]reflect.Value, err
 			}
 		}
 	} else {
-		if err := f.spans(params, wire.Args{}, spans); err != nil {
+		if err := f.spans(params, nil, spans); err != nil {
 			return nil, err
 		}
 		if f.variadic && spans[n-1] != nil {

@@ -7,7 +7,7 @@ import "unsafe"
 // fastTable holds one adapter per supported combination of classes: no
 // params, one param of any class, or two params of the common classes (bool,
 // int64, float64, string, pointer); and a result of a common class or none.
-var fastTable = map[tableKey]func(*Func) Invoker{
+var fastTable = map[tableKey]func(*Func) fastInvoker{
 	{classVoid, classVoid, classVoid}:       fast0v,
 	{classVoid, classVoid, classBool}:       fast0[bool],
 	{classVoid, classVoid, classI64}:        fast0[int64],

@@ -36,7 +36,7 @@ func main() {
 	b.WriteString("// fastTable holds one adapter per supported combination of classes: no\n")
 	b.WriteString("// params, one param of any class, or two params of the common classes (bool,\n")
 	b.WriteString("// int64, float64, string, pointer); and a result of a common class or none.\n")
-	b.WriteString("var fastTable = map[tableKey]func(*Func) Invoker{\n")
+	b.WriteString("var fastTable = map[tableKey]func(*Func) fastInvoker{\n")
 	n := 0
 	add := func(a, c, r class, fn string) {
 		fmt.Fprintf(&b, "\t{%s, %s, %s}: %s,\n", a.name, c.name, r.name, fn)
