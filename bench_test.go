@@ -1,10 +1,12 @@
 package jsonrpc_test
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 	"time"
 
+	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
 	"github.com/jsonrpc-go/jsonrpc/internal/baseline"
 )
@@ -158,4 +160,55 @@ func BenchmarkRatio(b *testing.B) {
 	b.ReportMetric(libNs, "lib-ns/call")
 	b.ReportMetric(baseNs, "base-ns/call")
 	b.ReportMetric(baseNs/libNs, "x-baseline")
+}
+
+// BenchmarkShapes measures one call of add(a, b float64) registered in
+// different ways, to show what each registration shape costs.
+func BenchmarkShapes(b *testing.B) {
+	add := func(a, b float64) float64 { return a + b }
+	req := [][]byte{[]byte(`{"jsonrpc":"2.0","method":"add","params":[1.5,2.25],"id":1}`)}
+	for _, tc := range []struct {
+		name  string
+		setup func() *jsonrpc.Server
+	}{
+		{"func", func() *jsonrpc.Server {
+			s := jsonrpc.NewServer()
+			s.MustRegister("add", add)
+			return s
+		}},
+		{"func-error", func() *jsonrpc.Server {
+			s := jsonrpc.NewServer()
+			s.MustRegister("add", func(a, b float64) (float64, error) { return a + b, nil })
+			return s
+		}},
+		{"context", func() *jsonrpc.Server {
+			s := jsonrpc.NewServer()
+			s.MustRegister("add", func(_ context.Context, a, b float64) float64 { return a + b })
+			return s
+		}},
+		{"named-params", func() *jsonrpc.Server {
+			s := jsonrpc.NewServer()
+			s.MustRegister("add", add, jsonrpc.ParamNames("a", "b"))
+			return s
+		}},
+		{"service-method", func() *jsonrpc.Server {
+			s := jsonrpc.NewServer()
+			if err := s.RegisterService("", demo.Calculator{}); err != nil {
+				b.Fatal(err)
+			}
+			return s
+		}},
+		{"reflection", func() *jsonrpc.Server {
+			s := jsonrpc.NewServer()
+			s.MustRegister("add", func(a, b float64, c ...float64) float64 { return a + b })
+			return s
+		}},
+		{"pre-hook", func() *jsonrpc.Server {
+			s := jsonrpc.NewServer(jsonrpc.OnPreProcess(func(context.Context, *jsonrpc.Call) error { return nil }))
+			s.MustRegister("add", add)
+			return s
+		}},
+	} {
+		b.Run(tc.name, func(b *testing.B) { benchMix(b, tc.setup().Process, req) })
+	}
 }
