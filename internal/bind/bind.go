@@ -98,7 +98,8 @@ type Func struct {
 	variadic bool
 	structs  bool // a single struct param bound by field
 	fields   []field
-	embedded bool // the struct embeds others: named params are not checked
+	rest     param // the element of a variadic param
+	embedded bool  // the struct embeds others: named params are not checked
 	borrow   bool
 	codec    Codec
 	scratch  bool // borrowed pointer params need per-call storage
@@ -161,9 +162,9 @@ type result struct {
 }
 
 type field struct {
-	index int
+	index int // in the struct
 	name  string
-	t     reflect.Type
+	p     param // decodes the field's value
 }
 
 var (
@@ -280,6 +281,9 @@ func Build(fn any, opts Options) (*Func, error) {
 	if f.variadic {
 		// The variadic param may always be omitted.
 		f.required = min(f.required, len(f.params)-1)
+		last := f.params[len(f.params)-1]
+		f.rest = newParam(last.t.Elem(), last.index)
+		f.rest.name = last.name
 	}
 
 	if err := f.buildFast(); err != nil {
@@ -315,7 +319,9 @@ func structFields(t reflect.Type) (fs []field, embedded bool) {
 				name = n
 			}
 		}
-		fs = append(fs, field{index: i, name: name, t: sf.Type})
+		p := newParam(sf.Type, len(fs))
+		p.name = name
+		fs = append(fs, field{index: i, name: name, p: p})
 	}
 	return fs, embedded
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
@@ -81,18 +82,14 @@ func (f *Func) bindArgs(in []reflect.Value, params []byte) ([]reflect.Value, err
 	spans := make([][]byte, n)
 	var rest [][]byte
 	if f.variadic && params != nil && params[0] == '[' {
-		pos := 0
-		for i := 0; ; i++ {
-			elem, next, ok := wire.NextElement(params, pos)
-			if !ok {
-				break
-			}
-			pos = next
+		i := 0
+		for elem := range wire.Elements(params) {
 			if i < n-1 {
 				spans[i] = elem
 			} else {
 				rest = append(rest, elem)
 			}
+			i++
 		}
 		for i := 0; i < f.required; i++ {
 			if spans[i] == nil {
@@ -108,15 +105,7 @@ func (f *Func) bindArgs(in []reflect.Value, params []byte) ([]reflect.Value, err
 			if wire.KindOf(last) != wire.Array {
 				return nil, &ParamError{Index: n - 1, Name: f.params[n-1].name, Msg: "want an array"}
 			}
-			pos := 0
-			for {
-				elem, next, ok := wire.NextElement(last, pos)
-				if !ok {
-					break
-				}
-				pos = next
-				rest = append(rest, elem)
-			}
+			rest = slices.Collect(wire.Elements(last))
 		}
 	}
 	fixed := n
@@ -136,12 +125,9 @@ func (f *Func) bindArgs(in []reflect.Value, params []byte) ([]reflect.Value, err
 		in = append(in, v)
 	}
 	if f.variadic {
-		p := f.params[n-1]
-		ep := newParam(p.t.Elem(), p.index)
-		ep.name = p.name
-		s := reflect.MakeSlice(p.t, 0, len(rest))
+		s := reflect.MakeSlice(f.params[n-1].t, 0, len(rest))
 		for _, span := range rest {
-			v, err := f.decodeValue(&ep, span)
+			v, err := f.decodeValue(&f.rest, span)
 			if err != nil {
 				return nil, err
 			}
@@ -173,20 +159,14 @@ func (f *Func) bindStruct(params []byte) (reflect.Value, error) {
 			return reflect.Value{}, &ParamError{Index: -1, Msg: err.Error()}
 		}
 	default:
-		pos := 0
-		for i := 0; ; i++ {
-			elem, next, ok := wire.NextElement(params, pos)
-			if !ok {
-				break
-			}
-			pos = next
+		i := -1
+		for elem := range wire.Elements(params) {
+			i++
 			if i >= len(f.fields) {
 				return reflect.Value{}, &ParamError{Index: -1, Msg: fmt.Sprintf("too many params: want at most %d", len(f.fields))}
 			}
-			fd := f.fields[i]
-			p := newParam(fd.t, i)
-			p.name = fd.name
-			v, err := f.decodeValue(&p, elem)
+			fd := &f.fields[i]
+			v, err := f.decodeValue(&fd.p, elem)
 			if err != nil {
 				return reflect.Value{}, err
 			}

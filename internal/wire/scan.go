@@ -8,6 +8,7 @@
 package wire
 
 import (
+	"iter"
 	"unicode/utf8"
 )
 
@@ -321,8 +322,12 @@ const (
 	seenID
 )
 
+// scanObject validates the object at b[i] and returns the index after it.
+// When r is not nil it records the request members in r.
 func (s Scanner) scanObject(b []byte, i int, r *Request, depth int) (int, error) {
-	*r = Request{}
+	if r != nil {
+		*r = Request{}
+	}
 	if depth <= 0 {
 		return 0, &SyntaxError{Offset: i, Msg: ErrDepth}
 	}
@@ -342,7 +347,7 @@ func (s Scanner) scanObject(b []byte, i int, r *Request, depth int) (int, error)
 			return 0, err
 		}
 		key := b[kstart+1 : kend-1]
-		if esc {
+		if esc && r != nil {
 			key = unescapeKey(key)
 		}
 		i = SkipSpace(b, kend)
@@ -355,7 +360,9 @@ func (s Scanner) scanObject(b []byte, i int, r *Request, depth int) (int, error)
 		if err != nil {
 			return 0, err
 		}
-		seen = r.set(seen, key, b[vstart:i])
+		if r != nil {
+			seen = r.set(seen, key, b[vstart:i])
+		}
 		i = SkipSpace(b, i)
 		if i >= len(b) {
 			return 0, syntaxAt(b, i)
@@ -504,42 +511,7 @@ func (s Scanner) skip(b []byte, i, depth int) (int, error) {
 		end, _, err := scanString(b, i)
 		return end, err
 	case '{':
-		if depth <= 0 {
-			return 0, &SyntaxError{Offset: i, Msg: ErrDepth}
-		}
-		i = SkipSpace(b, i+1)
-		if i < len(b) && b[i] == '}' {
-			return i + 1, nil
-		}
-		for {
-			if i >= len(b) || b[i] != '"' {
-				return 0, syntaxAt(b, i)
-			}
-			end, _, err := scanString(b, i)
-			if err != nil {
-				return 0, err
-			}
-			i = SkipSpace(b, end)
-			if i >= len(b) || b[i] != ':' {
-				return 0, syntaxAt(b, i)
-			}
-			i, err = s.skip(b, SkipSpace(b, i+1), depth-1)
-			if err != nil {
-				return 0, err
-			}
-			i = SkipSpace(b, i)
-			if i >= len(b) {
-				return 0, syntaxAt(b, i)
-			}
-			switch b[i] {
-			case ',':
-				i = SkipSpace(b, i+1)
-			case '}':
-				return i + 1, nil
-			default:
-				return 0, syntaxAt(b, i)
-			}
-		}
+		return s.scanObject(b, i, nil, depth)
 	case '[':
 		end, _, err := s.skipArray(b, i, depth)
 		return end, err
@@ -811,6 +783,17 @@ func NextElement(v []byte, pos int) (elem []byte, next int, ok bool) {
 	}
 	end := skipValid(v, pos)
 	return v[pos:end], end, true
+}
+
+// Elements returns an iterator over the elements of the valid array v.
+func Elements(v []byte) iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		for elem, pos, ok := NextElement(v, 0); ok; elem, pos, ok = NextElement(v, pos) {
+			if !yield(elem) {
+				return
+			}
+		}
+	}
 }
 
 // NextMember iterates the valid object v like NextElement, returning each
