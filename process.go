@@ -111,22 +111,33 @@ func (s *Server) batch(ctx context.Context, dst, req []byte) []byte {
 
 // handle answers one request object.
 func (s *Server) handle(ctx context.Context, dst []byte, r *wire.Request) []byte {
+	m, out, ok := s.resolve(dst, r)
+	if !ok {
+		return out
+	}
+	return s.call(ctx, dst, m, r)
+}
+
+// resolve checks the request envelope and finds its method. When the request
+// cannot be called it returns ok == false and dst with the answer appended
+// (nothing for a notification of an unknown method).
+func (s *Server) resolve(dst []byte, r *wire.Request) (m *method, out []byte, ok bool) {
 	id := r.ID
 	if id != nil {
 		switch wire.KindOf(id) {
 		case wire.String, wire.Number, wire.Null:
 		default:
-			return appendError(dst, errInvalidRequest, nil)
+			return nil, appendError(dst, errInvalidRequest, nil), false
 		}
 	}
 	if r.Dup {
-		return appendError(dst, errInvalidRequest, nil)
+		return nil, appendError(dst, errInvalidRequest, nil), false
 	}
 	if p := r.Params; p != nil && p[0] != '[' && p[0] != '{' {
-		return appendError(dst, errInvalidRequest, id)
+		return nil, appendError(dst, errInvalidRequest, id), false
 	}
 	if !r.Canonical && (!isVersion2(r.Version) || wire.KindOf(r.Method) != wire.String) {
-		return appendError(dst, errInvalidRequest, id)
+		return nil, appendError(dst, errInvalidRequest, id), false
 	}
 	name := r.Method[1 : len(r.Method)-1]
 	if !r.Canonical {
@@ -138,16 +149,21 @@ func (s *Server) handle(ctx context.Context, dst []byte, r *wire.Request) []byte
 			}
 		}
 	}
-	m := s.lookup(name)
-	if m == nil {
+	if m = s.lookup(name); m == nil {
 		if id == nil {
-			return dst
+			return nil, dst, false
 		}
-		return appendError(dst, errMethodNotFound, id)
+		return nil, appendError(dst, errMethodNotFound, id), false
 	}
+	return m, dst, true
+}
+
+// call runs a resolved request and appends its response to dst.
+func (s *Server) call(ctx context.Context, dst []byte, m *method, r *wire.Request) []byte {
 	if s.cfg.hooks || m.fn.Context {
 		return s.callWithInfo(ctx, dst, m, r)
 	}
+	id := r.ID
 	start := len(dst)
 	out, err := s.invoke(ctx, m, append(dst, wire.ResultPrefix...), r.Params, &r.Args)
 	switch {
