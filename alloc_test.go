@@ -3,6 +3,7 @@
 package jsonrpc_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -37,6 +38,15 @@ func checkZeroAllocs(t *testing.T, srv *jsonrpc.Server, cases []allocCase) {
 			})
 			if allocs != 0 {
 				t.Errorf("Process(%s) made %v allocations per call, want 0", c.req, allocs)
+			}
+			// ProcessAsync, when nothing blocks, allocates nothing either.
+			n := 0
+			reply := func(b []byte) { n += len(b) }
+			allocs = testing.AllocsPerRun(1000, func() {
+				srv.ProcessAsync(context.Background(), req, reply)
+			})
+			if allocs != 0 {
+				t.Errorf("ProcessAsync(%s) made %v allocations per call, want 0", c.req, allocs)
 			}
 		})
 	}

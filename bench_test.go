@@ -212,3 +212,41 @@ func BenchmarkShapes(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) { benchMix(b, tc.setup().Process, req) })
 	}
 }
+
+// BenchmarkProcessAsync compares ProcessAsync with Process when methods
+// complete inline, and measures a call that suspends: a Blocking method,
+// run on its own goroutine, whose reply the caller waits for.
+func BenchmarkProcessAsync(b *testing.B) {
+	srv := demo.NewServer()
+	srv.MustRegister("addBlocking", func(a, b float64) float64 { return a + b }, jsonrpc.Blocking())
+	mix := calcMix()
+	b.Run("Process/calc-mix", func(b *testing.B) { benchMix(b, srv.Process, mix) })
+	b.Run("inline/calc-mix", func(b *testing.B) {
+		var n int
+		reply := func(resp []byte) { n += len(resp) }
+		benchMix(b, func(dst, req []byte) []byte {
+			srv.ProcessAsync(context.Background(), req, reply)
+			return dst[:1] // benchMix checks for an answer
+		}, mix)
+	})
+	suspend := [][]byte{[]byte(`{"jsonrpc":"2.0","method":"addBlocking","params":[1.5,2.25],"id":1}`)}
+	b.Run("suspend/add", func(b *testing.B) {
+		done := make(chan int, 1)
+		reply := func(resp []byte) { done <- len(resp) }
+		benchMix(b, func(dst, req []byte) []byte {
+			srv.ProcessAsync(context.Background(), req, reply)
+			return dst[:<-done]
+		}, suspend)
+	})
+	b.Run("suspend/add-parallel", func(b *testing.B) {
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			done := make(chan int, 1)
+			reply := func(resp []byte) { done <- len(resp) }
+			for pb.Next() {
+				srv.ProcessAsync(context.Background(), suspend[0], reply)
+				<-done
+			}
+		})
+	})
+}

@@ -66,21 +66,40 @@ const batchScan = 16
 func (s *Server) batch(ctx context.Context, dst, req []byte) []byte {
 	var reqs [batchScan]wire.Request
 	arr, n, err := s.cfg.scan.ScanBatch(req, reqs[:])
-	switch {
-	case err != nil:
-		return s.parseError(dst, req, err)
-	case n == 0:
-		return appendError(dst, errInvalidRequest, nil)
-	case n > s.cfg.maxBatch:
-		e := errInvalidRequest.WithData(fmt.Sprintf("batch of %d requests exceeds the limit of %d", n, s.cfg.maxBatch))
-		return appendError(dst, e, nil)
+	if out, bad := s.checkBatch(dst, req, n, err); bad {
+		return out
 	}
 	start := len(dst)
+	dst, _ = s.answerBatch(ctx, dst, arr, reqs[:], n, false)
+	return closeBatch(dst, start)
+}
+
+// checkBatch appends the answer to a batch that cannot run (invalid JSON,
+// empty, over the limit) and reports whether it did.
+func (s *Server) checkBatch(dst, req []byte, n int, err error) ([]byte, bool) {
+	switch {
+	case err != nil:
+		return s.parseError(dst, req, err), true
+	case n == 0:
+		return appendError(dst, errInvalidRequest, nil), true
+	case n > s.cfg.maxBatch:
+		e := errInvalidRequest.WithData(fmt.Sprintf("batch of %d requests exceeds the limit of %d", n, s.cfg.maxBatch))
+		return appendError(dst, e, nil), true
+	}
+	return dst, false
+}
+
+// answerBatch appends "[" and the answers of the n requests of the batch arr
+// to dst, without the closing bracket; reqs holds the first scanned requests.
+// With hold set, calls of blocking methods are not run but returned.
+func (s *Server) answerBatch(ctx context.Context, dst, arr []byte, reqs []wire.Request, n int, hold bool) ([]byte, []heldCall) {
+	start := len(dst)
 	dst = append(dst, '[')
+	var held []heldCall
 	pos := 0
 	for k := range n {
-		r := &reqs[k%batchScan]
-		if k >= batchScan {
+		r := &reqs[k%len(reqs)]
+		if k >= len(reqs) {
 			var elem []byte
 			elem, _, pos, _ = wire.NextRequest(arr, pos, r)
 			r.Value = elem
@@ -90,23 +109,24 @@ func (s *Server) batch(ctx context.Context, dst, req []byte) []byte {
 			dst = append(dst, ',')
 		}
 		before := len(dst)
-		if r.Value[0] == '{' {
-			dst = s.handle(ctx, dst, r)
-		} else {
+		if r.Value[0] != '{' {
 			dst = appendError(dst, errInvalidRequest, nil)
+		} else if m, out, ok := s.resolve(dst, r); !ok {
+			dst = out
+		} else if hold && m.blocking {
+			held = append(held, heldCall{m: m, r: *r})
+		} else {
+			dst = s.call(ctx, dst, m, r)
 		}
 		if len(dst) == before {
 			dst = dst[:mark]
 		}
-		if k == batchScan-1 {
+		if k == len(reqs)-1 {
 			// Position the second pass after the last scanned element.
 			pos = cap(arr) - cap(r.Value) + len(r.Value)
 		}
 	}
-	if len(dst) == start+1 {
-		return dst[:start]
-	}
-	return append(dst, ']')
+	return dst, held
 }
 
 // handle answers one request object.

@@ -20,6 +20,7 @@ type methodConfig struct {
 	names    []string
 	defaults []any
 	borrow   bool
+	blocking bool
 	// Service options.
 	rename map[string]string
 	skip   map[string]bool
@@ -75,7 +76,7 @@ func Skip(goNames ...string) MethodOption {
 	}
 }
 
-// ForMethod applies opts (ParamNames, Defaults, BorrowStrings) to the Go
+// ForMethod applies opts (ParamNames, Defaults, BorrowStrings, Blocking) to the Go
 // method goName of a service only.
 func ForMethod(goName string, opts ...MethodOption) MethodOption {
 	return func(c *methodConfig) {
@@ -128,7 +129,7 @@ func (s *Server) bind(name string, fn any, mc *methodConfig) (*method, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w %q: %v", ErrInvalidMethod, name, err)
 	}
-	return &method{name: name, fn: f}, nil
+	return &method{name: name, fn: f, blocking: mc.blocking}, nil
 }
 
 func checkName(name string) error {

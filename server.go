@@ -113,8 +113,9 @@ type Server struct {
 }
 
 type method struct {
-	name string
-	fn   *bind.Func
+	name     string
+	fn       *bind.Func
+	blocking bool // ProcessAsync runs its calls on their own goroutines
 }
 
 // NewServer returns a server with an empty method table and the given

@@ -1,0 +1,362 @@
+package jsonrpc_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/demo"
+)
+
+// replies collects the answers of ProcessAsync calls.
+type replies struct {
+	mu  sync.Mutex
+	got []string
+	n   atomic.Int32
+	ch  chan string
+}
+
+func newReplies() *replies { return &replies{ch: make(chan string, 1024)} }
+
+func (r *replies) reply(resp []byte) {
+	s := string(resp) // resp is valid only during the call
+	r.n.Add(1)
+	r.ch <- s
+}
+
+func (r *replies) wait(t testing.TB) string {
+	t.Helper()
+	select {
+	case s := <-r.ch:
+		return s
+	case <-time.After(10 * time.Second):
+		t.Fatal("no reply within 10s")
+		return ""
+	}
+}
+
+func TestProcessAsyncInline(t *testing.T) {
+	srv := demo.NewServer()
+	for _, req := range append(demo.Requests, demo.Batch, `{"jsonrpc":"2.0","method":"add","params":[1,2]}`, `{`, `[]`, `[1]`) {
+		want := srv.ProcessString(req)
+		called := false
+		srv.ProcessAsync(context.Background(), []byte(req), func(resp []byte) {
+			called = true
+			if string(resp) != want {
+				t.Errorf("%s: got %s, want %s", req, resp, want)
+			}
+		})
+		if !called {
+			t.Errorf("%s: reply did not run before ProcessAsync returned", req)
+		}
+	}
+}
+
+// blockingServer has a blocking method that waits for a release.
+type blockingServer struct {
+	*jsonrpc.Server
+	started chan string // the id of each call that began waiting
+	release chan struct{}
+}
+
+func newBlockingServer(t testing.TB, opts ...jsonrpc.Option) *blockingServer {
+	b := &blockingServer{
+		Server:  jsonrpc.NewServer(opts...),
+		started: make(chan string, 64),
+		release: make(chan struct{}),
+	}
+	b.MustRegister("wait", func(ctx context.Context, x int) (int, error) {
+		b.started <- string(jsonrpc.CallOf(ctx).ID())
+		select {
+		case <-b.release:
+			return x * 10, nil
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}, jsonrpc.Blocking())
+	b.MustRegister("now", func(x int) int { return x + 1 })
+	return b
+}
+
+func TestProcessAsyncBlocking(t *testing.T) {
+	srv := newBlockingServer(t)
+	r := newReplies()
+	req := []byte(`{"jsonrpc":"2.0","method":"wait","params":[4],"id":"a"}`)
+	srv.ProcessAsync(context.Background(), req, r.reply)
+	if id := <-srv.started; id != `"a"` {
+		t.Fatalf("started %s", id)
+	}
+	// The caller may reuse its buffer at once.
+	copy(req, strings.Repeat("x", len(req)))
+	if r.n.Load() != 0 {
+		t.Fatal("replied before the method finished")
+	}
+	close(srv.release)
+	if got, want := r.wait(t), `{"jsonrpc":"2.0","result":40,"id":"a"}`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	// Process runs the same method on the caller's goroutine.
+	if got := srv.ProcessString(`{"jsonrpc":"2.0","method":"wait","params":[1],"id":2}`); got != `{"jsonrpc":"2.0","result":10,"id":2}` {
+		t.Errorf("Process: %s", got)
+	}
+}
+
+func TestProcessAsyncBatch(t *testing.T) {
+	srv := newBlockingServer(t)
+	r := newReplies()
+	req := []byte(`[{"jsonrpc":"2.0","method":"wait","params":[1],"id":1},{"jsonrpc":"2.0","method":"now","params":[1],"id":2},` +
+		`{"jsonrpc":"2.0","method":"wait","params":[2],"id":3},{"jsonrpc":"2.0","method":"wait","params":[3]},{"jsonrpc":"2.0","method":"nope","id":4},5]`)
+	srv.ProcessAsync(context.Background(), req, r.reply)
+	for range 3 {
+		<-srv.started // the three waits run concurrently
+	}
+	clear(req)
+	close(srv.release)
+	got := r.wait(t)
+	var resps []map[string]any
+	if err := json.Unmarshal([]byte(got), &resps); err != nil {
+		t.Fatalf("%s: %v", got, err)
+	}
+	ids := map[string]string{}
+	for _, m := range resps {
+		ids[fmt.Sprint(m["id"])] = fmt.Sprint(m["result"], m["error"])
+	}
+	want := map[string]string{"1": "10 <nil>", "2": "2 <nil>", "3": "20 <nil>", "4": "<nil> map[code:-32601 message:Method not found]", "<nil>": "<nil> map[code:-32600 message:Invalid Request]"}
+	if fmt.Sprint(ids) != fmt.Sprint(want) || len(resps) != 5 {
+		t.Errorf("got %s", got)
+	}
+	// The calls that did not block come first.
+	if !strings.HasPrefix(got, `[{"jsonrpc":"2.0","result":2,"id":2}`) {
+		t.Errorf("inline answers not first: %s", got)
+	}
+
+	// A batch of blocking notifications answers with nothing.
+	srv2 := newBlockingServer(t)
+	close(srv2.release)
+	srv2.ProcessAsync(context.Background(), []byte(`[{"jsonrpc":"2.0","method":"wait","params":[1]},{"jsonrpc":"2.0","method":"wait","params":[2]}]`), r.reply)
+	if got := r.wait(t); got != "" {
+		t.Errorf("notifications: got %q", got)
+	}
+}
+
+func TestProcessAsyncCancel(t *testing.T) {
+	srv := newBlockingServer(t)
+	r := newReplies()
+	ctx, cancel := context.WithCancel(context.Background())
+	srv.ProcessAsync(ctx, []byte(`{"jsonrpc":"2.0","method":"wait","params":[1],"id":7}`), r.reply)
+	<-srv.started
+	cancel() // after the call was handed to another goroutine
+	if got, want := r.wait(t), `{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":7}`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+// TestIssue3CallStateAcrossGoroutines reproduces the shape of the .NET
+// library's cross-thread frame bug: a call suspends under pre and post
+// hooks, another call runs to completion meanwhile, and the first completes
+// on another goroutine. Each must see only its own id, context value and
+// pending error, in the hooks and in the method.
+func TestIssue3CallStateAcrossGoroutines(t *testing.T) {
+	type seen struct{ stage, id, value string }
+	var (
+		mu  sync.Mutex
+		log []seen
+	)
+	record := func(ctx context.Context, stage string) {
+		c := jsonrpc.CallOf(ctx)
+		mu.Lock()
+		log = append(log, seen{stage, string(c.ID()), fmt.Sprint(c.ContextValue())})
+		mu.Unlock()
+	}
+	srv := newBlockingServer(t,
+		jsonrpc.OnPreProcess(func(ctx context.Context, c *jsonrpc.Call) error {
+			record(ctx, "pre")
+			return nil
+		}),
+		jsonrpc.OnPostProcess(func(ctx context.Context, c *jsonrpc.Call, result json.RawMessage, e *jsonrpc.Error) error {
+			record(ctx, "post")
+			if c.ID() != nil && string(c.ID()) == `"slow"` && c.Err() != nil {
+				t.Errorf("slow call sees a pending error it did not set: %v", c.Err())
+			}
+			return nil
+		}))
+	srv.MustRegister("fail", func(ctx context.Context) int {
+		record(ctx, "method")
+		jsonrpc.CallOf(ctx).SetError(jsonrpc.NewError(-1, "fast failed"))
+		return 0
+	})
+	entered := make(chan struct{})
+	srv.MustRegister("slow", func(ctx context.Context) int {
+		record(ctx, "method")
+		close(entered)
+		<-srv.release
+		record(ctx, "resumed")
+		return 10
+	}, jsonrpc.Blocking())
+	r := newReplies()
+	slowCtx := jsonrpc.WithContextValue(context.Background(), "slow-value")
+	srv.ProcessAsync(slowCtx, []byte(`{"jsonrpc":"2.0","method":"slow","id":"slow"}`), r.reply)
+	<-entered // the slow call is suspended inside its method, after its pre hook
+
+	fastCtx := jsonrpc.WithContextValue(context.Background(), "fast-value")
+	var fast string
+	srv.ProcessAsync(fastCtx, []byte(`{"jsonrpc":"2.0","method":"fail","id":"fast"}`), func(b []byte) { fast = string(b) })
+	if want := `{"jsonrpc":"2.0","error":{"code":-1,"message":"fast failed"},"id":"fast"}`; fast != want {
+		t.Errorf("fast: %s, want %s", fast, want)
+	}
+	close(srv.release)
+	if got, want := r.wait(t), `{"jsonrpc":"2.0","result":10,"id":"slow"}`; got != want {
+		t.Errorf("slow: %s, want %s", got, want)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []seen{
+		{"pre", `"slow"`, "slow-value"},
+		{"method", `"slow"`, "slow-value"},
+		{"pre", `"fast"`, "fast-value"},
+		{"method", `"fast"`, "fast-value"},
+		{"post", `"fast"`, "fast-value"},
+		{"resumed", `"slow"`, "slow-value"},
+		{"post", `"slow"`, "slow-value"},
+	}
+	if fmt.Sprint(log) != fmt.Sprint(want) {
+		t.Errorf("each stage saw (stage, id, context value):\n got %v\nwant %v", log, want)
+	}
+}
+
+// TestProcessAsyncStress runs 16 workers x 400 documents of inline and
+// blocking calls, single and batched, with hooks, and checks every answer.
+func TestProcessAsyncStress(t *testing.T) {
+	const workers, docs = 16, 400
+	srv := jsonrpc.NewServer(
+		jsonrpc.OnPreProcess(func(ctx context.Context, c *jsonrpc.Call) error {
+			if got := jsonrpc.ContextValue(ctx); got != string(c.ID()) {
+				return fmt.Errorf("pre: call %s sees context value %v", c.ID(), got)
+			}
+			return nil
+		}),
+		jsonrpc.OnPostProcess(func(ctx context.Context, c *jsonrpc.Call, _ json.RawMessage, _ *jsonrpc.Error) error {
+			if got := jsonrpc.ContextValue(ctx); got != string(c.ID()) {
+				return fmt.Errorf("post: call %s sees context value %v", c.ID(), got)
+			}
+			return nil
+		}))
+	srv.MustRegister("suspend", func(ctx context.Context, x int) int {
+		ch := make(chan int)
+		go func() { ch <- x * 2 }() // completes on another goroutine
+		return <-ch
+	}, jsonrpc.Blocking())
+	srv.MustRegister("inline", func(ctx context.Context, x int) string {
+		return string(jsonrpc.CallOf(ctx).ID())
+	})
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			done := make(chan string, 1)
+			for d := range docs {
+				id := fmt.Sprintf("%d-%d", w, d)
+				ctx := jsonrpc.WithContextValue(context.Background(), `"`+id+`"`)
+				var req, want string
+				switch d % 3 {
+				case 0:
+					req = fmt.Sprintf(`{"jsonrpc":"2.0","method":"suspend","params":[%d],"id":"%s"}`, d, id)
+					want = fmt.Sprintf(`{"jsonrpc":"2.0","result":%d,"id":"%s"}`, 2*d, id)
+				case 1:
+					req = fmt.Sprintf(`{"jsonrpc":"2.0","method":"inline","params":[%d],"id":"%s"}`, d, id)
+					want = fmt.Sprintf(`{"jsonrpc":"2.0","result":"\"%s\"","id":"%s"}`, id, id)
+				default:
+					// Both calls carry the same id, so that the context value matches.
+					req = fmt.Sprintf(`[{"jsonrpc":"2.0","method":"suspend","params":[%d],"id":"%s"},{"jsonrpc":"2.0","method":"inline","params":[0],"id":"%s"}]`, d, id, id)
+					want = fmt.Sprintf(`[{"jsonrpc":"2.0","result":"\"%s\"","id":"%s"},{"jsonrpc":"2.0","result":%d,"id":"%s"}]`, id, id, 2*d, id)
+				}
+				srv.ProcessAsync(ctx, []byte(req), func(b []byte) { done <- string(b) })
+				if got := <-done; got != want {
+					t.Errorf("%s: got %s, want %s", req, got, want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// A method may call back into the server, and many calls may be in flight
+// at once.
+func TestProcessAsyncReentrantAndOverlapping(t *testing.T) {
+	srv := newBlockingServer(t)
+	srv.MustRegister("nested", func(ctx context.Context, x int) int {
+		ch := make(chan string, 1)
+		srv.ProcessAsync(ctx, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":"now","params":[%d],"id":1}`, x)), func(b []byte) { ch <- string(b) })
+		var resp struct{ Result int }
+		json.Unmarshal([]byte(<-ch), &resp)
+		return resp.Result * 100
+	}, jsonrpc.Blocking())
+	r := newReplies()
+	const n = 50
+	for i := range n {
+		srv.ProcessAsync(context.Background(), []byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":"wait","params":[%d],"id":%d}`, i, i)), r.reply)
+	}
+	for range n {
+		<-srv.started
+	}
+	var nested string
+	done := make(chan struct{})
+	srv.ProcessAsync(context.Background(), []byte(`{"jsonrpc":"2.0","method":"nested","params":[4],"id":"n"}`), func(b []byte) { nested = string(b); close(done) })
+	<-done
+	if nested != `{"jsonrpc":"2.0","result":500,"id":"n"}` {
+		t.Errorf("nested: %s", nested)
+	}
+	close(srv.release)
+	seen := map[string]bool{}
+	for range n {
+		seen[r.wait(t)] = true
+	}
+	for i := range n {
+		if want := fmt.Sprintf(`{"jsonrpc":"2.0","result":%d,"id":%d}`, i*10, i); !seen[want] {
+			t.Errorf("missing %s", want)
+		}
+	}
+}
+
+// A reply that panics on the caller's goroutine leaves the server and its
+// buffer pool usable.
+func TestProcessAsyncPanickingReply(t *testing.T) {
+	srv := demo.NewServer()
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("the reply's panic did not reach the caller")
+			}
+		}()
+		srv.ProcessAsync(context.Background(), []byte(demo.Requests[0]), func([]byte) { panic("reply") })
+	}()
+	for _, req := range demo.Requests {
+		want := srv.ProcessString(req)
+		srv.ProcessAsync(context.Background(), []byte(req), func(b []byte) {
+			if string(b) != want {
+				t.Errorf("after a panic: got %s, want %s", b, want)
+			}
+		})
+	}
+}
+
+// Buffers that grew past 64 KiB are dropped, not kept.
+func TestProcessAsyncOversized(t *testing.T) {
+	srv := demo.NewServer()
+	before := jsonrpc.ReadScratchStats()
+	big := strings.Repeat("x", 100<<10)
+	srv.ProcessAsync(context.Background(), []byte(`{"jsonrpc":"2.0","method":"echo","params":["`+big+`"],"id":1}`), func(b []byte) {
+		if len(b) < len(big) {
+			t.Errorf("short answer: %d bytes", len(b))
+		}
+	})
+	if after := jsonrpc.ReadScratchStats(); after.Dropped != before.Dropped+1 {
+		t.Errorf("dropped %d -> %d, want one more", before.Dropped, after.Dropped)
+	}
+}
