@@ -1,0 +1,28 @@
+package debugvars_test
+
+import (
+	"context"
+	"encoding/json"
+	"expvar"
+	"testing"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	_ "github.com/jsonrpc-go/jsonrpc/debugvars"
+)
+
+func TestPublished(t *testing.T) {
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("one", func() int { return 1 })
+	srv.ProcessAsync(context.Background(), []byte(`{"jsonrpc":"2.0","method":"one","id":1}`), func([]byte) {})
+	v := expvar.Get("jsonrpc")
+	if v == nil {
+		t.Fatal(`expvar "jsonrpc" is not published`)
+	}
+	var got struct{ Scratch jsonrpc.ScratchStats }
+	if err := json.Unmarshal([]byte(v.String()), &got); err != nil {
+		t.Fatalf("%s: %v", v.String(), err)
+	}
+	if got.Scratch.Misses+got.Scratch.FallbackHits == 0 {
+		t.Errorf("the first ProcessAsync took no buffer from the fallback: %+v", got.Scratch)
+	}
+}
