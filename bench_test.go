@@ -250,3 +250,17 @@ func BenchmarkProcessAsync(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkProcessAsyncParallel is BenchmarkProcessAsync's inline rows on
+// all Ps.
+func BenchmarkProcessAsyncParallel(b *testing.B) {
+	srv := demo.NewServer()
+	mix := calcMix()
+	b.Run("Process/calc-mix", func(b *testing.B) { benchParallel(b, srv.Process, mix) })
+	b.Run("inline/calc-mix", func(b *testing.B) {
+		benchParallel(b, func(dst, req []byte) []byte {
+			srv.ProcessAsync(context.Background(), req, func([]byte) {})
+			return dst
+		}, mix)
+	})
+}

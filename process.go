@@ -54,7 +54,8 @@ func (s *Server) ProcessContext(ctx context.Context, dst, req []byte) []byte {
 func (s *Server) parseError(dst, req []byte, cause error) []byte {
 	e := errParse
 	if h := s.cfg.onParseError; h != nil {
-		e = rewrite(e, func() *Error { return h(req, cause, errParse) })
+		c := *errParse // the hook may modify what it is given
+		e = rewrite(e, func() *Error { return h(req, cause, &c) })
 	}
 	return appendError(dst, e, nil)
 }

@@ -36,7 +36,11 @@ func (s *scratch) reusable() bool {
 type scratchPool struct {
 	local   sync.Pool
 	shared  chan *scratch
-	credits atomic.Int64 // puts owed to the shared pool
+	credits atomic.Int64 // puts owed to the shared pool; written only on misses
+
+	// The counters below are written on the slow paths only; keep them off
+	// the cache line that every get and put reads.
+	_ [64]byte
 
 	// Counters of the fallback, for deciding whether it needs striping.
 	fallbackHits atomic.Uint64 // gets served by the shared pool

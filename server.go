@@ -21,7 +21,19 @@ type Codec interface {
 }
 
 // JSONCodec is the default Codec, backed by encoding/json.
-var JSONCodec Codec = bind.JSON{}
+type JSONCodec struct{}
+
+// Unmarshal implements Codec with json.Unmarshal.
+func (JSONCodec) Unmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
+
+// Append implements Codec with json.Marshal.
+func (JSONCodec) Append(dst []byte, v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, b...), nil
+}
 
 // Default limits.
 const (
@@ -35,7 +47,7 @@ const (
 type Option func(*config)
 
 // WithCodec sets the codec for non-primitive params and results of methods
-// registered afterwards. The default is JSONCodec.
+// registered afterwards. The default is JSONCodec{}.
 func WithCodec(c Codec) Option { return func(cf *config) { cf.codec = c } }
 
 // MaxDepth limits how deeply a request document may nest arrays and objects
@@ -121,7 +133,7 @@ type method struct {
 // NewServer returns a server with an empty method table and the given
 // options. It is the default session of its own session set.
 func NewServer(opts ...Option) *Server {
-	cf := &config{codec: JSONCodec, maxBatch: DefaultMaxBatch}
+	cf := &config{codec: JSONCodec{}, maxBatch: DefaultMaxBatch}
 	for _, o := range opts {
 		o(cf)
 	}

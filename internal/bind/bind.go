@@ -174,7 +174,6 @@ var (
 	jsonMar   = reflect.TypeFor[json.Marshaler]()
 	textUnm   = reflect.TypeFor[encoding.TextUnmarshaler]()
 	textMar   = reflect.TypeFor[encoding.TextMarshaler]()
-	rawType   = reflect.TypeFor[json.RawMessage]()
 	errNotFn  = errors.New("not a function")
 	errNilFn  = errors.New("nil function")
 	defaultJS = Codec(JSON{})
