@@ -43,7 +43,7 @@ func checkZeroAllocs(t *testing.T, srv *jsonrpc.Server, cases []allocCase) {
 			n := 0
 			reply := func(b []byte) { n += len(b) }
 			allocs = testing.AllocsPerRun(1000, func() {
-				srv.ProcessAsync(context.Background(), req, reply)
+				srv.ProcessAsync(context.Background(), buf[:0], req, reply)
 			})
 			if allocs != 0 {
 				t.Errorf("ProcessAsync(%s) made %v allocations per call, want 0", c.req, allocs)

@@ -24,35 +24,38 @@ func Blocking() MethodOption {
 // elements of a batch that call them run concurrently, and the batch's answer
 // is delivered when the last one finishes, with the responses of the methods
 // that did not block first. When no method blocks, reply runs on the
-// caller's goroutine before ProcessAsync returns, at a cost close to
-// Process. Otherwise reply runs on the goroutine of the last method to
-// finish.
+// caller's goroutine before ProcessAsync returns and the response is
+// appended to dst, so that reply's slice is dst[len(dst):] of the grown
+// buffer and nothing is allocated when dst has room. Otherwise reply runs on
+// the goroutine of the last method to finish, with a slice of a buffer of the
+// server's.
 //
 // ctx reaches every method of the call; cancelling it is how a caller stops
-// waiting methods. ProcessAsync does not retain req after it returns (calls
-// that run later work on a copy). The slice passed to reply is valid only
-// until reply returns, and reply must not panic on another goroutine than
-// the caller's.
-func (s *Server) ProcessAsync(ctx context.Context, req []byte, reply func(resp []byte)) {
+// waiting methods. ProcessAsync does not retain req or dst after it returns
+// (calls that run later work on a copy of req). The slice passed to reply is
+// valid only until reply returns. A reply that runs on another goroutine must
+// not panic.
+func (s *Server) ProcessAsync(ctx context.Context, dst, req []byte, reply func(resp []byte)) {
 	if i := wire.SkipSpace(req, 0); i < len(req) && req[i] == '[' {
-		s.batchAsync(ctx, req, reply)
+		s.batchAsync(ctx, dst, req, reply)
 		return
 	}
-	sc := scratches.get()
+	start := len(dst)
 	var r wire.Request
 	kind, err := s.cfg.scan.ScanRequest(req, &r)
 	switch {
 	case err != nil:
-		sc.resp = s.parseError(sc.resp, req, err)
+		dst = s.parseError(dst, req, err)
 	case kind != wire.Object:
-		sc.resp = appendError(sc.resp, errInvalidRequest, nil)
+		dst = appendError(dst, errInvalidRequest, nil)
 	default:
-		m, out, ok := s.resolve(sc.resp, &r)
+		m, out, ok := s.resolve(dst, &r)
 		switch {
 		case !ok:
-			sc.resp = out
+			dst = out
 		case m.blocking:
 			// Run it later on a copy of the request.
+			sc := scratches.get()
 			sc.req = append(sc.req[:0], req...)
 			held := new(wire.Request)
 			*held = r
@@ -60,12 +63,10 @@ func (s *Server) ProcessAsync(ctx context.Context, req []byte, reply func(resp [
 			go s.runSuspended(ctx, sc, m, held, reply)
 			return
 		default:
-			sc.resp = s.call(ctx, sc.resp, m, &r)
+			dst = s.call(ctx, dst, m, &r)
 		}
 	}
-	reply(sc.resp)
-	// A reply that panics leaves sc to the garbage collector.
-	scratches.put(sc)
+	reply(dst[start:])
 }
 
 func (s *Server) runSuspended(ctx context.Context, sc *scratch, m *method, r *wire.Request, reply func([]byte)) {
@@ -103,35 +104,28 @@ type heldCall struct {
 	r wire.Request
 }
 
-func (s *Server) batchAsync(ctx context.Context, req []byte, reply func([]byte)) {
-	sc := scratches.get()
+func (s *Server) batchAsync(ctx context.Context, dst, req []byte, reply func([]byte)) {
+	start := len(dst)
 	var reqs [batchScan]wire.Request
 	arr, n, err := s.cfg.scan.ScanBatch(req, reqs[:])
-	var bad bool
-	if sc.resp, bad = s.checkBatch(sc.resp, req, n, err); !bad {
-		if b := s.runBatch(ctx, sc, arr, reqs[:], n, req, reply); b != nil {
-			s.dispatch(ctx, b)
-			return
-		}
+	if out, bad := s.checkBatch(dst, req, n, err); bad {
+		reply(out[start:])
+		return
 	}
-	reply(sc.resp)
-	scratches.put(sc)
-}
-
-// runBatch answers the batch's calls that do not block into sc.resp and
-// returns the blocking ones, if any, as an asyncBatch over a copy of req.
-func (s *Server) runBatch(ctx context.Context, sc *scratch, arr []byte, reqs []wire.Request, n int, req []byte, reply func([]byte)) *asyncBatch {
-	var held []heldCall
-	sc.resp, held = s.answerBatch(ctx, sc.resp[:0], arr, reqs, n, true)
+	out, held := s.answerBatch(ctx, dst, arr, reqs[:], n, true)
 	if held == nil {
-		sc.resp = closeBatch(sc.resp, 0)
-		return nil
+		reply(closeBatch(out, start)[start:])
+		return
 	}
+	// Some calls block: move the answers so far and the request to a
+	// scratch, and run the held calls on it.
+	sc := scratches.get()
+	sc.resp = append(sc.resp[:0], out[start:]...)
 	sc.req = append(sc.req[:0], req...)
 	for i := range held {
 		rebase(&held[i].r, req, sc.req)
 	}
-	return &asyncBatch{sc: sc, calls: held, parts: make([][]byte, len(held)), reply: reply}
+	s.dispatch(ctx, &asyncBatch{sc: sc, calls: held, parts: make([][]byte, len(held)), reply: reply})
 }
 
 // closeBatch ends a batch answer begun with "[" at start, or removes it when

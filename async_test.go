@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
@@ -46,7 +47,7 @@ func TestProcessAsyncInline(t *testing.T) {
 	for _, req := range append(demo.Requests, demo.Batch, `{"jsonrpc":"2.0","method":"add","params":[1,2]}`, `{`, `[]`, `[1]`) {
 		want := srv.ProcessString(req)
 		called := false
-		srv.ProcessAsync(context.Background(), []byte(req), func(resp []byte) {
+		srv.ProcessAsync(context.Background(), nil, []byte(req), func(resp []byte) {
 			called = true
 			if string(resp) != want {
 				t.Errorf("%s: got %s, want %s", req, resp, want)
@@ -88,7 +89,7 @@ func TestProcessAsyncBlocking(t *testing.T) {
 	srv := newBlockingServer(t)
 	r := newReplies()
 	req := []byte(`{"jsonrpc":"2.0","method":"wait","params":[4],"id":"a"}`)
-	srv.ProcessAsync(context.Background(), req, r.reply)
+	srv.ProcessAsync(context.Background(), nil, req, r.reply)
 	if id := <-srv.started; id != `"a"` {
 		t.Fatalf("started %s", id)
 	}
@@ -112,7 +113,7 @@ func TestProcessAsyncBatch(t *testing.T) {
 	r := newReplies()
 	req := []byte(`[{"jsonrpc":"2.0","method":"wait","params":[1],"id":1},{"jsonrpc":"2.0","method":"now","params":[1],"id":2},` +
 		`{"jsonrpc":"2.0","method":"wait","params":[2],"id":3},{"jsonrpc":"2.0","method":"wait","params":[3]},{"jsonrpc":"2.0","method":"nope","id":4},5]`)
-	srv.ProcessAsync(context.Background(), req, r.reply)
+	srv.ProcessAsync(context.Background(), nil, req, r.reply)
 	for range 3 {
 		<-srv.started // the three waits run concurrently
 	}
@@ -139,7 +140,7 @@ func TestProcessAsyncBatch(t *testing.T) {
 	// A batch of blocking notifications answers with nothing.
 	srv2 := newBlockingServer(t)
 	close(srv2.release)
-	srv2.ProcessAsync(context.Background(), []byte(`[{"jsonrpc":"2.0","method":"wait","params":[1]},{"jsonrpc":"2.0","method":"wait","params":[2]}]`), r.reply)
+	srv2.ProcessAsync(context.Background(), nil, []byte(`[{"jsonrpc":"2.0","method":"wait","params":[1]},{"jsonrpc":"2.0","method":"wait","params":[2]}]`), r.reply)
 	if got := r.wait(t); got != "" {
 		t.Errorf("notifications: got %q", got)
 	}
@@ -149,7 +150,7 @@ func TestProcessAsyncCancel(t *testing.T) {
 	srv := newBlockingServer(t)
 	r := newReplies()
 	ctx, cancel := context.WithCancel(context.Background())
-	srv.ProcessAsync(ctx, []byte(`{"jsonrpc":"2.0","method":"wait","params":[1],"id":7}`), r.reply)
+	srv.ProcessAsync(ctx, nil, []byte(`{"jsonrpc":"2.0","method":"wait","params":[1],"id":7}`), r.reply)
 	<-srv.started
 	cancel() // after the call was handed to another goroutine
 	if got, want := r.wait(t), `{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":7}`; got != want {
@@ -201,12 +202,12 @@ func TestIssue3CallStateAcrossGoroutines(t *testing.T) {
 	}, jsonrpc.Blocking())
 	r := newReplies()
 	slowCtx := jsonrpc.WithContextValue(context.Background(), "slow-value")
-	srv.ProcessAsync(slowCtx, []byte(`{"jsonrpc":"2.0","method":"slow","id":"slow"}`), r.reply)
+	srv.ProcessAsync(slowCtx, nil, []byte(`{"jsonrpc":"2.0","method":"slow","id":"slow"}`), r.reply)
 	<-entered // the slow call is suspended inside its method, after its pre hook
 
 	fastCtx := jsonrpc.WithContextValue(context.Background(), "fast-value")
 	var fast string
-	srv.ProcessAsync(fastCtx, []byte(`{"jsonrpc":"2.0","method":"fail","id":"fast"}`), func(b []byte) { fast = string(b) })
+	srv.ProcessAsync(fastCtx, nil, []byte(`{"jsonrpc":"2.0","method":"fail","id":"fast"}`), func(b []byte) { fast = string(b) })
 	if want := `{"jsonrpc":"2.0","error":{"code":-1,"message":"fast failed"},"id":"fast"}`; fast != want {
 		t.Errorf("fast: %s, want %s", fast, want)
 	}
@@ -275,7 +276,7 @@ func TestProcessAsyncStress(t *testing.T) {
 					req = fmt.Sprintf(`[{"jsonrpc":"2.0","method":"suspend","params":[%d],"id":"%s"},{"jsonrpc":"2.0","method":"inline","params":[0],"id":"%s"}]`, d, id, id)
 					want = fmt.Sprintf(`[{"jsonrpc":"2.0","result":"\"%s\"","id":"%s"},{"jsonrpc":"2.0","result":%d,"id":"%s"}]`, id, id, 2*d, id)
 				}
-				srv.ProcessAsync(ctx, []byte(req), func(b []byte) { done <- string(b) })
+				srv.ProcessAsync(ctx, nil, []byte(req), func(b []byte) { done <- string(b) })
 				if got := <-done; got != want {
 					t.Errorf("%s: got %s, want %s", req, got, want)
 					return
@@ -292,7 +293,7 @@ func TestProcessAsyncReentrantAndOverlapping(t *testing.T) {
 	srv := newBlockingServer(t)
 	srv.MustRegister("nested", func(ctx context.Context, x int) int {
 		ch := make(chan string, 1)
-		srv.ProcessAsync(ctx, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":"now","params":[%d],"id":1}`, x)), func(b []byte) { ch <- string(b) })
+		srv.ProcessAsync(ctx, nil, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":"now","params":[%d],"id":1}`, x)), func(b []byte) { ch <- string(b) })
 		var resp struct{ Result int }
 		json.Unmarshal([]byte(<-ch), &resp)
 		return resp.Result * 100
@@ -300,14 +301,14 @@ func TestProcessAsyncReentrantAndOverlapping(t *testing.T) {
 	r := newReplies()
 	const n = 50
 	for i := range n {
-		srv.ProcessAsync(context.Background(), []byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":"wait","params":[%d],"id":%d}`, i, i)), r.reply)
+		srv.ProcessAsync(context.Background(), nil, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":"wait","params":[%d],"id":%d}`, i, i)), r.reply)
 	}
 	for range n {
 		<-srv.started
 	}
 	var nested string
 	done := make(chan struct{})
-	srv.ProcessAsync(context.Background(), []byte(`{"jsonrpc":"2.0","method":"nested","params":[4],"id":"n"}`), func(b []byte) { nested = string(b); close(done) })
+	srv.ProcessAsync(context.Background(), nil, []byte(`{"jsonrpc":"2.0","method":"nested","params":[4],"id":"n"}`), func(b []byte) { nested = string(b); close(done) })
 	<-done
 	if nested != `{"jsonrpc":"2.0","result":500,"id":"n"}` {
 		t.Errorf("nested: %s", nested)
@@ -334,11 +335,11 @@ func TestProcessAsyncPanickingReply(t *testing.T) {
 				t.Error("the reply's panic did not reach the caller")
 			}
 		}()
-		srv.ProcessAsync(context.Background(), []byte(demo.Requests[0]), func([]byte) { panic("reply") })
+		srv.ProcessAsync(context.Background(), nil, []byte(demo.Requests[0]), func([]byte) { panic("reply") })
 	}()
 	for _, req := range demo.Requests {
 		want := srv.ProcessString(req)
-		srv.ProcessAsync(context.Background(), []byte(req), func(b []byte) {
+		srv.ProcessAsync(context.Background(), nil, []byte(req), func(b []byte) {
 			if string(b) != want {
 				t.Errorf("after a panic: got %s, want %s", b, want)
 			}
@@ -348,15 +349,36 @@ func TestProcessAsyncPanickingReply(t *testing.T) {
 
 // Buffers that grew past 64 KiB are dropped, not kept.
 func TestProcessAsyncOversized(t *testing.T) {
-	srv := demo.NewServer()
-	before := jsonrpc.ReadScratchStats()
-	big := strings.Repeat("x", 100<<10)
-	srv.ProcessAsync(context.Background(), []byte(`{"jsonrpc":"2.0","method":"echo","params":["`+big+`"],"id":1}`), func(b []byte) {
-		if len(b) < len(big) {
-			t.Errorf("short answer: %d bytes", len(b))
+	synctest.Test(t, func(t *testing.T) {
+		srv := jsonrpc.NewServer()
+		srv.MustRegister("echo", func(s string) string { return s }, jsonrpc.Blocking())
+		before := jsonrpc.ReadScratchStats()
+		big := strings.Repeat("x", 100<<10)
+		var n int
+		srv.ProcessAsync(context.Background(), nil, []byte(`{"jsonrpc":"2.0","method":"echo","params":["`+big+`"],"id":1}`), func(b []byte) { n = len(b) })
+		synctest.Wait() // the call's goroutine has replied and released its scratch
+		if n < len(big) {
+			t.Errorf("short answer: %d bytes", n)
+		}
+		if after := jsonrpc.ReadScratchStats(); after.Dropped != before.Dropped+1 {
+			t.Errorf("dropped %d -> %d, want one more", before.Dropped, after.Dropped)
 		}
 	})
-	if after := jsonrpc.ReadScratchStats(); after.Dropped != before.Dropped+1 {
-		t.Errorf("dropped %d -> %d, want one more", before.Dropped, after.Dropped)
+}
+
+// Inline answers are appended to dst's spare room.
+func TestProcessAsyncAppendsToDst(t *testing.T) {
+	srv := demo.NewServer()
+	dst := append(make([]byte, 0, 256), "prefix"...)
+	srv.ProcessAsync(context.Background(), dst, []byte(demo.Requests[1]), func(resp []byte) {
+		if string(resp) != `{"jsonrpc":"2.0","result":7,"id":2}` {
+			t.Errorf("resp %s", resp)
+		}
+		if &resp[0] != &dst[:len(dst)+1][len(dst)] {
+			t.Error("the inline answer is not in dst's spare room")
+		}
+	})
+	if string(dst) != "prefix" {
+		t.Errorf("dst changed: %s", dst)
 	}
 }

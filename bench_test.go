@@ -225,7 +225,7 @@ func BenchmarkProcessAsync(b *testing.B) {
 		var n int
 		reply := func(resp []byte) { n += len(resp) }
 		benchMix(b, func(dst, req []byte) []byte {
-			srv.ProcessAsync(context.Background(), req, reply)
+			srv.ProcessAsync(context.Background(), dst, req, reply)
 			return dst[:1] // benchMix checks for an answer
 		}, mix)
 	})
@@ -234,7 +234,7 @@ func BenchmarkProcessAsync(b *testing.B) {
 		done := make(chan int, 1)
 		reply := func(resp []byte) { done <- len(resp) }
 		benchMix(b, func(dst, req []byte) []byte {
-			srv.ProcessAsync(context.Background(), req, reply)
+			srv.ProcessAsync(context.Background(), dst, req, reply)
 			return dst[:<-done]
 		}, suspend)
 	})
@@ -244,7 +244,7 @@ func BenchmarkProcessAsync(b *testing.B) {
 			done := make(chan int, 1)
 			reply := func(resp []byte) { done <- len(resp) }
 			for pb.Next() {
-				srv.ProcessAsync(context.Background(), suspend[0], reply)
+				srv.ProcessAsync(context.Background(), nil, suspend[0], reply)
 				<-done
 			}
 		})
@@ -258,8 +258,9 @@ func BenchmarkProcessAsyncParallel(b *testing.B) {
 	mix := calcMix()
 	b.Run("Process/calc-mix", func(b *testing.B) { benchParallel(b, srv.Process, mix) })
 	b.Run("inline/calc-mix", func(b *testing.B) {
+		reply := func([]byte) {}
 		benchParallel(b, func(dst, req []byte) []byte {
-			srv.ProcessAsync(context.Background(), req, func([]byte) {})
+			srv.ProcessAsync(context.Background(), dst, req, reply)
 			return dst
 		}, mix)
 	})

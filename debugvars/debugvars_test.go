@@ -12,8 +12,10 @@ import (
 
 func TestPublished(t *testing.T) {
 	srv := jsonrpc.NewServer()
-	srv.MustRegister("one", func() int { return 1 })
-	srv.ProcessAsync(context.Background(), []byte(`{"jsonrpc":"2.0","method":"one","id":1}`), func([]byte) {})
+	srv.MustRegister("one", func() int { return 1 }, jsonrpc.Blocking())
+	done := make(chan struct{})
+	srv.ProcessAsync(context.Background(), nil, []byte(`{"jsonrpc":"2.0","method":"one","id":1}`), func([]byte) { close(done) })
+	<-done
 	v := expvar.Get("jsonrpc")
 	if v == nil {
 		t.Fatal(`expvar "jsonrpc" is not published`)
