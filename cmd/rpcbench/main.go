@@ -1,0 +1,93 @@
+// Command rpcbench is the benchmark harness of jsonrpc-go: it drives a
+// server through one of its entry points with W worker goroutines for a set
+// time and reports calls per second, the per-core cost of a call and the
+// allocations per call.
+//
+//	rpcbench sync -d 3s -workers 1,2 -runs 3 -json sync.json
+//	rpcbench scale -d 3s -workers 2 -min-ratio 1.6
+//
+// The sync mode measures (*jsonrpc.Server).Process for each method shape
+// (the rows); scale is the release gate on how the calculator mix scales
+// from one worker to N. Progress goes to standard error, the table to
+// standard output, and -json FILE writes the results for machines.
+//
+// Before it measures a row, rpcbench checks the response to each of its
+// requests, and after each run the last response of every worker: a broken
+// setup is refused, never timed.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run runs the command line args (without the program name) and returns
+// the exit status: 0 done, 1 failed (a broken setup, or the scale gate),
+// 2 usage error.
+func run(args []string, stdout, stderr io.Writer) int {
+	e := &env{stdout: stdout, stderr: stderr, syncRows: syncRows, scaleRow: calcMix}
+	return e.run(args)
+}
+
+// env is what the modes run with: the output streams and the row tables.
+// Tests substitute their own tables.
+type env struct {
+	stdout, stderr io.Writer
+	syncRows       []rowDef
+	scaleRow       rowDef
+}
+
+// A mode is a subcommand.
+type mode struct {
+	name    string
+	summary string
+	run     func(e *env, args []string) int
+}
+
+// modes lists the subcommands in usage order. A new mode (async, tcp, http)
+// is a row here, a function in modes.go and, for a new entry point, an entry
+// in rows.go.
+var modes = []mode{
+	{"sync", "measure (*jsonrpc.Server).Process for each method shape and worker count", (*env).sync},
+	{"async", "measure (*jsonrpc.Server).ProcessAsync, methods inline or suspending", (*env).async},
+	{"scale", "release gate: calc-mix req/s at N workers against 1 worker, in paired runs", (*env).scale},
+}
+
+func (e *env) run(args []string) int {
+	if len(args) == 0 {
+		e.usage()
+		return 2
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		e.usage()
+		return 0
+	}
+	for _, m := range modes {
+		if m.name == args[0] {
+			return m.run(e, args[1:])
+		}
+	}
+	if strings.HasPrefix(args[0], "-") {
+		fmt.Fprintf(e.stderr, "rpcbench: flag provided but not defined: %s\n", args[0])
+	} else {
+		fmt.Fprintf(e.stderr, "rpcbench: unknown mode %q\n", args[0])
+	}
+	e.usage()
+	return 2
+}
+
+func (e *env) usage() {
+	w := e.stderr
+	fmt.Fprintf(w, "usage: rpcbench <mode> [flags]\n\nrpcbench benchmarks the jsonrpc-go server.\n\nmodes:\n")
+	for _, m := range modes {
+		fmt.Fprintf(w, "  %-7s %s\n", m.name, m.summary)
+	}
+	fmt.Fprintf(w, "\nRun 'rpcbench <mode> -h' for the flags of a mode.\n")
+}

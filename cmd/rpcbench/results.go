@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// A Report is what -json writes: the machine, the mode and one Row per
+// measured (row, worker count). Every mode writes the same shape; a mode with
+// a verdict adds its own section (Scale).
+type Report struct {
+	Date       string        `json:"date"` // RFC 3339, when the mode started
+	Go         string        `json:"go"`   // runtime.Version()
+	GOOS       string        `json:"goos"`
+	GOARCH     string        `json:"goarch"`
+	CPU        string        `json:"cpu"`   // model name from /proc/cpuinfo, or ""
+	Cores      int           `json:"cores"` // runtime.NumCPU()
+	GOMAXPROCS int           `json:"gomaxprocs"`
+	Mode       string        `json:"mode"`
+	Duration   string        `json:"duration"` // of each run, as time.Duration prints it ("3s")
+	Rows       []Row         `json:"rows"`
+	Scale      *ScaleVerdict `json:"scale,omitempty"`
+}
+
+// A Row is the result of one row at one worker count over one or more runs.
+type Row struct {
+	Name          string    `json:"name"`
+	Workers       int       `json:"workers"`
+	Runs          []float64 `json:"runs"` // calls per second of each run, in run order
+	MedianRPS     float64   `json:"median_rps"`
+	MinRPS        float64   `json:"min_rps"`
+	MaxRPS        float64   `json:"max_rps"`
+	NsPerCall     float64   `json:"ns_per_call"`     // workers * 1e9 / median_rps
+	AllocsPerCall float64   `json:"allocs_per_call"` // over all runs
+}
+
+// ScaleVerdict is the scale mode's gate.
+type ScaleVerdict struct {
+	Row        string    `json:"row"`
+	Workers    int       `json:"workers"`     // N
+	Ratio      float64   `json:"ratio"`       // median req/s at N / median at 1
+	PairRatios []float64 `json:"pair_ratios"` // N/1 of each paired run
+	MinRatio   float64   `json:"min_ratio"`
+	ReportOnly bool      `json:"report_only"`
+	Pass       bool      `json:"pass"` // Ratio >= MinRatio
+}
+
+// newReport describes this machine and process.
+func newReport(mode string, d time.Duration) *Report {
+	return &Report{
+		Date:       time.Now().Format(time.RFC3339),
+		Go:         runtime.Version(),
+		GOOS:       runtime.GOOS,
+		GOARCH:     runtime.GOARCH,
+		CPU:        cpuModel(),
+		Cores:      runtime.NumCPU(),
+		GOMAXPROCS: runtime.GOMAXPROCS(0),
+		Mode:       mode,
+		Duration:   d.String(),
+		Rows:       []Row{},
+	}
+}
+
+// newRow summarizes the runs of one row at one worker count.
+func newRow(name string, workers int, ms []Measurement) Row {
+	r := Row{Name: name, Workers: workers, Runs: make([]float64, len(ms))}
+	var calls int64
+	var mallocs uint64
+	for i, m := range ms {
+		r.Runs[i] = m.RPS()
+		calls += m.Calls
+		mallocs += m.Mallocs
+	}
+	r.MedianRPS = median(r.Runs)
+	if len(r.Runs) > 0 {
+		r.MinRPS = slices.Min(r.Runs)
+		r.MaxRPS = slices.Max(r.Runs)
+	}
+	if r.MedianRPS > 0 {
+		r.NsPerCall = float64(workers) * 1e9 / r.MedianRPS
+	}
+	if calls > 0 {
+		r.AllocsPerCall = float64(mallocs) / float64(calls)
+	}
+	return r
+}
+
+// median returns the median of xs (the mean of the middle two for an even
+// count), or 0 for none.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// WriteFile writes the report as indented JSON.
+func (r *Report) WriteFile(path string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// cpuModel returns the first "model name" of /proc/cpuinfo, or "".
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// fmtRate formats calls per second compactly: 8.02M, 512.3k, 900.
+func fmtRate(r float64) string {
+	switch {
+	case r >= 1e6:
+		return fmt.Sprintf("%.2fM", r/1e6)
+	case r >= 1e3:
+		return fmt.Sprintf("%.1fk", r/1e3)
+	}
+	return fmt.Sprintf("%.0f", r)
+}
+
+// fmtRange formats the min–max of a row's runs.
+func fmtRange(r Row) string {
+	return fmtRate(r.MinRPS) + "–" + fmtRate(r.MaxRPS)
+}
+
+// find returns the row with the given name and worker count, or nil.
+func (r *Report) find(name string, workers int) *Row {
+	for i := range r.Rows {
+		if r.Rows[i].Name == name && r.Rows[i].Workers == workers {
+			return &r.Rows[i]
+		}
+	}
+	return nil
+}
