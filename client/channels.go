@@ -1,0 +1,119 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+
+	"github.com/jsonrpc-go/jsonrpc"
+)
+
+// queue holds the messages a channel has received and not yet handed to
+// Recv.
+type queue struct {
+	in     chan []byte
+	closed chan struct{}
+	once   sync.Once
+}
+
+func newQueue() queue {
+	return queue{in: make(chan []byte, 64), closed: make(chan struct{})}
+}
+
+// put queues a copy of msg, unless the channel is closed.
+func (q *queue) put(msg []byte) {
+	if len(msg) == 0 {
+		return
+	}
+	select {
+	case q.in <- bytes.Clone(msg):
+	case <-q.closed:
+	}
+}
+
+func (q *queue) Recv() ([]byte, error) {
+	select {
+	case m := <-q.in:
+		return m, nil
+	case <-q.closed:
+		return nil, io.EOF
+	}
+}
+
+func (q *queue) Close() error {
+	q.once.Do(func() { close(q.closed) })
+	return nil
+}
+
+// Local returns a channel to srv in the same process: each message is
+// answered by srv.ProcessAsync, with the context of the Send that carried
+// it, so a call's context reaches its method.
+func Local(srv *jsonrpc.Server) Channel {
+	return &local{srv: srv, queue: newQueue()}
+}
+
+type local struct {
+	srv *jsonrpc.Server
+	queue
+}
+
+func (l *local) Send(ctx context.Context, msg []byte) error {
+	select {
+	case <-l.closed:
+		return io.ErrClosedPipe
+	default:
+	}
+	l.srv.ProcessAsync(ctx, nil, msg, l.put)
+	return nil
+}
+
+// HTTP returns a channel that POSTs each message to url with hc (nil means
+// http.DefaultClient). Calls run concurrently, each in its own HTTP request;
+// the context of a call is the context of its request.
+func HTTP(url string, hc *http.Client) Channel {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	return &httpChannel{url: url, hc: hc, queue: newQueue()}
+}
+
+type httpChannel struct {
+	url string
+	hc  *http.Client
+	queue
+}
+
+// maxHTTPResponse bounds the response body the HTTP channel reads.
+const maxHTTPResponse = 64 << 20
+
+func (h *httpChannel) Send(ctx context.Context, msg []byte) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.url, bytes.NewReader(msg))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := h.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusOK:
+		body, err := io.ReadAll(io.LimitReader(resp.Body, maxHTTPResponse+1))
+		if err != nil {
+			return err
+		}
+		if len(body) > maxHTTPResponse {
+			return fmt.Errorf("jsonrpc: HTTP response over %d bytes", maxHTTPResponse)
+		}
+		h.put(body)
+		return nil
+	case http.StatusNoContent:
+		return nil
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+	return fmt.Errorf("jsonrpc: HTTP %s from %s", resp.Status, h.url)
+}
