@@ -1,3 +1,5 @@
 module github.com/jsonrpc-go/jsonrpc
 
 go 1.25
+
+require github.com/coder/websocket v1.8.15 // indirect

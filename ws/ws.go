@@ -1,0 +1,156 @@
+// Package ws serves and calls JSON-RPC 2.0 over WebSocket: one JSON-RPC
+// message (a request, a batch or a response) per WebSocket message. It uses
+// github.com/coder/websocket.
+//
+// Serve a server with a Handler:
+//
+//	http.Handle("/ws", &ws.Handler{Server: srv})
+//
+// and call it with a client over Dial:
+//
+//	ch, err := ws.Dial(ctx, "ws://127.0.0.1:8080/ws", nil)
+//	c := client.New(ch)
+package ws
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/client"
+)
+
+// Defaults of Handler's limits.
+const (
+	DefaultMaxMessage   = 4 << 20
+	DefaultMaxInFlight  = 64
+	DefaultWriteTimeout = 30 * time.Second
+)
+
+// Handler serves a JSON-RPC server over WebSocket connections. Each message
+// is answered through Server.ProcessAsync: calls of methods that complete
+// inline are answered in order on the connection's reading goroutine, and
+// calls of Blocking methods run concurrently and are answered as they
+// finish, up to MaxInFlight calls per connection (reading pauses at the
+// limit). Methods get the connection's context, cancelled when it closes,
+// carrying the upgrade's *http.Request as the transport's context value.
+//
+// The zero value of each limit means its default. A Handler is safe for
+// concurrent use by multiple goroutines; do not change its fields while it
+// serves.
+type Handler struct {
+	Server *jsonrpc.Server
+	// MaxMessage limits the size of a message; a larger one closes the
+	// connection with status 1009 (message too big). Default
+	// DefaultMaxMessage.
+	MaxMessage int64
+	// MaxInFlight limits the calls in flight on one connection. Default
+	// DefaultMaxInFlight.
+	MaxInFlight int
+	// WriteTimeout bounds the writing of one response; a peer that does not
+	// read its responses is disconnected. Default DefaultWriteTimeout.
+	WriteTimeout time.Duration
+	// AcceptOptions are passed to websocket.Accept (origin checks,
+	// subprotocols, compression). Nil accepts same-origin connections.
+	AcceptOptions *websocket.AcceptOptions
+}
+
+func orDefault[T int | int64 | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// ServeHTTP upgrades the request to a WebSocket connection and serves it
+// until the peer closes it or the request's context ends.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	conn, err := websocket.Accept(w, r, h.AcceptOptions)
+	if err != nil {
+		return // Accept has answered the request
+	}
+	defer conn.CloseNow()
+	conn.SetReadLimit(orDefault(h.MaxMessage, DefaultMaxMessage))
+	ctx, cancel := context.WithCancel(jsonrpc.WithContextValue(r.Context(), r))
+	defer cancel()
+
+	writeTimeout := orDefault(h.WriteTimeout, DefaultWriteTimeout)
+	inFlight := make(chan struct{}, orDefault(h.MaxInFlight, DefaultMaxInFlight))
+	var calls sync.WaitGroup
+	defer calls.Wait() // before CloseNow: answers of calls in flight are written
+
+	buf := make([]byte, 0, 4096)
+	for {
+		_, msg, err := conn.Read(ctx)
+		if err != nil {
+			cancel() // stop waiting methods: nobody will read their answers
+			return
+		}
+		select {
+		case inFlight <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		calls.Add(1)
+		h.Server.ProcessAsync(ctx, buf[:0], msg, func(resp []byte) {
+			defer func() {
+				<-inFlight
+				calls.Done()
+			}()
+			if len(resp) == 0 {
+				return
+			}
+			wctx, wcancel := context.WithTimeout(ctx, writeTimeout)
+			defer wcancel()
+			if conn.Write(wctx, websocket.MessageText, resp) != nil {
+				cancel()
+				conn.CloseNow()
+			}
+		})
+	}
+}
+
+// DefaultMaxResponse is the largest message a channel from Dial reads.
+const DefaultMaxResponse = 64 << 20
+
+// Dial connects to a JSON-RPC server over WebSocket at url and returns the
+// channel for a client.New. opts are passed to websocket.Dial; nil uses its
+// defaults.
+func Dial(ctx context.Context, url string, opts *websocket.DialOptions) (client.Channel, error) {
+	conn, _, err := websocket.Dial(ctx, url, opts)
+	if err != nil {
+		return nil, err
+	}
+	conn.SetReadLimit(DefaultMaxResponse)
+	ctx, cancel := context.WithCancel(context.Background())
+	return &channel{conn: conn, ctx: ctx, cancel: cancel}, nil
+}
+
+type channel struct {
+	conn   *websocket.Conn
+	ctx    context.Context // ends reads when the channel closes
+	cancel context.CancelFunc
+}
+
+func (c *channel) Send(ctx context.Context, msg []byte) error {
+	return c.conn.Write(ctx, websocket.MessageText, msg)
+}
+
+func (c *channel) Recv() ([]byte, error) {
+	_, msg, err := c.conn.Read(c.ctx)
+	return msg, err
+}
+
+func (c *channel) Close() error {
+	c.cancel()
+	err := c.conn.Close(websocket.StatusNormalClosure, "")
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}

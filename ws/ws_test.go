@@ -1,0 +1,220 @@
+package ws_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/client"
+	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/ws"
+)
+
+func checkGoroutines(t *testing.T) {
+	t.Helper()
+	before := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		deadline := time.Now().Add(5 * time.Second)
+		for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		if n := runtime.NumGoroutine(); n > before {
+			buf := make([]byte, 1<<16)
+			t.Errorf("%d goroutines leaked:\n%s", n-before, buf[:runtime.Stack(buf, true)])
+		}
+	})
+}
+
+type server struct {
+	*jsonrpc.Server
+	url     string
+	started chan int
+	release chan struct{}
+	stopped chan error // errors of "wait" calls that ended by cancellation
+}
+
+func newServer(t *testing.T, h *ws.Handler) *server {
+	s := &server{Server: demo.NewServer(), started: make(chan int, 256), release: make(chan struct{}), stopped: make(chan error, 256)}
+	s.MustRegister("wait", func(ctx context.Context, x int) (int, error) {
+		if _, ok := jsonrpc.CallOf(ctx).ContextValue().(*http.Request); !ok {
+			return 0, errors.New("no *http.Request in the call")
+		}
+		s.started <- x
+		select {
+		case <-s.release:
+			return x, nil
+		case <-ctx.Done():
+			s.stopped <- ctx.Err()
+			return 0, ctx.Err()
+		}
+	}, jsonrpc.Blocking())
+	h.Server = s.Server
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() {
+		select {
+		case <-s.release:
+		default:
+			close(s.release)
+		}
+		ts.Close()
+	})
+	s.url = "ws" + strings.TrimPrefix(ts.URL, "http")
+	return s
+}
+
+func dial(t *testing.T, url string) *client.Client {
+	ch, err := ws.Dial(context.Background(), url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.New(ch)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// rawConn sends and reads raw WebSocket messages.
+func rawConn(t *testing.T, url string) *websocket.Conn {
+	conn, _, err := websocket.Dial(context.Background(), url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.CloseNow() })
+	return conn
+}
+
+func exchange(t *testing.T, conn *websocket.Conn, req string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := conn.Write(ctx, websocket.MessageText, []byte(req)); err != nil {
+		t.Fatal(err)
+	}
+	_, msg, err := conn.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(msg)
+}
+
+func TestMessages(t *testing.T) {
+	checkGoroutines(t)
+	s := newServer(t, &ws.Handler{})
+	conn := rawConn(t, s.url)
+	for req, want := range map[string]string{
+		`{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}`:                                                       `{"jsonrpc":"2.0","result":19,"id":1}`,
+		`{"jsonrpc":"2.0","method":"foobar","id":"1"}`:                                                                        `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":"1"}`,
+		`{"jsonrpc":"2.0","method":"foobar,"params":"bar","baz]`:                                                              `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}`,
+		`[{"jsonrpc":"2.0","method":"sum","params":[1,2,4],"id":"1"},{"jsonrpc":"2.0","method":"notify_hello","params":[7]}]`: `[{"jsonrpc":"2.0","result":7,"id":"1"}]`,
+		`[]`: `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}`,
+	} {
+		if got := exchange(t, conn, req); got != want {
+			t.Errorf("%s: got %s, want %s", req, got, want)
+		}
+	}
+	// A notification gets no message: the next answer is the next call's.
+	ctx := context.Background()
+	conn.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","method":"notify_hello","params":[7]}`))
+	if got := exchange(t, conn, `{"jsonrpc":"2.0","method":"addInt","params":[1,2],"id":9}`); got != `{"jsonrpc":"2.0","result":3,"id":9}` {
+		t.Errorf("after a notification: %s", got)
+	}
+}
+
+func TestClientOutOfOrder(t *testing.T) {
+	checkGoroutines(t)
+	s := newServer(t, &ws.Handler{})
+	c := dial(t, s.url)
+	var wg sync.WaitGroup
+	errs := make(chan error, 20)
+	for i := range 10 {
+		wg.Go(func() {
+			if got, err := client.Call[int](context.Background(), c, "wait", []any{i}); err != nil || got != i {
+				errs <- errors.Join(err, errors.New("wrong answer"))
+			}
+		})
+	}
+	for range 10 {
+		<-s.started
+	}
+	// The waiting calls do not hold up the connection.
+	for i := range 10 {
+		if got, err := client.Call[int](context.Background(), c, "addInt", []any{i, 1}); err != nil || got != i+1 {
+			t.Errorf("addInt: %d, %v", got, err)
+		}
+	}
+	close(s.release)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+func TestMaxInFlight(t *testing.T) {
+	checkGoroutines(t)
+	s := newServer(t, &ws.Handler{MaxInFlight: 2})
+	c := dial(t, s.url)
+	done := make(chan error, 3)
+	for i := range 3 {
+		go func() {
+			_, err := client.Call[int](context.Background(), c, "wait", []any{i})
+			done <- err
+		}()
+	}
+	<-s.started
+	<-s.started
+	select {
+	case x := <-s.started:
+		t.Fatalf("call %d started beyond the limit of 2", x)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(s.release)
+	for range 3 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestCloseCancelsMethods(t *testing.T) {
+	checkGoroutines(t)
+	s := newServer(t, &ws.Handler{})
+	conn := rawConn(t, s.url)
+	conn.Write(context.Background(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","method":"wait","params":[1],"id":1}`))
+	<-s.started
+	conn.CloseNow()
+	select {
+	case err := <-s.stopped:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("method ended with %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("closing the connection did not cancel the method")
+	}
+}
+
+func TestMessageTooBig(t *testing.T) {
+	checkGoroutines(t)
+	s := newServer(t, &ws.Handler{MaxMessage: 1024})
+	conn := rawConn(t, s.url)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	conn.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","method":"echo","params":["`+strings.Repeat("x", 2048)+`"],"id":1}`))
+	_, _, err := conn.Read(ctx)
+	if websocket.CloseStatus(err) != websocket.StatusMessageTooBig {
+		t.Errorf("err = %v, want close status 1009", err)
+	}
+	// Other connections are unaffected.
+	c := dial(t, s.url)
+	if got, err := client.Call[int](context.Background(), c, "addInt", []any{1, 2}); err != nil || got != 3 {
+		t.Errorf("another connection: %d, %v", got, err)
+	}
+}
