@@ -101,7 +101,7 @@ func (s *Server) Register(name string, fn any, opts ...MethodOption) error {
 	for _, o := range opts {
 		o(&mc)
 	}
-	m, err := s.bind(name, fn, &mc)
+	m, err := s.bind(name, fn, &mc, reflect.Value{})
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,9 @@ func (s *Server) MustRegister(name string, fn any, opts ...MethodOption) {
 	}
 }
 
-func (s *Server) bind(name string, fn any, mc *methodConfig) (*method, error) {
+// bind builds the method name for fn; with a valid recv, fn is a method
+// expression called with recv as its receiver.
+func (s *Server) bind(name string, fn any, mc *methodConfig, recv reflect.Value) (*method, error) {
 	if err := checkName(name); err != nil {
 		return nil, err
 	}
@@ -125,6 +127,7 @@ func (s *Server) bind(name string, fn any, mc *methodConfig) (*method, error) {
 		Defaults: mc.defaults,
 		Borrow:   mc.borrow,
 		Codec:    s.cfg.codec,
+		Receiver: recv,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w %q: %v", ErrInvalidMethod, name, err)
@@ -194,7 +197,9 @@ func (s *Server) Methods() []string {
 }
 
 // RegisterService registers every exported method of svc (its method set:
-// pass a pointer to include pointer-receiver methods).
+// pass a pointer to include pointer-receiver methods). Methods are called
+// through the same typed adapters as functions; a service passed by value is
+// copied once.
 //
 // Each method is named by the service naming rule: the Go name with its
 // leading run of upper-case letters lowered, keeping the last of the run
@@ -216,6 +221,14 @@ func (s *Server) RegisterService(prefix string, svc any, opts ...MethodOption) e
 	}
 	v := reflect.ValueOf(svc)
 	t := v.Type()
+	// Methods are called as method expressions of a pointer to the service,
+	// so that the adapters can bind the receiver; a service given by value
+	// is copied once, as a method value would copy it.
+	pv := v
+	if v.Kind() != reflect.Pointer {
+		pv = reflect.New(t)
+		pv.Elem().Set(v)
+	}
 	for goName := range mc.rename {
 		if _, ok := t.MethodByName(goName); !ok {
 			return fmt.Errorf("%w: %s has no exported method %s to rename", ErrInvalidMethod, t, goName)
@@ -248,7 +261,8 @@ func (s *Server) RegisterService(prefix string, svc any, opts ...MethodOption) e
 		for _, o := range mc.per[tm.Name] {
 			o(&one)
 		}
-		m, err := s.bind(name, v.Method(i).Interface(), &one)
+		pm, _ := pv.Type().MethodByName(tm.Name)
+		m, err := s.bind(name, pm.Func.Interface(), &one, pv)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s.%s: %w", t, tm.Name, err))
 			continue

@@ -59,6 +59,9 @@ type Options struct {
 	Borrow bool
 	// Codec decodes and encodes non-primitive values. Nil means JSON.
 	Codec Codec
+	// Receiver, when valid, is a pointer that fn, a method expression of its
+	// type, is called with as its first argument.
+	Receiver reflect.Value
 }
 
 // ParamError reports params that do not fit a method. It maps to -32602.
@@ -107,6 +110,8 @@ type Func struct {
 	shape    shape
 	fn       unsafe.Pointer // points to a variable holding the function
 	rv       reflect.Value
+	recv     unsafe.Pointer // the bound receiver of a method expression
+	recvV    reflect.Value
 }
 
 // Invoke calls the function: it decodes params (a JSON array, an object, or
@@ -197,9 +202,17 @@ func Build(fn any, opts Options) (*Func, error) {
 		f.codec = defaultJS
 	}
 	first := 0
-	if t.NumIn() > 0 && t.In(0) == ctxType {
-		f.Context = true
+	if opts.Receiver.IsValid() {
+		rt := opts.Receiver.Type()
+		if rt.Kind() != reflect.Pointer || t.NumIn() == 0 || t.In(0) != rt {
+			return nil, fmt.Errorf("receiver %s does not match %s", rt, t)
+		}
+		f.recvV, f.recv = opts.Receiver, opts.Receiver.UnsafePointer()
 		first = 1
+	}
+	if t.NumIn() > first && t.In(first) == ctxType {
+		f.Context = true
+		first++
 	}
 	for i := first; i < t.NumIn(); i++ {
 		pt := t.In(i)
@@ -207,9 +220,9 @@ func Build(fn any, opts Options) (*Func, error) {
 			return nil, fmt.Errorf("context.Context must be the first param (param %d)", i)
 		}
 		if err := servable(pt); err != nil {
-			return nil, fmt.Errorf("param %d: %w", i-first, err)
+			return nil, fmt.Errorf("param %d: %w", len(f.params), err)
 		}
-		f.params = append(f.params, newParam(pt, i-first))
+		f.params = append(f.params, newParam(pt, len(f.params)))
 	}
 	switch t.NumOut() {
 	case 0:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -248,5 +249,50 @@ func TestStringsCopiedByDefault(t *testing.T) {
 	copy(params, `["after!"]`)
 	if kept != "before" {
 		t.Errorf("kept string changed to %q", kept)
+	}
+}
+
+type counter struct{ n int }
+
+func (c *counter) Add(d int) int                          { c.n += d; return c.n }
+func (c *counter) Get() int                               { return c.n }
+func (c *counter) Sum3(a, b, x int) int                   { return c.n + a + b + x }
+func (c *counter) Ctx(_ context.Context, s string) string { return s + "!" }
+
+// Method expressions with a bound receiver take the fast path when their
+// shape has an adapter, and reflection otherwise.
+func TestReceiver(t *testing.T) {
+	c := &counter{n: 10}
+	recv := reflect.ValueOf(c)
+	for _, tc := range []struct {
+		fn      any
+		params  string
+		want    string
+		fast    bool
+		nparams int
+	}{
+		{(*counter).Add, `[5]`, `15`, true, 1},
+		{(*counter).Get, ``, `15`, true, 0},
+		{(*counter).Ctx, `["x"]`, `"x!"`, true, 1},
+		{(*counter).Sum3, `[1,2,3]`, `21`, false, 3},
+	} {
+		f, err := Build(tc.fn, Options{Receiver: recv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Fast != tc.fast || f.NumParams() != tc.nparams {
+			t.Errorf("%T: Fast %v, %d params", tc.fn, f.Fast, f.NumParams())
+		}
+		var p []byte
+		if tc.params != "" {
+			p = []byte(tc.params)
+		}
+		out, err := f.Invoke(context.Background(), nil, p, nil)
+		if err != nil || string(out) != tc.want {
+			t.Errorf("%T(%s) = %s, %v; want %s", tc.fn, tc.params, out, err, tc.want)
+		}
+	}
+	if _, err := Build((*counter).Add, Options{Receiver: reflect.ValueOf(&point{})}); err == nil {
+		t.Error("a receiver of another type was accepted")
 	}
 }

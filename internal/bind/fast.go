@@ -6,22 +6,26 @@ import (
 	"unsafe"
 )
 
-//go:generate go run ./gen -o table.go
+//go:generate go run ./gen -o table.go -adapters adapters.go
 
 // maxFast is the largest number of params (besides a context) that the generic
 // adapters serve.
 const maxFast = 2
 
 // tableKey selects an adapter: the classes of the params (classVoid where
-// absent) and of the result (classVoid when there is none).
-type tableKey struct{ a, b, r class }
+// absent) and of the result (classVoid when there is none), and whether the
+// function is a method expression called with a bound receiver.
+type tableKey struct {
+	a, b, r class
+	recv    bool
+}
 
 // buildFast installs a generic adapter when the function's shape has one.
 func (f *Func) buildFast() error {
 	if len(f.params) > maxFast || f.variadic || f.structs {
 		return nil
 	}
-	k := tableKey{classVoid, classVoid, classVoid}
+	k := tableKey{a: classVoid, b: classVoid, r: classVoid, recv: f.recvV.IsValid()}
 	for i, p := range f.params {
 		if p.class == classNone {
 			return nil
@@ -94,247 +98,4 @@ func finish[R any](f *Func, dst []byte, r R, err error) ([]byte, error) {
 		dst, err = f.appendResult(dst, unsafe.Pointer(&r))
 	}
 	return dst, err
-}
-
-// fast0 adapts func() R and func() (R, error), each optionally with a
-// leading context.
-func fast0[R any](f *Func) fastInvoker {
-	p := f.fn
-	switch f.shape {
-	case shapeR:
-		fn := *(*func() R)(p)
-		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			return finish(f, dst, fn(), nil)
-		}
-	case shapeRErr:
-		fn := *(*func() (R, error))(p)
-		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			r, err := fn()
-			return finish(f, dst, r, err)
-		}
-	case shapeR | shapeCtx:
-		fn := *(*func(context.Context) R)(p)
-		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			return finish(f, dst, fn(ctx), nil)
-		}
-	default: // shapeRErr | shapeCtx
-		fn := *(*func(context.Context) (R, error))(p)
-		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			r, err := fn(ctx)
-			return finish(f, dst, r, err)
-		}
-	}
-}
-
-// fast0v adapts func() and func() error, each optionally with a leading
-// context.
-func fast0v(f *Func) fastInvoker {
-	p := f.fn
-	var void struct{}
-	switch f.shape {
-	case shapeNone:
-		fn := *(*func())(p)
-		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			fn()
-			return finish(f, dst, void, nil)
-		}
-	case shapeErr:
-		fn := *(*func() error)(p)
-		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			return finish(f, dst, void, fn())
-		}
-	case shapeNone | shapeCtx:
-		fn := *(*func(context.Context))(p)
-		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			fn(ctx)
-			return finish(f, dst, void, nil)
-		}
-	default: // shapeErr | shapeCtx
-		fn := *(*func(context.Context) error)(p)
-		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			return finish(f, dst, void, fn(ctx))
-		}
-	}
-}
-
-// fast1 adapts the one-param shapes with a result; see fast0.
-func fast1[A, R any](f *Func) fastInvoker {
-	p := f.fn
-	switch f.shape {
-	case shapeR:
-		fn := *(*func(A) R)(p)
-		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, err := arg[A](f, 0, a0, sc)
-			var r R
-			if err == nil {
-				r = fn(a)
-			}
-			return finish(f, dst, r, err)
-		}
-	case shapeRErr:
-		fn := *(*func(A) (R, error))(p)
-		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, err := arg[A](f, 0, a0, sc)
-			var r R
-			if err == nil {
-				r, err = fn(a)
-			}
-			return finish(f, dst, r, err)
-		}
-	case shapeR | shapeCtx:
-		fn := *(*func(context.Context, A) R)(p)
-		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, err := arg[A](f, 0, a0, sc)
-			var r R
-			if err == nil {
-				r = fn(ctx, a)
-			}
-			return finish(f, dst, r, err)
-		}
-	default: // shapeRErr | shapeCtx
-		fn := *(*func(context.Context, A) (R, error))(p)
-		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, err := arg[A](f, 0, a0, sc)
-			var r R
-			if err == nil {
-				r, err = fn(ctx, a)
-			}
-			return finish(f, dst, r, err)
-		}
-	}
-}
-
-// fast1v adapts the one-param shapes without a result; see fast0v.
-func fast1v[A any](f *Func) fastInvoker {
-	p := f.fn
-	var void struct{}
-	switch f.shape {
-	case shapeNone:
-		fn := *(*func(A))(p)
-		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, err := arg[A](f, 0, a0, sc)
-			if err == nil {
-				fn(a)
-			}
-			return finish(f, dst, void, err)
-		}
-	case shapeErr:
-		fn := *(*func(A) error)(p)
-		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, err := arg[A](f, 0, a0, sc)
-			if err == nil {
-				err = fn(a)
-			}
-			return finish(f, dst, void, err)
-		}
-	case shapeNone | shapeCtx:
-		fn := *(*func(context.Context, A))(p)
-		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, err := arg[A](f, 0, a0, sc)
-			if err == nil {
-				fn(ctx, a)
-			}
-			return finish(f, dst, void, err)
-		}
-	default: // shapeErr | shapeCtx
-		fn := *(*func(context.Context, A) error)(p)
-		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, err := arg[A](f, 0, a0, sc)
-			if err == nil {
-				err = fn(ctx, a)
-			}
-			return finish(f, dst, void, err)
-		}
-	}
-}
-
-// fast2 adapts the two-param shapes with a result; see fast0.
-func fast2[A, B, R any](f *Func) fastInvoker {
-	p := f.fn
-	switch f.shape {
-	case shapeR:
-		fn := *(*func(A, B) R)(p)
-		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, b, err := args2[A, B](f, a0, a1, sc)
-			var r R
-			if err == nil {
-				r = fn(a, b)
-			}
-			return finish(f, dst, r, err)
-		}
-	case shapeRErr:
-		fn := *(*func(A, B) (R, error))(p)
-		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, b, err := args2[A, B](f, a0, a1, sc)
-			var r R
-			if err == nil {
-				r, err = fn(a, b)
-			}
-			return finish(f, dst, r, err)
-		}
-	case shapeR | shapeCtx:
-		fn := *(*func(context.Context, A, B) R)(p)
-		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, b, err := args2[A, B](f, a0, a1, sc)
-			var r R
-			if err == nil {
-				r = fn(ctx, a, b)
-			}
-			return finish(f, dst, r, err)
-		}
-	default: // shapeRErr | shapeCtx
-		fn := *(*func(context.Context, A, B) (R, error))(p)
-		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, b, err := args2[A, B](f, a0, a1, sc)
-			var r R
-			if err == nil {
-				r, err = fn(ctx, a, b)
-			}
-			return finish(f, dst, r, err)
-		}
-	}
-}
-
-// fast2v adapts the two-param shapes without a result; see fast0v.
-func fast2v[A, B any](f *Func) fastInvoker {
-	p := f.fn
-	var void struct{}
-	switch f.shape {
-	case shapeNone:
-		fn := *(*func(A, B))(p)
-		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, b, err := args2[A, B](f, a0, a1, sc)
-			if err == nil {
-				fn(a, b)
-			}
-			return finish(f, dst, void, err)
-		}
-	case shapeErr:
-		fn := *(*func(A, B) error)(p)
-		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, b, err := args2[A, B](f, a0, a1, sc)
-			if err == nil {
-				err = fn(a, b)
-			}
-			return finish(f, dst, void, err)
-		}
-	case shapeNone | shapeCtx:
-		fn := *(*func(context.Context, A, B))(p)
-		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, b, err := args2[A, B](f, a0, a1, sc)
-			if err == nil {
-				fn(ctx, a, b)
-			}
-			return finish(f, dst, void, err)
-		}
-	default: // shapeErr | shapeCtx
-		fn := *(*func(context.Context, A, B) error)(p)
-		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, b, err := args2[A, B](f, a0, a1, sc)
-			if err == nil {
-				err = fn(ctx, a, b)
-			}
-			return finish(f, dst, void, err)
-		}
-	}
 }

@@ -13,7 +13,10 @@ import (
 // invokeReflect serves the shapes the generic adapters do not: more params,
 // variadic functions, struct-bound params and codec-decoded types.
 func (f *Func) invokeReflect(ctx context.Context, dst, params []byte) ([]byte, error) {
-	in := make([]reflect.Value, 0, len(f.params)+1)
+	in := make([]reflect.Value, 0, len(f.params)+2)
+	if f.recvV.IsValid() {
+		in = append(in, f.recvV)
+	}
 	if f.Context {
 		in = append(in, reflect.ValueOf(&ctx).Elem())
 	}
