@@ -1,0 +1,269 @@
+package jsonrpc
+
+import (
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// DefaultMaxHTTPBody is the default limit, in bytes, of the body of a request
+// served over HTTP: 4 MiB. See HTTPHandler.MaxBody.
+const DefaultMaxHTTPBody = 4 << 20
+
+// HTTPHandler serves a Server over HTTP, one JSON-RPC request document per
+// POST. Its fields configure it; the zero value of each field but Server
+// gives the default. A Server is itself an http.Handler with every default
+// (Server.ServeHTTP); use an HTTPHandler for other limits or for sessions.
+//
+//	http.Handle("/rpc", srv) // every default
+//	http.Handle("/rpc/", &jsonrpc.HTTPHandler{
+//		Server:        srv,
+//		MaxBody:       1 << 20,
+//		SessionPrefix: "/rpc/", // POST /rpc/{session id}
+//	})
+//
+// # Protocol
+//
+// A request is a POST whose body is one request object or a batch. The
+// answers, in the order they are checked:
+//
+//   - 404 Not Found: with SessionPrefix set, a path outside the prefix or
+//     an id that names no session.
+//   - 405 Method Not Allowed, with "Allow: POST": any method but POST.
+//   - 415 Unsupported Media Type: a Content-Type other than
+//     application/json, application/json-rpc or application/jsonrequest
+//     (compared case-insensitively, with optional parameters; a charset
+//     parameter must be utf-8), or none at all. Requiring the type keeps
+//     cross-origin web pages from sending requests without a CORS preflight,
+//     which they can do with no Content-Type or with text/plain.
+//   - 413 Request Entity Too Large: a body over MaxBody. A Content-Length
+//     over the limit is answered before any of the body is read; a body of
+//     unknown length (chunked, or HTTP/2 without Content-Length) is read
+//     through http.MaxBytesReader and is answered as soon as the limit is
+//     passed, never read in full. Over HTTP/1 the connection is closed
+//     after a 413.
+//   - 400 Bad Request: the body could not be read (a broken chunked
+//     encoding, a client that went away).
+//   - 200 OK with Content-Type application/json and the response as body,
+//     for a request or a batch that has a response. JSON-RPC errors,
+//     including a parse error and an invalid request, are answered this way
+//     too: the HTTP status says that the document was received, the error
+//     object says what became of it.
+//   - 204 No Content with an empty body: a notification, or a batch of
+//     notifications only, which have no response.
+//
+// The 4xx answers carry a short text/plain body.
+//
+// # Methods
+//
+// Methods run with the request's context (r.Context()), which the net/http
+// server cancels when the client goes away (closes the connection, or
+// resets the HTTP/2 stream), carrying the *http.Request as
+// the transport's context value: CallOf(ctx).ContextValue().(*http.Request).
+// The document is answered with ProcessAsync, so that the calls of a batch
+// to methods registered with Blocking run concurrently; the handler waits
+// for the answer, and a method that ignores its context keeps the handler
+// (and the client's request) waiting until it returns.
+//
+// The body is read into a pooled buffer and the answer is written with one
+// Write and a Content-Length.
+//
+// An HTTPHandler is safe for concurrent use by multiple goroutines. Its
+// fields must not be changed while it serves.
+type HTTPHandler struct {
+	// Server answers the requests, and its session set is where
+	// SessionPrefix looks sessions up. It must not be nil.
+	Server *Server
+
+	// MaxBody is the largest request body accepted, in bytes; a larger one
+	// is answered with 413. DefaultMaxHTTPBody when MaxBody <= 0.
+	MaxBody int64
+
+	// SessionPrefix, when not empty, routes requests to sessions by URL
+	// path: a request for SessionPrefix+id is answered by the session with
+	// that id, found with LookupSession, and the path SessionPrefix itself
+	// (the empty id) by the default session. A path that does not start
+	// with SessionPrefix, or an id that names no session, is answered with
+	// 404. The handler never creates a session: that is left to the
+	// application (Session), so that clients cannot allocate sessions. The
+	// path is r.URL.Path as the handler sees it (after any
+	// http.StripPrefix), decoded, and the id is the rest of it, slashes
+	// included. When SessionPrefix is empty every request goes to Server.
+	SessionPrefix string
+}
+
+// ServeHTTP answers JSON-RPC 2.0 over HTTP with s (the session it is called
+// on), the default limits and no session routing: it is
+// (&HTTPHandler{Server: s}).ServeHTTP. See HTTPHandler for the protocol and
+// for other settings.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := HTTPHandler{Server: s}
+	h.ServeHTTP(w, r)
+}
+
+// ServeHTTP answers one HTTP request as described in HTTPHandler's
+// documentation.
+func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	srv := h.Server
+	if h.SessionPrefix != "" {
+		id, ok := strings.CutPrefix(r.URL.Path, h.SessionPrefix)
+		if ok {
+			srv, ok = srv.LookupSession(id)
+		}
+		if !ok {
+			http.Error(w, "jsonrpc: no such session", http.StatusNotFound)
+			return
+		}
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "jsonrpc: method not allowed; use POST", http.StatusMethodNotAllowed)
+		return
+	}
+	if !isJSONContentType(r.Header.Get("Content-Type")) {
+		http.Error(w, "jsonrpc: unsupported Content-Type; use application/json", http.StatusUnsupportedMediaType)
+		return
+	}
+	limit := h.MaxBody
+	if limit <= 0 {
+		limit = DefaultMaxHTTPBody
+	}
+	if r.ContentLength > limit {
+		if r.ProtoMajor == 1 {
+			// The body stays unread. Closing the connection after the
+			// answer keeps net/http from reading the body before it
+			// answers, to reuse the connection.
+			w.Header().Set("Connection", "close")
+		}
+		bodyTooLarge(w, limit)
+		return
+	}
+	body := r.Body
+	if r.ContentLength < 0 {
+		body = http.MaxBytesReader(w, body, limit)
+	}
+
+	x := httpExchanges.Get().(*httpExchange)
+	req, err := readBody(x.buf[:0], body, r.ContentLength)
+	x.buf = req
+	if err != nil {
+		putExchange(x)
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			bodyTooLarge(w, limit)
+			return
+		}
+		http.Error(w, "jsonrpc: reading the request body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	x.w = w
+	// The request is req[:n:n], so that nothing appended to a span of it can
+	// reach the answer, which is appended to the room after it.
+	n := len(req)
+	srv.ProcessAsync(WithContextValue(r.Context(), r), req[n:], req[:n:n], x.reply)
+	<-x.done
+	x.w = nil
+	putExchange(x)
+}
+
+// bodyTooLarge answers 413.
+func bodyTooLarge(w http.ResponseWriter, limit int64) {
+	http.Error(w, "jsonrpc: request body larger than "+strconv.FormatInt(limit, 10)+" bytes", http.StatusRequestEntityTooLarge)
+}
+
+// isJSONContentType reports whether v, a Content-Type header, names a JSON
+// media type HTTPHandler accepts.
+func isJSONContentType(v string) bool {
+	mt, params, hasParams := strings.Cut(v, ";")
+	mt = strings.TrimSpace(mt)
+	if !strings.EqualFold(mt, "application/json") &&
+		!strings.EqualFold(mt, "application/json-rpc") &&
+		!strings.EqualFold(mt, "application/jsonrequest") {
+		return false
+	}
+	if !hasParams || strings.TrimSpace(params) == "" {
+		return true
+	}
+	// Parameters are rare enough to leave their syntax (quoting, repeats)
+	// to package mime.
+	_, ps, err := mime.ParseMediaType(v)
+	if err != nil {
+		return false
+	}
+	cs, ok := ps["charset"]
+	return !ok || strings.EqualFold(cs, "utf-8")
+}
+
+// readBody appends the body to buf and returns it. contentLength, when not
+// negative, is the length the body has (the net/http server enforces it).
+func readBody(buf []byte, body io.Reader, contentLength int64) ([]byte, error) {
+	if contentLength >= 0 {
+		// Room for the body and the read that reports EOF; past
+		// maxHTTPBuffer the buffer grows as data arrives, so that a
+		// claimed length costs no memory before the bytes come.
+		buf = slices.Grow(buf, int(min(contentLength+1, maxHTTPBuffer)))
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		m, err := body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+// maxHTTPBuffer is the largest buffer the pool keeps: bodies larger than
+// that are served, but their buffers are dropped afterwards.
+const maxHTTPBuffer = 64 << 10
+
+// httpExchange is the per-request state of HTTPHandler, pooled so that a
+// request allocates only its context and two response header values: the
+// body buffer (the answer is appended after the request when it fits), the
+// reply callback, bound once, and the channel it signals.
+type httpExchange struct {
+	buf   []byte
+	w     http.ResponseWriter
+	reply func([]byte)  // x.write, bound when x is made
+	done  chan struct{} // capacity 1: reply never waits for the handler
+}
+
+// httpExchanges pools httpExchange values; buffers over maxHTTPBuffer are not
+// put back.
+var httpExchanges = sync.Pool{New: func() any {
+	x := &httpExchange{buf: make([]byte, 0, 4096), done: make(chan struct{}, 1)}
+	x.reply = x.write
+	return x
+}}
+
+func putExchange(x *httpExchange) {
+	if cap(x.buf) > maxHTTPBuffer {
+		return
+	}
+	httpExchanges.Put(x)
+}
+
+// write is the ProcessAsync reply: it writes the answer and then signals
+// the handler, which is waiting and does not touch x until then.
+func (x *httpExchange) write(resp []byte) {
+	w := x.w
+	if len(resp) == 0 {
+		w.WriteHeader(http.StatusNoContent)
+	} else {
+		h := w.Header()
+		h.Set("Content-Type", "application/json")
+		h.Set("Content-Length", strconv.Itoa(len(resp)))
+		w.Write(resp) // an error means the client is gone: nothing to do
+	}
+	x.done <- struct{}{}
+}
