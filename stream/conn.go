@@ -1,0 +1,383 @@
+package stream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jsonrpc-go/jsonrpc"
+)
+
+// A conn is one served connection. Its read goroutine (serve) reads
+// messages and runs ProcessAsync on them. Responses go through the framing's
+// Writer, which only one goroutine uses at a time:
+//
+//   - Inline ordering: the read goroutine, and the goroutine of a suspended
+//     call while the read goroutine waits for it. The hand-over is an atomic
+//     counter of replies (replies), so an inline reply takes no lock.
+//   - Concurrent ordering: whoever holds wmu.
+type conn struct {
+	st     settings
+	srv    *Server
+	rwc    io.ReadWriteCloser
+	rdl    readDeadliner  // nil when rwc has no working read deadline
+	wdl    writeDeadliner // nil when rwc has no working write deadline
+	rd     Reader
+	wr     Writer
+	ctx    context.Context
+	cancel context.CancelFunc
+	stopAf func() bool // stops the context.AfterFunc watching ServeConn's ctx
+
+	dst   []byte       // inline answers are appended here
+	reply func([]byte) // replyInline or replyConcurrent, bound once
+
+	// Read side, used by the read goroutine only.
+	newMsg      bool      // no byte of the next message has been read
+	msgDeadline time.Time // when the message being read must be complete
+
+	// Inline ordering.
+	calls   uint64        // ProcessAsync calls made, times two
+	replies atomic.Uint64 // replies delivered times two, plus 1 while the reader waits
+	wake    chan struct{} // a reply wakes the waiting reader
+
+	// Concurrent ordering; guarded by wmu.
+	wmu        sync.Mutex
+	cond       sync.Cond
+	inflight   int  // requests passed to ProcessAsync and not yet replied to
+	readerIdle bool // the reader is blocked: replies flush
+	waiters    bool // the reader waits on cond
+
+	// Lifecycle.
+	dmu      sync.Mutex  // orders stopReading with the read deadlines
+	stopping atomic.Bool // Shutdown: read no further request
+	cmu      sync.Mutex  // guards err
+	closed   atomic.Bool // close was called
+	err      error       // why the connection was closed
+	done     chan struct{}
+}
+
+type readDeadliner interface{ SetReadDeadline(time.Time) error }
+type writeDeadliner interface{ SetWriteDeadline(time.Time) error }
+
+var errStopping = errors.New("stream: connection stopping")
+
+func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, st settings) *conn {
+	c := &conn{st: st, srv: s, rwc: rwc, done: make(chan struct{}), wake: make(chan struct{}, 1)}
+	if d, ok := rwc.(readDeadliner); ok && d.SetReadDeadline(time.Time{}) == nil {
+		c.rdl = d
+	}
+	if d, ok := rwc.(writeDeadliner); ok && d.SetWriteDeadline(time.Time{}) == nil {
+		c.wdl = d
+	}
+	c.ctx, c.cancel = context.WithCancel(jsonrpc.WithContextValue(parent, rwc))
+	c.stopAf = context.AfterFunc(parent, func() { c.close(parent.Err()) })
+	c.rd = st.framing.NewReader(connReader{c}, st.maxMessage)
+	c.wr = st.framing.NewWriter(connWriter{c})
+	c.dst = make([]byte, 0, 4<<10)
+	c.cond.L = &c.wmu
+	if st.order == Concurrent {
+		c.reply = c.replyConcurrent
+	} else {
+		c.reply = c.replyInline
+	}
+	return c
+}
+
+// serve runs the read loop, then drains the calls in flight, flushes and
+// closes the connection.
+func (c *conn) serve() error {
+	defer close(c.done)
+	defer c.stopAf()
+	err := c.readLoop()
+	graceful := errors.Is(err, errStopping)
+	if !graceful {
+		// The peer's input ended or failed: calls in flight are cancelled;
+		// their answers are still written if the peer reads them.
+		c.cancel()
+	}
+	c.drain()
+	if err == io.EOF || graceful {
+		// A clean end: report a failed final write, if any.
+		err = nil
+	}
+	c.close(err)
+	c.cancel()
+	if graceful {
+		return ErrServerClosed
+	}
+	c.cmu.Lock()
+	defer c.cmu.Unlock()
+	return c.err
+}
+
+func (c *conn) readLoop() error {
+	for {
+		if c.stopping.Load() {
+			return errStopping
+		}
+		if err := c.closedErr(); err != nil {
+			return err
+		}
+		c.newMsg = c.rd.Buffered() == 0
+		c.msgDeadline = time.Time{}
+		msg, err := c.rd.Read()
+		if err != nil {
+			if c.stopping.Load() {
+				return errStopping
+			}
+			var tl *TooLargeError
+			if errors.As(err, &tl) {
+				resp := jsonrpc.NewError(jsonrpc.CodeParseError, "").
+					WithData(fmt.Sprintf("message exceeds the limit of %d bytes", tl.Limit)).
+					AppendResponse(nil, nil)
+				c.writeOwn(resp)
+				if tl.Recoverable {
+					continue
+				}
+			}
+			return err
+		}
+		if c.st.order == Concurrent {
+			c.acquire()
+			c.st.handler.ProcessAsync(c.ctx, c.dst[:0], msg, c.reply)
+			continue
+		}
+		c.calls += 2
+		c.st.handler.ProcessAsync(c.ctx, c.dst[:0], msg, c.reply)
+		if c.replies.Load() != c.calls {
+			c.await()
+		}
+	}
+}
+
+// replyInline writes a response under Inline ordering. It runs on the read
+// goroutine, or on a suspended call's goroutine while the reader does not
+// touch the writer.
+func (c *conn) replyInline(resp []byte) {
+	c.write(resp)
+	if c.replies.Add(2)&1 != 0 {
+		// The reader is waiting for this reply: flush for it, and wake it.
+		c.flush()
+		c.wake <- struct{}{}
+	}
+}
+
+// await waits for the reply of a call that suspended under Inline ordering.
+func (c *conn) await() {
+	v := c.replies.Load()
+	if v == c.calls {
+		return
+	}
+	if !c.replies.CompareAndSwap(v, v|1) {
+		return // the reply came meanwhile
+	}
+	<-c.wake
+	c.replies.Add(^uint64(0)) // clear the waiting bit
+}
+
+// acquire takes a slot for one request under Concurrent ordering, waiting
+// while MaxInFlight requests are unanswered.
+func (c *conn) acquire() {
+	c.wmu.Lock()
+	for c.inflight >= c.st.maxInFlight {
+		c.flush()
+		c.readerIdle, c.waiters = true, true
+		c.cond.Wait()
+	}
+	c.readerIdle = false
+	c.inflight++
+	c.wmu.Unlock()
+}
+
+// replyConcurrent writes a response under Concurrent ordering, from any
+// goroutine.
+func (c *conn) replyConcurrent(resp []byte) {
+	c.wmu.Lock()
+	c.write(resp)
+	c.inflight--
+	if c.readerIdle {
+		c.flush()
+	}
+	if c.waiters {
+		c.waiters = false
+		c.cond.Signal()
+	}
+	c.wmu.Unlock()
+}
+
+// drain waits until every call in flight has replied, and flushes.
+func (c *conn) drain() {
+	if c.st.order != Concurrent {
+		c.flush()
+		return
+	}
+	c.wmu.Lock()
+	c.readerIdle = true
+	for c.inflight > 0 {
+		c.flush()
+		c.waiters = true
+		c.cond.Wait()
+	}
+	c.flush()
+	c.wmu.Unlock()
+}
+
+// writeOwn writes a response of the read goroutine's own (not a reply).
+func (c *conn) writeOwn(resp []byte) {
+	if c.st.order == Concurrent {
+		c.wmu.Lock()
+		c.write(resp)
+		c.wmu.Unlock()
+		return
+	}
+	c.write(resp)
+}
+
+// write appends a response to the writer, replacing one over MaxResponse.
+// The caller owns the writer.
+func (c *conn) write(resp []byte) {
+	if len(resp) == 0 {
+		return
+	}
+	if len(resp) > c.st.maxResponse {
+		resp = responseTooLarge(resp, c.st.maxResponse)
+	}
+	if err := c.wr.Write(resp); err != nil {
+		c.close(err)
+	}
+}
+
+// flush flushes the writer; the caller owns it.
+func (c *conn) flush() {
+	if c.wr.Buffered() == 0 {
+		return
+	}
+	if err := c.wr.Flush(); err != nil {
+		c.close(err)
+	}
+}
+
+// beforeRead runs before each read from the connection, which may block:
+// it flushes the responses written so far and sets the read deadline.
+func (c *conn) beforeRead() error {
+	if c.st.order == Concurrent {
+		c.wmu.Lock()
+		c.flush()
+		c.readerIdle = true
+		c.wmu.Unlock()
+	} else {
+		c.flush()
+	}
+	c.dmu.Lock()
+	defer c.dmu.Unlock()
+	if c.stopping.Load() {
+		return errStopping
+	}
+	if c.rdl == nil {
+		return nil
+	}
+	var d time.Time
+	switch {
+	case c.newMsg:
+		if c.st.idle > 0 {
+			d = time.Now().Add(c.st.idle)
+		}
+	case c.st.readTimeout > 0:
+		if c.msgDeadline.IsZero() {
+			c.msgDeadline = time.Now().Add(c.st.readTimeout)
+		}
+		d = c.msgDeadline
+	}
+	// An error here (net.Pipe's after the peer closed) is left to the read
+	// to report.
+	c.rdl.SetReadDeadline(d)
+	return nil
+}
+
+// afterRead runs after each read from the connection.
+func (c *conn) afterRead(n int) {
+	if c.st.order == Concurrent {
+		c.wmu.Lock()
+		c.readerIdle = false
+		c.wmu.Unlock()
+	}
+	if n > 0 && c.newMsg {
+		c.newMsg = false
+		if c.st.readTimeout > 0 {
+			c.msgDeadline = time.Now().Add(c.st.readTimeout)
+		}
+	}
+}
+
+// stopReading makes the read goroutine stop at the next message boundary,
+// or at once when it is blocked reading.
+func (c *conn) stopReading() {
+	c.dmu.Lock()
+	defer c.dmu.Unlock()
+	c.stopping.Store(true)
+	switch {
+	case c.rdl != nil:
+		c.rdl.SetReadDeadline(time.Unix(1, 0))
+	default:
+		if cr, ok := c.rwc.(interface{ CloseRead() error }); ok && cr.CloseRead() == nil {
+			return
+		}
+		// No way to interrupt a read alone: the answers in flight are lost.
+		c.close(ErrServerClosed)
+	}
+}
+
+// close closes the connection once, recording why, and cancels the calls'
+// context. It may be called from any goroutine.
+func (c *conn) close(why error) {
+	c.cmu.Lock()
+	if c.closed.Load() {
+		c.cmu.Unlock()
+		return
+	}
+	c.err = why
+	c.closed.Store(true)
+	c.cmu.Unlock()
+	c.cancel()
+	c.rwc.Close()
+}
+
+// closedErr returns why the connection was closed, or nil while it is open.
+func (c *conn) closedErr() error {
+	if !c.closed.Load() {
+		return nil
+	}
+	c.cmu.Lock()
+	defer c.cmu.Unlock()
+	if c.err == nil {
+		return os.ErrClosed
+	}
+	return c.err
+}
+
+// connReader is the io.Reader under the framing's Reader.
+type connReader struct{ c *conn }
+
+func (r connReader) Read(p []byte) (int, error) {
+	if err := r.c.beforeRead(); err != nil {
+		return 0, err
+	}
+	n, err := r.c.rwc.Read(p)
+	r.c.afterRead(n)
+	return n, err
+}
+
+// connWriter is the io.Writer under the framing's Writer.
+type connWriter struct{ c *conn }
+
+func (w connWriter) Write(p []byte) (int, error) {
+	if w.c.wdl != nil && w.c.st.writeTimeout > 0 {
+		w.c.wdl.SetWriteDeadline(time.Now().Add(w.c.st.writeTimeout))
+	}
+	return w.c.rwc.Write(p)
+}

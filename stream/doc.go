@@ -1,0 +1,41 @@
+// Package stream serves a *jsonrpc.Server over byte streams: TCP and Unix
+// sockets, pipes, standard input and output, or any io.ReadWriteCloser.
+//
+//	s := &stream.Server{Handler: srv}          // Line framing, Inline ordering
+//	go s.Serve(listener)                       // or s.ServeConn(ctx, stream.Stdio())
+//	...
+//	s.Shutdown(ctx)                            // answers the calls in flight, then closes
+//
+// A Framing splits a stream into messages: Line (one message per line, the
+// default), Header (LSP's Content-Length headers) or Raw (back-to-back JSON
+// values). Framings are also what a client uses to write requests and read
+// responses.
+//
+// # Ordering
+//
+// With Inline ordering (the default) a connection answers its requests one
+// after another, in order, on its read goroutine; a method that never waits
+// costs what jsonrpc.Server.ProcessAsync costs, and a pipelined burst of
+// requests is answered with few write system calls. With Concurrent
+// ordering, calls of methods registered with jsonrpc.Blocking wait on
+// goroutines of their own while the connection goes on reading, up to
+// MaxInFlight unanswered requests, and responses are written as they
+// complete, out of order.
+//
+// # Writes
+//
+// Responses are appended to a per-connection buffer, which is written when
+// it fills and whenever the connection is about to wait for input, so that a
+// burst of requests gets few writes and a lone request is answered at once.
+//
+// # Limits
+//
+// Every limit is on by default: the size of one message (MaxMessage, 4 MiB)
+// and of one response (MaxResponse, 16 MiB), the unanswered requests of a
+// connection (MaxInFlight, 64), the time a connection may idle (2 minutes),
+// take to send one message (30 s) and take to accept a write (30 s). A
+// length a peer declares (Header's Content-Length) is checked against the
+// limit before anything is allocated for it, and a message over the limit
+// is skipped, not buffered. A panicking method is answered with an internal
+// error by the jsonrpc package; the connection goes on.
+package stream

@@ -1,0 +1,192 @@
+package stream
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// A Framing splits a byte stream into messages and writes messages to one.
+// The package provides Line (the default), Header and Raw; a Framing holds no
+// state of its own, so one value serves any number of connections.
+type Framing interface {
+	// NewReader returns a Reader of the messages of r. Messages longer than
+	// max bytes (DefaultMaxMessage when max <= 0) are reported with a
+	// *TooLargeError and never buffered whole.
+	NewReader(r io.Reader, max int) Reader
+	// NewWriter returns a Writer that frames messages onto w.
+	NewWriter(w io.Writer) Writer
+}
+
+// A Reader reads framed messages. A Reader is not safe for concurrent use.
+type Reader interface {
+	// Read returns the next message. The slice is valid until the next call
+	// to Read. At the end of the input it returns io.EOF, and
+	// io.ErrUnexpectedEOF when the input ends inside a message. A message
+	// over the limit gives a *TooLargeError; a stream that breaks the
+	// framing's rules gives an error wrapping ErrMalformed. After any other
+	// error, and after a *TooLargeError that is not Recoverable, the Reader
+	// is unusable.
+	Read() ([]byte, error)
+	// Buffered returns the number of bytes already read from the underlying
+	// reader and not yet returned by Read. When it is zero, the next Read
+	// reads from the underlying reader (and may block); a writer that
+	// coalesces its output flushes before that.
+	Buffered() int
+}
+
+// A Writer frames messages onto an underlying writer, buffering them until
+// Flush or until its buffer fills. A Writer is not safe for concurrent use.
+// After a write to the underlying writer fails, every later call returns that
+// error.
+type Writer interface {
+	// Write appends one framed message to the buffer. msg is not retained.
+	Write(msg []byte) error
+	// Flush writes the buffered messages to the underlying writer.
+	Flush() error
+	// Buffered returns the number of bytes waiting for Flush.
+	Buffered() int
+}
+
+// Default limits.
+const (
+	// DefaultMaxMessage is the default size limit of one incoming message.
+	DefaultMaxMessage = 4 << 20
+	// MaxHeaderBlock is the size limit of the header block of one Header
+	// message; a longer block is malformed.
+	MaxHeaderBlock = 8 << 10
+	// bufSize is the initial size of a Reader's and a Writer's buffer.
+	bufSize = 32 << 10
+)
+
+// ErrMalformed is wrapped by the errors of a Reader whose input breaks the
+// framing's rules (for Header: a header line without a colon, a missing or
+// invalid Content-Length, a header block over MaxHeaderBlock). The stream
+// cannot be resynchronized after it.
+var ErrMalformed = errors.New("stream: malformed framing")
+
+// A TooLargeError reports an incoming message longer than the limit.
+type TooLargeError struct {
+	Limit int // the limit in bytes
+	// Length is the message's length when the framing declares it in
+	// advance (Header), otherwise -1.
+	Length int64
+	// Recoverable reports whether the message is skipped, so that the
+	// Reader can be read again: true for Line (the line was consumed up to
+	// its newline) and Header (the declared body is skipped by the next
+	// Read, without buffering it), false for Raw, which cannot find the end
+	// of a value it does not keep.
+	Recoverable bool
+}
+
+func (e *TooLargeError) Error() string {
+	if e.Length >= 0 {
+		return fmt.Sprintf("stream: message of %d bytes exceeds the limit of %d bytes", e.Length, e.Limit)
+	}
+	return fmt.Sprintf("stream: message exceeds the limit of %d bytes", e.Limit)
+}
+
+// The framings.
+var (
+	// Line frames each message as one line: the message, then "\n". The
+	// Reader also accepts "\r\n" and skips lines holding only white space.
+	// A message must not contain a newline; compact JSON never does.
+	Line Framing = lineFraming{}
+	// Header frames each message as the Language Server Protocol does:
+	// "Content-Length: N\r\n\r\n" and N bytes. The Reader accepts other
+	// header fields (Content-Type) and ignores them, accepts "\n" for
+	// "\r\n", and caps the header block at MaxHeaderBlock bytes.
+	Header Framing = headerFraming{}
+	// Raw frames messages as back-to-back JSON values with optional white
+	// space between them; the Writer ends each with "\n". The Reader finds
+	// a value's end by tracking strings, escapes and nesting; it does not
+	// validate the value. A value over the limit ends the stream, since its
+	// end cannot be found without reading it.
+	Raw Framing = rawFraming{}
+)
+
+func limitOf(max int) int {
+	if max <= 0 {
+		return DefaultMaxMessage
+	}
+	return max
+}
+
+// inbuf is the read buffer the framings share: unread input is buf[r:w].
+type inbuf struct {
+	src  io.Reader
+	buf  []byte
+	r, w int
+	err  error // the underlying reader's error, returned once the buffer is drained
+}
+
+func newInbuf(src io.Reader, max int) inbuf {
+	n := bufSize
+	if max+2 < n {
+		n = max + 2
+	}
+	return inbuf{src: src, buf: make([]byte, n)}
+}
+
+// errFull reports that the unread input already holds limit bytes.
+var errFull = errors.New("stream: buffer full")
+
+// fill reads more input into the buffer, first making room by moving the
+// unread bytes to the front and then by growing the buffer so that it holds
+// at most limit unread bytes. It returns errFull when the unread input holds
+// limit bytes already, and the underlying reader's error when it delivers no
+// byte.
+func (b *inbuf) fill(limit int) error {
+	if b.err != nil {
+		return b.err
+	}
+	if b.w == len(b.buf) {
+		switch {
+		case b.r > 0:
+			b.w = copy(b.buf, b.buf[b.r:b.w])
+			b.r = 0
+		case len(b.buf) >= limit:
+			return errFull
+		default:
+			n := min(max(2*len(b.buf), bufSize), limit)
+			nb := make([]byte, n)
+			b.w = copy(nb, b.buf[b.r:b.w])
+			b.r = 0
+			b.buf = nb
+		}
+	}
+	for range 100 {
+		n, err := b.src.Read(b.buf[b.w:])
+		if n < 0 || n > len(b.buf)-b.w {
+			b.err = errors.New("stream: reader returned an invalid count")
+			return b.err
+		}
+		b.w += n
+		if err != nil {
+			b.err = err
+		}
+		if n > 0 {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	b.err = io.ErrNoProgress
+	return b.err
+}
+
+// drop discards the unread input.
+func (b *inbuf) drop() { b.r, b.w = 0, 0 }
+
+func (b *inbuf) buffered() int { return b.w - b.r }
+
+// eofErr turns io.EOF inside a message into io.ErrUnexpectedEOF.
+func eofErr(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -1,0 +1,165 @@
+package stream
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+)
+
+type headerFraming struct{}
+
+func (headerFraming) String() string { return "Header" }
+
+func (headerFraming) NewReader(r io.Reader, max int) Reader {
+	max = limitOf(max)
+	return &headerReader{in: newInbuf(r, max), max: max}
+}
+
+func (headerFraming) NewWriter(w io.Writer) Writer { return newFrameWriter(w, frameHeader) }
+
+type headerReader struct {
+	in   inbuf
+	max  int
+	skip int64 // body bytes of a too-large message still to discard
+	err  error // sticky malformed-framing error
+}
+
+func (h *headerReader) Buffered() int { return h.in.buffered() }
+
+func (h *headerReader) Read() ([]byte, error) {
+	if h.err != nil {
+		return nil, h.err
+	}
+	in := &h.in
+	// Discard the body of a message that was too large.
+	for h.skip > 0 {
+		if in.r == in.w {
+			in.drop()
+			if err := in.fill(len(in.buf)); err != nil {
+				return nil, eofErr(err)
+			}
+		}
+		n := min(int64(in.w-in.r), h.skip)
+		in.r += int(n)
+		h.skip -= n
+	}
+	// The header block.
+	length := int64(-1)
+	block := 0    // header bytes consumed
+	scanned := 0  // unread bytes known to hold no newline
+	first := true // no header line read yet
+	for {
+		i := bytes.IndexByte(in.buf[in.r+scanned:in.w], '\n')
+		if i < 0 {
+			scanned = in.w - in.r
+			if block+scanned > MaxHeaderBlock {
+				return nil, h.malformed("header block exceeds %d bytes", MaxHeaderBlock)
+			}
+			if err := in.fill(MaxHeaderBlock + 1); err != nil {
+				if err == io.EOF && first && in.r == in.w {
+					return nil, io.EOF
+				}
+				return nil, eofErr(err)
+			}
+			continue
+		}
+		end := in.r + scanned + i
+		line := in.buf[in.r:end]
+		block += len(line) + 1
+		in.r, scanned = end+1, 0
+		if block > MaxHeaderBlock {
+			return nil, h.malformed("header block exceeds %d bytes", MaxHeaderBlock)
+		}
+		if n := len(line); n > 0 && line[n-1] == '\r' {
+			line = line[:n-1]
+		}
+		if len(line) == 0 {
+			if first {
+				// Tolerate blank lines between messages.
+				block = 0
+				continue
+			}
+			break
+		}
+		first = false
+		colon := bytes.IndexByte(line, ':')
+		if colon <= 0 {
+			return nil, h.malformed("header line %q has no field name", clip(line))
+		}
+		if !asciiEqualFold(bytes.TrimRight(line[:colon], " \t"), "Content-Length") {
+			continue // Content-Type and others are ignored
+		}
+		n, ok := parseLength(bytes.Trim(line[colon+1:], " \t"))
+		if !ok {
+			return nil, h.malformed("invalid Content-Length %q", clip(line[colon+1:]))
+		}
+		if length >= 0 && n != length {
+			return nil, h.malformed("conflicting Content-Length headers")
+		}
+		length = n
+	}
+	if length < 0 {
+		return nil, h.malformed("no Content-Length header")
+	}
+	if length > int64(h.max) {
+		h.skip = length
+		return nil, &TooLargeError{Limit: h.max, Length: length, Recoverable: true}
+	}
+	// The body.
+	n := int(length)
+	for in.w-in.r < n {
+		if err := in.fill(n); err != nil {
+			return nil, eofErr(err)
+		}
+	}
+	body := in.buf[in.r : in.r+n]
+	in.r += n
+	return body, nil
+}
+
+func (h *headerReader) malformed(format string, args ...any) error {
+	h.err = fmt.Errorf("%w: %s", ErrMalformed, fmt.Sprintf(format, args...))
+	return h.err
+}
+
+// parseLength parses a Content-Length value: decimal digits that fit an
+// int64 without sign.
+func parseLength(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+func asciiEqualFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range len(b) {
+		x, y := b[i], s[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+func clip(b []byte) []byte {
+	if len(b) > 40 {
+		return b[:40]
+	}
+	return b
+}

@@ -1,0 +1,94 @@
+package stream
+
+import (
+	"bytes"
+	"io"
+)
+
+type lineFraming struct{}
+
+func (lineFraming) String() string { return "Line" }
+
+func (lineFraming) NewReader(r io.Reader, max int) Reader {
+	max = limitOf(max)
+	return &lineReader{in: newInbuf(r, max), max: max}
+}
+
+func (lineFraming) NewWriter(w io.Writer) Writer { return newFrameWriter(w, frameLine) }
+
+type lineReader struct {
+	in      inbuf
+	max     int
+	scanned int  // bytes of in's unread input known to hold no newline
+	pending bool // the previous line was too long and its end is not yet read
+}
+
+func (l *lineReader) Buffered() int { return l.in.buffered() }
+
+func (l *lineReader) Read() ([]byte, error) {
+	in := &l.in
+	for {
+		if i := bytes.IndexByte(in.buf[in.r+l.scanned:in.w], '\n'); i >= 0 {
+			end := in.r + l.scanned + i
+			line := in.buf[in.r:end]
+			in.r, l.scanned = end+1, 0
+			if n := len(line); n > 0 && line[n-1] == '\r' {
+				line = line[:n-1]
+			}
+			if l.pending {
+				l.pending = false
+				return nil, l.tooLarge()
+			}
+			if len(line) > l.max {
+				return nil, l.tooLarge()
+			}
+			if blank(line) {
+				continue
+			}
+			return line, nil
+		}
+		l.scanned = in.w - in.r
+		if l.pending || l.scanned > l.max+1 {
+			// Too long: keep reading up to its newline, buffering nothing.
+			l.pending = true
+			in.drop()
+			l.scanned = 0
+		}
+		if err := in.fill(l.max + 2); err != nil {
+			if l.pending {
+				l.pending = false
+				in.drop()
+				return nil, l.tooLarge()
+			}
+			if err == io.EOF && in.r < in.w {
+				// The last line has no newline.
+				line := in.buf[in.r:in.w]
+				in.r, l.scanned = in.w, 0
+				if n := len(line); n > 0 && line[n-1] == '\r' {
+					line = line[:n-1]
+				}
+				if len(line) > l.max {
+					return nil, l.tooLarge()
+				}
+				if !blank(line) {
+					return line, nil
+				}
+				continue
+			}
+			return nil, err
+		}
+	}
+}
+
+func (l *lineReader) tooLarge() error {
+	return &TooLargeError{Limit: l.max, Length: -1, Recoverable: true}
+}
+
+func blank(b []byte) bool {
+	for _, c := range b {
+		if !isSpace(c) {
+			return false
+		}
+	}
+	return true
+}

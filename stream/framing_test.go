@@ -1,0 +1,256 @@
+package stream
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// item is one result of Reader.Read: a message, or an error.
+type item struct {
+	msg string
+	err string // "" for a message
+}
+
+func (it item) String() string {
+	if it.err != "" {
+		return "error: " + it.err
+	}
+	return fmt.Sprintf("%q", it.msg)
+}
+
+// readAll reads r until an error it cannot continue after, recording every
+// result.
+func readAll(r Reader) []item {
+	var out []item
+	for range 10000 {
+		msg, err := r.Read()
+		if err == nil {
+			out = append(out, item{msg: string(msg)})
+			continue
+		}
+		out = append(out, item{err: err.Error()})
+		var tl *TooLargeError
+		if !errors.As(err, &tl) || !tl.Recoverable {
+			return out
+		}
+	}
+	panic("reader does not end")
+}
+
+func sameItems(a, b []item) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+var framings = []struct {
+	name string
+	f    Framing
+}{{"Line", Line}, {"Header", Header}, {"Raw", Raw}}
+
+// shortReaders wrap a reader so that it returns little at a time.
+var shortReaders = []struct {
+	name string
+	wrap func(io.Reader) io.Reader
+}{
+	{"whole", func(r io.Reader) io.Reader { return r }},
+	{"OneByte", iotest.OneByteReader},
+	{"Half", iotest.HalfReader},
+	{"DataErr", iotest.DataErrReader},
+}
+
+func TestFramingRoundTrip(t *testing.T) {
+	leakCheck(t)
+	msgs := []string{
+		`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`,
+		`[{"a":"}]\"{"},{"b":[[],{}]}]`,
+		`"a string \\\" with escapes"`,
+		`{"x":"` + strings.Repeat("y", 70000) + `"}`, // over the initial buffer
+		`{}`,
+	}
+	for _, fr := range framings {
+		var wire bytes.Buffer
+		w := fr.f.NewWriter(&wire)
+		for _, m := range msgs {
+			if err := w.Write([]byte(m)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if w.Buffered() != 0 {
+			t.Fatalf("%s: Buffered() = %d after Flush", fr.name, w.Buffered())
+		}
+		for _, sr := range shortReaders {
+			t.Run(fr.name+"/"+sr.name, func(t *testing.T) {
+				r := fr.f.NewReader(sr.wrap(bytes.NewReader(wire.Bytes())), 1<<20)
+				for i, want := range msgs {
+					got, err := r.Read()
+					if err != nil {
+						t.Fatalf("message %d: %v", i, err)
+					}
+					if string(got) != want {
+						t.Fatalf("message %d = %.60q, want %.60q", i, got, want)
+					}
+				}
+				if _, err := r.Read(); err != io.EOF {
+					t.Fatalf("after the last message: %v, want io.EOF", err)
+				}
+			})
+		}
+	}
+}
+
+// readerCase is an input to a framing's Reader and the results it gives.
+type readerCase struct {
+	name string
+	in   string
+	max  int
+	want []item
+}
+
+func msgs(ss ...string) []item {
+	out := make([]item, len(ss))
+	for i, s := range ss {
+		out[i] = item{msg: s}
+	}
+	return out
+}
+
+func errItem(err error) item { return item{err: err.Error()} }
+
+func tooLarge(limit int, length int64, rec bool) item {
+	return errItem(&TooLargeError{Limit: limit, Length: length, Recoverable: rec})
+}
+
+func runReaderCases(t *testing.T, f Framing, cases []readerCase) {
+	t.Helper()
+	for _, tc := range cases {
+		for _, sr := range shortReaders {
+			t.Run(tc.name+"/"+sr.name, func(t *testing.T) {
+				got := readAll(f.NewReader(sr.wrap(strings.NewReader(tc.in)), tc.max))
+				if !sameItems(got, tc.want) {
+					t.Errorf("input %.80q\n got %v\nwant %v", tc.in, got, tc.want)
+				}
+			})
+		}
+	}
+}
+
+func TestLineReader(t *testing.T) {
+	eof := errItem(io.EOF)
+	runReaderCases(t, Line, []readerCase{
+		{"lines", "a\nbb\r\nccc\n", 0, append(msgs("a", "bb", "ccc"), eof)},
+		{"blank lines skipped", "\n\r\n  \t\na\n\n", 0, append(msgs("a"), eof)},
+		{"last line without newline", "a\nb", 0, append(msgs("a", "b"), eof)},
+		{"empty input", "", 0, []item{eof}},
+		{"exactly the limit", "12345\r\n123456\n", 5, []item{{msg: "12345"}, tooLarge(5, -1, true), eof}},
+		{"too long then more", strings.Repeat("x", 100) + "\nok\n", 10, []item{tooLarge(10, -1, true), {msg: "ok"}, eof}},
+		{"too long at the end", "ok\n" + strings.Repeat("x", 100), 10, []item{{msg: "ok"}, tooLarge(10, -1, true), eof}},
+		{"too long, long run", strings.Repeat("y", 200000) + "\nz\n", 1000, []item{tooLarge(1000, -1, true), {msg: "z"}, eof}},
+	})
+}
+
+func TestHeaderReader(t *testing.T) {
+	eof, ueof := errItem(io.EOF), errItem(io.ErrUnexpectedEOF)
+	malformed := func(s string) item { return item{err: ErrMalformed.Error() + ": " + s} }
+	runReaderCases(t, Header, []readerCase{
+		{"one", "Content-Length: 2\r\n\r\n{}", 0, append(msgs("{}"), eof)},
+		{"other headers and case", "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\ncontent-length:3\r\n\r\n[1]" +
+			"CONTENT-LENGTH:  1 \n\n7", 0, append(msgs("[1]", "7"), eof)},
+		{"blank lines between messages", "\r\n\r\nContent-Length: 1\r\n\r\n1\r\nContent-Length: 1\r\n\r\n2", 0, append(msgs("1", "2"), eof)},
+		{"zero length", "Content-Length: 0\r\n\r\n", 0, append(msgs(""), eof)},
+		{"missing length", "Content-Type: x\r\n\r\n{}", 0, []item{malformed("no Content-Length header")}},
+		{"bad length", "Content-Length: -1\r\n\r\n", 0, []item{malformed(`invalid Content-Length " -1"`)}},
+		{"overflowing length", "Content-Length: 99999999999999999999\r\n\r\n", 0, []item{malformed(`invalid Content-Length " 99999999999999999999"`)}},
+		{"conflicting lengths", "Content-Length: 1\r\nContent-Length: 2\r\n\r\n", 0, []item{malformed("conflicting Content-Length headers")}},
+		{"no colon", "hello\r\n\r\n", 0, []item{malformed(`header line "hello" has no field name`)}},
+		{"header block too large", "X: " + strings.Repeat("a", MaxHeaderBlock) + "\r\n\r\n", 0, []item{malformed(fmt.Sprintf("header block exceeds %d bytes", MaxHeaderBlock))}},
+		{"header without end", "X: " + strings.Repeat("a", 3*MaxHeaderBlock), 0, []item{malformed(fmt.Sprintf("header block exceeds %d bytes", MaxHeaderBlock))}},
+		{"eof in header", "Content-Length: 2\r\n", 0, []item{ueof}},
+		{"eof in body", "Content-Length: 5\r\n\r\n{}", 0, []item{ueof}},
+		{"too large then next", "Content-Length: 10\r\n\r\n0123456789Content-Length: 2\r\n\r\nok", 5,
+			[]item{tooLarge(5, 10, true), {msg: "ok"}, eof}},
+		{"huge declared length", "Content-Length: 1099511627776\r\n\r\n{}", 5,
+			[]item{tooLarge(5, 1<<40, true), ueof}},
+	})
+}
+
+func TestRawReader(t *testing.T) {
+	eof, ueof := errItem(io.EOF), errItem(io.ErrUnexpectedEOF)
+	runReaderCases(t, Raw, []readerCase{
+		{"back to back", `{"a":"}"}[1,{"b":[]}]"s\"}"{}`, 0, append(msgs(`{"a":"}"}`, `[1,{"b":[]}]`, `"s\"}"`, `{}`), eof)},
+		{"white space between", " \n{}\r\n\t[] ", 0, append(msgs(`{}`, `[]`), eof)},
+		{"scalars", `12 true"x"null{}7`, 0, append(msgs(`12`, `true`, `"x"`, `null`, `{}`, `7`), eof)},
+		{"stray brackets", `]}{}`, 0, append(msgs(`]`, `}`, `{}`), eof)},
+		{"not JSON inside", `{"a" 1 2 [}`, 0, []item{ueof}},
+		{"escaped backslash", `["\\"]{}`, 0, append(msgs(`["\\"]`, `{}`), eof)},
+		{"eof inside", `{"a":[1,2`, 0, []item{ueof}},
+		{"exactly the limit", `[1,2]`, 5, append(msgs(`[1,2]`), eof)},
+		{"too large", `{"a":1}{}`, 5, []item{tooLarge(5, -1, false)}},
+		{"too large scalar", `123456 1`, 5, []item{tooLarge(5, -1, false)}},
+	})
+}
+
+func TestTooLargeErrorText(t *testing.T) {
+	e := &TooLargeError{Limit: 5, Length: 10}
+	if got, want := e.Error(), "stream: message of 10 bytes exceeds the limit of 5 bytes"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	e.Length = -1
+	if got, want := e.Error(), "stream: message exceeds the limit of 5 bytes"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
+
+func TestWriterFraming(t *testing.T) {
+	for _, tc := range []struct {
+		f    Framing
+		want string
+	}{
+		{Line, "{}\n[1]\n"},
+		{Header, "Content-Length: 2\r\n\r\n{}Content-Length: 3\r\n\r\n[1]"},
+		{Raw, "{}\n[1]\n"},
+	} {
+		var b bytes.Buffer
+		w := tc.f.NewWriter(&b)
+		w.Write([]byte("{}"))
+		w.Write([]byte("[1]"))
+		if b.Len() != 0 {
+			t.Errorf("%v: wrote before Flush", tc.f)
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != tc.want {
+			t.Errorf("%v: wrote %q, want %q", tc.f, b.String(), tc.want)
+		}
+	}
+}
+
+func TestWriterStickyError(t *testing.T) {
+	w := Line.NewWriter(errWriter{})
+	w.Write([]byte("{}"))
+	if err := w.Flush(); err == nil {
+		t.Fatal("Flush to a failing writer succeeded")
+	}
+	if err := w.Write([]byte("{}")); err == nil {
+		t.Fatal("Write after a failed Flush succeeded")
+	}
+}
+
+type errWriter struct{}
+
+func (errWriter) Write([]byte) (int, error) { return 0, errors.New("broken") }

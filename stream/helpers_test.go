@@ -1,0 +1,259 @@
+package stream
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// wait bounds every wait of the tests.
+const wait = 5 * time.Second
+
+// leakCheck fails t when goroutines started during the test are still
+// running, after a bounded wait, at its cleanup. Call it first, so that its
+// cleanup runs after the others. The tests of this package do not run in
+// parallel, so the count is exact.
+func leakCheck(t *testing.T) {
+	t.Helper()
+	before := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		deadline := time.Now().Add(wait)
+		for runtime.NumGoroutine() > before {
+			if time.Now().After(deadline) {
+				buf := make([]byte, 1<<20)
+				buf = buf[:runtime.Stack(buf, true)]
+				t.Errorf("%d goroutines before the test, %d after:\n%s", before, runtime.NumGoroutine(), buf)
+				return
+			}
+			runtime.Gosched()
+			time.Sleep(time.Millisecond) // polling a count; nothing to wait on
+		}
+	})
+}
+
+// transports are the ways the tests connect to a Server.
+var transports = []string{"tcp", "unix", "pipe"}
+
+// serverOn starts s on the transport and returns a function that dials it.
+// The cleanup closes s and waits for its goroutines.
+func serverOn(t *testing.T, s *Server, transport string) func() net.Conn {
+	t.Helper()
+	done := make(chan error, 16)
+	pending := 0
+	var dial func() net.Conn
+	switch transport {
+	case "tcp", "unix":
+		addr := "127.0.0.1:0"
+		if transport == "unix" {
+			addr = filepath.Join(t.TempDir(), "s")
+		}
+		l, err := net.Listen(transport, addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pending++
+		go func() { done <- s.Serve(l) }()
+		dial = func() net.Conn {
+			c, err := net.Dial(transport, l.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { c.Close() })
+			return c
+		}
+	case "pipe":
+		dial = func() net.Conn {
+			cc, sc := net.Pipe()
+			pending++
+			go func() { done <- s.ServeConn(context.Background(), sc) }()
+			t.Cleanup(func() { cc.Close() })
+			return cc
+		}
+	default:
+		t.Fatalf("unknown transport %q", transport)
+	}
+	t.Cleanup(func() {
+		s.Close()
+		timer := time.NewTimer(wait)
+		defer timer.Stop()
+		for ; pending > 0; pending-- {
+			select {
+			case <-done:
+			case <-timer.C:
+				t.Errorf("%s: Serve or ServeConn did not return after Close", transport)
+				return
+			}
+		}
+	})
+	return dial
+}
+
+// client speaks a framing over a connection, with a bounded wait on every
+// read.
+type client struct {
+	t    *testing.T
+	conn net.Conn
+	r    Reader
+	w    Writer
+}
+
+func newClient(t *testing.T, conn net.Conn, f Framing) *client {
+	return &client{t: t, conn: conn, r: f.NewReader(conn, 64<<20), w: f.NewWriter(conn)}
+}
+
+// send writes messages and flushes them. With net.Pipe a write blocks until
+// the server reads it, so it runs on a goroutine of its own when async.
+func (c *client) send(msgs ...string) {
+	c.t.Helper()
+	c.conn.SetWriteDeadline(time.Now().Add(wait))
+	for _, m := range msgs {
+		if err := c.w.Write([]byte(m)); err != nil {
+			c.t.Fatalf("send: %v", err)
+		}
+	}
+	if err := c.w.Flush(); err != nil {
+		c.t.Fatalf("send: %v", err)
+	}
+}
+
+// sendAsync is send on another goroutine; the returned channel reports its
+// error.
+func (c *client) sendAsync(msgs ...string) <-chan error {
+	ch := make(chan error, 1)
+	go func() {
+		c.conn.SetWriteDeadline(time.Now().Add(wait))
+		for _, m := range msgs {
+			if err := c.w.Write([]byte(m)); err != nil {
+				ch <- err
+				return
+			}
+		}
+		ch <- c.w.Flush()
+	}()
+	return ch
+}
+
+func (c *client) recv() string {
+	c.t.Helper()
+	c.conn.SetReadDeadline(time.Now().Add(wait))
+	msg, err := c.r.Read()
+	if err != nil {
+		c.t.Fatalf("recv: %v", err)
+	}
+	return string(msg)
+}
+
+// recvErr reads until an error and returns it.
+func (c *client) recvErr() error {
+	c.conn.SetReadDeadline(time.Now().Add(wait))
+	for {
+		msg, err := c.r.Read()
+		if err != nil {
+			return err
+		}
+		c.t.Logf("recvErr: skipping %s", msg)
+	}
+}
+
+// expectEOF checks that the server closed the connection.
+func (c *client) expectEOF() {
+	c.t.Helper()
+	err := c.recvErr()
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		c.t.Fatalf("the server did not close the connection within %v", wait)
+	}
+}
+
+// idOf returns the id of a response object as a string.
+func idOf(t *testing.T, resp string) string {
+	t.Helper()
+	var r struct{ ID json.RawMessage }
+	if err := json.Unmarshal([]byte(resp), &r); err != nil {
+		t.Fatalf("response %q: %v", resp, err)
+	}
+	return string(r.ID)
+}
+
+// sameJSON compares responses as JSON values, with numbers by value and
+// top-level arrays (batch responses) in any order.
+func sameJSON(t *testing.T, got, want string) bool {
+	t.Helper()
+	g, w := decodeNorm(t, got), decodeNorm(t, want)
+	ga, gok := g.([]any)
+	wa, wok := w.([]any)
+	if !gok || !wok {
+		return reflect.DeepEqual(g, w)
+	}
+	if len(ga) != len(wa) {
+		return false
+	}
+	used := make([]bool, len(ga))
+next:
+	for _, we := range wa {
+		for i, ge := range ga {
+			if !used[i] && reflect.DeepEqual(ge, we) {
+				used[i] = true
+				continue next
+			}
+		}
+		return false
+	}
+	return true
+}
+
+func decodeNorm(t *testing.T, s string) any {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("decoding %q: %v", s, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		t.Fatalf("data after the value in %q", s)
+	}
+	return norm(v)
+}
+
+func norm(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		if f, err := strconv.ParseFloat(v.String(), 64); err == nil {
+			return f
+		}
+	case []any:
+		for i := range v {
+			v[i] = norm(v[i])
+		}
+	case map[string]any:
+		for k := range v {
+			v[k] = norm(v[k])
+		}
+	}
+	return v
+}
+
+func call(method string, id int, params string) string {
+	if params == "" {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","method":%q,"id":%d}`, method, id)
+	}
+	return fmt.Sprintf(`{"jsonrpc":"2.0","method":%q,"params":%s,"id":%d}`, method, params, id)
+}
+
+// timeAfter returns a channel that fires after the tests' bounded wait.
+func timeAfter(t *testing.T) <-chan time.Time {
+	timer := time.NewTimer(wait)
+	t.Cleanup(func() { timer.Stop() })
+	return timer.C
+}

@@ -1,0 +1,405 @@
+package stream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/demo"
+)
+
+const tooLargeAnswer = `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error","data":"message exceeds the limit of 64 bytes"},"id":null}`
+
+func TestLineTooLarge(t *testing.T) {
+	leakCheck(t)
+	for _, tr := range transports {
+		t.Run(tr, func(t *testing.T) {
+			dial := serverOn(t, &Server{Handler: demo.NewServer(), MaxMessage: 64}, tr)
+			c := newClient(t, dial(), Line)
+			sent := c.sendAsync(`{"jsonrpc":"2.0","method":"StringMe","params":["`+strings.Repeat("x", 100000)+`"],"id":1}`, call("Test2", 2, "[2]"))
+			if got := c.recv(); got != tooLargeAnswer {
+				t.Fatalf("got %s, want %s", got, tooLargeAnswer)
+			}
+			if got := c.recv(); got != `{"jsonrpc":"2.0","result":2,"id":2}` {
+				t.Fatalf("the request after the long line: got %s", got)
+			}
+			if err := <-sent; err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestHeaderHugeLength: a declared length of 1 TiB is answered at once and
+// never allocated; the connection goes on after the body is skipped.
+func TestHeaderHugeLength(t *testing.T) {
+	leakCheck(t)
+	for _, tr := range transports {
+		t.Run(tr, func(t *testing.T) {
+			dial := serverOn(t, &Server{Handler: demo.NewServer(), Framing: Header, MaxMessage: 64}, tr)
+			conn := dial()
+			c := newClient(t, conn, Header)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			conn.SetWriteDeadline(time.Now().Add(wait))
+			if _, err := conn.Write([]byte("Content-Length: 1099511627776\r\n\r\n")); err != nil {
+				t.Fatal(err)
+			}
+			if got := c.recv(); got != tooLargeAnswer {
+				t.Fatalf("got %s, want %s", got, tooLargeAnswer)
+			}
+			runtime.ReadMemStats(&after)
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+				t.Fatalf("answering allocated %d bytes", grew)
+			}
+			// A declared length over the limit with its body: skipped, and
+			// the next message is answered. (The first connection would
+			// skip its 1 TiB.)
+			c = newClient(t, dial(), Header)
+			body := `"` + strings.Repeat("y", 1000) + `"`
+			sent := c.sendAsync(body, call("Test2", 3, "[3]"))
+			if got := c.recv(); got != tooLargeAnswer {
+				t.Fatalf("got %s, want %s", got, tooLargeAnswer)
+			}
+			if got := c.recv(); got != `{"jsonrpc":"2.0","result":3,"id":3}` {
+				t.Fatalf("after a skipped body: got %s", got)
+			}
+			if err := <-sent; err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func TestRawTooLargeCloses(t *testing.T) {
+	leakCheck(t)
+	dial := serverOn(t, &Server{Handler: demo.NewServer(), Framing: Raw, MaxMessage: 64}, "pipe")
+	c := newClient(t, dial(), Raw)
+	c.sendAsync(`{"jsonrpc":"2.0","method":"StringMe","params":["` + strings.Repeat("x", 1000) + `"],"id":1}`)
+	if got := c.recv(); got != tooLargeAnswer {
+		t.Fatalf("got %s, want %s", got, tooLargeAnswer)
+	}
+	c.expectEOF()
+}
+
+// TestMalformedHeaderCloses: a framing error closes that connection alone.
+func TestMalformedHeaderCloses(t *testing.T) {
+	leakCheck(t)
+	for _, tr := range transports {
+		t.Run(tr, func(t *testing.T) {
+			dial := serverOn(t, &Server{Handler: demo.NewServer(), Framing: Header}, tr)
+			good := newClient(t, dial(), Header)
+			bad := newClient(t, dial(), Header)
+			bad.conn.SetWriteDeadline(time.Now().Add(wait))
+			go bad.conn.Write([]byte("Content-Type: x\r\n\r\n{}"))
+			bad.expectEOF()
+			good.send(call("Test2", 1, "[1]"))
+			if got := good.recv(); got != `{"jsonrpc":"2.0","result":1,"id":1}` {
+				t.Fatalf("the other connection: got %s", got)
+			}
+		})
+	}
+}
+
+func TestServeConnErrors(t *testing.T) {
+	leakCheck(t)
+	s := &Server{Handler: demo.NewServer(), Framing: Header}
+	cc, sc := net.Pipe()
+	defer cc.Close()
+	done := make(chan error, 1)
+	go func() { done <- s.ServeConn(context.Background(), sc) }()
+	go cc.Write([]byte("nonsense\r\n\r\n"))
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrMalformed) {
+			t.Fatalf("ServeConn = %v, want ErrMalformed", err)
+		}
+	case <-timeAfter(t):
+		t.Fatal("ServeConn did not return")
+	}
+}
+
+// TestMaxInFlight: with MaxInFlight calls waiting, the connection stops
+// reading; when one finishes, the next request is read; nothing is lost.
+func TestMaxInFlight(t *testing.T) {
+	leakCheck(t)
+	synctest.Test(t, func(t *testing.T) {
+		b := newBlockingServer(t)
+		s := &Server{Handler: b.h, Order: Concurrent, MaxInFlight: 2}
+		cc, sc := net.Pipe()
+		done := make(chan error, 1)
+		go func() { done <- s.ServeConn(context.Background(), sc) }()
+		c := newClient(t, cc, Line)
+		sent := c.sendAsync(call("wait", 1, "[1]"), call("wait", 2, "[2]"), call("wait", 3, "[3]"), call("add", 4, "[2,2]"))
+		answers := make(chan string, 10)
+		go func() {
+			for {
+				msg, err := c.r.Read()
+				if err != nil {
+					close(answers)
+					return
+				}
+				answers <- string(msg)
+			}
+		}()
+		synctest.Wait()
+		if n := len(b.started); n != 2 {
+			t.Fatalf("%d calls started, want MaxInFlight = 2", n)
+		}
+		if n := len(answers); n != 0 {
+			t.Fatalf("%d answers with MaxInFlight calls waiting: the fast request after them was read", n)
+		}
+		// Let one call finish: its answer comes, and one more request is read.
+		b.release <- struct{}{}
+		synctest.Wait()
+		if n := len(b.started); n != 3 {
+			t.Fatalf("%d calls started after one finished, want 3", n)
+		}
+		if n := len(answers); n != 1 {
+			t.Fatalf("%d answers after one call finished, want 1", n)
+		}
+		close(b.release)
+		synctest.Wait()
+		ids := map[string]bool{}
+		for range 4 {
+			ids[idOf(t, <-answers)] = true
+		}
+		for _, id := range []string{"1", "2", "3", "4"} {
+			if !ids[id] {
+				t.Errorf("no answer for id %s", id)
+			}
+		}
+		if err := <-sent; err != nil {
+			t.Fatal(err)
+		}
+		cc.Close()
+		if err := <-done; err != nil {
+			t.Fatalf("ServeConn = %v", err)
+		}
+	})
+}
+
+// TestStalledClient: a client that does not read its responses is dropped
+// after WriteTimeout, and other connections are served meanwhile.
+func TestStalledClient(t *testing.T) {
+	leakCheck(t)
+	s := &Server{Handler: demo.NewServer(), WriteTimeout: 50 * time.Millisecond}
+	stalled, sc := net.Pipe()
+	defer stalled.Close()
+	done := make(chan error, 1)
+	go func() { done <- s.ServeConn(context.Background(), sc) }()
+	// net.Pipe has no buffer: the response cannot be written until the
+	// client reads, which it never does.
+	go stalled.Write([]byte(call("Test2", 1, "[1]") + "\n"))
+
+	dial := serverOn(t, s, "tcp")
+	other := newClient(t, dial(), Line)
+	other.send(call("Test2", 2, "[2]"))
+	if got := other.recv(); got != `{"jsonrpc":"2.0","result":2,"id":2}` {
+		t.Fatalf("the other connection: got %s", got)
+	}
+	select {
+	case err := <-done:
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("ServeConn = %v, want a write timeout", err)
+		}
+	case <-timeAfter(t):
+		t.Fatal("the stalled client was not dropped")
+	}
+}
+
+func TestIdleTimeout(t *testing.T) {
+	leakCheck(t)
+	for _, tr := range transports {
+		t.Run(tr, func(t *testing.T) {
+			dial := serverOn(t, &Server{Handler: demo.NewServer(), IdleTimeout: 20 * time.Millisecond}, tr)
+			c := newClient(t, dial(), Line)
+			c.send(call("Test2", 1, "[1]"))
+			c.recv()
+			c.expectEOF()
+		})
+	}
+}
+
+// TestReadTimeout: a client that stalls inside a message is dropped after
+// ReadTimeout, although the idle timeout is long.
+func TestReadTimeout(t *testing.T) {
+	leakCheck(t)
+	for _, tr := range transports {
+		t.Run(tr, func(t *testing.T) {
+			dial := serverOn(t, &Server{Handler: demo.NewServer(), ReadTimeout: 20 * time.Millisecond, IdleTimeout: time.Hour}, tr)
+			c := newClient(t, dial(), Line)
+			c.conn.SetWriteDeadline(time.Now().Add(wait))
+			go c.conn.Write([]byte(`{"jsonrpc":"2.0",`))
+			c.expectEOF()
+		})
+	}
+}
+
+func TestMaxResponse(t *testing.T) {
+	leakCheck(t)
+	dial := serverOn(t, &Server{Handler: demo.NewServer(), MaxResponse: 200}, "pipe")
+	c := newClient(t, dial(), Line)
+	big := `"` + strings.Repeat("z", 300) + `"`
+	c.send(call("StringMe", 7, "["+big+"]"))
+	want := `{"jsonrpc":"2.0","error":{"code":-32603,"message":"response too large","data":"response of 336 bytes exceeds the limit of 200 bytes"},"id":7}`
+	if got := c.recv(); got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	c.send(`[` + call("Test2", 1, "[1]") + `,` + call("StringMe", 2, "["+big+"]") + `,` + call("Test2", 3, "[3]") + `]`)
+	e := `{"jsonrpc":"2.0","error":{"code":-32603,"message":"response too large","data":"batch response exceeds the limit of 200 bytes"},"id":%d}`
+	want = `[{"jsonrpc":"2.0","result":1,"id":1},` + fmt.Sprintf(e, 2) + `,` + fmt.Sprintf(e, 3) + `]`
+	if got := c.recv(); got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}
+
+// TestDisconnectMidBatch: a client that leaves while a batch of waiting
+// calls runs causes no panic and no leak.
+func TestDisconnectMidBatch(t *testing.T) {
+	leakCheck(t)
+	for _, order := range []Ordering{Inline, Concurrent} {
+		for _, tr := range transports {
+			t.Run(fmt.Sprint(order, "/", tr), func(t *testing.T) {
+				b := newBlockingServer(t)
+				dial := serverOn(t, &Server{Handler: b.h, Order: order}, tr)
+				c := newClient(t, dial(), Line)
+				c.send(`[` + call("wait", 1, "[1]") + `,` + call("add", 2, "[1,2]") + `,` + call("wait", 3, "[3]") + `]`)
+				<-b.started
+				<-b.started
+				c.conn.Close()
+				close(b.release)
+				// A batch cut off in the middle of its text.
+				c2 := newClient(t, dial(), Line)
+				c2.conn.SetWriteDeadline(time.Now().Add(wait))
+				go func() {
+					c2.conn.Write([]byte(`[` + call("add", 1, "[1,2]") + `,{"jsonrpc":`))
+					c2.conn.Close()
+				}()
+			})
+		}
+	}
+}
+
+// TestShutdownGraceful: calls in flight finish and their answers are
+// written before the connection closes.
+func TestShutdownGraceful(t *testing.T) {
+	leakCheck(t)
+	for _, order := range []Ordering{Inline, Concurrent} {
+		for _, tr := range transports {
+			t.Run(fmt.Sprint(order, "/", tr), func(t *testing.T) {
+				b := newBlockingServer(t)
+				s := &Server{Handler: b.h, Order: order}
+				dial := serverOn(t, s, tr)
+				c := newClient(t, dial(), Line)
+				n := 1
+				if order == Concurrent {
+					n = 3
+				}
+				for i := 1; i <= n; i++ {
+					c.send(call("wait", i, fmt.Sprintf("[%d]", i)))
+				}
+				for range n {
+					<-b.started
+				}
+				shut := make(chan error, 1)
+				go func() { shut <- s.Shutdown(context.Background()) }()
+				// Shutdown waits for the calls: let them finish.
+				close(b.release)
+				for range n {
+					if got := c.recv(); !strings.Contains(got, `"result"`) {
+						t.Fatalf("got %s, want a result", got)
+					}
+				}
+				c.expectEOF()
+				select {
+				case err := <-shut:
+					if err != nil {
+						t.Fatalf("Shutdown = %v", err)
+					}
+				case <-timeAfter(t):
+					t.Fatal("Shutdown did not return")
+				}
+			})
+		}
+	}
+}
+
+// TestShutdownTimeout: when its context ends first, Shutdown closes the
+// connections, cancelling the calls, and returns the context's error.
+func TestShutdownTimeout(t *testing.T) {
+	leakCheck(t)
+	b := newBlockingServer(t)
+	s := &Server{Handler: b.h, Order: Concurrent}
+	dial := serverOn(t, s, "tcp")
+	c := newClient(t, dial(), Line)
+	c.send(call("wait", 1, "[1]"))
+	<-b.started
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.Shutdown(ctx); err != context.Canceled {
+		t.Fatalf("Shutdown = %v, want context.Canceled", err)
+	}
+	if err := <-b.ended; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the call ended with %v, want context.Canceled", err)
+	}
+	c.expectEOF()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Serve(l); err != ErrServerClosed {
+		t.Fatalf("Serve after Shutdown = %v", err)
+	}
+}
+
+func TestServeConnContext(t *testing.T) {
+	leakCheck(t)
+	b := newBlockingServer(t)
+	s := &Server{Handler: b.h, Order: Concurrent}
+	cc, sc := net.Pipe()
+	defer cc.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.ServeConn(ctx, sc) }()
+	c := newClient(t, cc, Line)
+	c.send(call("wait", 1, "[1]"))
+	<-b.started
+	cancel()
+	if err := <-b.ended; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the call ended with %v", err)
+	}
+	if err := <-done; err != context.Canceled {
+		t.Fatalf("ServeConn = %v, want context.Canceled", err)
+	}
+}
+
+// TestPanicStaysInCall: a panicking method answers -32603 and the
+// connection goes on.
+func TestPanicStaysInCall(t *testing.T) {
+	leakCheck(t)
+	h := jsonrpc.NewServer()
+	h.MustRegister("boom", func() int { panic("boom") })
+	h.MustRegister("boomLater", func() int { panic("boom") }, jsonrpc.Blocking())
+	h.MustRegister("one", func() int { return 1 })
+	for _, order := range []Ordering{Inline, Concurrent} {
+		dial := serverOn(t, &Server{Handler: h, Order: order}, "pipe")
+		c := newClient(t, dial(), Line)
+		sent := c.sendAsync(call("boom", 1, ""), call("boomLater", 2, ""), call("one", 3, ""))
+		got := c.recv() + c.recv() + c.recv()
+		if err := <-sent; err != nil {
+			t.Fatal(err)
+		}
+		if strings.Count(got, "-32603") != 2 || !strings.Contains(got, `"result":1,"id":3`) {
+			t.Fatalf("%v: got %s", order, got)
+		}
+	}
+}

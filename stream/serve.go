@@ -1,0 +1,345 @@
+package stream
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/jsonrpc-go/jsonrpc"
+)
+
+// ErrServerClosed is returned by Serve and ServeConn after Shutdown or Close.
+var ErrServerClosed = errors.New("stream: server closed")
+
+// Ordering says how a connection runs its requests; see Inline and
+// Concurrent.
+type Ordering int
+
+const (
+	// Inline runs the requests of a connection one after another on its
+	// read goroutine, and writes their responses in request order. A method
+	// registered with jsonrpc.Blocking still runs on a goroutine of its own
+	// (the elements of a batch concurrently), but the connection reads
+	// nothing more until it has answered; responses buffered before it are
+	// written when it completes. It is what language servers need, and the
+	// fastest ordering for methods that never wait: a call costs what
+	// jsonrpc.Server.ProcessAsync costs, plus the framing.
+	Inline Ordering = iota
+	// Concurrent lets calls of Blocking methods wait without holding up the
+	// connection: the read goroutine goes on reading while up to
+	// MaxInFlight requests are unanswered, and each response is written
+	// when it is ready, so responses may come out of request order (clients
+	// match them by id). Responses are serialized into the connection's
+	// writer under a per-connection mutex.
+	Concurrent
+)
+
+func (o Ordering) String() string {
+	switch o {
+	case Inline:
+		return "Inline"
+	case Concurrent:
+		return "Concurrent"
+	}
+	return "Ordering(?)"
+}
+
+// Default settings of a Server.
+const (
+	DefaultMaxInFlight  = 64
+	DefaultIdleTimeout  = 2 * time.Minute
+	DefaultReadTimeout  = 30 * time.Second
+	DefaultWriteTimeout = 30 * time.Second
+	DefaultMaxResponse  = 16 << 20
+)
+
+// A Server serves a *jsonrpc.Server over byte streams: the connections of a
+// net.Listener (Serve) or any io.ReadWriteCloser (ServeConn).
+//
+// The zero value is ready to use with the defaults below; set the fields
+// before the first call to Serve or ServeConn and do not change them after.
+// A Server's methods are safe for concurrent use.
+//
+// Each method call's context carries the connection as its transport's
+// context value (jsonrpc.ContextValue, Call.ContextValue): the net.Conn
+// accepted by Serve, or the io.ReadWriteCloser given to ServeConn. It is
+// cancelled when the connection closes: when the peer's input ends or fails,
+// after a write fails, and on Close.
+//
+// Timeouts apply to connections that support deadlines (net.Conn, and
+// ReadWriteCloser over deadline-capable files such as pipes); others are
+// served without them.
+type Server struct {
+	// Handler answers the requests. nil serves an empty method table, so
+	// that every call is answered with "Method not found".
+	Handler *jsonrpc.Server
+
+	// Framing splits the input into messages and frames the responses.
+	// nil means Line.
+	Framing Framing
+
+	// MaxMessage is the size limit of one incoming message, in bytes;
+	// <= 0 means DefaultMaxMessage (4 MiB). A message over it is answered
+	// with a parse error whose data names the limit when the framing can
+	// skip it (Line, Header), and closes the connection otherwise (Raw).
+	// Nothing is ever allocated from a length the peer declares beyond it.
+	MaxMessage int
+
+	// MaxInFlight is, with Concurrent ordering, how many requests of one
+	// connection may be unanswered at once; <= 0 means DefaultMaxInFlight
+	// (64). When it is reached the connection stops reading until a call
+	// finishes; nothing is lost. Inline ordering has one at a time.
+	MaxInFlight int
+
+	// Order is how a connection runs its requests: Inline (the zero value)
+	// or Concurrent.
+	Order Ordering
+
+	// IdleTimeout is how long a connection may wait for the first byte of
+	// its next message before it is closed. 0 means DefaultIdleTimeout (2
+	// minutes); a negative value disables it.
+	IdleTimeout time.Duration
+
+	// ReadTimeout bounds the time to read one message once its first byte
+	// has arrived, so that a peer that stalls inside a message cannot hold
+	// the connection's buffers forever. 0 means DefaultReadTimeout (30 s);
+	// a negative value disables it.
+	ReadTimeout time.Duration
+
+	// WriteTimeout bounds each write to the connection. A peer that does
+	// not read its responses is disconnected when it expires; it never
+	// blocks other connections. 0 means DefaultWriteTimeout (30 s); a
+	// negative value disables it.
+	WriteTimeout time.Duration
+
+	// MaxResponse is the size limit of one response (a whole batch
+	// response), in bytes; <= 0 means DefaultMaxResponse (16 MiB). A larger
+	// response is replaced by an error response with code -32603 ("response
+	// too large") and the request's id; for a batch, the elements that fit
+	// in order are kept and each later one is replaced by such an error.
+	MaxResponse int
+
+	// ErrorLog receives a line for each connection that ends with an error
+	// other than the peer's end of input, and for errors accepting
+	// connections. nil logs nothing.
+	ErrorLog *log.Logger
+
+	mu        sync.Mutex
+	closing   bool // Shutdown or Close was called
+	listeners map[net.Listener]struct{}
+	conns     map[*conn]struct{}
+}
+
+// settings are a Server's fields with the defaults applied.
+type settings struct {
+	handler      *jsonrpc.Server
+	framing      Framing
+	maxMessage   int
+	maxInFlight  int
+	order        Ordering
+	idle         time.Duration // 0: none
+	readTimeout  time.Duration // 0: none
+	writeTimeout time.Duration // 0: none
+	maxResponse  int
+}
+
+func (s *Server) settings() settings {
+	st := settings{
+		handler:      s.Handler,
+		framing:      s.Framing,
+		maxMessage:   s.MaxMessage,
+		maxInFlight:  s.MaxInFlight,
+		order:        s.Order,
+		idle:         timeout(s.IdleTimeout, DefaultIdleTimeout),
+		readTimeout:  timeout(s.ReadTimeout, DefaultReadTimeout),
+		writeTimeout: timeout(s.WriteTimeout, DefaultWriteTimeout),
+		maxResponse:  s.MaxResponse,
+	}
+	if st.handler == nil {
+		st.handler = jsonrpc.NewServer()
+	}
+	if st.framing == nil {
+		st.framing = Line
+	}
+	if st.maxMessage <= 0 {
+		st.maxMessage = DefaultMaxMessage
+	}
+	if st.maxInFlight <= 0 {
+		st.maxInFlight = DefaultMaxInFlight
+	}
+	if st.maxResponse <= 0 {
+		st.maxResponse = DefaultMaxResponse
+	}
+	return st
+}
+
+func timeout(d, def time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return def
+	case d < 0:
+		return 0
+	}
+	return d
+}
+
+// Serve accepts connections on l and serves each on a goroutine of its own
+// until Shutdown or Close, after which it returns ErrServerClosed. It returns
+// any other error of l.Accept that is not temporary. Serve closes l when it
+// returns. Connections are served with context.Background as the base of
+// their calls' contexts.
+func (s *Server) Serve(l net.Listener) error {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		l.Close()
+		return ErrServerClosed
+	}
+	if s.listeners == nil {
+		s.listeners = make(map[net.Listener]struct{})
+	}
+	s.listeners[l] = struct{}{}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.listeners, l)
+		s.mu.Unlock()
+		l.Close()
+	}()
+
+	var backoff time.Duration
+	for {
+		nc, err := l.Accept()
+		if err != nil {
+			if s.isClosing() {
+				return ErrServerClosed
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() || isTemporary(err) {
+				// Out of file descriptors and the like: wait, then retry.
+				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				s.logf("stream: accept error: %v; retrying in %v", err, backoff)
+				t := time.NewTimer(backoff)
+				<-t.C
+				continue
+			}
+			return err
+		}
+		backoff = 0
+		go func() {
+			if err := s.ServeConn(context.Background(), nc); err != nil && err != ErrServerClosed {
+				s.logf("stream: connection %v: %v", nc.RemoteAddr(), err)
+			}
+		}()
+	}
+}
+
+func isTemporary(err error) bool {
+	t, ok := err.(interface{ Temporary() bool })
+	return ok && t.Temporary()
+}
+
+// ServeConn serves the connection c until the peer's input ends, an error
+// ends it, ctx is cancelled, or the Server is shut down, and then closes c.
+// Methods' contexts derive from ctx and carry c as the transport's context
+// value. c may be any io.ReadWriteCloser: a net.Conn, or a reader and writer
+// joined with ReadWriteCloser (Stdio for standard input and output).
+//
+// It returns nil when the peer's input ended (io.EOF at a message boundary)
+// and every response was written; ErrServerClosed after Shutdown or Close;
+// ctx's error when ctx was cancelled; otherwise the error that ended the
+// connection (a read or write error, a timeout, an error wrapping
+// ErrMalformed, or a *TooLargeError the framing cannot recover from).
+func (s *Server) ServeConn(ctx context.Context, c io.ReadWriteCloser) error {
+	cn := newConn(s, ctx, c, s.settings())
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		cn.close(ErrServerClosed)
+		cn.cancel()
+		return ErrServerClosed
+	}
+	if s.conns == nil {
+		s.conns = make(map[*conn]struct{})
+	}
+	s.conns[cn] = struct{}{}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.conns, cn)
+		s.mu.Unlock()
+	}()
+	return cn.serve()
+}
+
+// Shutdown stops the Server gracefully: it closes the listeners, stops
+// reading new requests on every connection, lets the calls in flight finish
+// and write their responses, and then closes the connections. Requests that
+// were received but not yet started are dropped. If ctx ends first, Shutdown
+// closes everything as Close does and returns ctx's error. Serve and
+// ServeConn return ErrServerClosed, and later calls of them fail with it.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.closing = true
+	err := s.closeListenersLocked()
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.stopReading()
+	}
+	for _, c := range conns {
+		select {
+		case <-c.done:
+		case <-ctx.Done():
+			s.Close()
+			return ctx.Err()
+		}
+	}
+	return err
+}
+
+// Close closes the listeners and every connection at once; calls in flight
+// see their contexts cancelled and their responses are not written. It
+// returns the first error closing a listener. Serve and ServeConn return
+// ErrServerClosed; their connections' goroutines end as soon as the calls
+// in flight return.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closing = true
+	err := s.closeListenersLocked()
+	for c := range s.conns {
+		c.close(ErrServerClosed)
+	}
+	return err
+}
+
+func (s *Server) closeListenersLocked() error {
+	var first error
+	for l := range s.listeners {
+		if err := l.Close(); err != nil && first == nil {
+			first = err
+		}
+		delete(s.listeners, l)
+	}
+	return first
+}
+
+func (s *Server) isClosing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closing
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.ErrorLog != nil {
+		s.ErrorLog.Printf(format, args...)
+	}
+}

@@ -1,0 +1,270 @@
+package stream
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/demo"
+)
+
+// exchange is one request of a transcript of ../testdata/spec and its
+// expected response ("" for none).
+type exchange struct{ req, want string }
+
+func readTranscripts(t *testing.T) map[string][]exchange {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "spec", "*.txt"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no transcripts: %v", err)
+	}
+	out := map[string][]exchange{}
+	for _, file := range files {
+		f, err := os.Open(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var exs []exchange
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			line := strings.TrimSuffix(sc.Text(), "\r")
+			switch {
+			case strings.HasPrefix(line, "-->"):
+				exs = append(exs, exchange{req: strings.TrimPrefix(strings.TrimPrefix(line, "-->"), " ")})
+			case strings.HasPrefix(line, "<--"):
+				exs[len(exs)-1].want = strings.TrimSpace(strings.TrimPrefix(line, "<--"))
+			}
+		}
+		f.Close()
+		out[filepath.Base(file)] = exs
+	}
+	return out
+}
+
+// sentinel is sent after each request that expects no response: its
+// response must be the next one.
+var sentinel = call("Test2", 777, "[1]")
+
+// TestSpecExamples replays the specification's examples over every
+// transport and framing: responses, batches, and notifications (checked by
+// the sentinel request that follows them).
+func TestSpecExamples(t *testing.T) {
+	leakCheck(t)
+	transcripts := readTranscripts(t)
+	for _, tr := range transports {
+		for _, fr := range framings {
+			for _, order := range []Ordering{Inline, Concurrent} {
+				t.Run(fmt.Sprint(tr, "/", fr.name, "/", order), func(t *testing.T) {
+					dial := serverOn(t, &Server{Handler: demo.NewServer(), Framing: fr.f, Order: order}, tr)
+					c := newClient(t, dial(), fr.f)
+					for file, exs := range transcripts {
+						for _, ex := range exs {
+							if fr.f == Raw && !json.Valid([]byte(ex.req)) {
+								// Raw finds a message's end from its
+								// syntax; invalid JSON has no end.
+								continue
+							}
+							c.send(ex.req)
+							if ex.want == "" {
+								c.send(sentinel)
+								if got := c.recv(); idOf(t, got) != "777" {
+									t.Fatalf("%s: request %s: got %s, want no response", file, ex.req, got)
+								}
+								continue
+							}
+							if got := c.recv(); !sameJSON(t, got, ex.want) {
+								t.Errorf("%s: request %s\n got %s\nwant %s", file, ex.req, got, ex.want)
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestPipelined sends many requests in one write and checks that each is
+// answered, in order under Inline ordering.
+func TestPipelined(t *testing.T) {
+	leakCheck(t)
+	for _, tr := range transports {
+		for _, fr := range framings {
+			t.Run(tr+"/"+fr.name, func(t *testing.T) {
+				dial := serverOn(t, &Server{Handler: demo.NewServer(), Framing: fr.f}, tr)
+				c := newClient(t, dial(), fr.f)
+				const n = 500
+				reqs := make([]string, n)
+				for i := range reqs {
+					reqs[i] = call("addInt", i, fmt.Sprintf("[%d,1]", i))
+				}
+				sent := c.sendAsync(reqs...)
+				for i := range n {
+					want := fmt.Sprintf(`{"jsonrpc":"2.0","result":%d,"id":%d}`, i+1, i)
+					if got := c.recv(); got != want {
+						t.Fatalf("response %d = %s, want %s", i, got, want)
+					}
+				}
+				if err := <-sent; err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+	}
+}
+
+// blockingServer has a Blocking method "wait" that returns its param once
+// release is closed (or its context ends), and reports on started when it
+// begins; "add" is an ordinary method.
+type blockingServer struct {
+	h       *jsonrpc.Server
+	started chan int
+	release chan struct{}
+	ended   chan error // the context error "wait" saw, or nil
+}
+
+func newBlockingServer(t *testing.T) *blockingServer {
+	b := &blockingServer{
+		h:       jsonrpc.NewServer(),
+		started: make(chan int, 100),
+		release: make(chan struct{}),
+		ended:   make(chan error, 100),
+	}
+	b.h.MustRegister("wait", func(ctx context.Context, n int) (int, error) {
+		b.started <- n
+		select {
+		case <-b.release:
+			b.ended <- nil
+			return n, nil
+		case <-ctx.Done():
+			b.ended <- ctx.Err()
+			return 0, ctx.Err()
+		}
+	}, jsonrpc.Blocking())
+	b.h.MustRegister("add", func(a, b int) int { return a + b })
+	return b
+}
+
+func (b *blockingServer) awaitStarted(t *testing.T, want int) {
+	t.Helper()
+	select {
+	case n := <-b.started:
+		if n != want {
+			t.Fatalf("wait(%d) started, want wait(%d)", n, want)
+		}
+	case <-timeAfter(t):
+		t.Fatalf("wait(%d) did not start", want)
+	}
+}
+
+func TestConcurrentOutOfOrder(t *testing.T) {
+	leakCheck(t)
+	for _, tr := range transports {
+		t.Run(tr, func(t *testing.T) {
+			b := newBlockingServer(t)
+			dial := serverOn(t, &Server{Handler: b.h, Order: Concurrent}, tr)
+			c := newClient(t, dial(), Line)
+			c.send(call("wait", 1, "[1]"))
+			b.awaitStarted(t, 1)
+			c.send(call("add", 2, "[2,3]"))
+			if got, want := c.recv(), `{"jsonrpc":"2.0","result":5,"id":2}`; got != want {
+				t.Fatalf("first response %s, want %s", got, want)
+			}
+			close(b.release)
+			if got, want := c.recv(), `{"jsonrpc":"2.0","result":1,"id":1}`; got != want {
+				t.Fatalf("second response %s, want %s", got, want)
+			}
+		})
+	}
+}
+
+func TestInlineInOrder(t *testing.T) {
+	leakCheck(t)
+	for _, tr := range transports {
+		t.Run(tr, func(t *testing.T) {
+			b := newBlockingServer(t)
+			dial := serverOn(t, &Server{Handler: b.h}, tr)
+			c := newClient(t, dial(), Line)
+			sent := c.sendAsync(call("wait", 1, "[1]"), call("add", 2, "[2,3]"), `[`+call("wait", 3, "[3]")+`,`+call("add", 4, "[1,1]")+`]`)
+			b.awaitStarted(t, 1)
+			close(b.release)
+			for _, want := range []string{
+				`{"jsonrpc":"2.0","result":1,"id":1}`,
+				`{"jsonrpc":"2.0","result":5,"id":2}`,
+				`[{"jsonrpc":"2.0","result":2,"id":4},{"jsonrpc":"2.0","result":3,"id":3}]`,
+			} {
+				if got := c.recv(); got != want {
+					t.Fatalf("got %s, want %s", got, want)
+				}
+			}
+			if err := <-sent; err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestCancelOnClose: closing the client side cancels a waiting method's
+// context.
+func TestCancelOnClose(t *testing.T) {
+	leakCheck(t)
+	for _, tr := range transports {
+		t.Run(tr, func(t *testing.T) {
+			b := newBlockingServer(t)
+			dial := serverOn(t, &Server{Handler: b.h, Order: Concurrent}, tr)
+			conn := dial()
+			c := newClient(t, conn, Line)
+			c.send(call("wait", 1, "[1]"))
+			b.awaitStarted(t, 1)
+			conn.Close()
+			select {
+			case err := <-b.ended:
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("wait ended with %v, want context.Canceled", err)
+				}
+			case <-timeAfter(t):
+				t.Fatal("closing the connection did not cancel the call")
+			}
+		})
+	}
+}
+
+func TestContextValue(t *testing.T) {
+	leakCheck(t)
+	for _, tr := range transports {
+		t.Run(tr, func(t *testing.T) {
+			h := jsonrpc.NewServer()
+			h.MustRegister("remote", func(ctx context.Context) string {
+				nc, ok := jsonrpc.CallOf(ctx).ContextValue().(net.Conn)
+				if !ok {
+					return "no net.Conn"
+				}
+				return nc.LocalAddr().Network()
+			})
+			dial := serverOn(t, &Server{Handler: h}, tr)
+			c := newClient(t, dial(), Line)
+			c.send(call("remote", 1, ""))
+			want := map[string]string{"tcp": "tcp", "unix": "unix", "pipe": "pipe"}[tr]
+			if got := c.recv(); got != `{"jsonrpc":"2.0","result":"`+want+`","id":1}` {
+				t.Fatalf("got %s, want the network %q", got, want)
+			}
+		})
+	}
+}
+
+func TestNilHandler(t *testing.T) {
+	leakCheck(t)
+	dial := serverOn(t, &Server{}, "pipe")
+	c := newClient(t, dial(), Line)
+	c.send(call("add", 1, "[1,2]"))
+	if got, want := c.recv(), `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":1}`; got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+}

@@ -1,0 +1,74 @@
+package stream
+
+import (
+	"io"
+	"strconv"
+)
+
+type frameKind uint8
+
+const (
+	frameLine   frameKind = iota // msg "\n"
+	frameHeader                  // "Content-Length: N\r\n\r\n" msg
+	frameRaw                     // msg "\n"
+)
+
+// frameWriter is the Writer of the three framings: it appends framed
+// messages to its buffer and writes the buffer to w on Flush, or when the
+// buffer holds bufSize bytes.
+type frameWriter struct {
+	w    io.Writer
+	kind frameKind
+	buf  []byte
+	err  error
+}
+
+func newFrameWriter(w io.Writer, kind frameKind) *frameWriter {
+	return &frameWriter{w: w, kind: kind, buf: make([]byte, 0, bufSize)}
+}
+
+func (f *frameWriter) Buffered() int { return len(f.buf) }
+
+func (f *frameWriter) Write(msg []byte) error {
+	if f.err != nil {
+		return f.err
+	}
+	switch f.kind {
+	case frameHeader:
+		f.buf = append(f.buf, "Content-Length: "...)
+		f.buf = strconv.AppendInt(f.buf, int64(len(msg)), 10)
+		f.buf = append(f.buf, "\r\n\r\n"...)
+		f.buf = append(f.buf, msg...)
+	default:
+		f.buf = append(f.buf, msg...)
+		f.buf = append(f.buf, '\n')
+	}
+	if len(f.buf) >= bufSize {
+		return f.Flush()
+	}
+	return nil
+}
+
+func (f *frameWriter) Flush() error {
+	if f.err != nil {
+		return f.err
+	}
+	if len(f.buf) == 0 {
+		return nil
+	}
+	n, err := f.w.Write(f.buf)
+	if err == nil && n < len(f.buf) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		f.err = err
+		return err
+	}
+	if cap(f.buf) > 4*bufSize {
+		// A large message grew the buffer: do not keep it.
+		f.buf = make([]byte, 0, bufSize)
+	} else {
+		f.buf = f.buf[:0]
+	}
+	return nil
+}
