@@ -1,138 +1,168 @@
 // Command jsonrpcd serves the demo services (the calculator, the JSON-RPC 2.0
-// specification's example methods and echo).
+// specification's example methods and echo; see package demo).
 //
-// With -stdio it reads one request or batch per input line and writes one
-// response per output line; notifications get no line:
+// By default it listens on loopback: HTTP on 127.0.0.1:8080 (JSON-RPC at /,
+// WebSocket at /ws) and newline-delimited TCP on 127.0.0.1:9090. It prints
+// where it listens and shuts down gracefully on SIGINT or SIGTERM: it stops
+// accepting, lets the calls in flight finish and answers them.
+//
+//	$ go run ./cmd/jsonrpcd
+//	$ curl -s -H 'Content-Type: application/json' \
+//	    -d '{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}' http://127.0.0.1:8080/
+//	{"jsonrpc":"2.0","result":3,"id":1}
+//
+// With -stdio it serves standard input and output instead, one request or
+// batch per line, one response per line; notifications get no line:
 //
 //	$ go run ./cmd/jsonrpcd -stdio
 //	{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}
 //	{"jsonrpc":"2.0","result":3,"id":1}
 //
-// Blank input lines are ignored. A line longer than -max-line bytes is
-// answered with a parse error and skipped.
+// Flags:
+//
+//	-http ADDR   HTTP address (default 127.0.0.1:8080; empty disables HTTP and WebSocket)
+//	-tcp ADDR    TCP address, newline-delimited (default 127.0.0.1:9090; empty disables)
+//	-ws          serve WebSocket at /ws of the HTTP address (default true)
+//	-stdio       serve standard input and output only
+//	-max-message N  largest request accepted, in bytes (default 4 MiB)
 package main
 
 import (
-	"bufio"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
+	"os/signal"
+	"syscall"
+	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
-	"github.com/jsonrpc-go/jsonrpc/internal/wire"
+	"github.com/jsonrpc-go/jsonrpc/stream"
+	"github.com/jsonrpc-go/jsonrpc/ws"
 )
 
 func main() {
-	stdio := flag.Bool("stdio", false, "serve newline-delimited requests on standard input and output")
-	maxLine := flag.Int("max-line", 16<<20, "longest request line accepted, in bytes")
-	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: jsonrpcd -stdio [-max-line N]\n\n")
-		flag.PrintDefaults()
-	}
-	flag.Parse()
-	if !*stdio || flag.NArg() > 0 {
-		flag.Usage()
-		os.Exit(2)
-	}
-	if err := serveLines(demo.NewServer(), os.Stdin, os.Stdout, *maxLine); err != nil {
-		fmt.Fprintln(os.Stderr, "jsonrpcd:", err)
-		os.Exit(1)
-	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// serveLines answers each line of in on out until in ends. It flushes out
-// whenever no further input is buffered, so that a console sees each answer
-// at once while piped input is answered in few writes.
-func serveLines(srv *jsonrpc.Server, in io.Reader, out io.Writer, maxLine int) error {
-	r := bufio.NewReaderSize(in, 64<<10)
-	w := bufio.NewWriterSize(out, 64<<10)
-	var (
-		line []byte
-		resp []byte
-	)
-	for {
-		var err error
-		line, err = readLine(r, line[:0], maxLine)
-		if errors.Is(err, errLineTooLong) {
-			resp = jsonrpc.NewError(jsonrpc.CodeParseError, "").
-				WithData(fmt.Sprintf("line exceeds %d bytes", maxLine)).AppendResponse(resp[:0], nil)
-			resp = append(resp, '\n')
-			if _, werr := w.Write(resp); werr != nil {
-				return werr
-			}
-		} else if len(trimSpace(line)) > 0 {
-			resp = srv.Process(resp[:0], line)
-			if len(resp) > 0 {
-				resp = append(resp, '\n')
-				if _, werr := w.Write(resp); werr != nil {
-					return werr
-				}
-			}
-		}
-		if err == io.EOF {
-			return w.Flush()
-		}
-		if err != nil && !errors.Is(err, errLineTooLong) {
-			w.Flush()
-			return err
-		}
-		if r.Buffered() == 0 {
-			if err := w.Flush(); err != nil {
-				return err
-			}
-		}
+// shutdownTimeout bounds the graceful shutdown.
+const shutdownTimeout = 10 * time.Second
+
+// run serves until ctx ends (or, with -stdio, until the input ends) and
+// returns the exit status.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("jsonrpcd", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	httpAddr := fs.String("http", "127.0.0.1:8080", "HTTP `address`; empty disables HTTP and WebSocket")
+	tcpAddr := fs.String("tcp", "127.0.0.1:9090", "TCP `address`, newline-delimited; empty disables")
+	wsOn := fs.Bool("ws", true, "serve WebSocket at /ws of the HTTP address")
+	stdio := fs.Bool("stdio", false, "serve standard input and output only, one request per line")
+	maxMessage := fs.Int("max-message", stream.DefaultMaxMessage, "largest request accepted, in `bytes`")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-stdio] [-max-message N]\n\n")
+		fs.PrintDefaults()
 	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return 2
+	}
+	srv := demo.NewServer()
+	if *stdio {
+		return serveStdio(ctx, srv, stdin, stdout, stderr, *maxMessage)
+	}
+	return serveNetwork(ctx, srv, *httpAddr, *tcpAddr, *wsOn, *maxMessage, stdout, stderr)
 }
 
-var errLineTooLong = errors.New("line too long")
-
-// readLine appends the next line of r, without its line ending, to buf. A line
-// longer than max is consumed and reported as errLineTooLong. At the end of
-// the input it returns the last line with io.EOF.
-func readLine(r *bufio.Reader, buf []byte, max int) ([]byte, error) {
-	tooLong := false
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if !tooLong {
-			if len(buf)+len(chunk) > max+2 {
-				tooLong, buf = true, buf[:0]
-			} else {
-				buf = append(buf, chunk...)
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if tooLong {
-			if err == nil {
-				err = errLineTooLong
-			} else if err == io.EOF {
-				err = errLineTooLong
-			}
-			return buf, err
-		}
-		return trimEOL(buf), err
+// serveStdio answers the lines of stdin on stdout until stdin ends.
+func serveStdio(ctx context.Context, srv *jsonrpc.Server, stdin io.Reader, stdout, stderr io.Writer, maxMessage int) int {
+	s := &stream.Server{
+		Handler:     srv,
+		MaxMessage:  maxMessage,
+		IdleTimeout: -1, // a console may wait as long as it likes
+		ReadTimeout: -1,
 	}
+	if err := s.ServeConn(ctx, stream.ReadWriteCloser(stdin, stdout)); err != nil && !errors.Is(err, io.EOF) && ctx.Err() == nil {
+		fmt.Fprintln(stderr, "jsonrpcd:", err)
+		return 1
+	}
+	return 0
 }
 
-func trimEOL(b []byte) []byte {
-	if n := len(b); n > 0 && b[n-1] == '\n' {
-		b = b[:n-1]
-		if n := len(b); n > 0 && b[n-1] == '\r' {
-			b = b[:n-1]
+// serveNetwork serves the HTTP and TCP listeners until ctx ends, then shuts
+// them down gracefully.
+func serveNetwork(ctx context.Context, srv *jsonrpc.Server, httpAddr, tcpAddr string, wsOn bool, maxMessage int, stdout, stderr io.Writer) int {
+	if httpAddr == "" && tcpAddr == "" {
+		fmt.Fprintln(stderr, "jsonrpcd: nothing to serve: -http and -tcp are both empty (use -stdio for the console)")
+		return 2
+	}
+	errc := make(chan error, 2)
+	var shutdowns []func(context.Context) error
+
+	if httpAddr != "" {
+		l, err := net.Listen("tcp", httpAddr)
+		if err != nil {
+			fmt.Fprintln(stderr, "jsonrpcd:", err)
+			return 1
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/", &jsonrpc.HTTPHandler{Server: srv, MaxBody: int64(maxMessage)})
+		if wsOn {
+			mux.Handle("/ws", &ws.Handler{Server: srv, MaxMessage: int64(maxMessage)})
+		}
+		var protocols http.Protocols
+		protocols.SetHTTP1(true)
+		protocols.SetUnencryptedHTTP2(true) // h2c, for clients that ask for it
+		hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, Protocols: &protocols}
+		go func() { errc <- hs.Serve(l) }()
+		shutdowns = append(shutdowns, hs.Shutdown)
+		fmt.Fprintf(stdout, "jsonrpcd: HTTP on http://%s/\n", l.Addr())
+		if wsOn {
+			fmt.Fprintf(stdout, "jsonrpcd: WebSocket on ws://%s/ws\n", l.Addr())
 		}
 	}
-	return b
-}
-
-func trimSpace(b []byte) []byte {
-	i := wire.SkipSpace(b, 0)
-	j := len(b)
-	for j > i && wire.IsSpace(b[j-1]) {
-		j--
+	if tcpAddr != "" {
+		l, err := net.Listen("tcp", tcpAddr)
+		if err != nil {
+			fmt.Fprintln(stderr, "jsonrpcd:", err)
+			for _, sd := range shutdowns {
+				sd(context.Background())
+			}
+			return 1
+		}
+		ts := &stream.Server{Handler: srv, MaxMessage: maxMessage, Order: stream.Concurrent}
+		go func() { errc <- ts.Serve(l) }()
+		shutdowns = append(shutdowns, ts.Shutdown)
+		fmt.Fprintf(stdout, "jsonrpcd: TCP (newline-delimited) on %s\n", l.Addr())
 	}
-	return b[i:j]
+
+	status := 0
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		fmt.Fprintln(stderr, "jsonrpcd:", err)
+		status = 1
+	}
+	fmt.Fprintln(stdout, "jsonrpcd: shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	for _, sd := range shutdowns {
+		if err := sd(sctx); err != nil {
+			fmt.Fprintln(stderr, "jsonrpcd: shutdown:", err)
+			status = 1
+		}
+	}
+	return status
 }

@@ -1,20 +1,24 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/iotest"
+	"time"
 
-	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/coder/websocket"
 )
 
-func TestServeLines(t *testing.T) {
+func TestStdio(t *testing.T) {
 	in := strings.Join([]string{
 		`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`,
 		``,
@@ -25,26 +29,103 @@ func TestServeLines(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"echo","params":["` + strings.Repeat("x", 300) + `"],"id":4}`,
 		`{"jsonrpc":"2.0","method":"Test2","params":[0.5],"id":5}`, // no final newline
 	}, "\n")
-	want := []string{
+	want := strings.Join([]string{
 		`{"jsonrpc":"2.0","result":3,"id":1}`,
 		`[{"jsonrpc":"2.0","result":19,"id":"a"},{"jsonrpc":"2.0","result":7,"id":2}]`,
 		`{"jsonrpc":"2.0","result":"crlf","id":3}`,
 		`{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}`,
-		`{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error","data":"line exceeds 256 bytes"},"id":null}`,
+		`{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error","data":"message exceeds the limit of 256 bytes"},"id":null}`,
 		`{"jsonrpc":"2.0","result":0.5,"id":5}`,
+	}, "\n") + "\n"
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"-stdio", "-max-message", "256"}, strings.NewReader(in), &out, &errOut); code != 0 {
+		t.Fatalf("status %d: %s", code, errOut.String())
 	}
-	for name, r := range map[string]io.Reader{
-		"whole":     strings.NewReader(in),
-		"one-byte":  iotest.OneByteReader(strings.NewReader(in)),
-		"half-read": iotest.HalfReader(strings.NewReader(in)),
-	} {
-		var out bytes.Buffer
-		if err := serveLines(demo.NewServer(), r, &out, 256); err != nil {
-			t.Fatalf("%s: %v", name, err)
+	if out.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
+
+func TestFlags(t *testing.T) {
+	for _, args := range [][]string{{"extra"}, {"-nope"}, {"-http", "", "-tcp", ""}} {
+		if code := run(context.Background(), args, strings.NewReader(""), io.Discard, io.Discard); code != 2 {
+			t.Errorf("%q: status %d, want 2", args, code)
 		}
-		if got := strings.TrimSuffix(out.String(), "\n"); got != strings.Join(want, "\n") {
-			t.Errorf("%s: got:\n%s\nwant:\n%s", name, got, strings.Join(want, "\n"))
+	}
+	if code := run(context.Background(), []string{"-h"}, strings.NewReader(""), io.Discard, io.Discard); code != 0 {
+		t.Errorf("-h: status %d", code)
+	}
+}
+
+// TestNetwork serves HTTP, WebSocket and TCP on ephemeral loopback ports,
+// calls each, and shuts down through the context as a signal would.
+func TestNetwork(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"-http", "127.0.0.1:0", "-tcp", "127.0.0.1:0"}, strings.NewReader(""), pw, io.Discard)
+		pw.Close()
+	}()
+	lines := bufio.NewScanner(pr)
+	addr := map[string]string{}
+	for len(addr) < 3 && lines.Scan() {
+		f := strings.Fields(lines.Text())
+		switch {
+		case strings.HasPrefix(lines.Text(), "jsonrpcd: HTTP on "):
+			addr["http"] = f[len(f)-1]
+		case strings.HasPrefix(lines.Text(), "jsonrpcd: WebSocket on "):
+			addr["ws"] = f[len(f)-1]
+		case strings.HasPrefix(lines.Text(), "jsonrpcd: TCP"):
+			addr["tcp"] = f[len(f)-1]
 		}
+	}
+	go io.Copy(io.Discard, pr)
+	want := `{"jsonrpc":"2.0","result":3,"id":1}`
+	req := `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`
+
+	resp, err := http.Post(addr["http"], "application/json", strings.NewReader(req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(body) != want {
+		t.Errorf("HTTP: %s", body)
+	}
+
+	wctx, wcancel := context.WithTimeout(ctx, 5*time.Second)
+	defer wcancel()
+	wc, _, err := websocket.Dial(wctx, addr["ws"], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wc.Write(wctx, websocket.MessageText, []byte(req))
+	if _, msg, err := wc.Read(wctx); err != nil || string(msg) != want {
+		t.Errorf("WebSocket: %s, %v", msg, err)
+	}
+	wc.Close(websocket.StatusNormalClosure, "")
+
+	c, err := net.DialTimeout("tcp", addr["tcp"], 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	io.WriteString(c, req+"\n")
+	if line, err := bufio.NewReader(c).ReadString('\n'); err != nil || line != want+"\n" {
+		t.Errorf("TCP: %q, %v", line, err)
+	}
+	c.Close()
+
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("status %d after shutdown", code)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("no shutdown")
 	}
 }
 
@@ -71,8 +152,5 @@ func TestStdioCommand(t *testing.T) {
 	}
 	if err := json.Unmarshal(out, &resp); err != nil || resp.Result != 19 || resp.ID != 1 {
 		t.Fatalf("got %q (%v)", out, err)
-	}
-	if err := exec.Command(bin).Run(); err == nil {
-		t.Error("no flags: want a usage error")
 	}
 }
