@@ -24,16 +24,10 @@ type Codec interface {
 type JSONCodec struct{}
 
 // Unmarshal implements Codec with json.Unmarshal.
-func (JSONCodec) Unmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
+func (JSONCodec) Unmarshal(data []byte, v any) error { return bind.JSON{}.Unmarshal(data, v) }
 
 // Append implements Codec with json.Marshal.
-func (JSONCodec) Append(dst []byte, v any) ([]byte, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return dst, err
-	}
-	return append(dst, b...), nil
-}
+func (JSONCodec) Append(dst []byte, v any) ([]byte, error) { return bind.JSON{}.Append(dst, v) }
 
 // Default limits.
 const (

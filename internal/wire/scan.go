@@ -249,15 +249,7 @@ func (s Scanner) ScanBatch(doc []byte, out []Request) (arr []byte, n int, err er
 // For an element that is an object it also fills r with the spans of its
 // request members and reports isObject.
 func NextRequest(v []byte, pos int, r *Request) (elem []byte, isObject bool, next int, ok bool) {
-	if pos == 0 {
-		pos = SkipSpace(v, 1)
-	} else {
-		pos = SkipSpace(v, pos)
-		if v[pos] == ',' {
-			pos = SkipSpace(v, pos+1)
-		}
-	}
-	if pos >= len(v) || v[pos] == ']' {
+	if pos, ok = nextPos(v, pos, ']'); !ok {
 		return nil, false, pos, false
 	}
 	if v[pos] != '{' {
@@ -766,10 +758,10 @@ func skipStringEsc(v []byte, i int) (int, bool) {
 	}
 }
 
-// NextElement iterates the valid array v without a callback: start with
-// pos = 0; each call returns the next element and the position to pass next,
-// or ok == false at the end.
-func NextElement(v []byte, pos int) (elem []byte, next int, ok bool) {
+// nextPos moves an iteration of a valid array or object v (closed by end)
+// to its next element: from its start at pos 0, or past the separator after
+// the previous element. It reports false at the end.
+func nextPos(v []byte, pos int, end byte) (int, bool) {
 	if pos == 0 {
 		pos = SkipSpace(v, 1)
 	} else {
@@ -778,7 +770,14 @@ func NextElement(v []byte, pos int) (elem []byte, next int, ok bool) {
 			pos = SkipSpace(v, pos+1)
 		}
 	}
-	if pos >= len(v) || v[pos] == ']' {
+	return pos, pos < len(v) && v[pos] != end
+}
+
+// NextElement iterates the valid array v without a callback: start with
+// pos = 0; each call returns the next element and the position to pass next,
+// or ok == false at the end.
+func NextElement(v []byte, pos int) (elem []byte, next int, ok bool) {
+	if pos, ok = nextPos(v, pos, ']'); !ok {
 		return nil, pos, false
 	}
 	end := skipValid(v, pos)
@@ -800,15 +799,7 @@ func Elements(v []byte) iter.Seq[[]byte] {
 // member's raw name (the string token without its quotes, escapes kept), its
 // value, and whether the name holds escapes.
 func NextMember(v []byte, pos int) (name, value []byte, escaped bool, next int, ok bool) {
-	if pos == 0 {
-		pos = SkipSpace(v, 1)
-	} else {
-		pos = SkipSpace(v, pos)
-		if v[pos] == ',' {
-			pos = SkipSpace(v, pos+1)
-		}
-	}
-	if pos >= len(v) || v[pos] == '}' {
+	if pos, ok = nextPos(v, pos, '}'); !ok {
 		return nil, nil, false, pos, false
 	}
 	kend, esc := skipStringEsc(v, pos)
