@@ -46,11 +46,13 @@ type conn struct {
 	wake    chan struct{} // a reply wakes the waiting reader
 
 	// Concurrent ordering; guarded by wmu.
-	wmu        sync.Mutex
-	cond       sync.Cond
-	inflight   int  // requests passed to ProcessAsync and not yet replied to
-	readerIdle bool // the reader is blocked: replies flush
-	waiters    bool // the reader waits on cond
+	wmu         sync.Mutex
+	cond        sync.Cond
+	inflight    int  // requests passed to ProcessAsync and not yet replied to
+	readerIdle  bool // the reader is blocked: replies must be flushed
+	waiters     bool // the reader waits on cond
+	flushQueued bool // the flusher has been asked to flush
+	flushReq    chan struct{}
 
 	// Lifecycle.
 	dmu      sync.Mutex  // orders stopReading with the read deadlines
@@ -82,6 +84,7 @@ func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, st setti
 	c.cond.L = &c.wmu
 	if st.order == Concurrent {
 		c.reply = c.replyConcurrent
+		c.flushReq = make(chan struct{}, 1)
 	} else {
 		c.reply = c.replyInline
 	}
@@ -93,6 +96,14 @@ func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, st setti
 func (c *conn) serve() error {
 	defer close(c.done)
 	defer c.stopAf()
+	if c.flushReq != nil {
+		flusherDone := make(chan struct{})
+		go c.flusher(flusherDone)
+		defer func() {
+			close(c.flushReq)
+			<-flusherDone
+		}()
+	}
 	err := c.readLoop()
 	graceful := errors.Is(err, errStopping)
 	if !graceful {
@@ -200,14 +211,30 @@ func (c *conn) replyConcurrent(resp []byte) {
 	c.wmu.Lock()
 	c.write(resp)
 	c.inflight--
-	if c.readerIdle {
-		c.flush()
+	if c.readerIdle && !c.flushQueued {
+		// Leave the flush to the flusher, so that replies finishing
+		// together share a write.
+		c.flushQueued = true
+		c.flushReq <- struct{}{}
 	}
 	if c.waiters {
 		c.waiters = false
 		c.cond.Signal()
 	}
 	c.wmu.Unlock()
+}
+
+// flusher flushes, under Concurrent ordering, the replies written while the
+// reader is blocked: each request to flush covers every reply written before
+// the flusher takes the lock.
+func (c *conn) flusher(done chan<- struct{}) {
+	defer close(done)
+	for range c.flushReq {
+		c.wmu.Lock()
+		c.flushQueued = false
+		c.flush()
+		c.wmu.Unlock()
+	}
 }
 
 // drain waits until every call in flight has replied, and flushes.

@@ -6,9 +6,16 @@
 //	rpcbench sync -d 3s -workers 1,2 -runs 3 -json sync.json
 //	rpcbench scale -d 3s -workers 2 -min-ratio 1.6
 //
+//	rpcbench tcp -d 3s -conns 1 -async -runs 3
+//	rpcbench http -d 3s -conns 16
+//
 // The sync mode measures (*jsonrpc.Server).Process for each method shape
 // (the rows); scale is the release gate on how the calculator mix scales
-// from one worker to N. Progress goes to standard error, the table to
+// from one worker to N. The tcp mode drives an in-process stream.Server over
+// loopback TCP with pipelined requests, and the http mode a net/http server
+// with a jsonrpc.HTTPHandler over HTTP/1.1 keep-alive connections, each
+// with a load generator of its own that allocates nothing per request; both
+// add client-side latency percentiles to their rows. Progress goes to standard error, the table to
 // standard output, and -json FILE writes the results for machines.
 //
 // Before it measures a row, rpcbench checks the response to each of its
@@ -21,6 +28,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/jsonrpc-go/jsonrpc"
 )
 
 func main() {
@@ -31,7 +40,7 @@ func main() {
 // the exit status: 0 done, 1 failed (a broken setup, or the scale gate),
 // 2 usage error.
 func run(args []string, stdout, stderr io.Writer) int {
-	e := &env{stdout: stdout, stderr: stderr, syncRows: syncRows, scaleRow: calcMix}
+	e := &env{stdout: stdout, stderr: stderr, syncRows: syncRows, scaleRow: calcMix, tcpRows: tcpRows, httpServer: demoServer}
 	return e.run(args)
 }
 
@@ -41,6 +50,8 @@ type env struct {
 	stdout, stderr io.Writer
 	syncRows       []rowDef
 	scaleRow       rowDef
+	tcpRows        []tcpRowDef
+	httpServer     func() (*jsonrpc.Server, error) // what the http mode serves
 }
 
 // A mode is a subcommand.
@@ -57,6 +68,8 @@ var modes = []mode{
 	{"sync", "measure (*jsonrpc.Server).Process for each method shape and worker count", (*env).sync},
 	{"async", "measure (*jsonrpc.Server).ProcessAsync, methods inline or suspending", (*env).async},
 	{"scale", "release gate: calc-mix req/s at N workers against 1 worker, in paired runs", (*env).scale},
+	{"tcp", "pipelined JSON-RPC over loopback TCP to a stream.Server, against Process", (*env).tcp},
+	{"http", "JSON-RPC over HTTP/1.1 keep-alive to a jsonrpc.HTTPHandler", (*env).httpMode},
 }
 
 func (e *env) run(args []string) int {

@@ -36,8 +36,19 @@ type Row struct {
 	MedianRPS     float64   `json:"median_rps"`
 	MinRPS        float64   `json:"min_rps"`
 	MaxRPS        float64   `json:"max_rps"`
-	NsPerCall     float64   `json:"ns_per_call"`     // workers * 1e9 / median_rps
+	NsPerCall     float64   `json:"ns_per_call"`     // workers * 1e9 / median_rps; tcp, http: 1e9 / median_rps
 	AllocsPerCall float64   `json:"allocs_per_call"` // over all runs
+
+	// The network modes (tcp, http), where Workers counts connections, add
+	// client-side latency percentiles in microseconds over every sample of
+	// every run (tcp: per window of pipelined requests, from its write to
+	// its last response; http: per request), and a note on what the
+	// allocation count includes.
+	P50us          float64 `json:"p50_us,omitempty"`
+	P90us          float64 `json:"p90_us,omitempty"`
+	P99us          float64 `json:"p99_us,omitempty"`
+	LatencySamples uint64  `json:"latency_samples,omitempty"`
+	Note           string  `json:"note,omitempty"`
 }
 
 // ScaleVerdict is the scale mode's gate.

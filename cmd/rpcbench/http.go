@@ -1,0 +1,359 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/demo"
+)
+
+// httpMode measures JSON-RPC over HTTP/1.1 keep-alive connections to an
+// in-process net/http server with a jsonrpc.HTTPHandler, driven by a minimal
+// HTTP/1.1 client.
+func (e *env) httpMode(args []string) int {
+	fs := e.flags("http", "[-d 1s] [-conns N] [-runs R] [-json FILE]",
+		"Measures JSON-RPC over HTTP/1.1 keep-alive: a net/http.Server on loopback with\n"+
+			"jsonrpc.HTTPHandler serving the demo services, and N connections of a minimal\n"+
+			"HTTP/1.1 client, each with one request of the calculator mix in flight.\n"+
+			"Latency is per request, from its write to the end of its response.")
+	d := fs.Duration("d", time.Second, "duration of each run")
+	conns := fs.Int("conns", 1, "connections, one goroutine and one request in flight each")
+	runs := fs.Int("runs", 1, "runs; the table shows the median")
+	jsonFile := fs.String("json", "", "write the results as JSON to `FILE`")
+	profile := fs.String("cpuprofile", "", "write a CPU profile of the measured runs to `FILE`")
+	if code, ok := e.parse(fs, args); !ok {
+		return code
+	}
+	switch {
+	case *d <= 0:
+		return e.badFlag(fs, "-d must be positive")
+	case *conns < 1:
+		return e.badFlag(fs, "-conns must be at least 1")
+	case *runs < 1:
+		return e.badFlag(fs, "-runs must be at least 1")
+	}
+	h, err := e.httpServer()
+	if err != nil {
+		return e.refuse(fmt.Errorf("row http: setup: %w", err))
+	}
+	t, err := newHTTPTarget("http", &jsonrpc.HTTPHandler{Server: h}, demo.Requests, mixWant, *conns)
+	if err != nil {
+		return e.refuse(err)
+	}
+	defer t.close()
+
+	stopProfile, err := startProfile(*profile)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "rpcbench:", err)
+		return 1
+	}
+	var ms []Measurement
+	lat := new(latHist)
+	for k := range *runs {
+		fmt.Fprintf(e.stderr, "running %s conns=%d run %d/%d... ", t.name, *conns, k+1, *runs)
+		m, l, err := t.measure(*d)
+		if err != nil {
+			fmt.Fprintln(e.stderr, "failed")
+			stopProfile()
+			return e.refuse(err)
+		}
+		e.netProgress(m, l)
+		ms = append(ms, m)
+		lat.add(l)
+	}
+	if err := stopProfile(); err != nil {
+		fmt.Fprintln(e.stderr, "rpcbench:", err)
+		return 1
+	}
+	rep := newReport("http", *d)
+	rep.Rows = append(rep.Rows, netRow(t.name, *conns, ms, lat,
+		"allocs are process-wide: the net/http server's, the handler's and the load generator's"))
+	e.netTable(rep, "JSON-RPC over HTTP/1.1 keep-alive on loopback, calculator mix, one request in flight per connection", *runs)
+	return e.writeJSON(rep, *jsonFile, 0)
+}
+
+// An httpTarget is the http row ready to measure: the server listening on
+// loopback and the client's connections, validated.
+type httpTarget struct {
+	name   string
+	hs     *http.Server
+	served chan struct{}
+	conns  []*httpConn
+	reqs   [][]byte // whole HTTP requests, one per JSON-RPC request
+	docs   []string // their bodies
+	want   [][]byte // the JSON-RPC response to each
+}
+
+// An httpConn is one connection of the client.
+type httpConn struct {
+	nc   net.Conn
+	br   *bufio.Reader
+	body []byte // the last body read when kept
+	lat  latHist
+	ops  int64
+	last int // the request last answered
+	err  error
+}
+
+// newHTTPTarget serves h on 127.0.0.1:0 and connects conns connections, each
+// checked with every request.
+func newHTTPTarget(name string, h http.Handler, docs, want []string, conns int) (*httpTarget, error) {
+	if len(docs) == 0 || len(docs) != len(want) {
+		return nil, fmt.Errorf("row %s: %d requests and %d expected responses", name, len(docs), len(want))
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("row %s: %w", name, err)
+	}
+	t := &httpTarget{
+		name:   name,
+		hs:     &http.Server{Handler: h, ErrorLog: log.New(io.Discard, "", 0), ReadHeaderTimeout: time.Minute},
+		served: make(chan struct{}),
+		docs:   docs,
+	}
+	go func() {
+		defer close(t.served)
+		t.hs.Serve(ln)
+	}()
+	host := ln.Addr().String()
+	for i, doc := range docs {
+		req := "POST / HTTP/1.1\r\nHost: " + host + "\r\nContent-Type: application/json\r\nContent-Length: " +
+			strconv.Itoa(len(doc)) + "\r\n\r\n" + doc
+		t.reqs = append(t.reqs, []byte(req))
+		t.want = append(t.want, []byte(want[i]))
+	}
+	for range conns {
+		nc, err := net.Dial("tcp", host)
+		if err != nil {
+			t.close()
+			return nil, fmt.Errorf("row %s: %w", name, err)
+		}
+		t.conns = append(t.conns, &httpConn{nc: nc, br: bufio.NewReaderSize(nc, 16<<10), body: make([]byte, 0, 4096)})
+	}
+	for i, c := range t.conns {
+		if err := t.check(c); err != nil {
+			t.close()
+			return nil, fmt.Errorf("row %s: connection %d: %w", name, i+1, err)
+		}
+	}
+	return t, nil
+}
+
+// check sends every request once on c and compares the responses with the
+// expected ones.
+func (t *httpTarget) check(c *httpConn) error {
+	c.nc.SetDeadline(time.Now().Add(drainTimeout))
+	defer c.nc.SetDeadline(time.Time{})
+	for i, req := range t.reqs {
+		if _, err := c.nc.Write(req); err != nil {
+			return err
+		}
+		if err := c.readResponse(true); err != nil {
+			return fmt.Errorf("request %s: %w", t.docs[i], err)
+		}
+		if err := checkResponse(c.body, t.want[i]); err != nil {
+			return fmt.Errorf("request %s: %w", t.docs[i], err)
+		}
+	}
+	return nil
+}
+
+// readResponse reads one HTTP/1.1 response: the status must be 200 or 204,
+// the body's length given by Content-Length (none for 204), and the
+// connection kept alive. The body is kept in c.body when keep is set, and
+// discarded otherwise. It allocates nothing on success.
+func (c *httpConn) readResponse(keep bool) error {
+	line, err := c.br.ReadSlice('\n')
+	if err != nil {
+		return fmt.Errorf("reading the status line: %w", err)
+	}
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.1 ")) || line[12] != ' ' && line[12] != '\r' && line[12] != '\n' {
+		return fmt.Errorf("bad status line %q", line)
+	}
+	status := 0
+	for _, b := range line[9:12] {
+		if b < '0' || b > '9' {
+			return fmt.Errorf("bad status line %q", line)
+		}
+		status = status*10 + int(b-'0')
+	}
+	if status != http.StatusOK && status != http.StatusNoContent {
+		return fmt.Errorf("status %q", bytes.TrimSpace(line))
+	}
+	length := -1
+	for {
+		h, err := c.br.ReadSlice('\n')
+		if err != nil {
+			return fmt.Errorf("reading the header: %w", err)
+		}
+		if len(bytes.TrimSpace(h)) == 0 {
+			break
+		}
+		name, value, ok := bytes.Cut(h, []byte{':'})
+		if !ok {
+			return fmt.Errorf("bad header line %q", h)
+		}
+		value = bytes.TrimSpace(value)
+		switch {
+		case asciiEqualFold(name, "Content-Length"):
+			n := 0
+			for _, b := range value {
+				if b < '0' || b > '9' || n > 1<<30 {
+					return fmt.Errorf("bad Content-Length %q", value)
+				}
+				n = n*10 + int(b-'0')
+			}
+			if len(value) == 0 {
+				return fmt.Errorf("empty Content-Length")
+			}
+			length = n
+		case asciiEqualFold(name, "Transfer-Encoding"):
+			return fmt.Errorf("Transfer-Encoding %q: Content-Length required", value)
+		case asciiEqualFold(name, "Connection") && asciiEqualFold(value, "close"):
+			return errors.New("the server closes the connection")
+		}
+	}
+	if length < 0 {
+		if status != http.StatusNoContent {
+			return fmt.Errorf("status %d without Content-Length", status)
+		}
+		length = 0
+	}
+	if !keep {
+		_, err := c.br.Discard(length)
+		return err
+	}
+	c.body = slices.Grow(c.body[:0], length)[:length]
+	_, err = io.ReadFull(c.br, c.body)
+	return err
+}
+
+// asciiEqualFold reports whether b equals s, ignoring ASCII case.
+func asciiEqualFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range len(b) {
+		x, y := b[i], s[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// measure runs a warm-up and then the measured run of d, after a garbage
+// collection.
+func (t *httpTarget) measure(d time.Duration) (Measurement, *latHist, error) {
+	if _, _, err := t.run(warmup(d)); err != nil {
+		return Measurement{}, nil, err
+	}
+	runtime.GC()
+	return t.run(d)
+}
+
+// run is one bounded load loop: every connection sends the requests in
+// turn, one in flight, until d has passed; then each is checked with every
+// request again.
+func (t *httpTarget) run(d time.Duration) (Measurement, *latHist, error) {
+	for _, c := range t.conns {
+		c.lat.reset()
+		c.ops, c.err = 0, nil
+		// A server that stops answering fails the run instead of hanging it.
+		c.nc.SetDeadline(time.Now().Add(d + drainTimeout + warmup(d)))
+	}
+	var (
+		wg    sync.WaitGroup
+		stop  atomic.Bool
+		begin = make(chan struct{})
+	)
+	for _, c := range t.conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-begin
+			c.load(t.reqs, &stop)
+		}()
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	close(begin)
+	time.Sleep(d)
+	stop.Store(true)
+	wg.Wait()
+	elapsed := time.Since(start)
+	runtime.ReadMemStats(&after)
+
+	m := Measurement{Workers: len(t.conns), Elapsed: elapsed, Mallocs: after.Mallocs - before.Mallocs}
+	lat := new(latHist)
+	for i, c := range t.conns {
+		if c.err != nil {
+			return m, nil, fmt.Errorf("row %s: connection %d of %d, request %s: %w", t.name, i+1, len(t.conns), t.docs[c.last], c.err)
+		}
+		m.Ops += c.ops
+		lat.add(&c.lat)
+	}
+	m.Calls = m.Ops
+	for i, c := range t.conns {
+		if err := t.check(c); err != nil {
+			return m, nil, fmt.Errorf("row %s: connection %d of %d, after the run: %w", t.name, i+1, len(t.conns), err)
+		}
+	}
+	return m, lat, nil
+}
+
+// load is the loop of one connection.
+func (c *httpConn) load(reqs [][]byte, stop *atomic.Bool) {
+	i := 0
+	for !stop.Load() {
+		c.last = i
+		t0 := time.Now()
+		if _, err := c.nc.Write(reqs[i]); err != nil {
+			c.err = err
+			return
+		}
+		if err := c.readResponse(false); err != nil {
+			c.err = err
+			return
+		}
+		c.lat.record(int64(time.Since(t0)))
+		c.ops++
+		if i++; i == len(reqs) {
+			i = 0
+		}
+	}
+}
+
+// close closes the client's connections and shuts the server down.
+func (t *httpTarget) close() {
+	for _, c := range t.conns {
+		c.nc.Close()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
+	defer cancel()
+	if err := t.hs.Shutdown(ctx); err != nil {
+		t.hs.Close()
+	}
+	<-t.served
+}
