@@ -72,39 +72,57 @@ func (l *local) Send(ctx context.Context, msg []byte) error {
 
 // HTTP returns a channel that POSTs each message to url with hc (nil means
 // http.DefaultClient). Calls run concurrently, each in its own HTTP request;
-// the context of a call is the context of its request.
+// the context of a call is the context of its request, and a call whose
+// context ends returns the context's error. Close cancels the requests in
+// flight, whose calls fail with ErrClosed.
 func HTTP(url string, hc *http.Client) Channel {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	return &httpChannel{url: url, hc: hc, queue: newQueue()}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &httpChannel{url: url, hc: hc, queue: newQueue(), closing: ctx, cancel: cancel}
 }
 
 type httpChannel struct {
 	url string
 	hc  *http.Client
 	queue
+	closing context.Context // cancelled by Close
+	cancel  context.CancelFunc
+}
+
+func (h *httpChannel) Close() error {
+	h.cancel()
+	return h.queue.Close()
 }
 
 // maxHTTPResponse bounds the response body the HTTP channel reads.
 const maxHTTPResponse = 64 << 20
 
 func (h *httpChannel) Send(ctx context.Context, msg []byte) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.url, bytes.NewReader(msg))
+	if h.closing.Err() != nil {
+		return ErrClosed
+	}
+	// The request ends with the call's context or with Close.
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(h.closing, cancel)
+	defer stop()
+	req, err := http.NewRequestWithContext(rctx, http.MethodPost, h.url, bytes.NewReader(msg))
 	if err != nil {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := h.hc.Do(req)
 	if err != nil {
-		return err
+		return h.sendError(ctx, err)
 	}
 	defer resp.Body.Close()
 	switch resp.StatusCode {
 	case http.StatusOK:
 		body, err := io.ReadAll(io.LimitReader(resp.Body, maxHTTPResponse+1))
 		if err != nil {
-			return err
+			return h.sendError(ctx, err)
 		}
 		if len(body) > maxHTTPResponse {
 			return fmt.Errorf("jsonrpc: HTTP response over %d bytes", maxHTTPResponse)
@@ -116,4 +134,17 @@ func (h *httpChannel) Send(ctx context.Context, msg []byte) error {
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 	return fmt.Errorf("jsonrpc: HTTP %s from %s", resp.Status, h.url)
+}
+
+// sendError returns the error of a request that failed: ctx's error when
+// the call's context ended, an error wrapping ErrClosed when the channel was
+// closed, and err otherwise.
+func (h *httpChannel) sendError(ctx context.Context, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return ctxErr
+	}
+	if h.closing.Err() != nil {
+		return fmt.Errorf("%w: %w", ErrClosed, err)
+	}
+	return err
 }

@@ -268,8 +268,8 @@ func (c *conn) writeOwn(resp []byte) {
 // write appends a response to the writer, replacing one over MaxResponse.
 // The caller owns the writer.
 func (c *conn) write(resp []byte) {
-	if len(resp) == 0 {
-		return
+	if len(resp) == 0 || c.closed.Load() {
+		return // nothing to write, or nobody to write it to
 	}
 	if len(resp) > c.st.maxResponse {
 		resp = responseTooLarge(resp, c.st.maxResponse)

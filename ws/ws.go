@@ -137,8 +137,15 @@ type channel struct {
 	cancel context.CancelFunc
 }
 
+// Send writes msg. The call's ctx only decides whether to start: the write
+// itself runs under the channel's context, because the WebSocket library
+// closes the connection when the context of a write ends during it, and one
+// call's cancellation must not break the connection of the others.
 func (c *channel) Send(ctx context.Context, msg []byte) error {
-	return c.conn.Write(ctx, websocket.MessageText, msg)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return c.conn.Write(c.ctx, websocket.MessageText, msg)
 }
 
 func (c *channel) Recv() ([]byte, error) {

@@ -218,3 +218,21 @@ func TestMessageTooBig(t *testing.T) {
 		t.Errorf("another connection: %d, %v", got, err)
 	}
 }
+
+// A call whose context has ended does not break the connection for the
+// others.
+func TestCancelledCallKeepsConnection(t *testing.T) {
+	checkGoroutines(t)
+	s := newServer(t, &ws.Handler{})
+	for range 20 {
+		c := dial(t, s.url)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if _, err := client.Call[int](ctx, c, "addInt", []int{1, 2}); !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled call: err = %v", err)
+		}
+		if got, err := client.Call[int](context.Background(), c, "addInt", []int{1, 2}); err != nil || got != 3 {
+			t.Fatalf("next call: %d, %v", got, err)
+		}
+	}
+}

@@ -1,0 +1,213 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/jsonrpc-go/jsonrpc/stream"
+)
+
+// DefaultMaxStreamMessage is the size limit, in bytes, of one message that a
+// channel from Stream, Dial or Command reads: 64 MiB. It is larger than
+// stream.DefaultMaxMessage (the limit of a server's incoming requests)
+// because a client trusts its server more than a server trusts its clients,
+// and a response (a whole batch response) is often much larger than its
+// request. A longer message fails Recv with a *stream.TooLargeError, which
+// breaks the client: its calls fail with an error wrapping ErrClosed.
+const DefaultMaxStreamMessage = 64 << 20
+
+// CommandCloseTimeout is how long the Close of a channel from Command waits
+// for the child process to exit after closing its standard input, before it
+// kills the process, unless the command's WaitDelay says otherwise.
+const CommandCloseTimeout = 5 * time.Second
+
+// Stream returns a channel over the byte stream rwc, with framing f (nil
+// means stream.Line), as served by a stream.Server with the same framing.
+//
+// Send writes one framed message and flushes it at once; concurrent Sends
+// are serialized. ctx is honoured while a Send waits for another to finish
+// and checked before writing, but a message whose write has begun is written
+// whole, since a message cut short would break the framing for every call
+// on the stream: a peer that stops reading blocks the Send until the channel
+// is closed. A failed write breaks the channel: rwc is closed, so that the
+// client's pending calls fail too, and Send returns, now and later, an error
+// wrapping ErrClosed and the write's error.
+//
+// Recv reads the next message, of at most DefaultMaxStreamMessage bytes.
+// Close closes rwc, which must unblock a pending Read of rwc for Close to
+// unblock a pending Recv; a net.Conn and the pipes of os.Pipe do.
+func Stream(rwc io.ReadWriteCloser, f stream.Framing) Channel {
+	if f == nil {
+		f = stream.Line
+	}
+	return &streamChannel{
+		rwc:  rwc,
+		r:    f.NewReader(rwc, DefaultMaxStreamMessage),
+		w:    f.NewWriter(rwc),
+		lock: make(chan struct{}, 1),
+	}
+}
+
+type streamChannel struct {
+	rwc io.ReadWriteCloser
+	r   stream.Reader // used by Recv only, one goroutine at a time
+
+	lock chan struct{} // a mutex that a Send may give up waiting for
+	w    stream.Writer // guarded by lock
+	err  error         // guarded by lock: why the channel is broken
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+func (s *streamChannel) Send(ctx context.Context, msg []byte) error {
+	select {
+	case s.lock <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-s.lock }()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if s.err != nil {
+		return s.err
+	}
+	err := s.w.Write(msg)
+	if err == nil {
+		err = s.w.Flush()
+	}
+	if err != nil {
+		s.err = fmt.Errorf("%w: %w", ErrClosed, err)
+		s.Close()
+		return s.err
+	}
+	return nil
+}
+
+func (s *streamChannel) Recv() ([]byte, error) { return s.r.Read() }
+
+func (s *streamChannel) Close() error {
+	s.closeOnce.Do(func() { s.closeErr = s.rwc.Close() })
+	return s.closeErr
+}
+
+// Dial connects to the stream server at addr on network, which is "tcp",
+// "tcp4", "tcp6" or "unix", and returns a channel over the connection with
+// framing f (nil means stream.Line), as Stream does. ctx bounds the
+// connecting only; once Dial returns, it has no effect on the channel.
+func Dial(ctx context.Context, network, addr string, f stream.Framing) (Channel, error) {
+	switch network {
+	case "tcp", "tcp4", "tcp6", "unix":
+	default:
+		return nil, fmt.Errorf("jsonrpc: Dial: network %q is not a byte stream; use tcp or unix", network)
+	}
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return Stream(conn, f), nil
+}
+
+// Command starts cmd and returns a channel over its standard input (the
+// requests) and standard output (the responses), with framing f (nil means
+// stream.Line), as Stream does: for a server such as stream.Server serving
+// stream.Stdio(). cmd must not have been started, and its Stdin and Stdout
+// must be nil; its Stderr, environment and the like are the caller's.
+//
+// When the process exits, or closes its standard output, Recv reports the
+// end of the input and the client fails its calls with ErrClosed. Close
+// closes the process's standard input, which asks a stream server to finish
+// and exit, waits for the process to exit for cmd.WaitDelay when it is
+// positive and CommandCloseTimeout otherwise, kills it if it has not, and
+// then closes its standard output. It returns an error wrapping the
+// process's exit status when it was not a success (an *exec.ExitError), or
+// saying that it had to be killed.
+func Command(cmd *exec.Cmd, f stream.Framing) (Channel, error) {
+	if cmd.Stdin != nil || cmd.Stdout != nil {
+		return nil, errors.New("jsonrpc: Command: Stdin or Stdout already set")
+	}
+	if cmd.Process != nil {
+		return nil, errors.New("jsonrpc: Command: already started")
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout = inR, outW
+	err = cmd.Start()
+	// The child has its own copies of its ends (or none, on failure); closing
+	// ours lets Recv see the end of its output when it exits.
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, err
+	}
+	c := &commandChannel{
+		Channel: Stream(stream.ReadWriteCloser(outR, inW), f),
+		cmd:     cmd,
+		stdin:   inW,
+		stdout:  outR,
+		exited:  make(chan struct{}),
+	}
+	go func() {
+		c.waitErr = cmd.Wait()
+		close(c.exited)
+	}()
+	return c, nil
+}
+
+// commandChannel is a stream channel over a child process's standard input
+// and output. Its Close replaces the stream's.
+type commandChannel struct {
+	Channel
+	cmd    *exec.Cmd
+	stdin  *os.File
+	stdout *os.File
+
+	exited  chan struct{} // closed when cmd.Wait has returned
+	waitErr error         // cmd.Wait's error, set before exited is closed
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+func (c *commandChannel) Close() error {
+	c.closeOnce.Do(func() {
+		c.stdin.Close()
+		d := c.cmd.WaitDelay
+		if d <= 0 {
+			d = CommandCloseTimeout
+		}
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-c.exited:
+			if c.waitErr != nil {
+				c.closeErr = fmt.Errorf("jsonrpc: command %s: %w", c.cmd.Path, c.waitErr)
+			}
+		case <-t.C:
+			c.cmd.Process.Kill()
+			<-c.exited
+			c.closeErr = fmt.Errorf("jsonrpc: command %s did not exit within %v of the end of its input; killed", c.cmd.Path, d)
+		}
+		c.stdout.Close()
+	})
+	return c.closeErr
+}

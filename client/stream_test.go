@@ -1,0 +1,205 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jsonrpc-go/jsonrpc/client"
+	"github.com/jsonrpc-go/jsonrpc/stream"
+)
+
+// helperEnv names the variable that makes the test binary run as a child
+// process for the Command tests (see runHelper) instead of running tests.
+const helperEnv = "JSONRPC_CLIENT_TEST_HELPER"
+
+// runHelper is the child process's behaviour: "hang" ignores its input and
+// never exits on its own; "fail" exits with status 3 at once.
+func runHelper(what string) {
+	switch what {
+	case "hang":
+		time.Sleep(time.Hour)
+	case "fail":
+		os.Exit(3)
+	}
+	os.Exit(0)
+}
+
+func helperCommand(what string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), helperEnv+"="+what)
+	return cmd
+}
+
+// A response larger than stream.DefaultMaxMessage reaches the client.
+func TestStreamLargeResponse(t *testing.T) {
+	checkGoroutines(t)
+	cc, sc := net.Pipe()
+	big := strings.Repeat("x", stream.DefaultMaxMessage+1)
+	served := make(chan error, 1)
+	go func() {
+		defer sc.Close()
+		r := stream.Header.NewReader(sc, 0)
+		if _, err := r.Read(); err != nil {
+			served <- err
+			return
+		}
+		w := stream.Header.NewWriter(sc)
+		w.Write([]byte(`{"jsonrpc":"2.0","result":"` + big + `","id":1}`))
+		served <- w.Flush()
+	}()
+	c := client.New(client.Stream(cc, stream.Header))
+	defer c.Close()
+	got, err := client.Call[string](context.Background(), c, "big", nil)
+	if err != nil || got != big {
+		t.Errorf("got %d bytes, %v", len(got), err)
+	}
+	if err := <-served; err != nil {
+		t.Error(err)
+	}
+}
+
+// blockingRWC is a stream whose writes block until it is closed; each write
+// reports itself on entered.
+type blockingRWC struct {
+	entered chan struct{}
+	closed  chan struct{}
+}
+
+func (b *blockingRWC) Read([]byte) (int, error) {
+	<-b.closed
+	return 0, io.EOF
+}
+
+func (b *blockingRWC) Write([]byte) (int, error) {
+	b.entered <- struct{}{}
+	<-b.closed
+	return 0, net.ErrClosed
+}
+
+func (b *blockingRWC) Close() error {
+	close(b.closed)
+	return nil
+}
+
+// A Send waiting for another Send to finish gives up when its context ends;
+// a failed write breaks the channel.
+func TestStreamSendContextAndBreak(t *testing.T) {
+	checkGoroutines(t)
+	rwc := &blockingRWC{entered: make(chan struct{}, 1), closed: make(chan struct{})}
+	ch := client.Stream(rwc, nil)
+	first := make(chan error, 1)
+	go func() { first <- ch.Send(context.Background(), []byte(`{}`)) }()
+	<-rwc.entered // the first Send holds the stream
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := ch.Send(ctx, []byte(`{}`)); err != context.Canceled {
+		t.Errorf("Send with a cancelled context: %v", err)
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	if err := ch.Send(ctx, []byte(`{}`)); err != context.DeadlineExceeded {
+		t.Errorf("Send while another blocks: %v", err)
+	}
+
+	ch.Close()
+	if err := <-first; !errors.Is(err, client.ErrClosed) || !errors.Is(err, net.ErrClosed) {
+		t.Errorf("the blocked Send: %v", err)
+	}
+	if err := ch.Send(context.Background(), []byte(`{}`)); !errors.Is(err, client.ErrClosed) {
+		t.Errorf("a Send after the failed one: %v", err)
+	}
+	if _, err := ch.Recv(); err != io.EOF {
+		t.Errorf("Recv after Close: %v", err)
+	}
+}
+
+// A write that fails closes the stream, so that the client's pending calls
+// fail too.
+func TestStreamWriteErrorFailsClient(t *testing.T) {
+	checkGoroutines(t)
+	cc, sc := net.Pipe()
+	c := client.New(client.Stream(cc, nil))
+	defer c.Close()
+	sc.Close()
+	_, err := client.Call[int](context.Background(), c, "addInt", []int{1, 2})
+	if !errors.Is(err, client.ErrClosed) {
+		t.Errorf("err = %v, want ErrClosed", err)
+	}
+}
+
+func TestDialNetworks(t *testing.T) {
+	if _, err := client.Dial(context.Background(), "udp", "127.0.0.1:1", nil); err == nil {
+		t.Error("Dial udp: no error")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	if _, err := client.Dial(context.Background(), "tcp", addr, nil); err == nil {
+		t.Error("Dial of a closed port: no error")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := client.Dial(ctx, "tcp", "127.0.0.1:1", nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("Dial with a cancelled context: %v", err)
+	}
+}
+
+func TestCommandErrors(t *testing.T) {
+	cmd := helperCommand("")
+	cmd.Stdin = strings.NewReader("")
+	if _, err := client.Command(cmd, nil); err == nil {
+		t.Error("Command with Stdin set: no error")
+	}
+	if _, err := client.Command(exec.Command("/nonexistent/jsonrpc-server"), nil); err == nil {
+		t.Error("Command of a missing program: no error")
+	}
+}
+
+// A child that exits fails the calls; Close reports its exit status.
+func TestCommandExit(t *testing.T) {
+	checkGoroutines(t)
+	ch, err := client.Command(helperCommand("fail"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.New(ch)
+	_, err = client.Call[int](context.Background(), c, "addInt", []int{1, 2})
+	if !errors.Is(err, client.ErrClosed) {
+		t.Errorf("call: %v, want ErrClosed", err)
+	}
+	var ee *exec.ExitError
+	if err := c.Close(); !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Errorf("Close: %v, want exit status 3", err)
+	}
+}
+
+// A child that does not exit when its input ends is killed after WaitDelay.
+func TestCommandKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a child process")
+	}
+	checkGoroutines(t)
+	cmd := helperCommand("hang")
+	cmd.WaitDelay = 50 * time.Millisecond
+	ch, err := client.Command(cmd, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.Close(); err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Errorf("Close: %v", err)
+	}
+	if _, err := ch.Recv(); err == nil {
+		t.Error("Recv after Close: no error")
+	}
+}
