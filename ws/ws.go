@@ -58,6 +58,121 @@ type Handler struct {
 	// AcceptOptions are passed to websocket.Accept (origin checks,
 	// subprotocols, compression). Nil accepts same-origin connections.
 	AcceptOptions *websocket.AcceptOptions
+
+	mu       sync.Mutex // protects the fields below
+	conns    map[*wsConn]struct{}
+	stopping bool
+	serving  sync.WaitGroup // ServeHTTP calls that accepted a connection
+}
+
+// wsConn is one served connection.
+type wsConn struct {
+	conn *websocket.Conn
+
+	mu       sync.Mutex // protects the fields below
+	inflight int        // calls dispatched and not yet answered
+	stopping bool       // Shutdown: dispatch no further call
+	idle     chan struct{}
+}
+
+// begin counts a call about to be dispatched; false means the connection
+// is shutting down and the call must not run.
+func (c *wsConn) begin() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopping {
+		return false
+	}
+	c.inflight++
+	return true
+}
+
+// end counts an answered call.
+func (c *wsConn) end() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.inflight--
+	if c.stopping && c.inflight == 0 {
+		close(c.idle)
+	}
+}
+
+// stop makes the connection dispatch no further call and returns a channel
+// closed once its calls in flight are answered.
+func (c *wsConn) stop() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.stopping {
+		c.stopping = true
+		if c.inflight == 0 {
+			close(c.idle)
+		}
+	}
+	return c.idle
+}
+
+// Shutdown stops the handler gracefully: new connections are refused with
+// 503, no further call is read from the open ones, the calls in flight
+// finish and their answers are written, and then each connection is closed
+// with status 1001 (going away). If ctx ends first, the remaining
+// connections are closed at once and ctx's error is returned. Register it
+// with http.Server.RegisterOnShutdown, or call it before http.Server.Shutdown:
+// net/http does not track WebSocket connections.
+func (h *Handler) Shutdown(ctx context.Context) error {
+	h.mu.Lock()
+	h.stopping = true
+	conns := make([]*wsConn, 0, len(h.conns))
+	for c := range h.conns {
+		conns = append(conns, c)
+	}
+	h.mu.Unlock()
+	for _, c := range conns {
+		go func() {
+			select {
+			case <-c.stop():
+				c.conn.Close(websocket.StatusGoingAway, "server shutting down")
+			case <-ctx.Done():
+				c.conn.CloseNow()
+			}
+		}()
+	}
+	done := make(chan struct{})
+	go func() {
+		h.serving.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		for _, c := range conns {
+			c.conn.CloseNow()
+		}
+		<-done
+		return ctx.Err()
+	}
+}
+
+// track registers a new connection, or reports false when shutting down.
+func (h *Handler) track(c *wsConn) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.stopping {
+		return false
+	}
+	if h.conns == nil {
+		h.conns = map[*wsConn]struct{}{}
+	}
+	h.conns[c] = struct{}{}
+	h.serving.Add(1)
+	return true
+}
+
+func (h *Handler) untrack(c *wsConn) {
+	h.mu.Lock()
+	delete(h.conns, c)
+	h.mu.Unlock()
+	h.serving.Done()
 }
 
 func orDefault[T int | int64 | time.Duration](v, def T) T {
@@ -68,13 +183,27 @@ func orDefault[T int | int64 | time.Duration](v, def T) T {
 }
 
 // ServeHTTP upgrades the request to a WebSocket connection and serves it
-// until the peer closes it or the request's context ends.
+// until the peer closes it, the request's context ends or the handler shuts
+// down.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.mu.Lock()
+	stopping := h.stopping
+	h.mu.Unlock()
+	if stopping {
+		http.Error(w, "server shutting down", http.StatusServiceUnavailable)
+		return
+	}
 	conn, err := websocket.Accept(w, r, h.AcceptOptions)
 	if err != nil {
 		return // Accept has answered the request
 	}
 	defer conn.CloseNow()
+	wc := &wsConn{conn: conn, idle: make(chan struct{})}
+	if !h.track(wc) {
+		conn.Close(websocket.StatusGoingAway, "server shutting down")
+		return
+	}
+	defer h.untrack(wc)
 	conn.SetReadLimit(orDefault(h.MaxMessage, DefaultMaxMessage))
 	ctx, cancel := context.WithCancel(jsonrpc.WithContextValue(r.Context(), r))
 	defer cancel()
@@ -96,10 +225,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case <-ctx.Done():
 			return
 		}
+		if !wc.begin() {
+			return // shutting down: this call is not run
+		}
 		calls.Add(1)
 		h.Server.ProcessAsync(ctx, buf[:0], msg, func(resp []byte) {
 			defer func() {
 				<-inFlight
+				wc.end()
 				calls.Done()
 			}()
 			if len(resp) == 0 {

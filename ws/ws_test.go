@@ -236,3 +236,55 @@ func TestCancelledCallKeepsConnection(t *testing.T) {
 		}
 	}
 }
+
+// Shutdown lets the calls in flight finish and answers them, refuses new
+// connections, then closes.
+func TestShutdownGraceful(t *testing.T) {
+	checkGoroutines(t)
+	h := &ws.Handler{}
+	s := newServer(t, h)
+	c := dial(t, s.url)
+	answer := make(chan error, 1)
+	go func() {
+		got, err := client.Call[int](context.Background(), c, "wait", []any{7})
+		if err == nil && got != 7 {
+			err = errors.New("wrong answer")
+		}
+		answer <- err
+	}()
+	<-s.started
+	shut := make(chan error, 1)
+	go func() { shut <- h.Shutdown(context.Background()) }()
+	// New connections are refused while shutting down.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		conn, _, err := websocket.Dial(context.Background(), s.url, nil)
+		if err != nil {
+			break
+		}
+		conn.CloseNow()
+		if time.Now().After(deadline) {
+			t.Fatal("new connections are still accepted")
+		}
+	}
+	select {
+	case err := <-shut:
+		t.Fatalf("Shutdown returned (%v) with a call in flight", err)
+	default:
+	}
+	close(s.release)
+	if err := <-answer; err != nil {
+		t.Errorf("call in flight: %v", err)
+	}
+	select {
+	case err := <-shut:
+		if err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Shutdown did not return")
+	}
+	if _, err := client.Call[int](context.Background(), c, "addInt", []any{1, 2}); !errors.Is(err, client.ErrClosed) {
+		t.Errorf("after Shutdown: err = %v", err)
+	}
+}

@@ -120,7 +120,11 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, httpAddr, tcpAddr st
 		mux := http.NewServeMux()
 		mux.Handle("/", &jsonrpc.HTTPHandler{Server: srv, MaxBody: int64(maxMessage)})
 		if wsOn {
-			mux.Handle("/ws", &ws.Handler{Server: srv, MaxMessage: int64(maxMessage)})
+			wh := &ws.Handler{Server: srv, MaxMessage: int64(maxMessage)}
+			mux.Handle("/ws", wh)
+			// net/http does not track WebSocket connections: shut them
+			// down first.
+			shutdowns = append(shutdowns, wh.Shutdown)
 		}
 		var protocols http.Protocols
 		protocols.SetHTTP1(true)
