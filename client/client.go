@@ -9,8 +9,9 @@
 //	sum, err := client.Call[float64](ctx, c, "add", []any{1, 2})
 //
 // Channels exist for an in-process server (Local), HTTP (HTTP), and byte
-// streams (Stream, with the framings of package stream: TCP and Unix sockets,
-// a child process's stdin and stdout). Package ws adds WebSocket.
+// streams with the framings of package stream: any stream (Stream), TCP and
+// Unix sockets (Dial), and a child process's stdin and stdout (Command).
+// Package ws adds WebSocket (ws.Dial).
 //
 // # Errors
 //
