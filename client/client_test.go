@@ -3,33 +3,16 @@ package client_test
 import (
 	"context"
 	"errors"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/demo"
 )
-
-// checkGoroutines fails the test if goroutines started during it are still
-// running at cleanup (after a bounded wait for them to finish).
-func checkGoroutines(t *testing.T) {
-	t.Helper()
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(5 * time.Second)
-		for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-			runtime.Gosched()
-			time.Sleep(time.Millisecond)
-		}
-		if n := runtime.NumGoroutine(); n > before {
-			buf := make([]byte, 1<<16)
-			t.Errorf("%d goroutines leaked:\n%s", n-before, buf[:runtime.Stack(buf, true)])
-		}
-	})
-}
 
 // testServer is the demo server plus a blocking method, "wait", that
 // reports each call it starts and returns when the test releases it (or its
@@ -76,7 +59,7 @@ func (b *brokenChannel) Recv() ([]byte, error) {
 }
 
 func TestBrokenChannelFailsPending(t *testing.T) {
-	checkGoroutines(t)
+	leaktest.Check(t)
 	srv := newTestServer(t)
 	b := &brokenChannel{Channel: client.Local(srv.Server), fail: make(chan struct{})}
 	c := client.New(b)
@@ -108,7 +91,7 @@ func TestBrokenChannelFailsPending(t *testing.T) {
 }
 
 func TestCloseFailsCalls(t *testing.T) {
-	checkGoroutines(t)
+	leaktest.Check(t)
 	c := client.New(client.Local(newTestServer(t).Server))
 	c.Close()
 	if _, err := client.Call[int](context.Background(), c, "addInt", []any{1, 2}); !errors.Is(err, client.ErrClosed) {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
+
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 )
@@ -39,7 +41,7 @@ func helperCommand(what string) *exec.Cmd {
 
 // A response larger than stream.DefaultMaxMessage reaches the client.
 func TestStreamLargeResponse(t *testing.T) {
-	checkGoroutines(t)
+	leaktest.Check(t)
 	cc, sc := net.Pipe()
 	big := strings.Repeat("x", stream.DefaultMaxMessage+1)
 	served := make(chan error, 1)
@@ -91,7 +93,7 @@ func (b *blockingRWC) Close() error {
 // A Send waiting for another Send to finish gives up when its context ends;
 // a failed write breaks the channel.
 func TestStreamSendContextAndBreak(t *testing.T) {
-	checkGoroutines(t)
+	leaktest.Check(t)
 	rwc := &blockingRWC{entered: make(chan struct{}, 1), closed: make(chan struct{})}
 	ch := client.Stream(rwc, nil)
 	first := make(chan error, 1)
@@ -124,7 +126,7 @@ func TestStreamSendContextAndBreak(t *testing.T) {
 // A write that fails closes the stream, so that the client's pending calls
 // fail too.
 func TestStreamWriteErrorFailsClient(t *testing.T) {
-	checkGoroutines(t)
+	leaktest.Check(t)
 	cc, sc := net.Pipe()
 	c := client.New(client.Stream(cc, nil))
 	defer c.Close()
@@ -168,7 +170,7 @@ func TestCommandErrors(t *testing.T) {
 
 // A child that exits fails the calls; Close reports its exit status.
 func TestCommandExit(t *testing.T) {
-	checkGoroutines(t)
+	leaktest.Check(t)
 	ch, err := client.Command(helperCommand("fail"), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -189,7 +191,7 @@ func TestCommandKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a child process")
 	}
-	checkGoroutines(t)
+	leaktest.Check(t)
 	cmd := helperCommand("hang")
 	cmd.WaitDelay = 50 * time.Millisecond
 	ch, err := client.Command(cmd, nil)

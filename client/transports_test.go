@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
+
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/stream"
@@ -276,7 +278,7 @@ func TestTransports(t *testing.T) {
 					case b.outOfOrder && tr.inOrder:
 						t.Skip("the server answers in order")
 					}
-					checkGoroutines(t) // its cleanup runs last
+					leaktest.Check(t) // its cleanup runs last
 					srv := newTestServer(t)
 					ch, breakConn := tr.start(t, srv)
 					sn := &sendNotifier{Channel: ch}

@@ -10,36 +10,20 @@ import (
 	"net"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
 )
 
 // wait bounds every wait of the tests.
 const wait = 5 * time.Second
 
 // leakCheck fails t when goroutines started during the test are still
-// running, after a bounded wait, at its cleanup. Call it first, so that its
-// cleanup runs after the others. The tests of this package do not run in
-// parallel, so the count is exact.
-func leakCheck(t *testing.T) {
-	t.Helper()
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(wait)
-		for runtime.NumGoroutine() > before {
-			if time.Now().After(deadline) {
-				buf := make([]byte, 1<<20)
-				buf = buf[:runtime.Stack(buf, true)]
-				t.Errorf("%d goroutines before the test, %d after:\n%s", before, runtime.NumGoroutine(), buf)
-				return
-			}
-			runtime.Gosched()
-			time.Sleep(time.Millisecond) // polling a count; nothing to wait on
-		}
-	})
-}
+// running at its cleanup. Call it first, so that its cleanup runs after the
+// others. The tests of this package do not run in parallel.
+func leakCheck(t *testing.T) { t.Helper(); leaktest.Check(t) }
 
 // transports are the ways the tests connect to a Server.
 var transports = []string{"tcp", "unix", "pipe"}

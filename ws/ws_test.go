@@ -5,11 +5,12 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
 
 	"github.com/coder/websocket"
 
@@ -18,21 +19,6 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/demo"
 	"github.com/jsonrpc-go/jsonrpc/ws"
 )
-
-func checkGoroutines(t *testing.T) {
-	t.Helper()
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(5 * time.Second)
-		for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-			time.Sleep(time.Millisecond)
-		}
-		if n := runtime.NumGoroutine(); n > before {
-			buf := make([]byte, 1<<16)
-			t.Errorf("%d goroutines leaked:\n%s", n-before, buf[:runtime.Stack(buf, true)])
-		}
-	})
-}
 
 type server struct {
 	*jsonrpc.Server
@@ -106,7 +92,7 @@ func exchange(t *testing.T, conn *websocket.Conn, req string) string {
 }
 
 func TestMessages(t *testing.T) {
-	checkGoroutines(t)
+	leaktest.Check(t)
 	s := newServer(t, &ws.Handler{})
 	conn := rawConn(t, s.url)
 	for req, want := range map[string]string{
@@ -129,7 +115,7 @@ func TestMessages(t *testing.T) {
 }
 
 func TestClientOutOfOrder(t *testing.T) {
-	checkGoroutines(t)
+	leaktest.Check(t)
 	s := newServer(t, &ws.Handler{})
 	c := dial(t, s.url)
 	var wg sync.WaitGroup
@@ -159,7 +145,7 @@ func TestClientOutOfOrder(t *testing.T) {
 }
 
 func TestMaxInFlight(t *testing.T) {
-	checkGoroutines(t)
+	leaktest.Check(t)
 	s := newServer(t, &ws.Handler{MaxInFlight: 2})
 	c := dial(t, s.url)
 	done := make(chan error, 3)
@@ -185,7 +171,7 @@ func TestMaxInFlight(t *testing.T) {
 }
 
 func TestCloseCancelsMethods(t *testing.T) {
-	checkGoroutines(t)
+	leaktest.Check(t)
 	s := newServer(t, &ws.Handler{})
 	conn := rawConn(t, s.url)
 	conn.Write(context.Background(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","method":"wait","params":[1],"id":1}`))
@@ -202,7 +188,7 @@ func TestCloseCancelsMethods(t *testing.T) {
 }
 
 func TestMessageTooBig(t *testing.T) {
-	checkGoroutines(t)
+	leaktest.Check(t)
 	s := newServer(t, &ws.Handler{MaxMessage: 1024})
 	conn := rawConn(t, s.url)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -222,7 +208,7 @@ func TestMessageTooBig(t *testing.T) {
 // A call whose context has ended does not break the connection for the
 // others.
 func TestCancelledCallKeepsConnection(t *testing.T) {
-	checkGoroutines(t)
+	leaktest.Check(t)
 	s := newServer(t, &ws.Handler{})
 	for range 20 {
 		c := dial(t, s.url)
@@ -240,7 +226,7 @@ func TestCancelledCallKeepsConnection(t *testing.T) {
 // Shutdown lets the calls in flight finish and answers them, refuses new
 // connections, then closes.
 func TestShutdownGraceful(t *testing.T) {
-	checkGoroutines(t)
+	leaktest.Check(t)
 	h := &ws.Handler{}
 	s := newServer(t, h)
 	c := dial(t, s.url)
