@@ -25,7 +25,7 @@ func (s *Server) Process(dst, req []byte) []byte {
 // a notification or a batch of notifications.
 func (s *Server) ProcessString(req string) string {
 	in := unsafe.Slice(unsafe.StringData(req), len(req))
-	out := s.ProcessContext(context.Background(), make([]byte, 0, 64+len(req)/2), in)
+	out := s.ProcessContext(context.Background(), make([]byte, 0, 64+len(req)), in)
 	if len(out) == 0 {
 		return ""
 	}

@@ -25,13 +25,14 @@ import (
 // in-process net/http server with a jsonrpc.HTTPHandler, driven by a minimal
 // HTTP/1.1 client.
 func (e *env) httpMode(args []string) int {
-	fs := e.flags("http", "[-d 1s] [-conns N] [-runs R] [-json FILE]",
+	fs := e.flags("http", "[-d 1s] [-conns N | -workers N] [-runs R] [-json FILE]",
 		"Measures JSON-RPC over HTTP/1.1 keep-alive: a net/http.Server on loopback with\n"+
 			"jsonrpc.HTTPHandler serving the demo services, and N connections of a minimal\n"+
 			"HTTP/1.1 client, each with one request of the calculator mix in flight.\n"+
 			"Latency is per request, from its write to the end of its response.")
 	d := fs.Duration("d", time.Second, "duration of each run")
 	conns := fs.Int("conns", 1, "connections, one goroutine and one request in flight each")
+	fs.IntVar(conns, "workers", 1, "same as -conns: the row's workers are connections")
 	runs := fs.Int("runs", 1, "runs; the table shows the median")
 	jsonFile := fs.String("json", "", "write the results as JSON to `FILE`")
 	profile := fs.String("cpuprofile", "", "write a CPU profile of the measured runs to `FILE`")

@@ -3,20 +3,34 @@
 // time and reports calls per second, the per-core cost of a call and the
 // allocations per call.
 //
+//	rpcbench                      # the headline suite, about 30 s
+//	rpcbench -d 2s -runs 5 -json headline.json
+//
 //	rpcbench sync -d 3s -workers 1,2 -runs 3 -json sync.json
 //	rpcbench scale -d 3s -workers 2 -min-ratio 1.6
+//	rpcbench legacy -d 2s -runs 3 -batches 1,5,20,100
 //
 //	rpcbench tcp -d 3s -conns 1 -async -runs 3
 //	rpcbench http -d 3s -conns 16
 //
+// Without a mode, rpcbench runs the headline suite: the calculator mix
+// through Process, through ProcessAsync inline, one suspending call through
+// ProcessAsync, pipelined TCP on one connection, HTTP on 16 connections and
+// the legacy ProcessString at its best batch size, in interleaved runs, and
+// prints one table with each row's ratio to the Process row.
+//
 // The sync mode measures (*jsonrpc.Server).Process for each method shape
 // (the rows); scale is the release gate on how the calculator mix scales
-// from one worker to N. The tcp mode drives an in-process stream.Server over
-// loopback TCP with pipelined requests, and the http mode a net/http server
-// with a jsonrpc.HTTPHandler over HTTP/1.1 keep-alive connections, each
-// with a load generator of its own that allocates nothing per request; both
-// add client-side latency percentiles to their rows. Progress goes to standard error, the table to
-// standard output, and -json FILE writes the results for machines.
+// from one worker to N; legacy measures the string API ProcessString at
+// several batch sizes and names the fastest. The tcp mode drives an
+// in-process stream.Server over loopback TCP with pipelined requests, and
+// the http mode a net/http server with a jsonrpc.HTTPHandler over HTTP/1.1
+// keep-alive connections, each with a load generator of its own that
+// allocates nothing per request; both add client-side latency percentiles to
+// their rows. Progress goes to standard error, one line per measurement, the
+// table to standard output, and -json FILE writes the results for machines,
+// with the date, the Go version, the CPU model, the core count and
+// GOMAXPROCS.
 //
 // Before it measures a row, rpcbench checks the response to each of its
 // requests, and after each run the last response of every worker: a broken
@@ -40,7 +54,8 @@ func main() {
 // the exit status: 0 done, 1 failed (a broken setup, or the scale gate),
 // 2 usage error.
 func run(args []string, stdout, stderr io.Writer) int {
-	e := &env{stdout: stdout, stderr: stderr, syncRows: syncRows, scaleRow: calcMix, tcpRows: tcpRows, httpServer: demoServer}
+	e := &env{stdout: stdout, stderr: stderr, syncRows: syncRows, scaleRow: calcMix, tcpRows: tcpRows,
+		httpServer: demoServer, legacyServer: demoServer}
 	return e.run(args)
 }
 
@@ -52,6 +67,7 @@ type env struct {
 	scaleRow       rowDef
 	tcpRows        []tcpRowDef
 	httpServer     func() (*jsonrpc.Server, error) // what the http mode serves
+	legacyServer   func() (*jsonrpc.Server, error) // what the legacy rows call; nil: demoServer
 }
 
 // A mode is a subcommand.
@@ -70,37 +86,47 @@ var modes = []mode{
 	{"scale", "release gate: calc-mix req/s at N workers against 1 worker, in paired runs", (*env).scale},
 	{"tcp", "pipelined JSON-RPC over loopback TCP to a stream.Server, against Process", (*env).tcp},
 	{"http", "JSON-RPC over HTTP/1.1 keep-alive to a jsonrpc.HTTPHandler", (*env).httpMode},
+	{"legacy", "measure the string API (*jsonrpc.Server).ProcessString by batch size", (*env).legacy},
 }
 
 func (e *env) run(args []string) int {
-	if len(args) == 0 {
-		e.usage()
-		return 2
-	}
-	switch args[0] {
-	case "-h", "-help", "--help", "help":
-		e.usage()
-		return 0
-	}
-	for _, m := range modes {
-		if m.name == args[0] {
-			return m.run(e, args[1:])
+	if len(args) > 0 {
+		switch args[0] {
+		case "-h", "-help", "--help", "help":
+			e.usage()
+			return 0
+		}
+		for _, m := range modes {
+			if m.name == args[0] {
+				return m.run(e, args[1:])
+			}
+		}
+		if !strings.HasPrefix(args[0], "-") {
+			fmt.Fprintf(e.stderr, "rpcbench: unknown mode %q\n", args[0])
+			e.usage()
+			return 2
 		}
 	}
-	if strings.HasPrefix(args[0], "-") {
-		fmt.Fprintf(e.stderr, "rpcbench: flag provided but not defined: %s\n", args[0])
-	} else {
-		fmt.Fprintf(e.stderr, "rpcbench: unknown mode %q\n", args[0])
-	}
-	e.usage()
-	return 2
+	// No mode: the headline suite, with its own flags.
+	return e.headline(args)
 }
 
 func (e *env) usage() {
 	w := e.stderr
-	fmt.Fprintf(w, "usage: rpcbench <mode> [flags]\n\nrpcbench benchmarks the jsonrpc-go server.\n\nmodes:\n")
+	fmt.Fprintf(w, "usage: rpcbench [-d 1s] [-runs 3] [-json FILE]\n"+
+		"       rpcbench <mode> [flags]\n\n"+
+		"rpcbench benchmarks the jsonrpc-go server. Without a mode it runs the headline\n"+
+		"suite (about 30 s at the defaults): the calculator mix through Process,\n"+
+		"ProcessAsync inline, one suspending call through ProcessAsync, pipelined TCP on\n"+
+		"one connection, HTTP on 16 connections and ProcessString at its best batch size,\n"+
+		"in interleaved runs, then one table with each row's ratio to Process.\n\n"+
+		"modes:\n")
 	for _, m := range modes {
 		fmt.Fprintf(w, "  %-7s %s\n", m.name, m.summary)
 	}
+	fmt.Fprintf(w, "\nflags of the headline suite:\n")
+	fs, _ := e.headlineFlags()
+	fs.SetOutput(w)
+	fs.PrintDefaults()
 	fmt.Fprintf(w, "\nRun 'rpcbench <mode> -h' for the flags of a mode.\n")
 }

@@ -133,7 +133,7 @@ func (e *env) measureRows(rep *Report, what string, defs []rowDef, ent entry, wo
 
 	e.header(rep, what, runs)
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "row\tworkers\treq/s\tmin–max\tns/call\tallocs/call\t")
+	fmt.Fprintln(tw, "row\tworkers\tcalls/s\tmin–max\tns/call\tallocs/call\t")
 	for _, r := range rep.Rows {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.1f\t%.2f\t\n",
 			r.Name, r.Workers, fmtRate(r.MedianRPS), fmtRange(r), r.NsPerCall, r.AllocsPerCall)

@@ -26,6 +26,25 @@ type Report struct {
 	Duration   string        `json:"duration"` // of each run, as time.Duration prints it ("3s")
 	Rows       []Row         `json:"rows"`
 	Scale      *ScaleVerdict `json:"scale,omitempty"`
+	// Best is the fastest batch size of the legacy string API (the legacy
+	// mode and the headline suite).
+	Best *BestBatch `json:"best,omitempty"`
+}
+
+// BestBatch names the batch size at which ProcessString made the most calls
+// per second (median of the runs), among the sizes measured.
+type BestBatch struct {
+	Row       string        `json:"row"`
+	Batch     int           `json:"batch"`
+	Workers   int           `json:"workers"`
+	MedianRPS float64       `json:"median_rps"`
+	Sizes     []BatchMedian `json:"sizes"` // every size measured, in flag order
+}
+
+// BatchMedian is the median calls per second at one batch size.
+type BatchMedian struct {
+	Batch     int     `json:"batch"`
+	MedianRPS float64 `json:"median_rps"`
 }
 
 // A Row is the result of one row at one worker count over one or more runs.
@@ -49,6 +68,13 @@ type Row struct {
 	P99us          float64 `json:"p99_us,omitempty"`
 	LatencySamples uint64  `json:"latency_samples,omitempty"`
 	Note           string  `json:"note,omitempty"`
+
+	// Batch is the batch size of a legacy row (1: single requests).
+	Batch int `json:"batch,omitempty"`
+	// The headline suite adds what each row measures and its median
+	// calls/s over the sync row's.
+	What        string  `json:"what,omitempty"`
+	RatioToSync float64 `json:"ratio_to_sync,omitempty"`
 }
 
 // ScaleVerdict is the scale mode's gate.

@@ -92,11 +92,21 @@ func TestUsage(t *testing.T) {
 		code int
 		want string // in stderr
 	}{
-		{nil, 2, "modes:"},
+		// No mode runs the headline suite (TestHeadline), whose flags
+		// these are.
 		{[]string{"-h"}, 0, "modes:"},
+		{[]string{"-help"}, 0, "flags of the headline suite"},
 		{[]string{"help"}, 0, "modes:"},
 		{[]string{"-bogus"}, 2, "modes:"},
+		{[]string{"-d", "0s"}, 2, "-d must be positive"},
+		{[]string{"-runs", "0"}, 2, "-runs must be at least 1"},
+		{[]string{"-d", "1s", "sync"}, 2, `unexpected argument "sync"`},
 		{[]string{"bogus"}, 2, `unknown mode "bogus"`},
+		{[]string{"legacy", "-h"}, 0, "usage: rpcbench legacy"},
+		{[]string{"legacy", "-batches", "0"}, 2, "usage: rpcbench legacy"},
+		{[]string{"legacy", "-runs", "0"}, 2, "-runs must be at least 1"},
+		{[]string{"legacy", "-workers", "0"}, 2, "-workers must be at least 1"},
+		{[]string{"legacy", "-d", "0s"}, 2, "-d must be positive"},
 		{[]string{"sync", "-h"}, 0, "usage: rpcbench sync"},
 		{[]string{"sync", "-bogus"}, 2, "usage: rpcbench sync"},
 		{[]string{"sync", "-d", "0s"}, 2, "-d must be positive"},
@@ -118,7 +128,12 @@ func TestUsage(t *testing.T) {
 			t.Errorf("rpcbench %q wrote to stdout:\n%s", tc.args, out)
 		}
 	}
-	_, _, errOut := runCmd(t)
+	_, _, errOut := runCmd(t, "-h")
+	for _, f := range []string{"-d", "-runs", "-json"} {
+		if !strings.Contains(errOut, "  "+f+" ") {
+			t.Errorf("usage does not list the headline flag %s:\n%s", f, errOut)
+		}
+	}
 	for _, m := range modes {
 		if !strings.Contains(errOut, "  "+m.name+" ") {
 			t.Errorf("usage does not list mode %s:\n%s", m.name, errOut)

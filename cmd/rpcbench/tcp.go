@@ -49,7 +49,7 @@ func blockingAddServer() (*jsonrpc.Server, error) {
 // tcp measures pipelined JSON-RPC over loopback TCP to an in-process
 // stream.Server, and calc-mix through Process in the same run.
 func (e *env) tcp(args []string) int {
-	fs := e.flags("tcp", "[-d 1s] [-conns N] [-async] [-runs R] [-window K] [-inflight W] [-json FILE]",
+	fs := e.flags("tcp", "[-d 1s] [-conns N | -workers N] [-async] [-runs R] [-window K] [-inflight W] [-json FILE]",
 		"Measures pipelined JSON-RPC over loopback TCP (Line framing) to an in-process\n"+
 			"stream.Server: per connection one goroutine writes windows of K requests, one\n"+
 			"Write each, keeping at most W requests unanswered, and one counts the response\n"+
@@ -60,6 +60,7 @@ func (e *env) tcp(args []string) int {
 			"Latency is per window, from its write to its last response.")
 	d := fs.Duration("d", time.Second, "duration of each run")
 	conns := fs.Int("conns", 1, "connections")
+	fs.IntVar(conns, "workers", 1, "same as -conns: the rows' workers are connections")
 	async := fs.Bool("async", false, "also measure the Concurrent ordering rows")
 	runs := fs.Int("runs", 1, "runs per row; the table shows the median")
 	window := fs.Int("window", 64, "requests per write (`K`)")
@@ -152,12 +153,7 @@ func (e *env) tcp(args []string) int {
 
 	rep := newReport("tcp", *d)
 	rep.Rows = append(rep.Rows, netRow(proc.Name, 1, procMs, nil, "calc mix through (*jsonrpc.Server).Process on one goroutine, no network"))
-	var note string
-	if calib < 0.01 {
-		note = fmt.Sprintf("allocs are the server's: the load generator alone measured %.4f allocs/req", calib)
-	} else {
-		note = fmt.Sprintf("allocs are process-wide: the load generator alone measured %.4f allocs/req", calib)
-	}
+	note := tcpAllocNote(calib)
 	for i, t := range targets {
 		rep.Rows = append(rep.Rows, netRow(t.name, *conns, tcpMs[i], lats[i], note))
 	}
@@ -166,6 +162,15 @@ func (e *env) tcp(args []string) int {
 		fmt.Fprintf(e.stdout, "tcp-inline/process: %.2f\n", ratio(t.MedianRPS, p.MedianRPS))
 	}
 	return e.writeJSON(rep, *jsonFile, 0)
+}
+
+// tcpAllocNote is the note of a tcp row on what its allocation count
+// includes, given the load generator's own allocs/req.
+func tcpAllocNote(calib float64) string {
+	if calib < 0.01 {
+		return fmt.Sprintf("allocs are the server's: the load generator alone measured %.4f allocs/req", calib)
+	}
+	return fmt.Sprintf("allocs are process-wide: the load generator alone measured %.4f allocs/req", calib)
 }
 
 // A tcpTarget is a row ready to measure: its stream.Server listening on
