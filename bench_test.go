@@ -3,6 +3,8 @@ package jsonrpc_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -264,4 +266,18 @@ func BenchmarkProcessAsyncParallel(b *testing.B) {
 			return dst
 		}, mix)
 	})
+}
+
+// BenchmarkBatchSizes reports the cost per call of calculator batches of
+// several sizes, across the 16 requests the first pass records.
+func BenchmarkBatchSizes(b *testing.B) {
+	srv := demo.NewServer()
+	for _, n := range []int{5, 16, 17, 40, 100} {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = demo.Requests[i%len(demo.Requests)]
+		}
+		batch := []byte("[" + strings.Join(parts, ",") + "]")
+		b.Run(fmt.Sprint(n), func(b *testing.B) { benchBatch(b, srv.Process, batch, n) })
+	}
 }

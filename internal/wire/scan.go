@@ -205,8 +205,14 @@ func (s Scanner) ScanBatch(doc []byte, out []Request) (arr []byte, n int, err er
 	} else {
 		for {
 			es := i
-			if n < len(out) && i < len(doc) && doc[i] == '{' {
-				r := &out[n]
+			if i < len(doc) && doc[i] == '{' {
+				// Past len(out) the members are found again later; the
+				// canonical scan is still the fastest way to validate.
+				var spare Request
+				r := &spare
+				if n < len(out) {
+					r = &out[n]
+				}
 				end := s.scanCanonical(doc, i, r, depth-1)
 				if end < 0 {
 					end, err = s.scanObject(doc, i, r, depth-1)
@@ -256,7 +262,10 @@ func NextRequest(v []byte, pos int, r *Request) (elem []byte, isObject bool, nex
 		end := skipValid(v, pos)
 		return v[pos:end], false, end, true
 	}
-	end := scanValidObject(v, pos, r)
+	end := Scanner{MaxDepth: 1 << 30}.scanCanonical(v, pos, r, 1<<30)
+	if end < 0 {
+		end = scanValidObject(v, pos, r)
+	}
 	return v[pos:end], true, end, true
 }
 
