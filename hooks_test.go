@@ -1,12 +1,20 @@
 package jsonrpc_test
 
+// Tests of hooks, call information and sessions.
+
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/demo"
 )
 
 // A panicking error hook leaves the error it was given in place, and the
@@ -65,4 +73,606 @@ func TestPostHookResultCapped(t *testing.T) {
 	if string(kept) != "2\n" || string(out) != `{"jsonrpc":"2.0","result":2,"id":1}` {
 		t.Errorf("kept %q, out %s", kept, out)
 	}
+}
+
+// target registers a method "target" on srv that counts its calls and
+// returns 7.
+func target(tb testing.TB, srv *jsonrpc.Server) *atomic.Int64 {
+	tb.Helper()
+	var n atomic.Int64
+	if err := srv.Register("target", func() int { n.Add(1); return 7 }); err != nil {
+		tb.Fatal(err)
+	}
+	return &n
+}
+
+func TestOnPreProcess(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		pre  func(context.Context, *jsonrpc.Call) error
+		req  string
+		want string
+		ran  int64
+	}{
+		{
+			name: "allows",
+			pre:  func(context.Context, *jsonrpc.Call) error { return nil },
+			req:  call("target", "", "1"), want: wantResult("7", "1"), ran: 1,
+		},
+		{
+			name: "aborts with *Error",
+			pre:  func(context.Context, *jsonrpc.Call) error { return jsonrpc.NewError(-32001, "denied") },
+			req:  call("target", "", "1"), want: wantErrorMessage(-32001, "denied", "1"),
+		},
+		{
+			name: "aborts with plain error",
+			pre:  func(context.Context, *jsonrpc.Call) error { return errors.New("nope") },
+			req:  call("target", "", "1"), want: wantErrorMessage(jsonrpc.CodeServerError, "nope", "1"),
+		},
+		{
+			name: "aborts with SetError",
+			pre: func(_ context.Context, c *jsonrpc.Call) error {
+				c.SetError(jsonrpc.NewError(-32002, "set"))
+				return nil
+			},
+			req: call("target", "", "1"), want: wantErrorMessage(-32002, "set", "1"),
+		},
+		{
+			name: "SetError nil allows",
+			pre: func(_ context.Context, c *jsonrpc.Call) error {
+				c.SetError(errors.New("x"))
+				c.SetError(nil)
+				return nil
+			},
+			req: call("target", "", "1"), want: wantResult("7", "1"), ran: 1,
+		},
+		{
+			name: "panics",
+			pre:  func(context.Context, *jsonrpc.Call) error { panic("pre") },
+			req:  call("target", "", "1"), want: wantError(jsonrpc.CodeInternalError, "1"),
+		},
+		{
+			name: "aborts notification",
+			pre:  func(context.Context, *jsonrpc.Call) error { return errors.New("nope") },
+			req:  call("target", "", ""), want: "",
+		},
+		{
+			name: "sees call",
+			pre: func(ctx context.Context, c *jsonrpc.Call) error {
+				if jsonrpc.CallOf(ctx) != c || c.Method() != "target" || string(c.ID()) != `"x"` || string(c.Params()) != "[]" {
+					return errors.New("wrong call")
+				}
+				return nil
+			},
+			req: call("target", "[]", `"x"`), want: wantResult("7", `"x"`), ran: 1,
+		},
+		{
+			name: "not run for unknown method",
+			pre:  func(context.Context, *jsonrpc.Call) error { panic("must not run") },
+			req:  call("foobar", "", "1"), want: notFound,
+		},
+		{
+			name: "not run for invalid request",
+			pre:  func(context.Context, *jsonrpc.Call) error { panic("must not run") },
+			req:  `{"jsonrpc":"2.0","method":"target","params":1,"id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1"),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := jsonrpc.NewServer(jsonrpc.OnPreProcess(tt.pre))
+			ran := target(t, srv)
+			checkCase(t, srv, rpcCase{name: tt.name, req: tt.req, want: tt.want})
+			if got := ran.Load(); got != tt.ran {
+				t.Errorf("method ran %d times, want %d", got, tt.ran)
+			}
+		})
+	}
+}
+
+func TestOnPostProcess(t *testing.T) {
+	t.Parallel()
+	type seen struct {
+		calls  int
+		result string // nil as "<nil>"
+		code   jsonrpc.Code
+	}
+	tests := []struct {
+		name   string
+		post   func(*jsonrpc.Call, json.RawMessage, *jsonrpc.Error) error
+		req    string
+		want   string
+		data   string
+		seen   seen
+		method string
+	}{
+		{
+			name: "sees result",
+			post: func(*jsonrpc.Call, json.RawMessage, *jsonrpc.Error) error { return nil },
+			req:  call("subtract", "[42,23]", "1"), want: wantResult("19", "1"),
+			seen: seen{calls: 1, result: "19"},
+		},
+		{
+			name: "sees structured result",
+			post: func(*jsonrpc.Call, json.RawMessage, *jsonrpc.Error) error { return nil },
+			req:  call("get_data", "", "1"), want: wantResult(`["hello",5]`, "1"),
+			seen: seen{calls: 1, result: `["hello",5]`},
+		},
+		{
+			name: "sees error",
+			post: func(*jsonrpc.Call, json.RawMessage, *jsonrpc.Error) error { return nil },
+			req:  call("subtract", `["x",1]`, "1"), want: invalidParams, data: "minuend",
+			seen: seen{calls: 1, result: "<nil>", code: jsonrpc.CodeInvalidParams},
+		},
+		{
+			name: "replaces result",
+			post: func(*jsonrpc.Call, json.RawMessage, *jsonrpc.Error) error { return jsonrpc.NewError(-32003, "post") },
+			req:  call("subtract", "[42,23]", "1"), want: wantErrorMessage(-32003, "post", "1"),
+			seen: seen{calls: 1, result: "19"},
+		},
+		{
+			name: "replaces error",
+			post: func(*jsonrpc.Call, json.RawMessage, *jsonrpc.Error) error { return errors.New("post plain") },
+			req:  call("foo.bar", "", "1"), want: wantErrorMessage(jsonrpc.CodeServerError, "post plain", "1"),
+			seen: seen{calls: 1, result: "<nil>", code: jsonrpc.CodeServerError}, method: "foo.bar",
+		},
+		{
+			name: "SetError replaces result",
+			post: func(c *jsonrpc.Call, _ json.RawMessage, _ *jsonrpc.Error) error {
+				c.SetError(jsonrpc.NewError(-32004, "post set"))
+				return nil
+			},
+			req: call("subtract", "[42,23]", "1"), want: wantErrorMessage(-32004, "post set", "1"),
+			seen: seen{calls: 1, result: "19"},
+		},
+		{
+			name: "panics",
+			post: func(*jsonrpc.Call, json.RawMessage, *jsonrpc.Error) error { panic("post") },
+			req:  call("subtract", "[42,23]", "1"), want: wantError(jsonrpc.CodeInternalError, "1"),
+			seen: seen{calls: 1, result: "19"},
+		},
+		{
+			name: "runs for notifications",
+			post: func(*jsonrpc.Call, json.RawMessage, *jsonrpc.Error) error { return errors.New("unseen") },
+			req:  call("subtract", "[42,23]", ""), want: "",
+			seen: seen{calls: 1, result: "19"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var got seen
+			srv := demo.NewServer(jsonrpc.OnPostProcess(func(_ context.Context, c *jsonrpc.Call, result json.RawMessage, e *jsonrpc.Error) error {
+				got.calls++
+				got.result = "<nil>"
+				if result != nil {
+					got.result = string(result)
+				}
+				if e != nil {
+					got.code = e.Code
+				}
+				return tt.post(c, result, e)
+			}))
+			if tt.method != "" {
+				if err := srv.Register(tt.method, func() error { return errors.New("method failed") }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			checkCase(t, srv, rpcCase{name: tt.name, req: tt.req, want: tt.want, data: tt.data})
+			if got != tt.seen {
+				t.Errorf("post hook saw %+v, want %+v", got, tt.seen)
+			}
+		})
+	}
+}
+
+func TestOnError(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		method    string
+		params    string
+		hook      func(t *testing.T, cause error, e *jsonrpc.Error) *jsonrpc.Error
+		want      string
+		data      string
+		notCalled bool
+	}{
+		{
+			name: "rewrites plain error", method: "failPlain",
+			hook: func(t *testing.T, cause error, e *jsonrpc.Error) *jsonrpc.Error {
+				if cause.Error() != "plain failure" || e.Code != jsonrpc.CodeServerError {
+					t.Errorf("OnError(%v, %+v), want the method's error and -32000", cause, e)
+				}
+				return jsonrpc.NewError(-32050, "rewritten: "+cause.Error())
+			},
+			want: wantErrorMessage(-32050, "rewritten: plain failure", "1"),
+		},
+		{
+			name: "rewrites panic", method: "panic",
+			hook: func(t *testing.T, cause error, e *jsonrpc.Error) *jsonrpc.Error {
+				var pe *jsonrpc.PanicError
+				if !errors.As(cause, &pe) {
+					t.Errorf("OnError cause is %T, want *jsonrpc.PanicError", cause)
+					return nil
+				}
+				if pe.Value != "kaboom" || len(pe.Stack) == 0 || e.Code != jsonrpc.CodeInternalError {
+					t.Errorf("OnError(PanicError{Value: %v, %d bytes of stack}, %+v), want kaboom, a stack and -32603", pe.Value, len(pe.Stack), e)
+				}
+				return jsonrpc.NewError(-32051, fmt.Sprint("panic: ", pe.Value))
+			},
+			want: wantErrorMessage(-32051, "panic: kaboom", "1"),
+		},
+		{
+			name: "sees *Error", method: "fail",
+			hook: func(t *testing.T, cause error, e *jsonrpc.Error) *jsonrpc.Error {
+				var je *jsonrpc.Error
+				if !errors.As(cause, &je) || je.Code != -32001 || e.Code != -32001 || jsonrpc.ErrorCode(cause) != -32001 {
+					t.Errorf("OnError(%v, %+v), want the wrapped -32001", cause, e)
+				}
+				return nil
+			},
+			want: `{"jsonrpc":"2.0","error":{"code":-32001,"message":"custom failure","data":{"retry":true}},"id":1}`,
+		},
+		{
+			name: "nil keeps param error", method: "subtract", params: `["x",1]`,
+			hook: func(t *testing.T, cause error, e *jsonrpc.Error) *jsonrpc.Error {
+				if e.Code != jsonrpc.CodeInvalidParams || jsonrpc.ErrorCode(cause) != jsonrpc.CodeInvalidParams {
+					t.Errorf("OnError(%v, %+v), want -32602", cause, e)
+				}
+				return nil
+			},
+			want: invalidParams, data: "minuend",
+		},
+		{
+			name: "rewrites with data", method: "nan",
+			hook: func(t *testing.T, cause error, e *jsonrpc.Error) *jsonrpc.Error {
+				return e.WithData(map[string]string{"why": "NaN"})
+			},
+			want: `{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"why":"NaN"}},"id":1}`,
+		},
+		{
+			name: "not called on success", method: "subtract", params: "[42,23]", notCalled: true,
+			hook: func(t *testing.T, cause error, e *jsonrpc.Error) *jsonrpc.Error {
+				t.Errorf("OnError called for a successful call with %v", cause)
+				return nil
+			},
+			want: wantResult("19", "1"),
+		},
+		{
+			name: "not called for unknown method", method: "foobar", notCalled: true,
+			hook: func(t *testing.T, cause error, e *jsonrpc.Error) *jsonrpc.Error {
+				t.Errorf("OnError called for an unknown method with %v", cause)
+				return nil
+			},
+			want: notFound,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			called := 0
+			rs := newRuleServer(t, jsonrpc.OnError(func(ctx context.Context, c *jsonrpc.Call, cause error, e *jsonrpc.Error) *jsonrpc.Error {
+				called++
+				if jsonrpc.CallOf(ctx) != c || c.Method() != tt.method {
+					t.Errorf("OnError got call of %q, want %q", c.Method(), tt.method)
+				}
+				return tt.hook(t, cause, e)
+			}))
+			checkCase(t, rs.Server, rpcCase{name: tt.name, req: call(tt.method, tt.params, "1"), want: tt.want, data: tt.data})
+			want := 1
+			if tt.notCalled {
+				want = 0
+			}
+			if called != want {
+				t.Errorf("OnError called %d times, want %d", called, want)
+			}
+		})
+	}
+}
+
+func TestOnParseError(t *testing.T) {
+	t.Parallel()
+	t.Run("rewrites", func(t *testing.T) {
+		t.Parallel()
+		for _, req := range []string{"", " ", "{", "\ufeff{}", "{}x", nested(jsonrpc.DefaultMaxDepth + 1), "[\"\xff\"]"} {
+			called := 0
+			srv := demo.NewServer(jsonrpc.OnParseError(func(got []byte, cause error, e *jsonrpc.Error) *jsonrpc.Error {
+				called++
+				if string(got) != req {
+					t.Errorf("OnParseError got request %q, want %q", got, req)
+				}
+				if cause == nil || cause.Error() == "" {
+					t.Errorf("OnParseError for %q got cause %v, want a syntax error", req, cause)
+				}
+				if e.Code != jsonrpc.CodeParseError {
+					t.Errorf("OnParseError for %q got %+v, want -32700", req, e)
+				}
+				return e.WithData("custom")
+			}))
+			got := srv.Process(nil, []byte(req))
+			want := `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error","data":"custom"},"id":null}`
+			checkAnswer(t, "rewrites", req, got, want)
+			if called != 1 {
+				t.Errorf("request %q: OnParseError called %d times, want 1", req, called)
+			}
+		}
+	})
+	t.Run("nil keeps default", func(t *testing.T) {
+		t.Parallel()
+		srv := demo.NewServer(jsonrpc.OnParseError(func([]byte, error, *jsonrpc.Error) *jsonrpc.Error { return nil }))
+		checkCase(t, srv, rpcCase{name: "nil", req: "{", want: parseError})
+	})
+	t.Run("not called for valid JSON", func(t *testing.T) {
+		t.Parallel()
+		srv := demo.NewServer(jsonrpc.OnParseError(func(req []byte, cause error, _ *jsonrpc.Error) *jsonrpc.Error {
+			t.Errorf("OnParseError called for %q: %v", req, cause)
+			return nil
+		}))
+		for _, c := range []rpcCase{
+			{name: "call", req: call("subtract", "[42,23]", "1"), want: wantResult("19", "1")},
+			{name: "invalid request", req: `{"jsonrpc":"2.0","method":1,"id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1")},
+			{name: "duplicate member", req: `{"jsonrpc":"2.0","method":"get_data","id":1,"id":1}`, want: invalidRequest},
+			{name: "empty batch", req: `[]`, want: invalidRequest},
+		} {
+			checkCase(t, srv, c)
+		}
+	})
+}
+
+// callInfo is what a method learns from jsonrpc.CallOf.
+type callInfo struct {
+	ID, Method, Params string
+	IDNil, ParamsNil   bool
+	Notification       bool
+	ContextValue       any
+	Session            *jsonrpc.Server
+	UserValue          any
+}
+
+type userKey struct{}
+
+func TestCallOf(t *testing.T) {
+	t.Parallel()
+	if c := jsonrpc.CallOf(context.Background()); c != nil {
+		t.Errorf("CallOf(context.Background()) = %v, want nil", c)
+	}
+	tests := []struct {
+		name    string
+		session string
+		ctx     context.Context
+		req     string
+		want    callInfo // Session is filled in
+	}{
+		{
+			name: "request", session: "s1",
+			ctx:  context.WithValue(jsonrpc.WithContextValue(context.Background(), "transport"), userKey{}, "user"),
+			req:  `{"jsonrpc":"2.0","method":"info","params":[ 1, "two" ],"id": 12.50 }`,
+			want: callInfo{ID: "12.50", Method: "info", Params: `[ 1, "two" ]`, ContextValue: "transport", UserValue: "user"},
+		},
+		{
+			name: "escaped string id", ctx: context.Background(),
+			req:  call("info", "", `"\u00e9"`),
+			want: callInfo{ID: `"\u00e9"`, Method: "info", ParamsNil: true},
+		},
+		{
+			name: "null id", ctx: jsonrpc.WithContextValue(context.Background(), 42),
+			req:  call("info", "[]", "null"),
+			want: callInfo{ID: "null", Method: "info", Params: "[]", ContextValue: 42},
+		},
+		{
+			name: "notification", session: "s2", ctx: context.Background(),
+			req:  call("info", `[1]`, ""),
+			want: callInfo{IDNil: true, Method: "info", Params: "[1]", Notification: true},
+		},
+		{
+			name: "escaped method name", ctx: context.Background(),
+			req:  call(`inf\u006f`, "", "1"),
+			want: callInfo{ID: "1", Method: "info", ParamsNil: true},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			root := jsonrpc.NewServer()
+			srv := root.Session(tt.session)
+			var got callInfo
+			err := srv.Register("info", func(ctx context.Context, _ ...any) bool {
+				c := jsonrpc.CallOf(ctx)
+				// The Call's slices alias the request: copy them.
+				got = callInfo{
+					ID: string(c.ID()), Method: c.Method(), Params: string(c.Params()),
+					IDNil: c.ID() == nil, ParamsNil: c.Params() == nil, Notification: c.IsNotification(),
+					ContextValue: c.ContextValue(), Session: c.Session(), UserValue: ctx.Value(userKey{}),
+				}
+				return true
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := srv.ProcessContext(tt.ctx, nil, []byte(tt.req))
+			if tt.want.Notification {
+				checkAnswer(t, tt.name, tt.req, out, "")
+			} else {
+				checkAnswer(t, tt.name, tt.req, out, wantResult("true", tt.want.ID))
+			}
+			tt.want.Session = srv
+			if got != tt.want {
+				t.Errorf("method saw %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCallSetError(t *testing.T) {
+	t.Parallel()
+	srv := jsonrpc.NewServer()
+	for name, fn := range map[string]any{
+		"replace": func(ctx context.Context) int {
+			jsonrpc.CallOf(ctx).SetError(jsonrpc.NewError(-32010, "set by method"))
+			return 42
+		},
+		"clear": func(ctx context.Context) int {
+			c := jsonrpc.CallOf(ctx)
+			err := errors.New("pending")
+			c.SetError(err)
+			if c.Err() != err {
+				panic("Err does not report the pending error")
+			}
+			c.SetError(nil)
+			if c.Err() != nil {
+				panic("Err reports a cleared error")
+			}
+			return 42
+		},
+		"overrides returned": func(ctx context.Context) (int, error) {
+			jsonrpc.CallOf(ctx).SetError(errors.New("pending wins"))
+			return 0, errors.New("returned")
+		},
+		"from goroutine": func(ctx context.Context) int {
+			c := jsonrpc.CallOf(ctx)
+			done := make(chan struct{})
+			go func() { c.SetError(jsonrpc.NewError(-32011, "async")); close(done) }()
+			<-done
+			return 1
+		},
+	} {
+		srv.MustRegister(name, fn)
+	}
+	for _, c := range []rpcCase{
+		{name: "replaces result", req: call("replace", "", "1"), want: wantErrorMessage(-32010, "set by method", "1")},
+		{name: "notification", req: call("replace", "", ""), want: ""},
+		{name: "nil clears", req: call("clear", "", "1"), want: wantResult("42", "1")},
+		{name: "pending overrides returned error", req: call("overrides returned", "", "1"), want: wantErrorMessage(jsonrpc.CodeServerError, "pending wins", "1")},
+		{name: "from another goroutine", req: call("from goroutine", "", "1"), want: wantErrorMessage(-32011, "async", "1")},
+		{name: "does not leak to next call", req: call("clear", "", "2"), want: wantResult("42", "2")},
+	} {
+		checkCase(t, srv, c)
+	}
+}
+
+func TestSessions(t *testing.T) {
+	t.Parallel()
+	var sessions []string // sessions seen by the pre hook
+	root := demo.NewServer(jsonrpc.OnPreProcess(func(_ context.Context, c *jsonrpc.Call) error {
+		sessions = append(sessions, c.Session().SessionID())
+		return nil
+	}))
+	if root.SessionID() != "" || root.Session("") != root {
+		t.Fatal(`the root server is not the default session ""`)
+	}
+	a := root.Session("a")
+	if a == root || a.SessionID() != "a" || root.Session("a") != a || a.Session("a") != a {
+		t.Fatal(`Session("a") does not return one session with id "a"`)
+	}
+	if a.Session("") != root || a.Session("b") != root.Session("b") {
+		t.Error("sessions do not share one session set")
+	}
+	if err := a.Register("only_a", func() string { return "a" }); err != nil {
+		t.Fatal(err)
+	}
+	checkCase(t, a, rpcCase{name: "own method", req: call("only_a", "", "1"), want: wantResult(`"a"`, "1")})
+	checkCase(t, root, rpcCase{name: "not on root", req: call("only_a", "", "1"), want: notFound})
+	checkCase(t, root.Session("b"), rpcCase{name: "not on b", req: call("only_a", "", "1"), want: notFound})
+	checkCase(t, a, rpcCase{name: "root methods not on a", req: call("subtract", "[42,23]", "1"), want: notFound})
+	if err := a.Register("subtract", func(a, b int) int { return b - a }); err != nil {
+		t.Fatalf("registering a root method name on a session: %v", err)
+	}
+	checkCase(t, a, rpcCase{name: "own subtract", req: call("subtract", "[42,23]", "1"), want: wantResult("-19", "1")})
+	checkCase(t, root, rpcCase{name: "root subtract", req: call("subtract", "[42,23]", "1"), want: wantResult("19", "1")})
+	if want := []string{"a", "a", ""}; !slices.Equal(sessions, want) {
+		t.Errorf("pre hook saw sessions %q, want %q: sessions share options", sessions, want)
+	}
+
+	if s, ok := root.LookupSession("a"); !ok || s != a {
+		t.Errorf(`LookupSession("a") = %p, %v; want %p, true`, s, ok, a)
+	}
+	if s, ok := root.LookupSession(""); !ok || s != root {
+		t.Errorf(`LookupSession("") = %p, %v; want the root, true`, s, ok)
+	}
+	if s, ok := root.LookupSession("nope"); ok || s != nil {
+		t.Errorf(`LookupSession("nope") = %p, %v; want nil, false`, s, ok)
+	}
+	if _, ok := root.LookupSession("nope"); ok {
+		t.Error("LookupSession created a session")
+	}
+	if !root.DestroySession("a") {
+		t.Error(`DestroySession("a") = false, want true`)
+	}
+	if root.DestroySession("a") {
+		t.Error(`second DestroySession("a") = true, want false`)
+	}
+	if root.DestroySession("") {
+		t.Error(`DestroySession("") = true, want false: the default session stays`)
+	}
+	if _, ok := root.LookupSession("a"); ok {
+		t.Error(`LookupSession("a") found a destroyed session`)
+	}
+	a2 := root.Session("a")
+	if a2 == a {
+		t.Fatal(`Session("a") after DestroySession returned the destroyed session`)
+	}
+	checkCase(t, a2, rpcCase{name: "new session is empty", req: call("only_a", "", "1"), want: notFound})
+	checkCase(t, root, rpcCase{name: "root still serves", req: call("subtract", "[42,23]", "1"), want: wantResult("19", "1")})
+}
+
+// Sessions, registration and processing may run concurrently (run with
+// -race).
+func TestConcurrentSessions(t *testing.T) {
+	t.Parallel()
+	const workers, iterations = 16, 200
+	root := demo.NewServer()
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := range iterations {
+				id := fmt.Sprint("s", (w+i)%4)
+				sess := root.Session(id)
+				name := fmt.Sprintf("m%d_%d", w, i)
+				if err := sess.Register(name, func(x int) int { return x + w }); err != nil {
+					t.Errorf("worker %d: Register(%q): %v", w, name, err)
+					return
+				}
+				req := call(name, fmt.Sprintf("[%d]", i), fmt.Sprint(i))
+				if code, res := outcome(sess.ProcessString(req)); code != 0 || res != fmt.Sprint(i+w) {
+					t.Errorf("worker %d: session %s answered %s with code %d, result %s; want result %d", w, id, req, code, res, i+w)
+					return
+				}
+				if code, _ := outcome(root.ProcessString(req)); code != jsonrpc.CodeMethodNotFound {
+					t.Errorf("worker %d: root answered %s with code %d, want -32601", w, req, code)
+				}
+				if code, res := outcome(root.ProcessString(demo.Batch)); code != 0 || !strings.HasPrefix(res, "[") || strings.Contains(res, `"error"`) {
+					t.Errorf("worker %d: demo batch answered with code %d, result %s", w, code, res)
+				}
+				if !sess.Unregister(name) {
+					t.Errorf("worker %d: Unregister(%q) = false", w, name)
+				}
+				root.LookupSession(id)
+				if i%50 == 49 {
+					root.DestroySession(id)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// outcome returns the error code of a response, or 0 and its result; for a
+// batch, 0 and the whole response. It does not stop the test, so that
+// goroutines may call it.
+func outcome(resp string) (jsonrpc.Code, string) {
+	if strings.HasPrefix(resp, "[") {
+		return 0, resp
+	}
+	var r struct {
+		Result json.RawMessage
+		Error  *jsonrpc.Error
+	}
+	if err := json.Unmarshal([]byte(resp), &r); err != nil {
+		return -1, resp
+	}
+	if r.Error != nil {
+		return r.Error.Code, ""
+	}
+	return 0, string(r.Result)
 }
