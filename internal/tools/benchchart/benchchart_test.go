@@ -1,0 +1,411 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fixtureRow makes a row whose runs are median*0.98, median, median*1.01.
+func fixtureRow(name string, workers int, median float64) row {
+	return row{Name: name, Workers: workers,
+		Runs:      []float64{median * 0.98, median, median * 1.01},
+		MedianRPS: median, MinRPS: median * 0.98, MaxRPS: median * 1.01,
+		NsPerCall: float64(workers) * 1e9 / median}
+}
+
+func fixtureReport(mode, date string, rows ...row) *report {
+	return &report{Date: date, Go: "go1.26.8", CPU: "Test CPU <fixture>", Cores: 2, GOMAXPROCS: 2,
+		Mode: mode, Duration: "10ms", Rows: rows}
+}
+
+// fixtureSets is a small result set of every kind, under the file names that
+// readmeFigures quotes.
+func fixtureSets() map[string]*report {
+	return map[string]*report{
+		"2026-11-29-async-inline.json": fixtureReport("async-inline", "2026-11-29T21:07:20Z",
+			fixtureRow("calc-mix/Process", 1, 1_234_567), fixtureRow("calc-mix/Process", 2, 2_400_000),
+			fixtureRow("calc-mix", 1, 1_200_000), fixtureRow("calc-mix", 2, 2_345_678),
+			fixtureRow("func", 1, 987_654), fixtureRow("func", 2, 1_876_543),
+			fixtureRow("service", 1, 1_111_111), fixtureRow("service", 2, 2_222_222)),
+		"2026-11-29-tcp.json": fixtureReport("tcp", "2026-11-29T21:07:06Z",
+			fixtureRow("process", 1, 3_456_789), fixtureRow("tcp-inline", 1, 1_500_000),
+			fixtureRow("tcp-concurrent", 1, 1_450_000), fixtureRow("tcp-suspend", 1, 321_000)),
+		"2026-11-29-http-1.json":  fixtureReport("http", "2026-11-29T21:07:12Z", fixtureRow("http", 1, 12_345)),
+		"2026-11-29-http-16.json": fixtureReport("http", "2026-11-29T21:07:19Z", fixtureRow("http", 16, 45_678)),
+	}
+}
+
+// fixtureREADME quotes the fixture data as formatRate writes it (computed by
+// hand here, not with formatRate).
+const fixtureREADME = "# fixture\n\n## Performance\n\n" +
+	"| row | calls/s |\n|---|---:|\n| calc mix through `Process` | 9.99 M |\n\n" + // another section: not compared
+	"## Async\n\nText.\n\n" +
+	"| row | workers | calls/s | ns/call | allocs/call |\n" +
+	"|---|---:|---:|---:|---:|\n" +
+	"| calc mix through `Process` | 1 / 2 | 1.23 M / 2.40 M | 810 / 833 | 0 |\n" +
+	"| calc mix through `ProcessAsync`, inline | 1 / 2 | 1.20 M / 2.35 M | 833 / 853 | 0 |\n" +
+	"| plain function `add`, inline | 1 / 2 | 0.99 M / 1.88 M | 1 / 1 | 0 |\n" +
+	"| method of a registered service, inline | 1 / 2 | 1.11 M / 2.22 M | 900 / 900 | 0 |\n" +
+	"\n## Hosting\n\n" +
+	"| transport | connections | requests/s | allocs/request | latency p50 / p99 |\n" +
+	"|---|---:|---:|---:|---:|\n" +
+	"| `Process`, no network (same run) | - | 3.46 M | 0 | - |\n" +
+	"| TCP, newline framing, `Inline` ordering, calc mix | 1 | 1.50 M | 0 | 1 / 2 µs |\n" +
+	"| TCP, `Concurrent` ordering, calc mix | 1 | 1.45 M | 0 | 1 / 2 µs |\n" +
+	"| TCP, `Concurrent`, every call a `Blocking` method | 1 | 0.32 M | 2 | 1 / 2 µs |\n" +
+	"| HTTP/1.1 keep-alive, calc mix | 1 | 12.3 k | 26 | 1 / 2 µs |\n" +
+	"| HTTP/1.1 keep-alive, calc mix | 16 | 45.7 k | 26 | 1 / 2 µs |\n" +
+	"\n## License\n\n| HTTP/1.1 keep-alive, calc mix | 16 | 1 k |\n"
+
+// fixtureTree writes the fixture data and README into a temporary directory
+// and returns the run flags that point at it.
+func fixtureTree(t *testing.T) (dir string, flags []string) {
+	t.Helper()
+	dir = t.TempDir()
+	data := filepath.Join(dir, "bench")
+	if err := os.Mkdir(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, r := range fixtureSets() {
+		b, err := json.MarshalIndent(r, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(data, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(fixtureREADME), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, []string{"-data", data, "-out", filepath.Join(dir, "charts"), "-readme", filepath.Join(dir, "README.md")}
+}
+
+func runTool(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func fixtureCharts(t *testing.T) []chart {
+	t.Helper()
+	var reps []*report
+	for name, r := range fixtureSets() {
+		r.File = name
+		reps = append(reps, r)
+	}
+	charts, err := renderAll(reps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return charts
+}
+
+func TestRenderDeterministic(t *testing.T) {
+	a, b := fixtureCharts(t), fixtureCharts(t) // map order differs between the two
+	if len(a) != 3 || len(b) != 3 {
+		t.Fatalf("got %d and %d charts, want 3", len(a), len(b))
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || !bytes.Equal(a[i].SVG, b[i].SVG) {
+			t.Errorf("%s: two renderings of the same data differ", a[i].Name)
+		}
+	}
+
+	// Through the files too: loading and rendering twice.
+	_, flags := fixtureTree(t)
+	for i := 0; i < 2; i++ {
+		reps, err := loadDir(flags[1], io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := renderAll(reps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range c {
+			if !bytes.Equal(c[j].SVG, a[j].SVG) {
+				t.Errorf("%s: rendering from the files differs from rendering the fixtures", c[j].Name)
+			}
+		}
+	}
+}
+
+// wellFormed decodes svg to its end with encoding/xml.
+func wellFormed(t *testing.T, name string, svg []byte) {
+	t.Helper()
+	d := xml.NewDecoder(bytes.NewReader(svg))
+	d.Strict = true
+	root := ""
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: not well-formed XML: %v", name, err)
+		}
+		if se, ok := tok.(xml.StartElement); ok && root == "" {
+			root = se.Name.Local
+			if se.Name.Space != "http://www.w3.org/2000/svg" {
+				t.Errorf("%s: root namespace %q", name, se.Name.Space)
+			}
+		}
+	}
+	if root != "svg" {
+		t.Errorf("%s: root element %q, want svg", name, root)
+	}
+}
+
+func TestChartContents(t *testing.T) {
+	want := map[string][]string{
+		"async-inline.svg": {"calc-mix/Process", "calc-mix", "func", "service",
+			"1.23 M", "2.40 M", "1.20 M", "2.35 M", "0.99 M", "1.88 M", "1.11 M", "2.22 M",
+			"1 worker", "2 workers", "calls/s"},
+		"hosting.svg": {"process (no network)", "tcp-inline", "tcp-concurrent", "tcp-suspend",
+			"http, 1 conn", "http, 16 conns",
+			"3.46 M", "1.50 M", "1.45 M", "0.32 M", "12.3 k", "45.7 k", "requests/s"},
+		"scaling.svg": {"calc-mix/Process (Process)", "calc-mix (ProcessAsync, inline)",
+			"1.23 M", "2.40 M", "1.20 M", "2.35 M", "1.94× at 2 workers", "1.95× at 2 workers", "workers"},
+	}
+	common := []string{"2026-11-29", "go1.26.8", "Test CPU &lt;fixture&gt;", "2 cores", `width="720"`}
+	for _, c := range fixtureCharts(t) {
+		wellFormed(t, c.Name, c.SVG)
+		s := string(c.SVG)
+		ws, ok := want[c.Name]
+		if !ok {
+			t.Errorf("unexpected chart %s", c.Name)
+			continue
+		}
+		for _, w := range append(ws, common...) {
+			if !strings.Contains(s, w) {
+				t.Errorf("%s does not contain %q", c.Name, w)
+			}
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	dir, flags := fixtureTree(t)
+	charts := filepath.Join(dir, "charts")
+
+	// -check before any chart is written: each is missing.
+	code, _, errOut := runTool(t, append(flags, "-check")...)
+	if code != 1 {
+		t.Fatalf("-check with no charts: exit %d, want 1; stderr:\n%s", code, errOut)
+	}
+	for _, n := range []string{"async-inline.svg", "hosting.svg", "scaling.svg"} {
+		if !strings.Contains(errOut, filepath.Join(charts, n)+": missing") {
+			t.Errorf("-check with no charts does not name %s as missing:\n%s", n, errOut)
+		}
+	}
+
+	if code, out, errOut := runTool(t, flags...); code != 0 {
+		t.Fatalf("writing: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut := runTool(t, append(flags, "-check")...)
+	if code != 0 {
+		t.Fatalf("-check on charts just written: exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "3 charts") || !strings.Contains(out, "9 figures") {
+		t.Errorf("-check summary: %q", out)
+	}
+
+	// A changed chart.
+	hosting := filepath.Join(charts, "hosting.svg")
+	orig, err := os.ReadFile(hosting)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := bytes.Replace(orig, []byte("1.50 M"), []byte("1.51 M"), 1)
+	if err := os.WriteFile(hosting, changed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = runTool(t, append(flags, "-check")...)
+	if code != 1 || !strings.Contains(errOut, hosting+": differs") {
+		t.Errorf("-check with a changed chart: exit %d, stderr:\n%s", code, errOut)
+	}
+	if strings.Contains(errOut, "scaling.svg") || strings.Contains(errOut, "async-inline.svg") {
+		t.Errorf("-check names unchanged charts:\n%s", errOut)
+	}
+	if err := os.WriteFile(hosting, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// A missing chart.
+	scaling := filepath.Join(charts, "scaling.svg")
+	if err := os.Remove(scaling); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = runTool(t, append(flags, "-check")...)
+	if code != 1 || !strings.Contains(errOut, scaling+": missing") {
+		t.Errorf("-check with a missing chart: exit %d, stderr:\n%s", code, errOut)
+	}
+	if code, _, errOut := runTool(t, flags...); code != 0 {
+		t.Fatalf("rewriting: exit %d\n%s", code, errOut)
+	}
+
+	// Data changed after the charts were drawn: every chart of that set differs.
+	data := flags[1]
+	sets := fixtureSets()
+	r := sets["2026-11-29-tcp.json"]
+	r.Rows[1].MedianRPS = 1_600_000
+	b, _ := json.Marshal(r)
+	tcpPath := filepath.Join(data, "2026-11-29-tcp.json")
+	origTCP, _ := os.ReadFile(tcpPath)
+	if err := os.WriteFile(tcpPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = runTool(t, append(flags, "-check")...)
+	if code != 1 || !strings.Contains(errOut, hosting+": differs") ||
+		!strings.Contains(errOut, `README says "1.50 M", expected "1.60 M"`) {
+		t.Errorf("-check after a data change: exit %d, stderr:\n%s", code, errOut)
+	}
+	if err := os.WriteFile(tcpPath, origTCP, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCheckREADME(t *testing.T) {
+	for _, tc := range []struct {
+		name, old, new string
+		want           []string // in stderr
+	}{
+		{"async cell", "| 1.20 M / 2.35 M |", "| 1.20 M / 2.36 M |", []string{
+			"README.md:", "Async table, row \"calc mix through `ProcessAsync`, inline\"",
+			`README says "1.20 M / 2.36 M", expected "1.20 M / 2.35 M"`,
+			`median_rps of "calc-mix" at 1 / 2 workers`}},
+		{"http 16", "| 16 | 45.7 k |", "| 16 | 45.6 k |", []string{
+			`with connections 16`, `README says "45.6 k", expected "45.7 k"`, "2026-11-29-http-16.json"}},
+		{"tcp-suspend", "| 0.32 M |", "| 321.0 k |", []string{
+			`README says "321.0 k", expected "0.32 M"`}},
+		{"row renamed", "| TCP, `Concurrent` ordering, calc mix |", "| TCP, concurrent ordering |", []string{
+			"row \"TCP, `Concurrent` ordering, calc mix\" with a \"requests/s\" column not found; expected requests/s \"1.45 M\""}},
+		{"section renamed", "## Hosting", "## Serving", []string{`no section "## Hosting"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, flags := fixtureTree(t)
+			if code, _, errOut := runTool(t, flags...); code != 0 {
+				t.Fatalf("writing: exit %d\n%s", code, errOut)
+			}
+			if !strings.Contains(fixtureREADME, tc.old) {
+				t.Fatalf("fixture README lacks %q", tc.old)
+			}
+			readme := strings.Replace(fixtureREADME, tc.old, tc.new, 1)
+			if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(readme), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, _, errOut := runTool(t, append(flags, "-check")...)
+			if code != 1 {
+				t.Fatalf("exit %d, want 1; stderr:\n%s", code, errOut)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errOut)
+				}
+			}
+			if strings.Contains(errOut, ".svg") {
+				t.Errorf("charts reported although only the README changed:\n%s", errOut)
+			}
+		})
+	}
+}
+
+func TestUnknownFilesIgnored(t *testing.T) {
+	_, flags := fixtureTree(t)
+	data := flags[1]
+	for name, content := range map[string]string{
+		"notes.json":   `{"hello": "world"}`,
+		"broken.json":  `{"mode": "tcp", "rows": [`,
+		"scale.json":   `{"mode": "scale", "rows": [{"name": "", "workers": 0}]}`,
+		"readme.txt":   "not json at all",
+		"array.json":   `[1, 2, 3]`,
+		"numbers.json": `{"mode": 3}`,
+	} {
+		if err := os.WriteFile(filepath.Join(data, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, _, errOut := runTool(t, flags...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	for _, n := range []string{"notes.json", "broken.json", "scale.json", "array.json", "numbers.json"} {
+		if !strings.Contains(errOut, "warning: skipping "+filepath.Join(data, n)) {
+			t.Errorf("no warning for %s:\n%s", n, errOut)
+		}
+	}
+	if strings.Contains(errOut, "readme.txt") {
+		t.Errorf("warned about a file that is not .json:\n%s", errOut)
+	}
+	if code, out, errOut := runTool(t, append(flags, "-check")...); code != 0 {
+		t.Errorf("-check: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+func TestLatestSetIsCharted(t *testing.T) {
+	_, flags := fixtureTree(t)
+	newer := fixtureReport("async-inline", "2026-12-01T10:00:00Z",
+		fixtureRow("calc-mix/Process", 1, 4_444_444), fixtureRow("calc-mix", 1, 4_333_333))
+	b, _ := json.Marshal(newer)
+	if err := os.WriteFile(filepath.Join(flags[1], "2026-12-01-async-inline.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reps, err := loadDir(flags[1], io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	charts, err := renderAll(reps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(charts[0].SVG)
+	if !strings.Contains(s, "4.44 M") || strings.Contains(s, "1.23 M") || !strings.Contains(s, "2026-12-01-async-inline.json") {
+		t.Errorf("async-inline.svg is not drawn from the newest set")
+	}
+}
+
+func TestFormatRate(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{
+		{7808731.931237892, "7.81 M"},
+		{15547065.120930115, "15.55 M"},
+		{641991.3000267228, "0.64 M"},
+		{100000, "0.10 M"},
+		{32721.744639504832, "32.7 k"},
+		{63771.7226073637, "63.8 k"},
+		{999, "999"},
+	} {
+		if got := formatRate(tc.v); got != tc.want {
+			t.Errorf("formatRate(%v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}
+
+func TestNiceAxis(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{
+		{15672050, "0 5 M 10 M 15 M 20 M"},
+		{7934332, "0 2 M 4 M 6 M 8 M"},
+		{66460, "0 20 k 40 k 60 k 80 k"},
+		{2_100_000, "0 0.5 M 1.0 M 1.5 M 2.0 M 2.5 M"},
+		{40, "0 10 20 30 40"},
+	} {
+		_, ls := niceAxis(tc.v).ticks()
+		if got := strings.Join(ls, " "); got != tc.want {
+			t.Errorf("niceAxis(%v) ticks %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}

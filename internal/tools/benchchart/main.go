@@ -1,0 +1,183 @@
+// Command benchchart draws the benchmark results recorded in docs/bench/ as
+// SVG charts and checks that the README's figures are the recorded ones.
+//
+// Run it from the repository root:
+//
+//	go run ./internal/tools/benchchart          # write docs/bench/charts/*.svg
+//	go run ./internal/tools/benchchart -check   # verify charts and README figures
+//
+// It reads every *.json file of the data directory that cmd/rpcbench -json
+// wrote (a file it does not understand is skipped with a warning on stderr)
+// and renders, from the latest result set of each kind (by its date):
+//
+//	async-inline.svg  median calls/s of each row of the async-inline set at
+//	                  each worker count, with min–max whiskers
+//	hosting.svg       requests/s of the tcp set's rows and of the http sets'
+//	                  rows by connection count, with min–max whiskers
+//	scaling.svg       calls/s by worker count of the calc-mix rows of the
+//	                  async-inline set (Process and ProcessAsync)
+//
+// The SVG is written by hand with fixed formatting, so the same data gives the
+// same bytes.
+//
+// With -check it writes nothing: it renders the charts in memory and fails
+// (exit 1, naming each file) when a chart on disk is missing or differs, and
+// it compares the README figures listed in readmeFigures below with the data
+// points they quote, naming the expected value of each mismatch. Exit status
+// 2 means it could not do its job (unreadable data, bad flags).
+//
+// # README figures
+//
+// Each entry of readmeFigures names a README table row by the "## " heading
+// of its section and its first cell (plus the value of a key column where two
+// rows share a first cell), the column compared (by its header), and the data
+// point it quotes: a result file of the data directory, a row name and one
+// worker count per " / "-separated part of the cell. The expected cell is the
+// row's median_rps at those worker counts, each formatted as the README
+// writes rates (see formatRate: "7.81 M" at 100k and above, "32.7 k" below),
+// joined by " / ". The comparison is of the exact cell text.
+//
+//	section   README row (first cell)                           compared    data
+//	Async     calc mix through `Process`                        calls/s     async-inline  calc-mix/Process  1 / 2
+//	Async     calc mix through `ProcessAsync`, inline           calls/s     async-inline  calc-mix          1 / 2
+//	Async     method of a registered service, inline            calls/s     async-inline  service           1 / 2
+//	Hosting   `Process`, no network (same run)                  requests/s  tcp           process           1
+//	Hosting   TCP, newline framing, `Inline` ordering, calc mix requests/s  tcp           tcp-inline        1
+//	Hosting   TCP, `Concurrent` ordering, calc mix              requests/s  tcp           tcp-concurrent    1
+//	Hosting   TCP, `Concurrent`, every call a `Blocking` method requests/s  tcp           tcp-suspend       1
+//	Hosting   HTTP/1.1 keep-alive, calc mix (connections 1)     requests/s  http-1        http              1
+//	Hosting   HTTP/1.1 keep-alive, calc mix (connections 16)    requests/s  http-16       http              16
+//
+// where the files are docs/bench/2026-11-29-{async-inline,tcp,http-1,http-16}.json.
+// When the README quotes a newer result set, update the file names here.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// readmeFigures is the mapping from README table cells to data points; see
+// the package documentation.
+var readmeFigures = []figure{
+	{Section: "Async", Row: "calc mix through `Process`", Column: "calls/s",
+		File: "2026-11-29-async-inline.json", Name: "calc-mix/Process", Workers: []int{1, 2}},
+	{Section: "Async", Row: "calc mix through `ProcessAsync`, inline", Column: "calls/s",
+		File: "2026-11-29-async-inline.json", Name: "calc-mix", Workers: []int{1, 2}},
+	{Section: "Async", Row: "method of a registered service, inline", Column: "calls/s",
+		File: "2026-11-29-async-inline.json", Name: "service", Workers: []int{1, 2}},
+	{Section: "Hosting", Row: "`Process`, no network (same run)", Column: "requests/s",
+		File: "2026-11-29-tcp.json", Name: "process", Workers: []int{1}},
+	{Section: "Hosting", Row: "TCP, newline framing, `Inline` ordering, calc mix", Column: "requests/s",
+		File: "2026-11-29-tcp.json", Name: "tcp-inline", Workers: []int{1}},
+	{Section: "Hosting", Row: "TCP, `Concurrent` ordering, calc mix", Column: "requests/s",
+		File: "2026-11-29-tcp.json", Name: "tcp-concurrent", Workers: []int{1}},
+	{Section: "Hosting", Row: "TCP, `Concurrent`, every call a `Blocking` method", Column: "requests/s",
+		File: "2026-11-29-tcp.json", Name: "tcp-suspend", Workers: []int{1}},
+	{Section: "Hosting", Row: "HTTP/1.1 keep-alive, calc mix", KeyColumn: "connections", KeyValue: "1", Column: "requests/s",
+		File: "2026-11-29-http-1.json", Name: "http", Workers: []int{1}},
+	{Section: "Hosting", Row: "HTTP/1.1 keep-alive, calc mix", KeyColumn: "connections", KeyValue: "16", Column: "requests/s",
+		File: "2026-11-29-http-16.json", Name: "http", Workers: []int{16}},
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is the command: it returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("benchchart", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dataDir := fs.String("data", filepath.Join("docs", "bench"), "directory of rpcbench -json result files")
+	outDir := fs.String("out", filepath.Join("docs", "bench", "charts"), "directory of the SVG charts")
+	readme := fs.String("readme", "README.md", "README whose figures -check compares with the data")
+	check := fs.Bool("check", false, "write nothing; fail when a chart or a README figure differs from the data")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: go run ./internal/tools/benchchart [-check] [-data DIR] [-out DIR] [-readme FILE]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return 2
+	}
+
+	reports, err := loadDir(*dataDir, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "benchchart: %v\n", err)
+		return 2
+	}
+	charts, err := renderAll(reports)
+	if err != nil {
+		fmt.Fprintf(stderr, "benchchart: %v\n", err)
+		return 2
+	}
+
+	if !*check {
+		if err := os.MkdirAll(*outDir, 0o755); err != nil {
+			fmt.Fprintf(stderr, "benchchart: %v\n", err)
+			return 2
+		}
+		for _, c := range charts {
+			p := filepath.Join(*outDir, c.Name)
+			if err := os.WriteFile(p, c.SVG, 0o644); err != nil {
+				fmt.Fprintf(stderr, "benchchart: %v\n", err)
+				return 2
+			}
+			fmt.Fprintf(stdout, "wrote %s (%d bytes)\n", p, len(c.SVG))
+		}
+		return 0
+	}
+
+	var problems []string
+	stale := false // a chart is missing or differs
+	for _, c := range charts {
+		before := len(problems)
+		p := filepath.Join(*outDir, c.Name)
+		disk, err := os.ReadFile(p)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			problems = append(problems, fmt.Sprintf("%s: missing (from %s)", p, strings.Join(c.Sources, ", ")))
+		case err != nil:
+			problems = append(problems, fmt.Sprintf("%s: %v", p, err))
+		case !bytes.Equal(disk, c.SVG):
+			problems = append(problems, fmt.Sprintf("%s: differs from what %s give", p, strings.Join(c.Sources, ", ")))
+		}
+		if len(problems) > before {
+			stale = true
+		}
+	}
+	text, err := os.ReadFile(*readme)
+	if err != nil {
+		fmt.Fprintf(stderr, "benchchart: %v\n", err)
+		return 2
+	}
+	byFile := map[string]*report{}
+	for _, r := range reports {
+		byFile[r.File] = r
+	}
+	figProblems := checkFigures(*readme, string(text), readmeFigures, *dataDir, byFile)
+	problems = append(problems, figProblems...)
+
+	if len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintln(stderr, p)
+		}
+		fmt.Fprintf(stderr, "benchchart: %d problem(s)\n", len(problems))
+		if stale {
+			fmt.Fprintln(stderr, "benchchart: to redraw the charts from the data, run: go run ./internal/tools/benchchart")
+		}
+		return 1
+	}
+	fmt.Fprintf(stdout, "benchchart: %d charts in %s and %d figures of %s match %s\n",
+		len(charts), *outDir, len(readmeFigures), *readme, *dataDir)
+	return 0
+}
