@@ -27,6 +27,9 @@
 // Responses are appended to a per-connection buffer, which is written when
 // it fills and whenever the connection is about to wait for input, so that a
 // burst of requests gets few writes and a lone request is answered at once.
+// With Concurrent ordering, replies that finish while the connection waits
+// for input are written by a per-connection flusher goroutine, so replies
+// finishing together share a write.
 //
 // # Limits
 //
