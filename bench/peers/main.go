@@ -1,0 +1,317 @@
+// Command peers compares the calculator workload of this library's
+// benchmarks (the five methods of demo.Requests) through this library and
+// through other Go RPC libraries, in one process and one run: over one
+// pipelined loopback TCP connection driven by the same raw-bytes client,
+// and in process where a library has a direct entry point, against a floor
+// that only finds each request's id.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+const reference = "jsonrpc-go"
+
+// Report and Row are cmd/rpcbench's JSON shape (mode "peers"), with the
+// row's scenario and its ratio to this library added.
+type Report struct {
+	Date       string `json:"date"`
+	Go         string `json:"go"`
+	GOOS       string `json:"goos"`
+	GOARCH     string `json:"goarch"`
+	CPU        string `json:"cpu"`
+	Cores      int    `json:"cores"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	Mode       string `json:"mode"`
+	Duration   string `json:"duration"`
+	Rows       []Row  `json:"rows"`
+	Skipped    []Skip `json:"skipped,omitempty"`
+}
+
+type Row struct {
+	Name          string    `json:"name"` // "scenario peer"
+	Workers       int       `json:"workers"`
+	Runs          []float64 `json:"runs"`
+	MedianRPS     float64   `json:"median_rps"`
+	MinRPS        float64   `json:"min_rps"`
+	MaxRPS        float64   `json:"max_rps"`
+	NsPerCall     float64   `json:"ns_per_call"`
+	AllocsPerCall float64   `json:"allocs_per_call"` // process-wide Mallocs delta / calls
+	Note          string    `json:"note,omitempty"`
+	// Scenario is "tcp" or "inproc"; Peer the library; RatioToRef the
+	// median over this library's median in the same scenario.
+	Scenario   string  `json:"scenario"`
+	Peer       string  `json:"peer"`
+	RatioToRef float64 `json:"ratio_to_jsonrpc_go"`
+}
+
+// Skip is a (scenario, peer) not measured, and why.
+type Skip struct {
+	Scenario string `json:"scenario"`
+	Peer     string `json:"peer"`
+	Why      string `json:"why"`
+}
+
+// A target is one row ready to measure.
+type target struct {
+	scenario, peer, note string
+	run                  func(d time.Duration) (measurement, error)
+	close                func()
+}
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("peers", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	d := fs.Duration("d", time.Second, "duration of each run of each row")
+	runs := fs.Int("runs", 3, "runs per row, interleaved; the table shows the median")
+	jsonFile := fs.String("json", "", "write the results as JSON to `FILE`")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *d <= 0 || *runs < 1 || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "peers: -d must be positive, -runs at least 1, no arguments")
+		return 2
+	}
+	rep, err := measureAll(*d, *runs, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "peers: refusing to measure:", err)
+		return 1
+	}
+	printTable(stdout, rep, *runs)
+	if *jsonFile != "" {
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err == nil {
+			err = os.WriteFile(*jsonFile, append(b, '\n'), 0o644)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "peers:", err)
+			return 1
+		}
+	}
+	return 0
+}
+
+// setup builds and validates every row; it refuses a row whose answers are
+// wrong.
+func setup() ([]*target, []Skip, error) {
+	var ts []*target
+	var skips []Skip
+	fail := func(err error) ([]*target, []Skip, error) {
+		for _, t := range ts {
+			t.close()
+		}
+		return nil, nil, err
+	}
+	for _, p := range peers {
+		if p.tcp == nil {
+			skips = append(skips, Skip{"tcp", p.name, "no server"})
+		} else {
+			srv, err := p.tcp()
+			if err != nil {
+				return fail(fmt.Errorf("tcp %s: %w", p.name, err))
+			}
+			c, err := dialClient(srv.addr, srv.reqs, srv.want, srv.frame)
+			if err != nil {
+				srv.stop()
+				return fail(fmt.Errorf("tcp %s: %w", p.name, err))
+			}
+			if err := c.check(); err != nil {
+				c.close()
+				srv.stop()
+				return fail(fmt.Errorf("tcp %s: first window: %w", p.name, err))
+			}
+			ts = append(ts, &target{scenario: "tcp", peer: p.name, note: p.tcpNote, run: c.run,
+				close: func() { c.close(); srv.stop() }})
+		}
+		if p.inproc == nil {
+			skips = append(skips, Skip{"inproc", p.name, p.skipNote})
+			continue
+		}
+		in, err := p.inproc()
+		if err != nil {
+			return fail(fmt.Errorf("inproc %s: %w", p.name, err))
+		}
+		closeIn := func() {
+			if in.close != nil {
+				in.close()
+			}
+		}
+		if err := in.check(); err != nil {
+			closeIn()
+			return fail(fmt.Errorf("inproc %s: %w", p.name, err))
+		}
+		ts = append(ts, &target{scenario: "inproc", peer: p.name, note: p.inNote, close: closeIn,
+			run: func(d time.Duration) (measurement, error) { return runInproc(in, d) }})
+	}
+	return ts, skips, nil
+}
+
+// runInproc calls in.call for d (checking the clock every 256 calls), then
+// validates the answers again.
+func runInproc(in *inprocTarget, d time.Duration) (measurement, error) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	var calls int64
+	var el time.Duration
+	for {
+		for i := range 256 {
+			in.call(i)
+		}
+		calls += 256
+		if el = time.Since(start); el >= d {
+			break
+		}
+	}
+	runtime.ReadMemStats(&after)
+	m := measurement{calls: calls, mallocs: after.Mallocs - before.Mallocs, elapsed: el}
+	return m, in.check()
+}
+
+func measureAll(d time.Duration, runs int, progress io.Writer) (*Report, error) {
+	ts, skips, err := setup()
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, t := range ts {
+			t.close()
+		}
+	}()
+	ms := make([][]measurement, len(ts))
+	// Runs are interleaved so that drift on a shared machine spreads over
+	// every row.
+	for k := range runs {
+		for i, t := range ts {
+			fmt.Fprintf(progress, "run %d/%d %s %s... ", k+1, runs, t.scenario, t.peer)
+			m, err := t.run(d)
+			if err != nil {
+				fmt.Fprintln(progress, "failed")
+				return nil, fmt.Errorf("%s %s, run %d: %w", t.scenario, t.peer, k+1, err)
+			}
+			fmt.Fprintf(progress, "%s/s\n", fmtRate(m.rps()))
+			ms[i] = append(ms[i], m)
+		}
+	}
+	rep := &Report{
+		Date: time.Now().Format(time.RFC3339), Go: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
+		CPU: cpuModel(), Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
+		Mode: "peers", Duration: d.String(), Rows: []Row{}, Skipped: skips,
+	}
+	for i, t := range ts {
+		r := Row{Name: t.scenario + " " + t.peer, Workers: 1, Scenario: t.scenario, Peer: t.peer,
+			Note: t.note + "; allocs are process-wide (server and client) Mallocs delta / calls"}
+		var calls int64
+		var mallocs uint64
+		for _, m := range ms[i] {
+			r.Runs = append(r.Runs, m.rps())
+			calls += m.calls
+			mallocs += m.mallocs
+		}
+		r.MedianRPS = median(r.Runs)
+		r.MinRPS, r.MaxRPS = slices.Min(r.Runs), slices.Max(r.Runs)
+		if r.MedianRPS > 0 {
+			r.NsPerCall = 1e9 / r.MedianRPS
+		}
+		if calls > 0 {
+			r.AllocsPerCall = float64(mallocs) / float64(calls)
+		}
+		rep.Rows = append(rep.Rows, r)
+	}
+	for i := range rep.Rows {
+		r := &rep.Rows[i]
+		if ref := rep.find(r.Scenario, reference); ref != nil && ref.MedianRPS > 0 {
+			r.RatioToRef = r.MedianRPS / ref.MedianRPS
+		}
+	}
+	return rep, nil
+}
+
+func (r *Report) find(scenario, peer string) *Row {
+	for i := range r.Rows {
+		if r.Rows[i].Scenario == scenario && r.Rows[i].Peer == peer {
+			return &r.Rows[i]
+		}
+	}
+	return nil
+}
+
+func printTable(w io.Writer, rep *Report, runs int) {
+	fmt.Fprintf(w, "calculator mix (demo.Requests: add, addInt, NullableFloatToNullableFloat, Test2, StringMe)\n")
+	fmt.Fprintf(w, "%s %s/%s, %s, %d cores, GOMAXPROCS %d; median of %d runs of %s each, interleaved\n",
+		rep.Go, rep.GOOS, rep.GOARCH, rep.CPU, rep.Cores, rep.GOMAXPROCS, runs, rep.Duration)
+	fmt.Fprintf(w, "tcp: one loopback connection, windows of %d requests per write, at most %d unanswered, same raw-bytes client for every row\n\n", window, inflight)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "scenario\tpeer\treq/s\tmin–max\tns/call\tallocs/call\tvs jsonrpc-go\t")
+	for _, r := range rep.Rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s–%s\t%.0f\t%.2f\t%.3f×\t\n", r.Scenario, r.Peer, fmtRate(r.MedianRPS),
+			fmtRate(r.MinRPS), fmtRate(r.MaxRPS), r.NsPerCall, r.AllocsPerCall, r.RatioToRef)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\njsonrpc-go over each row (median req/s ratio, same scenario):")
+	for _, r := range rep.Rows {
+		if r.Peer == reference || r.MedianRPS == 0 || r.RatioToRef == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "  %-6s jsonrpc-go / %s = %.2f\n", r.Scenario, r.Peer, 1/r.RatioToRef)
+	}
+	fmt.Fprintln(w, "\nframing and protocol per row:")
+	for _, r := range rep.Rows {
+		fmt.Fprintf(w, "  %s %s: %s\n", r.Scenario, r.Peer, strings.TrimSuffix(r.Note, "; allocs are process-wide (server and client) Mallocs delta / calls"))
+	}
+	for _, s := range rep.Skipped {
+		fmt.Fprintf(w, "  %s %s: skipped: %s\n", s.Scenario, s.Peer, s.Why)
+	}
+	fmt.Fprintln(w, "allocs/call: runtime.MemStats.Mallocs delta over the run / calls, process-wide (tcp rows include the load generator; the tcp floor row shows its share)")
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n == 0 {
+		return 0
+	}
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func fmtRate(r float64) string {
+	switch {
+	case r >= 1e6:
+		return fmt.Sprintf("%.2fM", r/1e6)
+	case r >= 1e3:
+		return fmt.Sprintf("%.1fk", r/1e3)
+	}
+	return fmt.Sprintf("%.0f", r)
+}
+
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRows builds and validates every row, runs each briefly, and checks
+// the answers again after the run.
+func TestRows(t *testing.T) {
+	ts, skips, err := setup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		for _, x := range ts {
+			x.close()
+		}
+	}()
+	if want := 2*len(peers) - len(skips); len(ts) != want {
+		t.Fatalf("%d rows, want %d", len(ts), want)
+	}
+	for _, x := range ts {
+		m, err := x.run(30 * time.Millisecond)
+		if err != nil {
+			t.Errorf("%s %s: %v", x.scenario, x.peer, err)
+			continue
+		}
+		if m.calls <= 0 || m.rps() <= 0 {
+			t.Errorf("%s %s: %d calls", x.scenario, x.peer, m.calls)
+		}
+	}
+}
+
+// TestRefusesWrongAnswers checks that a peer answering wrongly is refused
+// before it is measured.
+func TestRefusesWrongAnswers(t *testing.T) {
+	srv, err := floorTCP()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.stop()
+	c, err := dialClient(srv.addr, srv.reqs, mixWant, nil) // the floor's answers are not the calculator's
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.close()
+	if err := c.check(); err == nil {
+		t.Fatal("wrong answers accepted")
+	}
+}
+
+func TestWithID(t *testing.T) {
+	got, err := withID(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`, 321)
+	if err != nil || got != `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":321}` {
+		t.Fatalf("got %s, %v", got, err)
+	}
+	if _, err := withID(`{"id":"x"}`, 1); err == nil {
+		t.Fatal("string id accepted")
+	}
+}
+
+// TestMainJSON runs the command with a tiny duration and parses its JSON.
+func TestMainJSON(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "peers.json")
+	var out, errb bytes.Buffer
+	if code := run([]string{"-d", "20ms", "-runs", "1", "-json", file}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Mode != "peers" || len(rep.Rows) == 0 {
+		t.Fatalf("mode %q, %d rows", rep.Mode, len(rep.Rows))
+	}
+	for _, r := range rep.Rows {
+		if r.MedianRPS <= 0 || r.Note == "" || r.RatioToRef <= 0 || len(r.Runs) != 1 {
+			t.Errorf("row %+v", r)
+		}
+		if r.Peer == reference && r.RatioToRef != 1 {
+			t.Errorf("reference row %s has ratio %v", r.Name, r.RatioToRef)
+		}
+	}
+	for _, want := range []string{"tcp", "inproc", "floor (tokenizer)", "net/rpc/jsonrpc (JSON-RPC 1.0)", "creachadair/jrpc2", "sourcegraph/jsonrpc2"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, out.String())
+		}
+	}
+	if code := run([]string{"-d", "0"}, &out, &errb); code != 2 {
+		t.Errorf("-d 0: exit %d, want 2", code)
+	}
+}
