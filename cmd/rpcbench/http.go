@@ -30,22 +30,19 @@ func (e *env) httpMode(args []string) int {
 			"jsonrpc.HTTPHandler serving the demo services, and N connections of a minimal\n"+
 			"HTTP/1.1 client, each with one request of the calculator mix in flight.\n"+
 			"Latency is per request, from its write to the end of its response.")
-	d := fs.Duration("d", time.Second, "duration of each run")
+	rf := addRunFlags(fs, "duration of each run", 1, "runs; the table shows the median")
+	d, runs, jsonFile := rf.d, rf.runs, rf.jsonFile
 	conns := fs.Int("conns", 1, "connections, one goroutine and one request in flight each")
 	fs.IntVar(conns, "workers", 1, "same as -conns: the row's workers are connections")
-	runs := fs.Int("runs", 1, "runs; the table shows the median")
-	jsonFile := fs.String("json", "", "write the results as JSON to `FILE`")
 	profile := fs.String("cpuprofile", "", "write a CPU profile of the measured runs to `FILE`")
 	if code, ok := e.parse(fs, args); !ok {
 		return code
 	}
-	switch {
-	case *d <= 0:
-		return e.badFlag(fs, "-d must be positive")
-	case *conns < 1:
+	if msg := rf.problem(); msg != "" {
+		return e.badFlag(fs, msg)
+	}
+	if *conns < 1 {
 		return e.badFlag(fs, "-conns must be at least 1")
-	case *runs < 1:
-		return e.badFlag(fs, "-runs must be at least 1")
 	}
 	h, err := e.httpServer()
 	if err != nil {

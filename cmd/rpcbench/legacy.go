@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unsafe"
 
 	"github.com/jsonrpc-go/jsonrpc"
@@ -26,21 +25,18 @@ func (e *env) legacy(args []string) int {
 			"mix; size K sends one batch document of K calculator requests, built once,\n"+
 			"counting K calls per document. Rows are named legacy (size 1) and\n"+
 			"legacy-batchK; the last line names the size with the most calls/s.")
-	d := fs.Duration("d", time.Second, "duration of each run")
-	runs := fs.Int("runs", 3, "runs per batch size; the table shows the median")
+	rf := addRunFlags(fs, "duration of each run", 3, "runs per batch size; the table shows the median")
+	d, runs, jsonFile := rf.d, rf.runs, rf.jsonFile
 	batches := intList(slices.Clone(defaultBatches))
 	fs.Var(&batches, "batches", "comma-separated batch `sizes` (1: single requests)")
 	workers := fs.Int("workers", 1, "worker goroutines (`N`)")
-	jsonFile := fs.String("json", "", "write the results as JSON to `FILE`")
 	if code, ok := e.parse(fs, args); !ok {
 		return code
 	}
-	switch {
-	case *d <= 0:
-		return e.badFlag(fs, "-d must be positive")
-	case *runs < 1:
-		return e.badFlag(fs, "-runs must be at least 1")
-	case *workers < 1:
+	if msg := rf.problem(); msg != "" {
+		return e.badFlag(fs, msg)
+	}
+	if *workers < 1 {
 		return e.badFlag(fs, "-workers must be at least 1")
 	}
 	defs := make([]rowDef, len(batches))

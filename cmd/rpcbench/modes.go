@@ -12,29 +12,59 @@ import (
 	"time"
 )
 
+// runFlags are the flags every measuring mode takes: -d, -runs and -json.
+type runFlags struct {
+	d        *time.Duration
+	runs     *int
+	jsonFile *string
+}
+
+// addRunFlags defines -d, -runs (with the mode's default and wording) and
+// -json on fs.
+func addRunFlags(fs *flag.FlagSet, dUsage string, runs int, runsUsage string) runFlags {
+	return runFlags{
+		d:        fs.Duration("d", time.Second, dUsage),
+		runs:     fs.Int("runs", runs, runsUsage),
+		jsonFile: fs.String("json", "", "write the results as JSON to `FILE`"),
+	}
+}
+
+// problem returns what is wrong with -d or -runs, or "".
+func (r runFlags) problem() string {
+	switch {
+	case *r.d <= 0:
+		return "-d must be positive"
+	case *r.runs < 1:
+		return "-runs must be at least 1"
+	}
+	return ""
+}
+
+// defaultWorkers is 1 and, on a machine with more Ps, GOMAXPROCS.
+func defaultWorkers() intList {
+	w := intList{1}
+	if p := runtime.GOMAXPROCS(0); p > 1 {
+		w = append(w, p)
+	}
+	return w
+}
+
 // sync measures (*jsonrpc.Server).Process for each row and worker count.
 func (e *env) sync(args []string) int {
 	fs := e.flags("sync", "[-d 1s] [-workers 1,2] [-runs R] [-rows a,b] [-json FILE]",
 		"Measures the synchronous entry point (*jsonrpc.Server).Process with W worker\n"+
 			"goroutines, each with its own buffer, for each W in -workers and each row:\n"+
 			"  "+strings.Join(rowNames(e.syncRows), ", ")+".")
-	d := fs.Duration("d", time.Second, "duration of each run")
-	workers := intList{1}
-	if p := runtime.GOMAXPROCS(0); p > 1 {
-		workers = append(workers, p)
-	}
+	rf := addRunFlags(fs, "duration of each run", 1, "runs per row and worker count; the table shows the median")
+	d, runs, jsonFile := rf.d, rf.runs, rf.jsonFile
+	workers := defaultWorkers()
 	fs.Var(&workers, "workers", "comma-separated worker `counts`")
-	runs := fs.Int("runs", 1, "runs per row and worker count; the table shows the median")
 	rows := fs.String("rows", "", "comma-separated rows to measure (default all)")
-	jsonFile := fs.String("json", "", "write the results as JSON to `FILE`")
 	if code, ok := e.parse(fs, args); !ok {
 		return code
 	}
-	switch {
-	case *d <= 0:
-		return e.badFlag(fs, "-d must be positive")
-	case *runs < 1:
-		return e.badFlag(fs, "-runs must be at least 1")
+	if msg := rf.problem(); msg != "" {
+		return e.badFlag(fs, msg)
 	}
 	defs, err := findRows(e.syncRows, splitList(*rows))
 	if err != nil {
@@ -55,23 +85,16 @@ func (e *env) async(args []string) int {
 			"whose methods complete inline, and calc-mix through Process for comparison.\n"+
 			"-shape suspend: "+strings.Join(rowNames(suspendRows), ", ")+", whose methods are\n"+
 			"registered with jsonrpc.Blocking; each worker waits for each reply.")
-	d := fs.Duration("d", time.Second, "duration of each run")
-	workers := intList{1}
-	if p := runtime.GOMAXPROCS(0); p > 1 {
-		workers = append(workers, p)
-	}
+	rf := addRunFlags(fs, "duration of each run", 1, "runs per row and worker count; the table shows the median")
+	d, runs, jsonFile := rf.d, rf.runs, rf.jsonFile
+	workers := defaultWorkers()
 	fs.Var(&workers, "workers", "comma-separated worker `counts`")
-	runs := fs.Int("runs", 1, "runs per row and worker count; the table shows the median")
 	shape := fs.String("shape", "inline", "`inline` or suspend")
-	jsonFile := fs.String("json", "", "write the results as JSON to `FILE`")
 	if code, ok := e.parse(fs, args); !ok {
 		return code
 	}
-	switch {
-	case *d <= 0:
-		return e.badFlag(fs, "-d must be positive")
-	case *runs < 1:
-		return e.badFlag(fs, "-runs must be at least 1")
+	if msg := rf.problem(); msg != "" {
+		return e.badFlag(fs, msg)
 	}
 	rep := newReport("async-"+*shape, *d)
 	switch *shape {
@@ -154,24 +177,22 @@ func (e *env) scale(args []string) int {
 			"workers; each run measures them back to back, so that they share machine\n"+
 			"conditions. Exits with status 1 when median req/s at N divided by median\n"+
 			"req/s at 1 is below -min-ratio, unless -report-only.")
-	d := fs.Duration("d", time.Second, "duration of each measurement")
+	rf := addRunFlags(fs, "duration of each measurement", 3, "paired runs")
+	d, runs, jsonFile := rf.d, rf.runs, rf.jsonFile
 	n := fs.Int("workers", runtime.GOMAXPROCS(0), "`N`, the worker count compared with 1")
 	minRatio := fs.Float64("min-ratio", 0, "fail when the N/1 ratio of median req/s is below `R` (0: never)")
 	reportOnly := fs.Bool("report-only", false, "print the verdict but never fail on it")
-	runs := fs.Int("runs", 3, "paired runs")
-	jsonFile := fs.String("json", "", "write the results as JSON to `FILE`")
 	if code, ok := e.parse(fs, args); !ok {
 		return code
 	}
+	if msg := rf.problem(); msg != "" {
+		return e.badFlag(fs, msg)
+	}
 	switch {
-	case *d <= 0:
-		return e.badFlag(fs, "-d must be positive")
 	case *n < 1:
 		return e.badFlag(fs, "-workers must be at least 1")
 	case !(*minRatio >= 0):
 		return e.badFlag(fs, "-min-ratio must be a number >= 0")
-	case *runs < 1:
-		return e.badFlag(fs, "-runs must be at least 1")
 	}
 	counts := []int{1, 2, *n}
 	slices.Sort(counts)

@@ -58,25 +58,23 @@ func (e *env) tcp(args []string) int {
 			"\"add\" registered with jsonrpc.Blocking). The row process is the calculator\n"+
 			"mix through (*jsonrpc.Server).Process on one goroutine, for reference.\n"+
 			"Latency is per window, from its write to its last response.")
-	d := fs.Duration("d", time.Second, "duration of each run")
+	rf := addRunFlags(fs, "duration of each run", 1, "runs per row; the table shows the median")
+	d, runs, jsonFile := rf.d, rf.runs, rf.jsonFile
 	conns := fs.Int("conns", 1, "connections")
 	fs.IntVar(conns, "workers", 1, "same as -conns: the rows' workers are connections")
 	async := fs.Bool("async", false, "also measure the Concurrent ordering rows")
-	runs := fs.Int("runs", 1, "runs per row; the table shows the median")
 	window := fs.Int("window", 64, "requests per write (`K`)")
 	inflight := fs.Int("inflight", 256, "most unanswered requests per connection (`W`), a multiple of -window")
-	jsonFile := fs.String("json", "", "write the results as JSON to `FILE`")
 	profile := fs.String("cpuprofile", "", "write a CPU profile of the measured runs to `FILE`")
 	if code, ok := e.parse(fs, args); !ok {
 		return code
 	}
+	if msg := rf.problem(); msg != "" {
+		return e.badFlag(fs, msg)
+	}
 	switch {
-	case *d <= 0:
-		return e.badFlag(fs, "-d must be positive")
 	case *conns < 1:
 		return e.badFlag(fs, "-conns must be at least 1")
-	case *runs < 1:
-		return e.badFlag(fs, "-runs must be at least 1")
 	case *window < 1:
 		return e.badFlag(fs, "-window must be at least 1")
 	case *inflight < *window || *inflight%*window != 0:
