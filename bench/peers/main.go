@@ -48,8 +48,9 @@ type Row struct {
 	NsPerCall     float64   `json:"ns_per_call"`
 	AllocsPerCall float64   `json:"allocs_per_call"` // process-wide Mallocs delta / calls
 	Note          string    `json:"note,omitempty"`
-	// Scenario is "tcp" or "inproc"; Peer the library; RatioToRef the
-	// median over this library's median in the same scenario.
+	// Scenario is "tcp", "http" or "inproc"; Peer the library; RatioToRef
+	// the median over this library's median in the same scenario (and, for
+	// http, the same number of connections, Workers).
 	Scenario   string  `json:"scenario"`
 	Peer       string  `json:"peer"`
 	RatioToRef float64 `json:"ratio_to_jsonrpc_go"`
@@ -65,6 +66,7 @@ type Skip struct {
 // A target is one row ready to measure.
 type target struct {
 	scenario, peer, note string
+	workers              int // connections of the http scenario; 1 otherwise
 	run                  func(d time.Duration) (measurement, error)
 	close                func()
 }
@@ -116,7 +118,11 @@ func setup() ([]*target, []Skip, error) {
 	}
 	for _, p := range peers {
 		if p.tcp == nil {
-			skips = append(skips, Skip{"tcp", p.name, "no server"})
+			why := "no server"
+			if p.http != nil {
+				why = "HTTP only: no raw TCP server"
+			}
+			skips = append(skips, Skip{"tcp", p.name, why})
 		} else {
 			srv, err := p.tcp()
 			if err != nil {
@@ -134,6 +140,29 @@ func setup() ([]*target, []Skip, error) {
 			}
 			ts = append(ts, &target{scenario: "tcp", peer: p.name, note: p.tcpNote, run: c.run,
 				close: func() { c.close(); srv.stop() }})
+		}
+		if p.http == nil {
+			skips = append(skips, Skip{"http", p.name, p.httpSkip})
+		} else {
+			for _, n := range httpConns {
+				hp, err := p.http()
+				if err != nil {
+					return fail(fmt.Errorf("http %s: %w", p.name, err))
+				}
+				closePeer := func() {
+					if hp.close != nil {
+						hp.close()
+					}
+				}
+				ht, err := newHTTPTarget(hp.handler, hp.reqs, hp.want, n)
+				if err != nil {
+					closePeer()
+					return fail(fmt.Errorf("http %s, %d connections: %w", p.name, n, err))
+				}
+				ts = append(ts, &target{scenario: "http", peer: p.name, workers: n,
+					note: fmt.Sprintf("%s; %d keep-alive connection(s), one request in flight each", p.httpNote, n),
+					run:  ht.run, close: func() { ht.close(); closePeer() }})
+			}
 		}
 		if p.inproc == nil {
 			skips = append(skips, Skip{"inproc", p.name, p.skipNote})
@@ -155,7 +184,20 @@ func setup() ([]*target, []Skip, error) {
 		ts = append(ts, &target{scenario: "inproc", peer: p.name, note: p.inNote, close: closeIn,
 			run: func(d time.Duration) (measurement, error) { return runInproc(in, d) }})
 	}
+	skips = append(skips, Skip{"tcp", "google.golang.org/grpc", "not done yet: unary calls over one loopback connection with a JSON codec (grpc.ForceCodec) on a hand-written service descriptor"})
+	// Table order: tcp, http by connections, inproc; peers in their order.
+	slices.SortStableFunc(ts, func(a, b *target) int { return scenarioRank(a) - scenarioRank(b) })
 	return ts, skips, nil
+}
+
+func scenarioRank(t *target) int {
+	switch t.scenario {
+	case "tcp":
+		return 0
+	case "http":
+		return 1 + t.workers
+	}
+	return 1 << 20
 }
 
 // runInproc calls in.call for d (checking the clock every 256 calls), then
@@ -211,7 +253,7 @@ func measureAll(d time.Duration, runs int, progress io.Writer) (*Report, error) 
 		Mode: "peers", Duration: d.String(), Rows: []Row{}, Skipped: skips,
 	}
 	for i, t := range ts {
-		r := Row{Name: t.scenario + " " + t.peer, Workers: 1, Scenario: t.scenario, Peer: t.peer,
+		r := Row{Name: scenarioLabel(t.scenario, t.workers) + " " + t.peer, Workers: max(t.workers, 1), Scenario: t.scenario, Peer: t.peer,
 			Note: t.note + "; allocs are process-wide (server and client) Mallocs delta / calls"}
 		var calls int64
 		var mallocs uint64
@@ -232,16 +274,16 @@ func measureAll(d time.Duration, runs int, progress io.Writer) (*Report, error) 
 	}
 	for i := range rep.Rows {
 		r := &rep.Rows[i]
-		if ref := rep.find(r.Scenario, reference); ref != nil && ref.MedianRPS > 0 {
+		if ref := rep.find(r.Scenario, r.Workers, reference); ref != nil && ref.MedianRPS > 0 {
 			r.RatioToRef = r.MedianRPS / ref.MedianRPS
 		}
 	}
 	return rep, nil
 }
 
-func (r *Report) find(scenario, peer string) *Row {
+func (r *Report) find(scenario string, workers int, peer string) *Row {
 	for i := range r.Rows {
-		if r.Rows[i].Scenario == scenario && r.Rows[i].Peer == peer {
+		if r.Rows[i].Scenario == scenario && r.Rows[i].Workers == workers && r.Rows[i].Peer == peer {
 			return &r.Rows[i]
 		}
 	}
@@ -252,11 +294,12 @@ func printTable(w io.Writer, rep *Report, runs int) {
 	fmt.Fprintf(w, "calculator mix (demo.Requests: add, addInt, NullableFloatToNullableFloat, Test2, StringMe)\n")
 	fmt.Fprintf(w, "%s %s/%s, %s, %d cores, GOMAXPROCS %d; median of %d runs of %s each, interleaved\n",
 		rep.Go, rep.GOOS, rep.GOARCH, rep.CPU, rep.Cores, rep.GOMAXPROCS, runs, rep.Duration)
-	fmt.Fprintf(w, "tcp: one loopback connection, windows of %d requests per write, at most %d unanswered, same raw-bytes client for every row\n\n", window, inflight)
+	fmt.Fprintf(w, "tcp: one loopback connection, windows of %d requests per write, at most %d unanswered, same raw-bytes client for every row\n", window, inflight)
+	fmt.Fprintf(w, "http N: net/http.Server on loopback, N HTTP/1.1 keep-alive connections of a minimal raw client, one request in flight each; ns/call is 1/throughput\n\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "scenario\tpeer\treq/s\tmin–max\tns/call\tallocs/call\tvs jsonrpc-go\t")
 	for _, r := range rep.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s–%s\t%.0f\t%.2f\t%.3f×\t\n", r.Scenario, r.Peer, fmtRate(r.MedianRPS),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s–%s\t%.0f\t%.2f\t%.3f×\t\n", r.label(), r.Peer, fmtRate(r.MedianRPS),
 			fmtRate(r.MinRPS), fmtRate(r.MaxRPS), r.NsPerCall, r.AllocsPerCall, r.RatioToRef)
 	}
 	tw.Flush()
@@ -265,17 +308,28 @@ func printTable(w io.Writer, rep *Report, runs int) {
 		if r.Peer == reference || r.MedianRPS == 0 || r.RatioToRef == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "  %-6s jsonrpc-go / %s = %.2f\n", r.Scenario, r.Peer, 1/r.RatioToRef)
+		fmt.Fprintf(w, "  %-7s jsonrpc-go / %s = %.2f\n", r.label(), r.Peer, 1/r.RatioToRef)
 	}
 	fmt.Fprintln(w, "\nframing and protocol per row:")
 	for _, r := range rep.Rows {
-		fmt.Fprintf(w, "  %s %s: %s\n", r.Scenario, r.Peer, strings.TrimSuffix(r.Note, "; allocs are process-wide (server and client) Mallocs delta / calls"))
+		fmt.Fprintf(w, "  %s %s: %s\n", r.label(), r.Peer, strings.TrimSuffix(r.Note, "; allocs are process-wide (server and client) Mallocs delta / calls"))
 	}
 	for _, s := range rep.Skipped {
 		fmt.Fprintf(w, "  %s %s: skipped: %s\n", s.Scenario, s.Peer, s.Why)
 	}
 	fmt.Fprintln(w, "allocs/call: runtime.MemStats.Mallocs delta over the run / calls, process-wide (tcp rows include the load generator; the tcp floor row shows its share)")
 }
+
+// scenarioLabel is the scenario as the table shows it: "http N" with N
+// connections for http.
+func scenarioLabel(scenario string, workers int) string {
+	if scenario == "http" {
+		return fmt.Sprintf("http %d", workers)
+	}
+	return scenario
+}
+
+func (r *Row) label() string { return scenarioLabel(r.Scenario, r.Workers) }
 
 func median(xs []float64) float64 {
 	s := slices.Clone(xs)

@@ -39,6 +39,11 @@ type peer struct {
 	inproc   func() (*inprocTarget, error)
 	inNote   string
 	skipNote string // why there is no inproc row
+	// http serves the peer over HTTP/1.1 (the http scenario, at each of
+	// httpConns connections); nil: skipped with httpSkip.
+	http     func() (*httpPeer, error)
+	httpNote string
+	httpSkip string
 }
 
 // A tcpServer is a peer's server listening on loopback, with the requests
@@ -137,26 +142,46 @@ var peers = []peer{
 				},
 			}, nil
 		},
-		inNote: "(*jsonrpc.Server).Process into a reused buffer, one goroutine",
+		inNote:   "(*jsonrpc.Server).Process into a reused buffer, one goroutine",
+		http:     jsonrpcHTTP,
+		httpNote: "net/http.Server with &jsonrpc.HTTPHandler{Server: demo.NewServer()}; one request per POST",
 	},
 	{
 		name:     "net/rpc/jsonrpc (JSON-RPC 1.0)",
 		tcp:      netRPCServer,
 		tcpNote:  `std net/rpc + jsonrpc.NewServerCodec: JSON values back to back (one per line as written); 1.0 requests {"method":"Calculator.Add","params":[{"A":1.5,"B":2.25}],"id":1}, struct/single params; one goroutine per call, responses may reorder`,
 		skipNote: "no in-process entry point (net/rpc serves a ServerCodec; a codec over a pipe is a transport, not a direct call)",
+		httpSkip: "net/rpc's HTTP transport is a CONNECT hijack into the same stream protocol, not one request per POST",
 	},
 	{
-		name:    "creachadair/jrpc2",
-		tcp:     jrpc2TCP,
-		tcpNote: "jrpc2 v1.3.5 server, channel.Line framing (JSON lines), handler.NewPos functions, default concurrency; same JSON-RPC 2.0 requests",
-		inproc:  jrpc2Local,
-		inNote:  "server.NewLocal (channel.Direct) + Client.Call with json.RawMessage params; includes the client's request encoding and goroutine hand-offs",
+		name:     "creachadair/jrpc2",
+		tcp:      jrpc2TCP,
+		tcpNote:  "jrpc2 v1.3.5 server, channel.Line framing (JSON lines), handler.NewPos functions, default concurrency; same JSON-RPC 2.0 requests",
+		inproc:   jrpc2Local,
+		inNote:   "server.NewLocal (channel.Direct) + Client.Call with json.RawMessage params; includes the client's request encoding and goroutine hand-offs",
+		httpSkip: "jhttp.Bridge exists but is not measured yet",
 	},
 	{
 		name:     "sourcegraph/jsonrpc2",
 		tcp:      sourcegraphTCP,
 		tcpNote:  "sourcegraph/jsonrpc2 v0.2.3 NewConn over NewBufferedStream(PlainObjectCodec): plain JSON values back to back (newline-terminated by json.Encoder), one write per response; synchronous HandlerWithError decoding params with encoding/json; same JSON-RPC 2.0 requests",
 		skipNote: "no in-process entry point (a Conn needs an ObjectStream)",
+		httpSkip: "no HTTP transport",
+	},
+	{
+		name:     "gorilla/rpc/v2 json2",
+		http:     gorillaHTTP,
+		httpNote: `gorilla/rpc v1.2.0 v2.Server + json2.NewCodec on net/http.Server; service methods func(*http.Request, *Args, *Reply) error, so params are objects: {"jsonrpc":"2.0","method":"Calculator.Add","params":{"A":1.5,"B":2.25},"id":1}, {"X":2.5}, {"S":"hello world"}`,
+		skipNote: "no in-process entry point (an http.Handler only)",
+	},
+	{
+		name:     "ethereum/go-ethereum/rpc",
+		tcp:      gethTCP,
+		tcpNote:  `go-ethereum v1.17.10 rpc.Server.ServeListener (NewCodec: JSON values back to back, newline after each response); service registered as namespace "calc", so methods are calc_add, calc_addInt, calc_nullableFloatToNullableFloat, calc_test2, calc_stringMe with the same positional params; one goroutine per call, responses may reorder`,
+		inproc:   gethInproc,
+		inNote:   `rpc.DialInProc + Client.CallContext (namespace "calc", positional params as Go values); includes geth's client: request encoding, an in-memory pipe and the response's decoding`,
+		http:     gethHTTP,
+		httpNote: `go-ethereum v1.17.10 rpc.Server as http.Handler on net/http.Server; namespace "calc" (calc_add, ...), same positional params`,
 	},
 	{
 		name:    "floor (tokenizer)",
@@ -178,7 +203,9 @@ var peers = []peer{
 				},
 			}, nil
 		},
-		inNote: `bytes.Index for "id" and a fixed response with that id, one goroutine`,
+		inNote:   `bytes.Index for "id" and a fixed response with that id, one goroutine`,
+		http:     floorHTTP,
+		httpNote: `bare net/http handler: reads the body, bytes.Index for "id", writes {"jsonrpc":"2.0","result":null,"id":<id>} with Content-Length; bounds any handler on net/http`,
 	},
 }
 

@@ -13,7 +13,7 @@ import (
 // TestRows builds and validates every row, runs each briefly, and checks
 // the answers again after the run.
 func TestRows(t *testing.T) {
-	ts, skips, err := setup()
+	ts, _, err := setup()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +22,7 @@ func TestRows(t *testing.T) {
 			x.close()
 		}
 	}()
-	if want := 2*len(peers) - len(skips); len(ts) != want {
+	if want := wantRows(); len(ts) != want {
 		t.Fatalf("%d rows, want %d", len(ts), want)
 	}
 	for _, x := range ts {
@@ -91,12 +91,43 @@ func TestMainJSON(t *testing.T) {
 			t.Errorf("reference row %s has ratio %v", r.Name, r.RatioToRef)
 		}
 	}
-	for _, want := range []string{"tcp", "inproc", "floor (tokenizer)", "net/rpc/jsonrpc (JSON-RPC 1.0)", "creachadair/jrpc2", "sourcegraph/jsonrpc2"} {
+	for _, want := range []string{"tcp", "inproc", "floor (tokenizer)", "net/rpc/jsonrpc (JSON-RPC 1.0)", "creachadair/jrpc2", "sourcegraph/jsonrpc2", "http 1", "http 16", "gorilla/rpc/v2 json2", "ethereum/go-ethereum/rpc", "google.golang.org/grpc"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}
 	}
 	if code := run([]string{"-d", "0"}, &out, &errb); code != 2 {
 		t.Errorf("-d 0: exit %d, want 2", code)
+	}
+}
+
+// wantRows is the number of rows the peers define.
+func wantRows() int {
+	n := 0
+	for _, p := range peers {
+		if p.tcp != nil {
+			n++
+		}
+		if p.inproc != nil {
+			n++
+		}
+		if p.http != nil {
+			n += len(httpConns)
+		}
+	}
+	return n
+}
+
+// TestHTTPRefusesWrongAnswers checks that the http client refuses a handler
+// whose answers are wrong before it is measured.
+func TestHTTPRefusesWrongAnswers(t *testing.T) {
+	fp, err := floorHTTP()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ht, err := newHTTPTarget(fp.handler, fp.reqs, mixWant, 1) // the floor's answers are not the calculator's
+	if err == nil {
+		ht.close()
+		t.Fatal("wrong answers accepted")
 	}
 }

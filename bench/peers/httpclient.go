@@ -1,0 +1,261 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// httpConns are the connection counts of the http scenario.
+var httpConns = []int{1, 16}
+
+// An httpTarget is a net/http.Server on loopback serving a peer's handler,
+// and conns keep-alive connections of a minimal HTTP/1.1 client (as
+// cmd/rpcbench's http mode): one request in flight per connection, prebuilt
+// request bytes, status line, headers and Content-Length parsed, body
+// discarded.
+type httpTarget struct {
+	hs     *http.Server
+	served chan struct{}
+	conns  []*httpConn
+	reqs   [][]byte // whole HTTP requests
+	docs   []string // their bodies
+	want   []string // the JSON-RPC response to each
+}
+
+type httpConn struct {
+	nc   net.Conn
+	br   *bufio.Reader
+	body []byte
+	ops  int64
+	errs int64 // error responses seen during a run
+	last int
+	err  error
+}
+
+// newHTTPTarget serves h on 127.0.0.1:0, connects conns connections and
+// checks every request on each.
+func newHTTPTarget(h http.Handler, docs, want []string, conns int) (*httpTarget, error) {
+	if len(docs) == 0 || len(docs) != len(want) {
+		return nil, fmt.Errorf("%d requests, %d expected responses", len(docs), len(want))
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	t := &httpTarget{
+		hs:     &http.Server{Handler: h, ErrorLog: log.New(io.Discard, "", 0), ReadHeaderTimeout: time.Minute},
+		served: make(chan struct{}),
+		docs:   docs,
+		want:   want,
+	}
+	go func() { defer close(t.served); t.hs.Serve(ln) }()
+	host := ln.Addr().String()
+	for _, doc := range docs {
+		t.reqs = append(t.reqs, []byte("POST / HTTP/1.1\r\nHost: "+host+
+			"\r\nContent-Type: application/json\r\nContent-Length: "+strconv.Itoa(len(doc))+"\r\n\r\n"+doc))
+	}
+	for range conns {
+		nc, err := net.Dial("tcp", host)
+		if err != nil {
+			t.close()
+			return nil, err
+		}
+		t.conns = append(t.conns, &httpConn{nc: nc, br: bufio.NewReaderSize(nc, 16<<10), body: make([]byte, 0, 4096)})
+	}
+	if err := t.check(); err != nil {
+		t.close()
+		return nil, err
+	}
+	return t, nil
+}
+
+// check sends every request once on every connection and compares the
+// answers with the expected ones.
+func (t *httpTarget) check() error {
+	for k, c := range t.conns {
+		c.nc.SetDeadline(time.Now().Add(drainTimeout))
+		for i, req := range t.reqs {
+			if _, err := c.nc.Write(req); err != nil {
+				return err
+			}
+			if err := c.readResponse(true); err != nil {
+				return fmt.Errorf("connection %d, request %s: %w", k+1, t.docs[i], err)
+			}
+			if err := sameJSON(c.body, t.want[i]); err != nil {
+				return fmt.Errorf("connection %d, request %s: %w", k+1, t.docs[i], err)
+			}
+		}
+		c.nc.SetDeadline(time.Time{})
+	}
+	return nil
+}
+
+// readResponse reads one HTTP/1.1 response: status 200, a Content-Length,
+// the connection kept alive. With keep the body is kept in c.body;
+// otherwise it is discarded after looking for an error member.
+func (c *httpConn) readResponse(keep bool) error {
+	line, err := c.br.ReadSlice('\n')
+	if err != nil {
+		return fmt.Errorf("status line: %w", err)
+	}
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.1 200")) {
+		return fmt.Errorf("status line %q", bytes.TrimSpace(line))
+	}
+	length := -1
+	for {
+		h, err := c.br.ReadSlice('\n')
+		if err != nil {
+			return fmt.Errorf("header: %w", err)
+		}
+		if len(h) <= 2 && len(bytes.TrimSpace(h)) == 0 {
+			break
+		}
+		name, value, ok := bytes.Cut(h, []byte{':'})
+		if !ok {
+			return fmt.Errorf("bad header line %q", h)
+		}
+		value = bytes.TrimSpace(value)
+		switch {
+		case asciiEqualFold(name, "Content-Length"):
+			n := 0
+			for _, b := range value {
+				if b < '0' || b > '9' || n > 1<<30 {
+					return fmt.Errorf("bad Content-Length %q", value)
+				}
+				n = n*10 + int(b-'0')
+			}
+			if len(value) == 0 {
+				return errors.New("empty Content-Length")
+			}
+			length = n
+		case asciiEqualFold(name, "Transfer-Encoding"):
+			return fmt.Errorf("Transfer-Encoding %q: Content-Length required", value)
+		case asciiEqualFold(name, "Connection") && asciiEqualFold(value, "close"):
+			return errors.New("the server closes the connection")
+		}
+	}
+	if length < 0 {
+		return errors.New("no Content-Length")
+	}
+	if !keep {
+		if length <= c.br.Size() {
+			if b, err := c.br.Peek(length); err == nil && (bytes.Contains(b, errObj) || bytes.Contains(b, errStr)) {
+				c.errs++
+			}
+		}
+		_, err := c.br.Discard(length)
+		return err
+	}
+	c.body = slices.Grow(c.body[:0], length)[:length]
+	_, err = io.ReadFull(c.br, c.body)
+	return err
+}
+
+func asciiEqualFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range len(b) {
+		x, y := b[i], s[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// run is one bounded load loop of d over every connection; the answers are
+// checked again afterwards.
+func (t *httpTarget) run(d time.Duration) (measurement, error) {
+	for _, c := range t.conns {
+		c.ops, c.errs, c.err = 0, 0, nil
+		c.nc.SetDeadline(time.Now().Add(d + drainTimeout))
+	}
+	var (
+		wg    sync.WaitGroup
+		stop  atomic.Bool
+		begin = make(chan struct{})
+	)
+	for _, c := range t.conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-begin
+			c.load(t.reqs, &stop)
+		}()
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	close(begin)
+	time.Sleep(d)
+	stop.Store(true)
+	wg.Wait()
+	el := time.Since(start)
+	runtime.ReadMemStats(&after)
+	m := measurement{mallocs: after.Mallocs - before.Mallocs, elapsed: el}
+	var errs []error
+	for i, c := range t.conns {
+		m.calls += c.ops
+		if c.err != nil {
+			errs = append(errs, fmt.Errorf("connection %d, request %s: %w", i+1, t.docs[c.last], c.err))
+		}
+		if c.errs > 0 {
+			errs = append(errs, fmt.Errorf("connection %d: %d error responses during the run", i+1, c.errs))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return m, err
+	}
+	return m, t.check()
+}
+
+func (c *httpConn) load(reqs [][]byte, stop *atomic.Bool) {
+	i := 0
+	for !stop.Load() {
+		c.last = i
+		if _, err := c.nc.Write(reqs[i]); err != nil {
+			c.err = err
+			return
+		}
+		if err := c.readResponse(false); err != nil {
+			c.err = err
+			return
+		}
+		c.ops++
+		if i++; i == len(reqs) {
+			i = 0
+		}
+	}
+}
+
+func (t *httpTarget) close() {
+	for _, c := range t.conns {
+		c.nc.Close()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
+	defer cancel()
+	if err := t.hs.Shutdown(ctx); err != nil {
+		t.hs.Close()
+	}
+	<-t.served
+}
