@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
 
 type headerFraming struct{}
@@ -86,7 +88,7 @@ func (h *headerReader) Read() ([]byte, error) {
 		if colon <= 0 {
 			return nil, h.malformed("header line %q has no field name", clip(line))
 		}
-		if !asciiEqualFold(bytes.TrimRight(line[:colon], " \t"), "Content-Length") {
+		if !wire.EqualFoldASCII(bytes.TrimRight(line[:colon], " \t"), "Content-Length") {
 			continue // Content-Type and others are ignored
 		}
 		n, ok := parseLength(bytes.Trim(line[colon+1:], " \t"))
@@ -136,25 +138,6 @@ func parseLength(b []byte) (int64, bool) {
 		n = n*10 + int64(c-'0')
 	}
 	return n, true
-}
-
-func asciiEqualFold(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := range len(b) {
-		x, y := b[i], s[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }
 
 func clip(b []byte) []byte {

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/loadgen"
 )
 
 // httpConns are the connection counts of the http scenario.
@@ -107,47 +109,13 @@ func (t *httpTarget) check() error {
 // the connection kept alive. With keep the body is kept in c.body;
 // otherwise it is discarded after looking for an error member.
 func (c *httpConn) readResponse(keep bool) error {
-	line, err := c.br.ReadSlice('\n')
-	if err != nil {
-		return fmt.Errorf("status line: %w", err)
-	}
-	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.1 200")) {
-		return fmt.Errorf("status line %q", bytes.TrimSpace(line))
-	}
-	length := -1
-	for {
-		h, err := c.br.ReadSlice('\n')
-		if err != nil {
-			return fmt.Errorf("header: %w", err)
-		}
-		if len(h) <= 2 && len(bytes.TrimSpace(h)) == 0 {
-			break
-		}
-		name, value, ok := bytes.Cut(h, []byte{':'})
-		if !ok {
-			return fmt.Errorf("bad header line %q", h)
-		}
-		value = bytes.TrimSpace(value)
-		switch {
-		case asciiEqualFold(name, "Content-Length"):
-			n := 0
-			for _, b := range value {
-				if b < '0' || b > '9' || n > 1<<30 {
-					return fmt.Errorf("bad Content-Length %q", value)
-				}
-				n = n*10 + int(b-'0')
-			}
-			if len(value) == 0 {
-				return errors.New("empty Content-Length")
-			}
-			length = n
-		case asciiEqualFold(name, "Transfer-Encoding"):
-			return fmt.Errorf("Transfer-Encoding %q: Content-Length required", value)
-		case asciiEqualFold(name, "Connection") && asciiEqualFold(value, "close"):
-			return errors.New("the server closes the connection")
-		}
-	}
-	if length < 0 {
+	status, length, err := loadgen.ReadResponseHead(c.br)
+	switch {
+	case err != nil:
+		return err
+	case status != 200:
+		return fmt.Errorf("status %d", status)
+	case length < 0:
 		return errors.New("no Content-Length")
 	}
 	if !keep {
@@ -162,25 +130,6 @@ func (c *httpConn) readResponse(keep bool) error {
 	c.body = slices.Grow(c.body[:0], length)[:length]
 	_, err = io.ReadFull(c.br, c.body)
 	return err
-}
-
-func asciiEqualFold(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := range len(b) {
-		x, y := b[i], s[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }
 
 // run is one bounded load loop of d over every connection; the answers are

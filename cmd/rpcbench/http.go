@@ -2,9 +2,7 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -16,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/loadgen"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
@@ -175,60 +175,16 @@ func (t *httpTarget) check(c *httpConn) error {
 // connection kept alive. The body is kept in c.body when keep is set, and
 // discarded otherwise. It allocates nothing on success.
 func (c *httpConn) readResponse(keep bool) error {
-	line, err := c.br.ReadSlice('\n')
+	status, length, err := loadgen.ReadResponseHead(c.br)
 	if err != nil {
-		return fmt.Errorf("reading the status line: %w", err)
+		return err
 	}
-	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.1 ")) || line[12] != ' ' && line[12] != '\r' && line[12] != '\n' {
-		return fmt.Errorf("bad status line %q", line)
-	}
-	status := 0
-	for _, b := range line[9:12] {
-		if b < '0' || b > '9' {
-			return fmt.Errorf("bad status line %q", line)
-		}
-		status = status*10 + int(b-'0')
-	}
-	if status != http.StatusOK && status != http.StatusNoContent {
-		return fmt.Errorf("status %q", bytes.TrimSpace(line))
-	}
-	length := -1
-	for {
-		h, err := c.br.ReadSlice('\n')
-		if err != nil {
-			return fmt.Errorf("reading the header: %w", err)
-		}
-		if len(bytes.TrimSpace(h)) == 0 {
-			break
-		}
-		name, value, ok := bytes.Cut(h, []byte{':'})
-		if !ok {
-			return fmt.Errorf("bad header line %q", h)
-		}
-		value = bytes.TrimSpace(value)
-		switch {
-		case asciiEqualFold(name, "Content-Length"):
-			n := 0
-			for _, b := range value {
-				if b < '0' || b > '9' || n > 1<<30 {
-					return fmt.Errorf("bad Content-Length %q", value)
-				}
-				n = n*10 + int(b-'0')
-			}
-			if len(value) == 0 {
-				return fmt.Errorf("empty Content-Length")
-			}
-			length = n
-		case asciiEqualFold(name, "Transfer-Encoding"):
-			return fmt.Errorf("Transfer-Encoding %q: Content-Length required", value)
-		case asciiEqualFold(name, "Connection") && asciiEqualFold(value, "close"):
-			return errors.New("the server closes the connection")
-		}
-	}
-	if length < 0 {
-		if status != http.StatusNoContent {
-			return fmt.Errorf("status %d without Content-Length", status)
-		}
+	switch {
+	case status != http.StatusOK && status != http.StatusNoContent:
+		return fmt.Errorf("status %d", status)
+	case length < 0 && status != http.StatusNoContent:
+		return fmt.Errorf("status %d without Content-Length", status)
+	case length < 0:
 		length = 0
 	}
 	if !keep {
@@ -238,26 +194,6 @@ func (c *httpConn) readResponse(keep bool) error {
 	c.body = slices.Grow(c.body[:0], length)[:length]
 	_, err = io.ReadFull(c.br, c.body)
 	return err
-}
-
-// asciiEqualFold reports whether b equals s, ignoring ASCII case.
-func asciiEqualFold(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := range len(b) {
-		x, y := b[i], s[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }
 
 // measure runs a warm-up and then the measured run of d, after a garbage

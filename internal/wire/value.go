@@ -190,3 +190,24 @@ func AppendUnquoted(dst, in []byte) []byte {
 	}
 	return dst
 }
+
+// EqualFoldASCII reports whether b equals s, ignoring the case of ASCII
+// letters, as protocol names (HTTP and LSP header names) compare.
+func EqualFoldASCII(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range len(b) {
+		x, y := b[i], s[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
