@@ -7,7 +7,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -18,6 +17,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/loadgen"
 )
 
 const reference = "jsonrpc-go"
@@ -243,13 +244,13 @@ func measureAll(d time.Duration, runs int, progress io.Writer) (*Report, error) 
 				fmt.Fprintln(progress, "failed")
 				return nil, fmt.Errorf("%s %s, run %d: %w", t.scenario, t.peer, k+1, err)
 			}
-			fmt.Fprintf(progress, "%s/s\n", fmtRate(m.rps()))
+			fmt.Fprintf(progress, "%s/s\n", loadgen.FormatRate(m.rps()))
 			ms[i] = append(ms[i], m)
 		}
 	}
 	rep := &Report{
 		Date: time.Now().Format(time.RFC3339), Go: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
-		CPU: cpuModel(), Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
+		CPU: loadgen.CPUModel(), Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
 		Mode: "peers", Duration: d.String(), Rows: []Row{}, Skipped: skips,
 	}
 	for i, t := range ts {
@@ -262,7 +263,7 @@ func measureAll(d time.Duration, runs int, progress io.Writer) (*Report, error) 
 			calls += m.calls
 			mallocs += m.mallocs
 		}
-		r.MedianRPS = median(r.Runs)
+		r.MedianRPS = loadgen.Median(r.Runs)
 		r.MinRPS, r.MaxRPS = slices.Min(r.Runs), slices.Max(r.Runs)
 		if r.MedianRPS > 0 {
 			r.NsPerCall = 1e9 / r.MedianRPS
@@ -299,8 +300,8 @@ func printTable(w io.Writer, rep *Report, runs int) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "scenario\tpeer\treq/s\tmin–max\tns/call\tallocs/call\tvs jsonrpc-go\t")
 	for _, r := range rep.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s–%s\t%.0f\t%.2f\t%.3f×\t\n", r.label(), r.Peer, fmtRate(r.MedianRPS),
-			fmtRate(r.MinRPS), fmtRate(r.MaxRPS), r.NsPerCall, r.AllocsPerCall, r.RatioToRef)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s–%s\t%.0f\t%.2f\t%.3f×\t\n", r.label(), r.Peer, loadgen.FormatRate(r.MedianRPS),
+			loadgen.FormatRate(r.MinRPS), loadgen.FormatRate(r.MaxRPS), r.NsPerCall, r.AllocsPerCall, r.RatioToRef)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\njsonrpc-go over each row (median req/s ratio, same scenario):")
@@ -330,42 +331,3 @@ func scenarioLabel(scenario string, workers int) string {
 }
 
 func (r *Row) label() string { return scenarioLabel(r.Scenario, r.Workers) }
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n == 0 {
-		return 0
-	}
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-func fmtRate(r float64) string {
-	switch {
-	case r >= 1e6:
-		return fmt.Sprintf("%.2fM", r/1e6)
-	case r >= 1e3:
-		return fmt.Sprintf("%.1fk", r/1e3)
-	}
-	return fmt.Sprintf("%.0f", r)
-}
-
-func cpuModel() string {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
-}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/loadgen"
 )
 
 // The network rows of the headline suite run as the tcp and http modes do at
@@ -131,12 +132,12 @@ func (e *env) headline(args []string) int {
 	fmt.Fprintln(tw, "row\tcalls/s\tmin–max\tns/call\tallocs/call\tvs sync\t  what")
 	for _, r := range rep.Rows {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f\t%.2f\t%.2f\t  %s\n",
-			r.Name, fmtRate(r.MedianRPS), fmtRange(r), r.NsPerCall, r.AllocsPerCall, r.RatioToSync, r.What)
+			r.Name, loadgen.FormatRate(r.MedianRPS), fmtRange(r), r.NsPerCall, r.AllocsPerCall, r.RatioToSync, r.What)
 	}
 	tw.Flush()
 	sizes := make([]string, len(rep.Best.Sizes))
 	for i, s := range rep.Best.Sizes {
-		sizes[i] = fmt.Sprintf("%d: %s", s.Batch, fmtRate(s.MedianRPS))
+		sizes[i] = fmt.Sprintf("%d: %s", s.Batch, loadgen.FormatRate(s.MedianRPS))
 	}
 	fmt.Fprintf(e.stdout, "  %s: the best of the batch sizes measured (median calls/s by size: %s)\n",
 		rep.Best.Row, strings.Join(sizes, ", "))

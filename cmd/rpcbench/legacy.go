@@ -9,6 +9,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/loadgen"
 )
 
 // defaultBatches are the batch sizes of the legacy mode, and those the
@@ -136,5 +137,5 @@ func (e *env) printBest(b *BestBatch) {
 	if b.Batch == 1 {
 		what = "single requests"
 	}
-	fmt.Fprintf(e.stdout, "best batch size: %d (%s, row %s): %s calls/s\n", b.Batch, what, b.Row, fmtRate(b.MedianRPS))
+	fmt.Fprintf(e.stdout, "best batch size: %d (%s, row %s): %s calls/s\n", b.Batch, what, b.Row, loadgen.FormatRate(b.MedianRPS))
 }

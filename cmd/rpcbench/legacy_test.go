@@ -13,6 +13,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/loadgen"
 )
 
 func TestLegacy(t *testing.T) {
@@ -60,8 +61,8 @@ func TestLegacy(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if last := lines[len(lines)-1]; !strings.HasPrefix(last, fmt.Sprintf("best batch size: %d (", b.Batch)) ||
-		!strings.HasSuffix(last, ": "+fmtRate(b.MedianRPS)+" calls/s") {
-		t.Errorf("last line %q is not the best size, %d at %s calls/s:\n%s", last, b.Batch, fmtRate(b.MedianRPS), out)
+		!strings.HasSuffix(last, ": "+loadgen.FormatRate(b.MedianRPS)+" calls/s") {
+		t.Errorf("last line %q is not the best size, %d at %s calls/s:\n%s", last, b.Batch, loadgen.FormatRate(b.MedianRPS), out)
 	}
 	for _, name := range wantRows {
 		if !strings.Contains(errOut, "running "+name+" w=1 run 3/3... ") {
@@ -190,7 +191,7 @@ func TestHeadline(t *testing.T) {
 	}
 	for _, r := range rep.Rows {
 		re := regexp.MustCompile(fmt.Sprintf(`(?m)^ *%s +%s +\S+ +%.1f +%.2f +%.2f +%s$`,
-			regexp.QuoteMeta(r.Name), regexp.QuoteMeta(fmtRate(r.MedianRPS)), r.NsPerCall, r.AllocsPerCall, r.RatioToSync, regexp.QuoteMeta(r.What)))
+			regexp.QuoteMeta(r.Name), regexp.QuoteMeta(loadgen.FormatRate(r.MedianRPS)), r.NsPerCall, r.AllocsPerCall, r.RatioToSync, regexp.QuoteMeta(r.What)))
 		if !re.MatchString(out) {
 			t.Errorf("table has no line for %s (%s):\n%s", r.Name, re, out)
 		}

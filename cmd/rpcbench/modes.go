@@ -10,6 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/loadgen"
 )
 
 // runFlags are the flags every measuring mode takes: -d, -runs and -json.
@@ -159,7 +161,7 @@ func (e *env) measureRows(rep *Report, what string, defs []rowDef, ent entry, wo
 	fmt.Fprintln(tw, "row\tworkers\tcalls/s\tmin–max\tns/call\tallocs/call\t")
 	for _, r := range rep.Rows {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.1f\t%.2f\t\n",
-			r.Name, r.Workers, fmtRate(r.MedianRPS), fmtRange(r), r.NsPerCall, r.AllocsPerCall)
+			r.Name, r.Workers, loadgen.FormatRate(r.MedianRPS), fmtRange(r), r.NsPerCall, r.AllocsPerCall)
 	}
 	tw.Flush()
 	if summary != nil {
@@ -239,7 +241,7 @@ func (e *env) scale(args []string) int {
 	fmt.Fprintln(tw, "workers\tmedian req/s\tmin–max\tratio to 1\tns/call\tallocs/call\t")
 	for _, r := range rep.Rows {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%.2f\t%.1f\t%.2f\t\n",
-			r.Workers, fmtRate(r.MedianRPS), fmtRange(r), ratio(r.MedianRPS, base), r.NsPerCall, r.AllocsPerCall)
+			r.Workers, loadgen.FormatRate(r.MedianRPS), fmtRange(r), ratio(r.MedianRPS, base), r.NsPerCall, r.AllocsPerCall)
 	}
 	tw.Flush()
 	pairs := make([]string, len(v.PairRatios))
@@ -280,7 +282,7 @@ func (e *env) measure(t *Target, workers int, d time.Duration, k, runs int) (Mea
 		fmt.Fprintln(e.stderr, "failed")
 		return m, err
 	}
-	fmt.Fprintf(e.stderr, "%s req/s, %.1f ns/call, %.2f allocs/call\n", fmtRate(m.RPS()), m.NsPerCall(), m.AllocsPerCall())
+	fmt.Fprintf(e.stderr, "%s req/s, %.1f ns/call, %.2f allocs/call\n", loadgen.FormatRate(m.RPS()), m.NsPerCall(), m.AllocsPerCall())
 	return m, nil
 }
 

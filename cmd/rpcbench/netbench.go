@@ -8,6 +8,8 @@ import (
 	"runtime/pprof"
 	"text/tabwriter"
 	"time"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/loadgen"
 )
 
 // What the network modes (tcp, http) share: a latency histogram that costs
@@ -123,7 +125,7 @@ func (e *env) netTable(rep *Report, what string, runs int) {
 			lat = fmt.Sprintf("\t%.1f\t%.1f\t%.1f", r.P50us, r.P90us, r.P99us)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.1f\t%.2f%s\t\n",
-			r.Name, r.Workers, fmtRate(r.MedianRPS), fmtRange(r), r.NsPerCall, r.AllocsPerCall, lat)
+			r.Name, r.Workers, loadgen.FormatRate(r.MedianRPS), fmtRange(r), r.NsPerCall, r.AllocsPerCall, lat)
 	}
 	tw.Flush()
 	for _, r := range rep.Rows {
@@ -135,7 +137,7 @@ func (e *env) netTable(rep *Report, what string, runs int) {
 
 // netProgress prints the result of one network run after a progress line.
 func (e *env) netProgress(m Measurement, lat *latHist) {
-	fmt.Fprintf(e.stderr, "%s req/s, %.1f ns/req, %.2f allocs/req", fmtRate(m.RPS()), ratio(1e9, m.RPS()), m.AllocsPerCall())
+	fmt.Fprintf(e.stderr, "%s req/s, %.1f ns/req, %.2f allocs/req", loadgen.FormatRate(m.RPS()), ratio(1e9, m.RPS()), m.AllocsPerCall())
 	if lat != nil && lat.n > 0 {
 		fmt.Fprintf(e.stderr, ", p50 %.1f µs, p99 %.1f µs", lat.quantile(0.5)/1e3, lat.quantile(0.99)/1e3)
 	}

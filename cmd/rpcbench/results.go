@@ -1,14 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
-	"fmt"
 	"os"
 	"runtime"
 	"slices"
-	"strings"
 	"time"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/loadgen"
 )
 
 // A Report is what -json writes: the machine, the mode and one Row per
@@ -95,7 +94,7 @@ func newReport(mode string, d time.Duration) *Report {
 		Go:         runtime.Version(),
 		GOOS:       runtime.GOOS,
 		GOARCH:     runtime.GOARCH,
-		CPU:        cpuModel(),
+		CPU:        loadgen.CPUModel(),
 		Cores:      runtime.NumCPU(),
 		GOMAXPROCS: runtime.GOMAXPROCS(0),
 		Mode:       mode,
@@ -114,7 +113,7 @@ func newRow(name string, workers int, ms []Measurement) Row {
 		calls += m.Calls
 		mallocs += m.Mallocs
 	}
-	r.MedianRPS = median(r.Runs)
+	r.MedianRPS = loadgen.Median(r.Runs)
 	if len(r.Runs) > 0 {
 		r.MinRPS = slices.Min(r.Runs)
 		r.MaxRPS = slices.Max(r.Runs)
@@ -128,21 +127,6 @@ func newRow(name string, workers int, ms []Measurement) Row {
 	return r
 }
 
-// median returns the median of xs (the mean of the middle two for an even
-// count), or 0 for none.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
 // WriteFile writes the report as indented JSON.
 func (r *Report) WriteFile(path string) error {
 	b, err := json.MarshalIndent(r, "", "  ")
@@ -152,37 +136,9 @@ func (r *Report) WriteFile(path string) error {
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
-// cpuModel returns the first "model name" of /proc/cpuinfo, or "".
-func cpuModel() string {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
-}
-
-// fmtRate formats calls per second compactly: 8.02M, 512.3k, 900.
-func fmtRate(r float64) string {
-	switch {
-	case r >= 1e6:
-		return fmt.Sprintf("%.2fM", r/1e6)
-	case r >= 1e3:
-		return fmt.Sprintf("%.1fk", r/1e3)
-	}
-	return fmt.Sprintf("%.0f", r)
-}
-
 // fmtRange formats the min–max of a row's runs.
 func fmtRange(r Row) string {
-	return fmtRate(r.MinRPS) + "–" + fmtRate(r.MaxRPS)
+	return loadgen.FormatRate(r.MinRPS) + "–" + loadgen.FormatRate(r.MaxRPS)
 }
 
 // find returns the row with the given name and worker count, or nil.

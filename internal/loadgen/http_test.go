@@ -31,3 +31,19 @@ func TestReadResponseHead(t *testing.T) {
 		}
 	}
 }
+
+func TestStats(t *testing.T) {
+	for _, tc := range []struct {
+		xs   []float64
+		want float64
+	}{{nil, 0}, {[]float64{3}, 3}, {[]float64{3, 1, 2}, 2}, {[]float64{4, 1, 3, 2}, 2.5}} {
+		if got := Median(tc.xs); got != tc.want {
+			t.Errorf("Median(%v) = %v, want %v", tc.xs, got, tc.want)
+		}
+	}
+	for r, want := range map[float64]string{8.02e6: "8.02M", 512.34e3: "512.3k", 900: "900"} {
+		if got := FormatRate(r); got != want {
+			t.Errorf("FormatRate(%v) = %q, want %q", r, got, want)
+		}
+	}
+}
