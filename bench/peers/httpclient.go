@@ -10,10 +10,8 @@ import (
 	"log"
 	"net"
 	"net/http"
-	"runtime"
 	"slices"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -139,29 +137,12 @@ func (t *httpTarget) run(d time.Duration) (measurement, error) {
 		c.ops, c.errs, c.err = 0, 0, nil
 		c.nc.SetDeadline(time.Now().Add(d + drainTimeout))
 	}
-	var (
-		wg    sync.WaitGroup
-		stop  atomic.Bool
-		begin = make(chan struct{})
-	)
-	for _, c := range t.conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-begin
-			c.load(t.reqs, &stop)
-		}()
+	loads := make([]func(*atomic.Bool), len(t.conns))
+	for i, c := range t.conns {
+		loads[i] = func(stop *atomic.Bool) { c.load(t.reqs, stop) }
 	}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	start := time.Now()
-	close(begin)
-	time.Sleep(d)
-	stop.Store(true)
-	wg.Wait()
-	el := time.Since(start)
-	runtime.ReadMemStats(&after)
-	m := measurement{mallocs: after.Mallocs - before.Mallocs, elapsed: el}
+	el, mallocs := loadgen.RunFor(d, loads)
+	m := measurement{mallocs: mallocs, elapsed: el}
 	var errs []error
 	for i, c := range t.conns {
 		m.calls += c.ops

@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -216,30 +215,13 @@ func (t *httpTarget) run(d time.Duration) (Measurement, *latHist, error) {
 		// A server that stops answering fails the run instead of hanging it.
 		c.nc.SetDeadline(time.Now().Add(d + drainTimeout + warmup(d)))
 	}
-	var (
-		wg    sync.WaitGroup
-		stop  atomic.Bool
-		begin = make(chan struct{})
-	)
-	for _, c := range t.conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-begin
-			c.load(t.reqs, &stop)
-		}()
+	loads := make([]func(*atomic.Bool), len(t.conns))
+	for i, c := range t.conns {
+		loads[i] = func(stop *atomic.Bool) { c.load(t.reqs, stop) }
 	}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	start := time.Now()
-	close(begin)
-	time.Sleep(d)
-	stop.Store(true)
-	wg.Wait()
-	elapsed := time.Since(start)
-	runtime.ReadMemStats(&after)
+	elapsed, mallocs := loadgen.RunFor(d, loads)
 
-	m := Measurement{Workers: len(t.conns), Elapsed: elapsed, Mallocs: after.Mallocs - before.Mallocs}
+	m := Measurement{Workers: len(t.conns), Elapsed: elapsed, Mallocs: mallocs}
 	lat := new(latHist)
 	for i, c := range t.conns {
 		if c.err != nil {
