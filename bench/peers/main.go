@@ -1,9 +1,10 @@
 // Command peers compares the calculator workload of this library's
 // benchmarks (the five methods of demo.Requests) through this library and
 // through other Go RPC libraries, in one process and one run: over one
-// pipelined loopback TCP connection driven by the same raw-bytes client,
-// and in process where a library has a direct entry point, against a floor
-// that only finds each request's id.
+// pipelined loopback TCP connection driven by the same raw-bytes client
+// (gRPC, the non-JSON-RPC alternative, by its own client over one HTTP/2
+// connection), over HTTP/1.1, and in process where a library has a direct
+// entry point, against a floor that only finds each request's id.
 package main
 
 import (
@@ -55,6 +56,9 @@ type Row struct {
 	Scenario   string  `json:"scenario"`
 	Peer       string  `json:"peer"`
 	RatioToRef float64 `json:"ratio_to_jsonrpc_go"`
+	// Protocol is what the row speaks: "JSON-RPC 2.0", "JSON-RPC 1.0",
+	// "gRPC (protobuf)", or "none (floor)" for the floor rows.
+	Protocol string `json:"protocol"`
 }
 
 // Skip is a (scenario, peer) not measured, and why.
@@ -64,10 +68,20 @@ type Skip struct {
 	Why      string `json:"why"`
 }
 
+// An ownTarget is a row driven by the peer's own client rather than by the
+// raw-bytes generator (gRPC: protobuf over HTTP/2). check validates the
+// answers; run is one timed run of d that validates them again after.
+type ownTarget struct {
+	check func() error
+	run   func(d time.Duration) (measurement, error)
+	close func()
+}
+
 // A target is one row ready to measure.
 type target struct {
 	scenario, peer, note string
-	workers              int // connections of the http scenario; 1 otherwise
+	protocol             string // the peer's
+	workers              int    // connections of the http scenario; 1 otherwise
 	run                  func(d time.Duration) (measurement, error)
 	close                func()
 }
@@ -118,13 +132,24 @@ func setup() ([]*target, []Skip, error) {
 		return nil, nil, err
 	}
 	for _, p := range peers {
-		if p.tcp == nil {
+		switch {
+		case p.tcpOwn != nil:
+			o, err := p.tcpOwn()
+			if err != nil {
+				return fail(fmt.Errorf("tcp %s: %w", p.name, err))
+			}
+			if err := o.check(); err != nil {
+				o.close()
+				return fail(fmt.Errorf("tcp %s: %w", p.name, err))
+			}
+			ts = append(ts, &target{scenario: "tcp", peer: p.name, protocol: p.protocol, note: p.tcpNote, run: o.run, close: o.close})
+		case p.tcp == nil:
 			why := "no server"
 			if p.http != nil {
 				why = "HTTP only: no raw TCP server"
 			}
 			skips = append(skips, Skip{"tcp", p.name, why})
-		} else {
+		default:
 			srv, err := p.tcp()
 			if err != nil {
 				return fail(fmt.Errorf("tcp %s: %w", p.name, err))
@@ -139,7 +164,7 @@ func setup() ([]*target, []Skip, error) {
 				srv.stop()
 				return fail(fmt.Errorf("tcp %s: first window: %w", p.name, err))
 			}
-			ts = append(ts, &target{scenario: "tcp", peer: p.name, note: p.tcpNote, run: c.run,
+			ts = append(ts, &target{scenario: "tcp", peer: p.name, protocol: p.protocol, note: p.tcpNote, run: c.run,
 				close: func() { c.close(); srv.stop() }})
 		}
 		if p.http == nil {
@@ -160,7 +185,7 @@ func setup() ([]*target, []Skip, error) {
 					closePeer()
 					return fail(fmt.Errorf("http %s, %d connections: %w", p.name, n, err))
 				}
-				ts = append(ts, &target{scenario: "http", peer: p.name, workers: n,
+				ts = append(ts, &target{scenario: "http", peer: p.name, protocol: p.protocol, workers: n,
 					note: fmt.Sprintf("%s; %d keep-alive connection(s), one request in flight each", p.httpNote, n),
 					run:  ht.run, close: func() { ht.close(); closePeer() }})
 			}
@@ -182,10 +207,9 @@ func setup() ([]*target, []Skip, error) {
 			closeIn()
 			return fail(fmt.Errorf("inproc %s: %w", p.name, err))
 		}
-		ts = append(ts, &target{scenario: "inproc", peer: p.name, note: p.inNote, close: closeIn,
+		ts = append(ts, &target{scenario: "inproc", peer: p.name, protocol: p.protocol, note: p.inNote, close: closeIn,
 			run: func(d time.Duration) (measurement, error) { return runInproc(in, d) }})
 	}
-	skips = append(skips, Skip{"tcp", "google.golang.org/grpc", "not done yet: unary calls over one loopback connection with a JSON codec (grpc.ForceCodec) on a hand-written service descriptor"})
 	// Table order: tcp, http by connections, inproc; peers in their order.
 	slices.SortStableFunc(ts, func(a, b *target) int { return scenarioRank(a) - scenarioRank(b) })
 	return ts, skips, nil
@@ -255,7 +279,7 @@ func measureAll(d time.Duration, runs int, progress io.Writer) (*Report, error) 
 	}
 	for i, t := range ts {
 		r := Row{Name: scenarioLabel(t.scenario, t.workers) + " " + t.peer, Workers: max(t.workers, 1), Scenario: t.scenario, Peer: t.peer,
-			Note: t.note + "; allocs are process-wide (server and client) Mallocs delta / calls"}
+			Protocol: t.protocol, Note: t.note + "; allocs are process-wide (server and client) Mallocs delta / calls"}
 		var calls int64
 		var mallocs uint64
 		for _, m := range ms[i] {
@@ -295,7 +319,8 @@ func printTable(w io.Writer, rep *Report, runs int) {
 	fmt.Fprintf(w, "calculator mix (demo.Requests: add, addInt, NullableFloatToNullableFloat, Test2, StringMe)\n")
 	fmt.Fprintf(w, "%s %s/%s, %s, %d cores, GOMAXPROCS %d; median of %d runs of %s each, interleaved\n",
 		rep.Go, rep.GOOS, rep.GOARCH, rep.CPU, rep.Cores, rep.GOMAXPROCS, runs, rep.Duration)
-	fmt.Fprintf(w, "tcp: one loopback connection, windows of %d requests per write, at most %d unanswered, same raw-bytes client for every row\n", window, inflight)
+	fmt.Fprintf(w, "tcp: one loopback connection, windows of %d requests per write, at most %d unanswered, same raw-bytes client for every JSON row;\n", window, inflight)
+	fmt.Fprintf(w, "  the grpc row: %d concurrent unary calls on one grpc.ClientConn (one HTTP/2 connection), protobuf, grpc-go's own client\n", inflight)
 	fmt.Fprintf(w, "http N: net/http.Server on loopback, N HTTP/1.1 keep-alive connections of a minimal raw client, one request in flight each; ns/call is 1/throughput\n\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "scenario\tpeer\treq/s\tmin–max\tns/call\tallocs/call\tvs jsonrpc-go\t")
@@ -311,14 +336,14 @@ func printTable(w io.Writer, rep *Report, runs int) {
 		}
 		fmt.Fprintf(w, "  %-7s jsonrpc-go / %s = %.2f\n", r.label(), r.Peer, 1/r.RatioToRef)
 	}
-	fmt.Fprintln(w, "\nframing and protocol per row:")
+	fmt.Fprintln(w, "\nprotocol, framing and conditions per row:")
 	for _, r := range rep.Rows {
-		fmt.Fprintf(w, "  %s %s: %s\n", r.label(), r.Peer, strings.TrimSuffix(r.Note, "; allocs are process-wide (server and client) Mallocs delta / calls"))
+		fmt.Fprintf(w, "  %s %s [%s]: %s\n", r.label(), r.Peer, r.Protocol, strings.TrimSuffix(r.Note, "; allocs are process-wide (server and client) Mallocs delta / calls"))
 	}
 	for _, s := range rep.Skipped {
 		fmt.Fprintf(w, "  %s %s: skipped: %s\n", s.Scenario, s.Peer, s.Why)
 	}
-	fmt.Fprintln(w, "allocs/call: runtime.MemStats.Mallocs delta over the run / calls, process-wide (tcp rows include the load generator; the tcp floor row shows its share)")
+	fmt.Fprintln(w, "allocs/call: runtime.MemStats.Mallocs delta over the run / calls, process-wide (tcp rows include the load generator, the tcp floor row shows its share; the grpc row includes grpc-go's client)")
 }
 
 // scenarioLabel is the scenario as the table shows it: "http N" with N

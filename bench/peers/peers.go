@@ -14,6 +14,7 @@ import (
 	"github.com/creachadair/jrpc2"
 	"github.com/creachadair/jrpc2/channel"
 	"github.com/creachadair/jrpc2/handler"
+	"github.com/creachadair/jrpc2/jhttp"
 	jrpc2server "github.com/creachadair/jrpc2/server"
 	sg "github.com/sourcegraph/jsonrpc2"
 
@@ -33,9 +34,15 @@ var mixWant = []string{
 // A peer is one library (or the floor) with its scenarios; a nil scenario
 // is skipped with the peer's skip note.
 type peer struct {
-	name     string
+	name string
+	// protocol is the rows' Protocol: "JSON-RPC 2.0", "JSON-RPC 1.0",
+	// "gRPC (protobuf)" or "none (floor)".
+	protocol string
 	tcp      func() (*tcpServer, error)
 	tcpNote  string
+	// tcpOwn, where tcp is nil, is a tcp row that the peer's own client
+	// drives (gRPC, which is not newline-terminated JSON).
+	tcpOwn   func() (*ownTarget, error)
 	inproc   func() (*inprocTarget, error)
 	inNote   string
 	skipNote string // why there is no inproc row
@@ -116,7 +123,8 @@ func (a *acceptLoop) closeAll() {
 // peers are the rows, in table order.
 var peers = []peer{
 	{
-		name: "jsonrpc-go",
+		name:     "jsonrpc-go",
+		protocol: "JSON-RPC 2.0",
 		tcp: func() (*tcpServer, error) {
 			srv := &stream.Server{Handler: demo.NewServer()}
 			t, err := listen(func(ln net.Listener) { srv.Serve(ln) }, func() { srv.Close() })
@@ -148,6 +156,7 @@ var peers = []peer{
 	},
 	{
 		name:     "net/rpc/jsonrpc (JSON-RPC 1.0)",
+		protocol: "JSON-RPC 1.0",
 		tcp:      netRPCServer,
 		tcpNote:  `std net/rpc + jsonrpc.NewServerCodec: JSON values back to back (one per line as written); 1.0 requests {"method":"Calculator.Add","params":[{"A":1.5,"B":2.25}],"id":1}, struct/single params; one goroutine per call, responses may reorder`,
 		skipNote: "no in-process entry point (net/rpc serves a ServerCodec; a codec over a pipe is a transport, not a direct call)",
@@ -155,14 +164,17 @@ var peers = []peer{
 	},
 	{
 		name:     "creachadair/jrpc2",
+		protocol: "JSON-RPC 2.0",
 		tcp:      jrpc2TCP,
 		tcpNote:  "jrpc2 v1.3.5 server, channel.Line framing (JSON lines), handler.NewPos functions, default concurrency; same JSON-RPC 2.0 requests",
 		inproc:   jrpc2Local,
 		inNote:   "server.NewLocal (channel.Direct) + Client.Call with json.RawMessage params; includes the client's request encoding and goroutine hand-offs",
-		httpSkip: "jhttp.Bridge exists but is not measured yet",
+		http:     jrpc2HTTP,
+		httpNote: "jrpc2 v1.3.5 jhttp.NewBridge(handler.Map of the same functions, nil) on net/http.Server, one bridge for all the connections: per POST it parses the body, re-issues the call through a jrpc2 client to a server.Local (channel.Direct) with a fresh id, and marshals the response back with the caller's id",
 	},
 	{
 		name:     "sourcegraph/jsonrpc2",
+		protocol: "JSON-RPC 2.0",
 		tcp:      sourcegraphTCP,
 		tcpNote:  "sourcegraph/jsonrpc2 v0.2.3 NewConn over NewBufferedStream(PlainObjectCodec): plain JSON values back to back (newline-terminated by json.Encoder), one write per response; synchronous HandlerWithError decoding params with encoding/json; same JSON-RPC 2.0 requests",
 		skipNote: "no in-process entry point (a Conn needs an ObjectStream)",
@@ -170,12 +182,14 @@ var peers = []peer{
 	},
 	{
 		name:     "gorilla/rpc/v2 json2",
+		protocol: "JSON-RPC 2.0",
 		http:     gorillaHTTP,
 		httpNote: `gorilla/rpc v1.2.0 v2.Server + json2.NewCodec on net/http.Server; service methods func(*http.Request, *Args, *Reply) error, so params are objects: {"jsonrpc":"2.0","method":"Calculator.Add","params":{"A":1.5,"B":2.25},"id":1}, {"X":2.5}, {"S":"hello world"}`,
 		skipNote: "no in-process entry point (an http.Handler only)",
 	},
 	{
 		name:     "ethereum/go-ethereum/rpc",
+		protocol: "JSON-RPC 2.0",
 		tcp:      gethTCP,
 		tcpNote:  `go-ethereum v1.17.10 rpc.Server.ServeListener (NewCodec: JSON values back to back, newline after each response); service registered as namespace "calc", so methods are calc_add, calc_addInt, calc_nullableFloatToNullableFloat, calc_test2, calc_stringMe with the same positional params; one goroutine per call, responses may reorder`,
 		inproc:   gethInproc,
@@ -184,9 +198,18 @@ var peers = []peer{
 		httpNote: `go-ethereum v1.17.10 rpc.Server as http.Handler on net/http.Server; namespace "calc" (calc_add, ...), same positional params`,
 	},
 	{
-		name:    "floor (tokenizer)",
-		tcp:     floorTCP,
-		tcpNote: `minimal server: per line bytes.Index for "id", writes {"jsonrpc":"2.0","result":null,"id":<id>}; bounds any processor`,
+		name:     "google.golang.org/grpc",
+		protocol: "gRPC (protobuf)",
+		tcpOwn:   grpcTCP,
+		tcpNote:  grpcNote,
+		skipNote: "no in-process entry point: grpc-go has no in-process channel, and an in-memory listener (test/bufconn) is still the HTTP/2 transport",
+		httpSkip: "gRPC needs HTTP/2 (streams, trailers); this scenario is HTTP/1.1 with one JSON body per POST",
+	},
+	{
+		name:     "floor (tokenizer)",
+		protocol: "none (floor)",
+		tcp:      floorTCP,
+		tcpNote:  `minimal server: per line bytes.Index for "id", writes {"jsonrpc":"2.0","result":null,"id":<id>}; bounds any processor`,
 		inproc: func() (*inprocTarget, error) {
 			reqs := bytesOf(demo.Requests)
 			buf := make([]byte, 0, 128)
@@ -380,6 +403,13 @@ func jrpc2TCP() (*tcpServer, error) {
 		t.reqs, t.want = demo.Requests, mixWant
 	}
 	return t, err
+}
+
+// jrpc2HTTP serves the jrpc2 methods through jhttp.Bridge; each call of it
+// starts its own bridge.
+func jrpc2HTTP() (*httpPeer, error) {
+	b := jhttp.NewBridge(jrpc2Methods(), nil)
+	return &httpPeer{handler: b, reqs: demo.Requests, want: mixWant, close: func() { b.Close() }}, nil
 }
 
 // splitRequest returns the method and raw params of a demo request.

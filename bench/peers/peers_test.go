@@ -2,12 +2,18 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/jsonrpc-go/jsonrpc/bench/peers/calcpb"
+	"github.com/jsonrpc-go/jsonrpc/demo"
 )
 
 // TestRows builds and validates every row, runs each briefly, and checks
@@ -24,6 +30,21 @@ func TestRows(t *testing.T) {
 	}()
 	if want := wantRows(); len(ts) != want {
 		t.Fatalf("%d rows, want %d", len(ts), want)
+	}
+	// Rows that must not fall back to skips.
+	for _, want := range []struct {
+		scenario, peer string
+		workers        int
+	}{
+		{"tcp", "google.golang.org/grpc", 0},
+		{"http", "creachadair/jrpc2", 1},
+		{"http", "creachadair/jrpc2", 16},
+	} {
+		if !slices.ContainsFunc(ts, func(x *target) bool {
+			return x.scenario == want.scenario && x.peer == want.peer && x.workers == want.workers
+		}) {
+			t.Errorf("no row %s %s (%d connections)", want.scenario, want.peer, want.workers)
+		}
 	}
 	for _, x := range ts {
 		m, err := x.run(30 * time.Millisecond)
@@ -83,7 +104,20 @@ func TestMainJSON(t *testing.T) {
 	if rep.Mode != "peers" || len(rep.Rows) == 0 {
 		t.Fatalf("mode %q, %d rows", rep.Mode, len(rep.Rows))
 	}
+	protocols := map[string]string{
+		reference:                        "JSON-RPC 2.0",
+		"net/rpc/jsonrpc (JSON-RPC 1.0)": "JSON-RPC 1.0",
+		"creachadair/jrpc2":              "JSON-RPC 2.0",
+		"sourcegraph/jsonrpc2":           "JSON-RPC 2.0",
+		"gorilla/rpc/v2 json2":           "JSON-RPC 2.0",
+		"ethereum/go-ethereum/rpc":       "JSON-RPC 2.0",
+		"google.golang.org/grpc":         "gRPC (protobuf)",
+		"floor (tokenizer)":              "none (floor)",
+	}
 	for _, r := range rep.Rows {
+		if want, ok := protocols[r.Peer]; r.Protocol == "" || !ok || r.Protocol != want {
+			t.Errorf("row %s: protocol %q, want %q", r.Name, r.Protocol, want)
+		}
 		if r.MedianRPS <= 0 || r.Note == "" || r.RatioToRef <= 0 || len(r.Runs) != 1 {
 			t.Errorf("row %+v", r)
 		}
@@ -105,7 +139,7 @@ func TestMainJSON(t *testing.T) {
 func wantRows() int {
 	n := 0
 	for _, p := range peers {
-		if p.tcp != nil {
+		if p.tcp != nil || p.tcpOwn != nil {
 			n++
 		}
 		if p.inproc != nil {
@@ -130,4 +164,67 @@ func TestHTTPRefusesWrongAnswers(t *testing.T) {
 		ht.close()
 		t.Fatal("wrong answers accepted")
 	}
+}
+
+// TestJRPC2HTTPRefusesWrongAnswers checks that the jrpc2 bridge's answers
+// are compared: the floor's answers are not the calculator's.
+func TestJRPC2HTTPRefusesWrongAnswers(t *testing.T) {
+	jp, err := jrpc2HTTP()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer jp.close()
+	ht, err := newHTTPTarget(jp.handler, demo.Requests, floorWant(), 1)
+	if err == nil {
+		ht.close()
+		t.Fatal("wrong answers accepted")
+	}
+}
+
+// wrongAdd subtracts instead of adding from its after+1st call on.
+type wrongAdd struct {
+	grpcCalc
+	after int64
+	calls atomic.Int64
+}
+
+func (w *wrongAdd) Add(ctx context.Context, p *calcpb.Pair) (*calcpb.Double, error) {
+	if w.calls.Add(1) > w.after {
+		return &calcpb.Double{X: p.A - p.B}, nil
+	}
+	return w.grpcCalc.Add(ctx, p)
+}
+
+// TestGRPCRefusesWrongAnswers checks that the gRPC row refuses a server
+// whose answers are wrong before measuring, or that fails calls, and fails
+// a run during which answers go wrong.
+func TestGRPCRefusesWrongAnswers(t *testing.T) {
+	for name, impl := range map[string]calcpb.CalculatorServer{
+		"wrong result":  &wrongAdd{},
+		"unimplemented": calcpb.UnimplementedCalculatorServer{},
+	} {
+		t.Run(name, func(t *testing.T) {
+			o, err := grpcTarget(impl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer o.close()
+			if err := o.check(); err == nil {
+				t.Fatal("wrong answers accepted")
+			}
+		})
+	}
+	t.Run("during the run", func(t *testing.T) {
+		o, err := grpcTarget(&wrongAdd{after: 1}) // check's one call of Add is right
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer o.close()
+		if err := o.check(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := o.run(30 * time.Millisecond); err == nil {
+			t.Fatal("run with wrong answers accepted")
+		}
+	})
 }
