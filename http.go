@@ -3,12 +3,13 @@ package jsonrpc
 import (
 	"errors"
 	"io"
-	"mime"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/mediatype"
 )
 
 // DefaultMaxHTTPBody is the default limit, in bytes, of the body of a request
@@ -125,7 +126,7 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "jsonrpc: method not allowed; use POST", http.StatusMethodNotAllowed)
 		return
 	}
-	if !isJSONContentType(r.Header.Get("Content-Type")) {
+	if !mediatype.IsJSON(r.Header.Get("Content-Type")) {
 		http.Error(w, "jsonrpc: unsupported Content-Type; use application/json", http.StatusUnsupportedMediaType)
 		return
 	}
@@ -174,29 +175,6 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // bodyTooLarge answers 413.
 func bodyTooLarge(w http.ResponseWriter, limit int64) {
 	http.Error(w, "jsonrpc: request body larger than "+strconv.FormatInt(limit, 10)+" bytes", http.StatusRequestEntityTooLarge)
-}
-
-// isJSONContentType reports whether v, a Content-Type header, names a JSON
-// media type HTTPHandler accepts.
-func isJSONContentType(v string) bool {
-	mt, params, hasParams := strings.Cut(v, ";")
-	mt = strings.TrimSpace(mt)
-	if !strings.EqualFold(mt, "application/json") &&
-		!strings.EqualFold(mt, "application/json-rpc") &&
-		!strings.EqualFold(mt, "application/jsonrequest") {
-		return false
-	}
-	if !hasParams || strings.TrimSpace(params) == "" {
-		return true
-	}
-	// Parameters are rare enough to leave their syntax (quoting, repeats)
-	// to package mime.
-	_, ps, err := mime.ParseMediaType(v)
-	if err != nil {
-		return false
-	}
-	cs, ok := ps["charset"]
-	return !ok || strings.EqualFold(cs, "utf-8")
 }
 
 // readBody appends the body to buf and returns it. contentLength, when not

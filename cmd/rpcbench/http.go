@@ -14,26 +14,31 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jsonrpc-go/jsonrpc/internal/loadgen"
+	"github.com/valyala/fasthttp"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/fasthttprpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/loadgen"
 )
 
 // httpMode measures JSON-RPC over HTTP/1.1 keep-alive connections to an
 // in-process net/http server with a jsonrpc.HTTPHandler, driven by a minimal
 // HTTP/1.1 client.
 func (e *env) httpMode(args []string) int {
-	fs := e.flags("http", "[-d 1s] [-conns N | -workers N] [-runs R] [-json FILE]",
+	fs := e.flags("http", "[-d 1s] [-conns N | -workers N] [-server net/http|fasthttp] [-runs R] [-json FILE]",
 		"Measures JSON-RPC over HTTP/1.1 keep-alive: a net/http.Server on loopback with\n"+
-			"jsonrpc.HTTPHandler serving the demo services, and N connections of a minimal\n"+
-			"HTTP/1.1 client, each with one request of the calculator mix in flight.\n"+
+			"jsonrpc.HTTPHandler serving the demo services (or, with -server fasthttp, a\n"+
+			"fasthttp.Server with fasthttprpc.Handler; the row is then named fasthttp),\n"+
+			"and N connections of a minimal HTTP/1.1 client, each with one request of the\n"+
+			"calculator mix in flight.\n"+
 			"Latency is per request, from its write to the end of its response.")
 	rf := addRunFlags(fs, "duration of each run", 1, "runs; the table shows the median")
 	d, runs, jsonFile := rf.d, rf.runs, rf.jsonFile
 	conns := fs.Int("conns", 1, "connections, one goroutine and one request in flight each")
 	fs.IntVar(conns, "workers", 1, "same as -conns: the row's workers are connections")
 	profile := fs.String("cpuprofile", "", "write a CPU profile of the measured runs to `FILE`")
+	server := fs.String("server", "net/http", "the HTTP server: net/http (jsonrpc.HTTPHandler) or fasthttp (package fasthttprpc)")
 	if code, ok := e.parse(fs, args); !ok {
 		return code
 	}
@@ -47,7 +52,16 @@ func (e *env) httpMode(args []string) int {
 	if err != nil {
 		return e.refuse(fmt.Errorf("row http: setup: %w", err))
 	}
-	t, err := newHTTPTarget("http", &jsonrpc.HTTPHandler{Server: h}, demo.Requests, mixWant, *conns)
+	var t *httpTarget
+	switch *server {
+	case "net/http":
+		t, err = newHTTPTarget("http", &jsonrpc.HTTPHandler{Server: h}, demo.Requests, mixWant, *conns)
+	case "fasthttp":
+		fh := &fasthttprpc.Handler{Server: h}
+		t, err = newHostTarget("fasthttp", fastHTTP(fh.ServeFastHTTP), demo.Requests, mixWant, *conns)
+	default:
+		return e.badFlag(fs, "-server must be net/http or fasthttp")
+	}
 	if err != nil {
 		return e.refuse(err)
 	}
@@ -78,7 +92,7 @@ func (e *env) httpMode(args []string) int {
 	}
 	rep := newReport("http", *d)
 	rep.Rows = append(rep.Rows, netRow(t.name, *conns, ms, lat,
-		"allocs are process-wide: the net/http server's, the handler's and the load generator's"))
+		"allocs are process-wide: the "+*server+" server's, the handler's and the load generator's"))
 	e.netTable(rep, "JSON-RPC over HTTP/1.1 keep-alive on loopback, calculator mix, one request in flight per connection", *runs)
 	return e.writeJSON(rep, *jsonFile, 0)
 }
@@ -87,7 +101,7 @@ func (e *env) httpMode(args []string) int {
 // loopback and the client's connections, validated.
 type httpTarget struct {
 	name   string
-	hs     *http.Server
+	host   httpHost
 	served chan struct{}
 	conns  []*httpConn
 	reqs   [][]byte // whole HTTP requests, one per JSON-RPC request
@@ -106,9 +120,43 @@ type httpConn struct {
 	err  error
 }
 
-// newHTTPTarget serves h on 127.0.0.1:0 and connects conns connections, each
-// checked with every request.
+// An httpHost is the HTTP server of a row: a net/http.Server, or fasthttp's.
+type httpHost interface {
+	Serve(ln net.Listener) error
+	Shutdown(ctx context.Context) error // graceful
+	Close() error                       // at once, when Shutdown fails
+}
+
+// netHTTP is a net/http.Server serving h.
+func netHTTP(h http.Handler) httpHost {
+	return &http.Server{Handler: h, ErrorLog: log.New(io.Discard, "", 0), ReadHeaderTimeout: time.Minute}
+}
+
+// fastHTTPHost is a fasthttp.Server as an httpHost.
+type fastHTTPHost struct{ *fasthttp.Server }
+
+// fastHTTP is a fasthttp.Server serving h with its defaults.
+func fastHTTP(h fasthttp.RequestHandler) httpHost {
+	return fastHTTPHost{&fasthttp.Server{Handler: h, ReadTimeout: time.Minute}}
+}
+
+func (f fastHTTPHost) Shutdown(ctx context.Context) error { return f.ShutdownWithContext(ctx) }
+
+// Close stops serving at once; fasthttp's Shutdown with a done context does.
+func (f fastHTTPHost) Close() error {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return f.ShutdownWithContext(ctx)
+}
+
+// newHTTPTarget serves h with net/http on 127.0.0.1:0 and connects conns
+// connections, each checked with every request.
 func newHTTPTarget(name string, h http.Handler, docs, want []string, conns int) (*httpTarget, error) {
+	return newHostTarget(name, netHTTP(h), docs, want, conns)
+}
+
+// newHostTarget is newHTTPTarget with any server.
+func newHostTarget(name string, host httpHost, docs, want []string, conns int) (*httpTarget, error) {
 	if len(docs) == 0 || len(docs) != len(want) {
 		return nil, fmt.Errorf("row %s: %d requests and %d expected responses", name, len(docs), len(want))
 	}
@@ -118,23 +166,23 @@ func newHTTPTarget(name string, h http.Handler, docs, want []string, conns int) 
 	}
 	t := &httpTarget{
 		name:   name,
-		hs:     &http.Server{Handler: h, ErrorLog: log.New(io.Discard, "", 0), ReadHeaderTimeout: time.Minute},
+		host:   host,
 		served: make(chan struct{}),
 		docs:   docs,
 	}
 	go func() {
 		defer close(t.served)
-		t.hs.Serve(ln)
+		t.host.Serve(ln)
 	}()
-	host := ln.Addr().String()
+	addr := ln.Addr().String()
 	for i, doc := range docs {
-		req := "POST / HTTP/1.1\r\nHost: " + host + "\r\nContent-Type: application/json\r\nContent-Length: " +
+		req := "POST / HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\nContent-Length: " +
 			strconv.Itoa(len(doc)) + "\r\n\r\n" + doc
 		t.reqs = append(t.reqs, []byte(req))
 		t.want = append(t.want, []byte(want[i]))
 	}
 	for range conns {
-		nc, err := net.Dial("tcp", host)
+		nc, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.close()
 			return nil, fmt.Errorf("row %s: %w", name, err)
@@ -268,8 +316,8 @@ func (t *httpTarget) close() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
 	defer cancel()
-	if err := t.hs.Shutdown(ctx); err != nil {
-		t.hs.Close()
+	if err := t.host.Shutdown(ctx); err != nil {
+		t.host.Close()
 	}
 	<-t.served
 }

@@ -109,6 +109,16 @@ func TestHTTP(t *testing.T) {
 			t.Errorf("note %q; output:\n%s", rep.Rows[0].Note, out)
 		}
 	}
+	// The same over fasthttp (package fasthttprpc).
+	path := filepath.Join(t.TempDir(), "fasthttp.json")
+	code, _, errOut := runCmd(t, "http", "-d", "50ms", "-runs", "1", "-conns", "2", "-server", "fasthttp", "-json", path)
+	if code != 0 {
+		t.Fatalf("-server fasthttp: status %d, stderr:\n%s", code, errOut)
+	}
+	rep := checkNetReport(t, path, "http", 2, []string{"fasthttp"})
+	if !strings.Contains(rep.Rows[0].Note, "fasthttp server") {
+		t.Errorf("note %q", rep.Rows[0].Note)
+	}
 }
 
 func TestNetUsage(t *testing.T) {
@@ -124,6 +134,7 @@ func TestNetUsage(t *testing.T) {
 		{[]string{"http", "-conns", "0"}, "-conns must be at least 1"},
 		{[]string{"http", "-d", "-1s"}, "-d must be positive"},
 		{[]string{"http", "extra"}, `unexpected argument "extra"`},
+		{[]string{"http", "-server", "nginx"}, "-server must be net/http or fasthttp"},
 	} {
 		code, out, errOut := runCmd(t, tc.args...)
 		if code != 2 || !strings.Contains(errOut, tc.want) || out != "" {

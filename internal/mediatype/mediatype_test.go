@@ -1,0 +1,27 @@
+package mediatype
+
+import "testing"
+
+func TestIsJSON(t *testing.T) {
+	for v, want := range map[string]bool{
+		"application/json":                       true,
+		"Application/JSON":                       true,
+		"application/json-rpc":                   true,
+		"application/jsonrequest":                true,
+		"application/json; charset=utf-8":        true,
+		`application/json; charset="UTF-8"`:      true,
+		"application/json;":                      true,
+		"application/json; charset=latin1":       false,
+		"application/json; charset":              false,
+		"text/plain":                             false,
+		"":                                       false,
+		"application/jsonx":                      false,
+		"multipart/form-data; boundary=x":        false,
+		"application/json; foo=bar":              true,
+		"application/json; charset=utf-8; q=0.1": true,
+	} {
+		if got := IsJSON(v); got != want {
+			t.Errorf("IsJSON(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
