@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"net"
-	"net/http"
 	"slices"
 	"strconv"
 	"sync/atomic"
@@ -27,7 +25,7 @@ var httpConns = []int{1, 16}
 // request bytes, status line, headers and Content-Length parsed, body
 // discarded.
 type httpTarget struct {
-	hs     *http.Server
+	host   loadgen.Host
 	served chan struct{}
 	conns  []*httpConn
 	reqs   [][]byte // whole HTTP requests
@@ -45,9 +43,9 @@ type httpConn struct {
 	err  error
 }
 
-// newHTTPTarget serves h on 127.0.0.1:0, connects conns connections and
-// checks every request on each.
-func newHTTPTarget(h http.Handler, docs, want []string, conns int) (*httpTarget, error) {
+// newHTTPTarget serves with host on 127.0.0.1:0, connects conns connections
+// and checks every request on each.
+func newHTTPTarget(host loadgen.Host, docs, want []string, conns int) (*httpTarget, error) {
 	if len(docs) == 0 || len(docs) != len(want) {
 		return nil, fmt.Errorf("%d requests, %d expected responses", len(docs), len(want))
 	}
@@ -56,19 +54,19 @@ func newHTTPTarget(h http.Handler, docs, want []string, conns int) (*httpTarget,
 		return nil, err
 	}
 	t := &httpTarget{
-		hs:     &http.Server{Handler: h, ErrorLog: log.New(io.Discard, "", 0), ReadHeaderTimeout: time.Minute},
+		host:   host,
 		served: make(chan struct{}),
 		docs:   docs,
 		want:   want,
 	}
-	go func() { defer close(t.served); t.hs.Serve(ln) }()
-	host := ln.Addr().String()
+	go func() { defer close(t.served); t.host.Serve(ln) }()
+	addr := ln.Addr().String()
 	for _, doc := range docs {
-		t.reqs = append(t.reqs, []byte("POST / HTTP/1.1\r\nHost: "+host+
+		t.reqs = append(t.reqs, []byte("POST / HTTP/1.1\r\nHost: "+addr+
 			"\r\nContent-Type: application/json\r\nContent-Length: "+strconv.Itoa(len(doc))+"\r\n\r\n"+doc))
 	}
 	for range conns {
-		nc, err := net.Dial("tcp", host)
+		nc, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.close()
 			return nil, err
@@ -184,8 +182,8 @@ func (t *httpTarget) close() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
 	defer cancel()
-	if err := t.hs.Shutdown(ctx); err != nil {
-		t.hs.Close()
+	if err := t.host.Shutdown(ctx); err != nil {
+		t.host.Close()
 	}
 	<-t.served
 }

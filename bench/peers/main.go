@@ -145,7 +145,10 @@ func setup() ([]*target, []Skip, error) {
 			ts = append(ts, &target{scenario: "tcp", peer: p.name, protocol: p.protocol, note: p.tcpNote, run: o.run, close: o.close})
 		case p.tcp == nil:
 			why := "no server"
-			if p.http != nil {
+			switch {
+			case p.tcpSkip != "":
+				why = p.tcpSkip
+			case p.http != nil:
 				why = "HTTP only: no raw TCP server"
 			}
 			skips = append(skips, Skip{"tcp", p.name, why})
@@ -180,7 +183,11 @@ func setup() ([]*target, []Skip, error) {
 						hp.close()
 					}
 				}
-				ht, err := newHTTPTarget(hp.handler, hp.reqs, hp.want, n)
+				host := loadgen.NetHTTP(hp.handler)
+				if hp.fast != nil {
+					host = loadgen.FastHTTP(hp.fast, nil)
+				}
+				ht, err := newHTTPTarget(host, hp.reqs, hp.want, n)
 				if err != nil {
 					closePeer()
 					return fail(fmt.Errorf("http %s, %d connections: %w", p.name, n, err))

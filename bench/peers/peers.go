@@ -40,6 +40,7 @@ type peer struct {
 	protocol string
 	tcp      func() (*tcpServer, error)
 	tcpNote  string
+	tcpSkip  string // why there is no tcp row, when not the default reason
 	// tcpOwn, where tcp is nil, is a tcp row that the peer's own client
 	// drives (gRPC, which is not newline-terminated JSON).
 	tcpOwn   func() (*ownTarget, error)
@@ -155,6 +156,14 @@ var peers = []peer{
 		httpNote: "net/http.Server with &jsonrpc.HTTPHandler{Server: demo.NewServer()}; one request per POST",
 	},
 	{
+		name:     "jsonrpc-go (fasthttp)",
+		protocol: "JSON-RPC 2.0",
+		tcpSkip:  "the same server as jsonrpc-go's tcp row: only the HTTP server differs",
+		skipNote: "the same Process as jsonrpc-go's inproc row",
+		http:     jsonrpcFastHTTP,
+		httpNote: "fasthttp v1.74.0 fasthttp.Server with &fasthttprpc.Handler{Server: demo.NewServer()}; one request per POST",
+	},
+	{
 		name:     "net/rpc/jsonrpc (JSON-RPC 1.0)",
 		protocol: "JSON-RPC 1.0",
 		tcp:      netRPCServer,
@@ -229,6 +238,14 @@ var peers = []peer{
 		inNote:   `bytes.Index for "id" and a fixed response with that id, one goroutine`,
 		http:     floorHTTP,
 		httpNote: `bare net/http handler: reads the body, bytes.Index for "id", writes {"jsonrpc":"2.0","result":null,"id":<id>} with Content-Length; bounds any handler on net/http`,
+	},
+	{
+		name:     "floor (fasthttp)",
+		protocol: "none (floor)",
+		tcpSkip:  "the tcp floor is floor (tokenizer)'s",
+		skipNote: "the inproc floor is floor (tokenizer)'s",
+		http:     floorFastHTTP,
+		httpNote: `bare fasthttp handler: bytes.Index for "id" in the body fasthttp read, writes {"jsonrpc":"2.0","result":null,"id":<id>}; bounds any handler on fasthttp`,
 	},
 }
 

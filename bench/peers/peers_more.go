@@ -18,18 +18,38 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/fasthttprpc"
+	"github.com/valyala/fasthttp"
 )
 
-// An httpPeer is a peer's http.Handler with the requests to send it and the
-// responses it must give.
+// An httpPeer is a peer's http.Handler (or fasthttp handler) with the
+// requests to send it and the responses it must give.
 type httpPeer struct {
 	handler    http.Handler
+	fast       fasthttp.RequestHandler // served with fasthttp instead, when set
 	reqs, want []string
 	close      func() // nil: nothing to release
 }
 
 func jsonrpcHTTP() (*httpPeer, error) {
 	return &httpPeer{handler: &jsonrpc.HTTPHandler{Server: demo.NewServer()}, reqs: demo.Requests, want: mixWant}, nil
+}
+
+func jsonrpcFastHTTP() (*httpPeer, error) {
+	h := &fasthttprpc.Handler{Server: demo.NewServer()}
+	return &httpPeer{fast: h.ServeFastHTTP, reqs: demo.Requests, want: mixWant}, nil
+}
+
+// floorFastHTTP answers as floorHandler does, on fasthttp.
+func floorFastHTTP() (*httpPeer, error) {
+	fast := func(ctx *fasthttp.RequestCtx) {
+		bp := floorBufs.Get().(*[]byte)
+		*bp = floorAnswer((*bp)[:0], ctx.PostBody())
+		ctx.SetContentType("application/json")
+		ctx.SetBody(*bp) // a copy
+		floorBufs.Put(bp)
+	}
+	return &httpPeer{fast: fast, reqs: demo.Requests, want: floorWant()}, nil
 }
 
 // ---- gorilla/rpc/v2 json2 ----

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc/bench/peers/calcpb"
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/loadgen"
 )
 
 // TestRows builds and validates every row, runs each briefly, and checks
@@ -113,6 +114,8 @@ func TestMainJSON(t *testing.T) {
 		"ethereum/go-ethereum/rpc":       "JSON-RPC 2.0",
 		"google.golang.org/grpc":         "gRPC (protobuf)",
 		"floor (tokenizer)":              "none (floor)",
+		"jsonrpc-go (fasthttp)":          "JSON-RPC 2.0",
+		"floor (fasthttp)":               "none (floor)",
 	}
 	for _, r := range rep.Rows {
 		if want, ok := protocols[r.Peer]; r.Protocol == "" || !ok || r.Protocol != want {
@@ -159,11 +162,37 @@ func TestHTTPRefusesWrongAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ht, err := newHTTPTarget(fp.handler, fp.reqs, mixWant, 1) // the floor's answers are not the calculator's
+	ht, err := newHTTPTarget(loadgen.NetHTTP(fp.handler), fp.reqs, mixWant, 1) // the floor's answers are not the calculator's
 	if err == nil {
 		ht.close()
 		t.Fatal("wrong answers accepted")
 	}
+}
+
+// The fasthttp rows are compared too: the floor's answers are not the
+// calculator's, nor the other way round.
+func TestFastHTTPRefusesWrongAnswers(t *testing.T) {
+	fp, err := floorFastHTTP()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ht, err := newHTTPTarget(loadgen.FastHTTP(fp.fast, nil), fp.reqs, mixWant, 1); err == nil {
+		ht.close()
+		t.Error("floor (fasthttp) accepted with the calculator's answers")
+	}
+	jp, err := jsonrpcFastHTTP()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ht, err := newHTTPTarget(loadgen.FastHTTP(jp.fast, nil), jp.reqs, floorWant(), 1); err == nil {
+		ht.close()
+		t.Error("jsonrpc-go (fasthttp) accepted with the floor's answers")
+	}
+	ht, err := newHTTPTarget(loadgen.FastHTTP(jp.fast, nil), jp.reqs, jp.want, 2)
+	if err != nil {
+		t.Fatalf("jsonrpc-go (fasthttp) refused with its own answers: %v", err)
+	}
+	ht.close()
 }
 
 // TestJRPC2HTTPRefusesWrongAnswers checks that the jrpc2 bridge's answers
@@ -174,7 +203,7 @@ func TestJRPC2HTTPRefusesWrongAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer jp.close()
-	ht, err := newHTTPTarget(jp.handler, demo.Requests, floorWant(), 1)
+	ht, err := newHTTPTarget(loadgen.NetHTTP(jp.handler), demo.Requests, floorWant(), 1)
 	if err == nil {
 		ht.close()
 		t.Fatal("wrong answers accepted")

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log"
 	"net"
 	"net/http"
 	"runtime"
@@ -13,8 +12,6 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
-
-	"github.com/valyala/fasthttp"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
@@ -58,7 +55,7 @@ func (e *env) httpMode(args []string) int {
 		t, err = newHTTPTarget("http", &jsonrpc.HTTPHandler{Server: h}, demo.Requests, mixWant, *conns)
 	case "fasthttp":
 		fh := &fasthttprpc.Handler{Server: h}
-		t, err = newHostTarget("fasthttp", fastHTTP(fh.ServeFastHTTP), demo.Requests, mixWant, *conns)
+		t, err = newHostTarget("fasthttp", loadgen.FastHTTP(fh.ServeFastHTTP, fh.ErrorHandler), demo.Requests, mixWant, *conns)
 	default:
 		return e.badFlag(fs, "-server must be net/http or fasthttp")
 	}
@@ -101,7 +98,7 @@ func (e *env) httpMode(args []string) int {
 // loopback and the client's connections, validated.
 type httpTarget struct {
 	name   string
-	host   httpHost
+	host   loadgen.Host
 	served chan struct{}
 	conns  []*httpConn
 	reqs   [][]byte // whole HTTP requests, one per JSON-RPC request
@@ -120,43 +117,14 @@ type httpConn struct {
 	err  error
 }
 
-// An httpHost is the HTTP server of a row: a net/http.Server, or fasthttp's.
-type httpHost interface {
-	Serve(ln net.Listener) error
-	Shutdown(ctx context.Context) error // graceful
-	Close() error                       // at once, when Shutdown fails
-}
-
-// netHTTP is a net/http.Server serving h.
-func netHTTP(h http.Handler) httpHost {
-	return &http.Server{Handler: h, ErrorLog: log.New(io.Discard, "", 0), ReadHeaderTimeout: time.Minute}
-}
-
-// fastHTTPHost is a fasthttp.Server as an httpHost.
-type fastHTTPHost struct{ *fasthttp.Server }
-
-// fastHTTP is a fasthttp.Server serving h with its defaults.
-func fastHTTP(h fasthttp.RequestHandler) httpHost {
-	return fastHTTPHost{&fasthttp.Server{Handler: h, ReadTimeout: time.Minute}}
-}
-
-func (f fastHTTPHost) Shutdown(ctx context.Context) error { return f.ShutdownWithContext(ctx) }
-
-// Close stops serving at once; fasthttp's Shutdown with a done context does.
-func (f fastHTTPHost) Close() error {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	return f.ShutdownWithContext(ctx)
-}
-
 // newHTTPTarget serves h with net/http on 127.0.0.1:0 and connects conns
 // connections, each checked with every request.
 func newHTTPTarget(name string, h http.Handler, docs, want []string, conns int) (*httpTarget, error) {
-	return newHostTarget(name, netHTTP(h), docs, want, conns)
+	return newHostTarget(name, loadgen.NetHTTP(h), docs, want, conns)
 }
 
 // newHostTarget is newHTTPTarget with any server.
-func newHostTarget(name string, host httpHost, docs, want []string, conns int) (*httpTarget, error) {
+func newHostTarget(name string, host loadgen.Host, docs, want []string, conns int) (*httpTarget, error) {
 	if len(docs) == 0 || len(docs) != len(want) {
 		return nil, fmt.Errorf("row %s: %d requests and %d expected responses", name, len(docs), len(want))
 	}
