@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -39,12 +40,61 @@ func fixtureSets() map[string]*report {
 			fixtureRow("tcp-concurrent", 1, 1_450_000), fixtureRow("tcp-suspend", 1, 321_000)),
 		"2026-11-29-http-1.json":  fixtureReport("http", "2026-11-29T21:07:12Z", fixtureRow("http", 1, 12_345)),
 		"2026-11-29-http-16.json": fixtureReport("http", "2026-11-29T21:07:19Z", fixtureRow("http", 16, 45_678)),
+		"2026-11-29-peers.json": fixtureReport("peers", "2026-11-29T21:40:38Z",
+			peerRow("tcp", 1, "jsonrpc-go", "JSON-RPC 2.0", 2_000_000),
+			peerRow("tcp", 1, "json-peer-a", "JSON-RPC 2.0", 50_000),
+			peerRow("tcp", 1, "json-peer-b", "JSON-RPC 2.0", 80_000),
+			peerRow("tcp", 1, "one-oh", "JSON-RPC 1.0", 150_000), // faster, but not a 2.0 peer
+			peerRow("tcp", 1, "grpc-x", "gRPC (protobuf)", 100_000),
+			peerRow("tcp", 1, "floor (tokenizer)", "none (floor)", 4_000_000),
+			peerRow("http", 1, "jsonrpc-go", "JSON-RPC 2.0", 30_000),
+			peerRow("http", 1, "json-peer-a", "JSON-RPC 2.0", 33_000),
+			peerRow("http", 1, "floor (tokenizer)", "none (floor)", 31_000),
+			peerRow("http", 16, "jsonrpc-go", "JSON-RPC 2.0", 60_000),
+			peerRow("http", 16, "json-peer-b", "JSON-RPC 2.0", 40_000),
+			peerRow("http", 16, "floor (tokenizer)", "none (floor)", 66_000),
+			peerRow("http", 16, "jsonrpc-go (fasthttp)", "JSON-RPC 2.0", 90_000), // not a peer
+			peerRow("http", 16, "floor (fasthttp)", "none (floor)", 100_000),     // not the quoted floor
+			peerRow("inproc", 1, "jsonrpc-go", "JSON-RPC 2.0", 8_000_000),
+			peerRow("inproc", 1, "json-peer-a", "JSON-RPC 2.0", 40_000),
+			peerRow("inproc", 1, "floor (tokenizer)", "none (floor)", 25_000_000)),
 	}
 }
 
+// peerRow makes a row of the peers set.
+func peerRow(scenario string, conns int, peer, protocol string, median float64) row {
+	name := scenario + " " + peer
+	if scenario == "http" {
+		name = fmt.Sprintf("http %d %s", conns, peer)
+	}
+	rw := fixtureRow(name, conns, median)
+	rw.Scenario, rw.Peer, rw.Protocol = scenario, peer, protocol
+	return rw
+}
+
+// fixturePeerTables quote the fixture's peers set (computed by hand).
+const fixturePeerTables = "Set: docs/bench/2026-11-29-peers.json.\n\n" +
+	"| scenario | jsonrpc-go | fastest JSON-RPC 2.0 peer | jsonrpc-go over it | gRPC | floor | jsonrpc-go / floor |\n" +
+	"|---|---:|---:|---:|---:|---:|---:|\n" +
+	"| one TCP connection, pipelined | 2.00 M | json-peer-b: 80.0 k | **25.0×** | 0.10 M (20.0×) | 4.00 M | 0.50 |\n" +
+	"| HTTP/1.1, 16 connections | 60.0 k | json-peer-b: 40.0 k | **1.50×** | — | 66.0 k | 0.91 |\n" +
+	"| HTTP/1.1, 1 connection | 30.0 k | json-peer-a: 33.0 k | **0.91×** | — | 31.0 k | 0.97 |\n" +
+	"| in process | 8.00 M | json-peer-a: 40.0 k | **200×** | — | 25.00 M | 0.32 |\n" +
+	"\nThe full table:\n\n" +
+	"| peer | one TCP connection, pipelined | HTTP/1.1, 16 connections | HTTP/1.1, 1 connection | in process |\n" +
+	"|---|---:|---:|---:|---:|\n" +
+	"| jsonrpc-go | 2.00 M | 60.0 k | 30.0 k | 8.00 M |\n" +
+	"| jsonrpc-go (fasthttp) | | 90.0 k (0.67×) | | |\n" +
+	"| json-peer-a | 50.0 k (40.0×) | | 33.0 k (0.91×) | 40.0 k (200×) |\n" +
+	"| json-peer-b | 80.0 k (25.0×) | 40.0 k (1.50×) | | |\n" +
+	"| one-oh | 0.15 M (13.3×) | | | |\n" +
+	"| grpc-x | 0.10 M (20.0×) | | | |\n" +
+	"| floor (tokenizer) | 4.00 M (0.50×) | 66.0 k (0.91×) | 31.0 k (0.97×) | 25.00 M (0.32×) |\n" +
+	"| floor (fasthttp) | | 0.10 M (0.60×) | | |\n\n"
+
 // fixtureREADME quotes the fixture data as formatRate writes it (computed by
 // hand here, not with formatRate).
-const fixtureREADME = "# fixture\n\n## Performance\n\n" +
+const fixtureREADME = "# fixture\n\n## Performance\n\n" + fixturePeerTables +
 	"| row | calls/s |\n|---|---:|\n| calc mix through `Process` | 9.99 M |\n\n" + // another section: not compared
 	"## Async\n\nText.\n\n" +
 	"| row | workers | calls/s | ns/call | allocs/call |\n" +
@@ -111,8 +161,8 @@ func fixtureCharts(t *testing.T) []chart {
 
 func TestRenderDeterministic(t *testing.T) {
 	a, b := fixtureCharts(t), fixtureCharts(t) // map order differs between the two
-	if len(a) != 3 || len(b) != 3 {
-		t.Fatalf("got %d and %d charts, want 3", len(a), len(b))
+	if len(a) != 8 || len(b) != 8 {
+		t.Fatalf("got %d and %d charts, want 8", len(a), len(b))
 	}
 	for i := range a {
 		if a[i].Name != b[i].Name || !bytes.Equal(a[i].SVG, b[i].SVG) {
@@ -175,6 +225,23 @@ func TestChartContents(t *testing.T) {
 			"3.46 M", "1.50 M", "1.45 M", "0.32 M", "12.3 k", "45.7 k", "requests/s"},
 		"scaling.svg": {"calc-mix/Process (Process)", "calc-mix (ProcessAsync, inline)",
 			"1.23 M", "2.40 M", "1.20 M", "2.35 M", "1.94× at 2 workers", "1.95× at 2 workers", "workers"},
+		"peers-headline.svg": {"one TCP connection, pipelined", "HTTP/1.1, 16 connections", "HTTP/1.1, 1 connection", "in process",
+			"json-peer-b (fastest peer)", "80.0 k (25.0×)", "grpc-x", "0.10 M (20.0×)", "4.00 M (0.50×)",
+			"40.0 k (1.50×)", "json-peer-a (fastest peer)", "33.0 k (0.91×)", "40.0 k (200×)", "25.00 M (0.32×)",
+			"2.00 M", "60.0 k", "30.0 k", "8.00 M", "2026-11-29-peers.json",
+			"jsonrpc-go (fasthttp)", "90.0 k (0.67×)", "floor (fasthttp)", "0.10 M (0.60×)"},
+		"peers-tcp.svg": {"json-peer-a", "50.0 k (40.0×)", "json-peer-b", "one-oh", "0.15 M (13.3×)", "grpc-x",
+			"floor (tokenizer)", "4.00 M (0.50×)", "2.00 M"},
+		"peers-http-16.svg": {"60.0 k", "40.0 k (1.50×)", "66.0 k (0.91×)", "jsonrpc-go (fasthttp)", "90.0 k (0.67×)", "floor (fasthttp)", "0.10 M (0.60×)"},
+		"peers-http-1.svg":  {"30.0 k", "33.0 k (0.91×)", "31.0 k (0.97×)"},
+		"peers-inproc.svg":  {"8.00 M", "40.0 k (200×)", "25.00 M (0.32×)"},
+	}
+	// What a chart must not show: the JSON-RPC 1.0 row is not the fastest
+	// JSON-RPC 2.0 peer, and a scenario's chart has only its rows.
+	wantNot := map[string][]string{
+		"peers-headline.svg": {"one-oh", "jsonrpc-go (fasthttp) (fastest peer)"},
+		"peers-http-1.svg":   {"json-peer-b", "grpc-x"},
+		"peers-inproc.svg":   {"json-peer-b", "one-oh"},
 	}
 	common := []string{"2026-11-29", "go1.26.8", "Test CPU &lt;fixture&gt;", "2 cores", `width="720"`}
 	for _, c := range fixtureCharts(t) {
@@ -188,6 +255,11 @@ func TestChartContents(t *testing.T) {
 		for _, w := range append(ws, common...) {
 			if !strings.Contains(s, w) {
 				t.Errorf("%s does not contain %q", c.Name, w)
+			}
+		}
+		for _, w := range wantNot[c.Name] {
+			if strings.Contains(s, w) {
+				t.Errorf("%s contains %q", c.Name, w)
 			}
 		}
 	}
@@ -215,7 +287,7 @@ func TestCheck(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("-check on charts just written: exit %d\n%s%s", code, out, errOut)
 	}
-	if !strings.Contains(out, "3 charts") || !strings.Contains(out, "9 figures") {
+	if !strings.Contains(out, "8 charts") || !strings.Contains(out, "9 figures") || !strings.Contains(out, "peer tables (2026-11-29-peers.json)") {
 		t.Errorf("-check summary: %q", out)
 	}
 
@@ -319,6 +391,96 @@ func TestCheckREADME(t *testing.T) {
 	}
 }
 
+func TestCheckPeerTables(t *testing.T) {
+	const tcpLine = "| one TCP connection, pipelined | 2.00 M | json-peer-b: 80.0 k | **25.0×** | 0.10 M (20.0×) | 4.00 M | 0.50 |\n"
+	for _, tc := range []struct {
+		name, old, new string
+		want           []string // in stderr
+	}{
+		{"headline ratio", "| **25.0×** |", "| **25.1×** |", []string{
+			`headline table, one TCP connection, pipelined, jsonrpc-go over it: README says "**25.1×**", expected "**25.0×**" from `,
+			"2026-11-29-peers.json"}},
+		{"fastest peer is a 2.0 peer", "| json-peer-b: 80.0 k |", "| one-oh: 0.15 M |", []string{
+			`fastest JSON-RPC 2.0 peer: README says "one-oh: 0.15 M", expected "json-peer-b: 80.0 k"`}},
+		{"floor fraction", "| 66.0 k | 0.91 |", "| 66.0 k | 0.85 |", []string{
+			`HTTP/1.1, 16 connections, jsonrpc-go / floor: README says "0.85", expected "0.91"`}},
+		{"headline row missing", "| in process | 8.00 M | json-peer-a: 40.0 k | **200×** | — | 25.00 M | 0.32 |\n", "", []string{
+			`headline table has no row "in process"`}},
+		{"headline column missing", "| jsonrpc-go / floor |\n|---|---:|---:|---:|---:|---:|---:|", "|\n|---|---:|---:|---:|---:|---:|", []string{
+			`headline table has no "jsonrpc-go / floor" column`}},
+		{"headline unknown row", tcpLine, tcpLine + "| over carrier pigeon | 1 | 2 | 3 | 4 | 5 | 6 |\n", []string{
+			`headline table row "over carrier pigeon" is no scenario`}},
+		{"peer row missing", "| grpc-x | 0.10 M (20.0×) | | | |\n", "", []string{
+			`peer table has no row "grpc-x"`}},
+		{"peer cell where there is no row", "| json-peer-b | 80.0 k (25.0×) | 40.0 k (1.50×) | | |", "| json-peer-b | 80.0 k (25.0×) | 40.0 k (1.50×) | 1 k | |", []string{
+			`peer table, json-peer-b, HTTP/1.1, 1 connection: README says "1 k", expected ""`}},
+		{"peer cell", "| 50.0 k (40.0×) |", "| 50.0 k (41.0×) |", []string{
+			`peer table, json-peer-a, one TCP connection, pipelined: README says "50.0 k (41.0×)", expected "50.0 k (40.0×)"`}},
+		{"unknown peer", "| one-oh |", "| two-oh |", []string{
+			`peer table row "two-oh" is no peer`, `peer table has no row "one-oh"`}},
+		{"unknown column", "| peer | one TCP connection, pipelined |", "| peer | one UDP datagram |", []string{
+			`peer table column "one UDP datagram" is no scenario`, `peer table has no column "one TCP connection, pipelined"`}},
+		{"set not named", "Set: docs/bench/2026-11-29-peers.json.", "Set: the latest.", []string{
+			`does not name the peers set it quotes, docs/bench/2026-11-29-peers.json`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, flags := fixtureTree(t)
+			if code, _, errOut := runTool(t, flags...); code != 0 {
+				t.Fatalf("writing: exit %d\n%s", code, errOut)
+			}
+			if !strings.Contains(fixtureREADME, tc.old) {
+				t.Fatalf("fixture README lacks %q", tc.old)
+			}
+			readme := strings.Replace(fixtureREADME, tc.old, tc.new, 1)
+			if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(readme), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, _, errOut := runTool(t, append(flags, "-check")...)
+			if code != 1 {
+				t.Fatalf("exit %d, want 1; stderr:\n%s", code, errOut)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errOut)
+				}
+			}
+		})
+	}
+
+	// A newer run of a peer changes the charts and the tables that quote it.
+	_, flags := fixtureTree(t)
+	if code, _, errOut := runTool(t, flags...); code != 0 {
+		t.Fatalf("writing: exit %d\n%s", code, errOut)
+	}
+	r := fixtureSets()["2026-11-29-peers.json"]
+	r.Rows[2].MedianRPS = 100_000 // tcp json-peer-b
+	b, _ := json.Marshal(r)
+	if err := os.WriteFile(filepath.Join(flags[1], "2026-11-29-peers.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runTool(t, append(flags, "-check")...)
+	for _, w := range []string{"peers-headline.svg: differs", "peers-tcp.svg: differs",
+		`expected "json-peer-b: 0.10 M"`, `expected "**20.0×**"`, `expected "0.10 M (20.0×)"`} {
+		if code != 1 || !strings.Contains(errOut, w) {
+			t.Errorf("after a peer's data changed: exit %d, stderr lacks %q:\n%s", code, w, errOut)
+		}
+	}
+	if strings.Contains(errOut, "peers-http") || strings.Contains(errOut, "peers-inproc") {
+		t.Errorf("charts of unchanged scenarios reported:\n%s", errOut)
+	}
+}
+
+func TestFormatRatio(t *testing.T) {
+	for v, want := range map[float64]string{
+		0.5746: "0.57", 0.89: "0.89", 1.094: "1.09", 9.99: "9.99", 9.996: "10.0",
+		35.04: "35.0", 99.94: "99.9", 99.96: "100", 174.4: "174", 1850: "1850",
+	} {
+		if got := formatRatio(v); got != want {
+			t.Errorf("formatRatio(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
 func TestUnknownFilesIgnored(t *testing.T) {
 	_, flags := fixtureTree(t)
 	data := flags[1]
@@ -329,6 +491,7 @@ func TestUnknownFilesIgnored(t *testing.T) {
 		"readme.txt":   "not json at all",
 		"array.json":   `[1, 2, 3]`,
 		"numbers.json": `{"mode": 3}`,
+		"index.json":   `{"sets": [{"file": "2026-11-29-tcp.json", "mode": "tcp", "date": "2026-11-29T21:07:06Z"}]}`,
 	} {
 		if err := os.WriteFile(filepath.Join(data, name), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
@@ -345,6 +508,9 @@ func TestUnknownFilesIgnored(t *testing.T) {
 	}
 	if strings.Contains(errOut, "readme.txt") {
 		t.Errorf("warned about a file that is not .json:\n%s", errOut)
+	}
+	if strings.Contains(errOut, "index.json") {
+		t.Errorf("warned about the explorer's index of the sets:\n%s", errOut)
 	}
 	if code, out, errOut := runTool(t, append(flags, "-check")...); code != 0 {
 		t.Errorf("-check: exit %d\n%s%s", code, out, errOut)
@@ -406,6 +572,24 @@ func TestNiceAxis(t *testing.T) {
 		_, ls := niceAxis(tc.v).ticks()
 		if got := strings.Join(ls, " "); got != tc.want {
 			t.Errorf("niceAxis(%v) ticks %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}
+
+// The printed tables are the ones the check accepts.
+func TestTablesPrintsWhatCheckAccepts(t *testing.T) {
+	_, flags := fixtureTree(t)
+	code, out, errOut := runTool(t, append(flags, "-tables")...)
+	if code != 0 {
+		t.Fatalf("-tables: exit %d\n%s", code, errOut)
+	}
+	parts := strings.Split(out, "\n\n")
+	if len(parts) != 2 {
+		t.Fatalf("-tables printed %d blocks, want 2 tables:\n%s", len(parts), out)
+	}
+	for _, p := range parts {
+		if !strings.Contains(fixturePeerTables, p) {
+			t.Errorf("-tables printed\n%s\nwhich is not in the fixture README's tables:\n%s", p, fixturePeerTables)
 		}
 	}
 }

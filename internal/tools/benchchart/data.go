@@ -38,9 +38,19 @@ type row struct {
 	P90us         float64   `json:"p90_us,omitempty"`
 	P99us         float64   `json:"p99_us,omitempty"`
 	Note          string    `json:"note,omitempty"`
+
+	// The peers set's fields (bench/peers): the scenario ("tcp", "http",
+	// "inproc"), the library, and its protocol ("JSON-RPC 2.0", ...).
+	Scenario string `json:"scenario,omitempty"`
+	Peer     string `json:"peer,omitempty"`
+	Protocol string `json:"protocol,omitempty"`
 }
 
-// loadDir reads the result files (*.json) of dir in name order. A file that
+// indexFile is the list of the result sets that the explorer (docs/explorer)
+// reads, kept in the data directory; it is not a result set.
+const indexFile = "index.json"
+
+// loadDir reads the result files (*.json but index.json) of dir in name order. A file that
 // is not a result set (not JSON of that shape, no mode, no rows, a row
 // without a name or a positive worker count) is skipped with a warning to
 // warn. Only an unreadable directory is an error.
@@ -51,7 +61,7 @@ func loadDir(dir string, warn io.Writer) ([]*report, error) {
 	}
 	var reports []*report
 	for _, e := range entries { // sorted by name
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") || e.Name() == indexFile {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())

@@ -5,6 +5,7 @@
 //
 //	go run ./internal/tools/benchchart          # write docs/bench/charts/*.svg
 //	go run ./internal/tools/benchchart -check   # verify charts and README figures
+//	go run ./internal/tools/benchchart -tables  # print the README's peer tables
 //
 // It reads every *.json file of the data directory that cmd/rpcbench -json
 // wrote (a file it does not understand is skipped with a warning on stderr)
@@ -16,6 +17,11 @@
 //	                  rows by connection count, with min–max whiskers
 //	scaling.svg       calls/s by worker count of the calc-mix rows of the
 //	                  async-inline set (Process and ProcessAsync)
+//	peers-headline.svg  from the peers set of bench/peers, for each scenario:
+//	                  this library, the fastest JSON-RPC 2.0 peer, gRPC where
+//	                  measured, and the floor
+//	peers-*.svg       every row of one scenario of the peers set (tcp,
+//	                  http-16, http-1, inproc)
 //
 // The SVG is written by hand with fixed formatting, so the same data gives the
 // same bytes.
@@ -50,6 +56,26 @@
 //
 // where the files are docs/bench/2026-11-29-{async-inline,tcp,http-1,http-16}.json.
 // When the README quotes a newer result set, update the file names here.
+//
+// # Peer tables
+//
+// The README's Performance section quotes the latest peers set in two
+// tables, both checked cell by cell and both ways (a scenario or peer of the
+// set that a table lacks is a problem, as is a row or column the set does
+// not have); see checkPeerTables. The section must also name the set's file.
+//
+//	headline table  header "scenario", then the headers of headlineColumns;
+//	                one row per scenario title: this library's rate, the
+//	                fastest JSON-RPC 2.0 peer ("name: rate") and this
+//	                library's speed over it ("**35.0×**"), gRPC, the floor,
+//	                and this library's rate over the floor's ("0.57")
+//	peer table      header "peer", then scenario titles; one row per peer of
+//	                the set, each cell "rate (ratio×)", empty where the peer
+//	                has no row in that scenario
+//
+// The scenario titles are those of the scenarios variable ("one TCP
+// connection, pipelined", ...), and rates and ratios are written by
+// formatRate and formatRatio.
 package main
 
 import (
@@ -98,8 +124,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	outDir := fs.String("out", filepath.Join("docs", "bench", "charts"), "directory of the SVG charts")
 	readme := fs.String("readme", "README.md", "README whose figures -check compares with the data")
 	check := fs.Bool("check", false, "write nothing; fail when a chart or a README figure differs from the data")
+	tables := fs.Bool("tables", false, "write nothing; print the README's peer tables from the latest peers set")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: go run ./internal/tools/benchchart [-check] [-data DIR] [-out DIR] [-readme FILE]")
+		fmt.Fprintln(stderr, "usage: go run ./internal/tools/benchchart [-check | -tables] [-data DIR] [-out DIR] [-readme FILE]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -121,6 +148,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
+	if *tables {
+		fmt.Fprint(stdout, peerTables(latest(reports, "peers")))
+		return 0
+	}
 	if !*check {
 		if err := os.MkdirAll(*outDir, 0o755); err != nil {
 			fmt.Fprintf(stderr, "benchchart: %v\n", err)
@@ -164,8 +195,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	for _, r := range reports {
 		byFile[r.File] = r
 	}
-	figProblems := checkFigures(*readme, string(text), readmeFigures, *dataDir, byFile)
-	problems = append(problems, figProblems...)
+	problems = append(problems, checkFigures(*readme, string(text), readmeFigures, *dataDir, byFile)...)
+	peers := latest(reports, "peers") // renderAll made sure there is one
+	problems = append(problems, checkPeerTables(*readme, string(text), peers, *dataDir)...)
 
 	if len(problems) > 0 {
 		for _, p := range problems {
@@ -177,7 +209,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 1
 	}
-	fmt.Fprintf(stdout, "benchchart: %d charts in %s and %d figures of %s match %s\n",
-		len(charts), *outDir, len(readmeFigures), *readme, *dataDir)
+	fmt.Fprintf(stdout, "benchchart: %d charts in %s, %d figures and the peer tables (%s) of %s match %s\n",
+		len(charts), *outDir, len(readmeFigures), peers.File, *readme, *dataDir)
 	return 0
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -193,4 +194,160 @@ func checkFigure(readmeName, text string, f figure, dataDir string, byFile map[s
 			readmeName, lines[0], f.describe(), f.Column, matches[0], expected, source)
 	}
 	return ""
+}
+
+// peerSection is the README section with the peer tables.
+const peerSection = "Performance"
+
+// checkPeerTables compares the headline table and the full peer table of the
+// README's Performance section with r, the latest peers set, cell by cell,
+// both ways: a scenario or peer of the set missing from a table is a
+// problem, and so is a table row or column the set does not have. The
+// section must also name the set's file.
+//
+// The headline table's header starts with "scenario" and has the headers of
+// headlineColumns; its rows start with a scenario's Title. The peer table's
+// header starts with "peer" followed by scenario Titles; its rows start with
+// a row's peer name, and each cell is peerCell's text, or empty where the
+// peer has no row in that scenario.
+func checkPeerTables(readmeName, text string, r *report, dataDir string) []string {
+	var problems []string
+	add := func(format string, a ...any) {
+		problems = append(problems, readmeName+": "+fmt.Sprintf(format, a...))
+	}
+	dataPath := filepath.Join(dataDir, r.File)
+	tables, ok := sectionTables(text, peerSection)
+	if !ok {
+		add("no section \"## %s\" for the peer tables from %s", peerSection, dataPath)
+		return problems
+	}
+	if !strings.Contains(sectionText(text, peerSection), "docs/bench/"+r.File) {
+		add("section %q does not name the peers set it quotes, docs/bench/%s", peerSection, r.File)
+	}
+	var headline, peerTable *mdTable
+	for _, t := range tables {
+		switch t.header[0] {
+		case "scenario":
+			headline = t
+		case "peer":
+			peerTable = t
+		}
+	}
+
+	byTitle := map[string]scenario{}
+	var measured []scenario // the scenarios r has this library's row in
+	for _, sc := range scenarios {
+		byTitle[sc.Title] = sc
+		if r.self(sc) != nil {
+			measured = append(measured, sc)
+		}
+	}
+
+	if headline == nil {
+		add("section %q has no headline table (header starting with \"scenario\"); expected from %s", peerSection, dataPath)
+	} else {
+		for _, c := range headlineColumns {
+			if headline.column(c.Header) < 0 {
+				add("headline table has no %q column", c.Header)
+			}
+		}
+		seen := map[string]bool{}
+		for _, rw := range headline.rows {
+			sc, ok := byTitle[rw.cells[0]]
+			self := r.self(sc)
+			if !ok || self == nil {
+				add("%d: headline table row %q is no scenario of %s", rw.line, rw.cells[0], dataPath)
+				continue
+			}
+			seen[sc.Title] = true
+			for _, c := range headlineColumns {
+				col := headline.column(c.Header)
+				if col < 0 {
+					continue
+				}
+				got := ""
+				if col < len(rw.cells) {
+					got = rw.cells[col]
+				}
+				if want := c.Cell(r, sc, self); got != want {
+					add("%d: headline table, %s, %s: README says %q, expected %q from %s",
+						rw.line, sc.Title, c.Header, got, want, dataPath)
+				}
+			}
+		}
+		for _, sc := range measured {
+			if !seen[sc.Title] {
+				add("headline table has no row %q; %s measures it", sc.Title, dataPath)
+			}
+		}
+	}
+
+	if peerTable == nil {
+		add("section %q has no peer table (header starting with \"peer\"); expected from %s", peerSection, dataPath)
+		return problems
+	}
+	var cols []scenario // by peer table column; Title "" for unknown ones
+	for _, h := range peerTable.header[1:] {
+		sc, ok := byTitle[h]
+		if !ok {
+			add("peer table column %q is no scenario (want one of the titles of %s's scenarios)", h, dataPath)
+		}
+		cols = append(cols, sc)
+	}
+	for _, sc := range measured {
+		if peerTable.column(sc.Title) < 0 {
+			add("peer table has no column %q; %s measures it", sc.Title, dataPath)
+		}
+	}
+	var peerNames []string
+	for _, rw := range r.Rows {
+		if rw.Peer != "" && !slices.Contains(peerNames, rw.Peer) {
+			peerNames = append(peerNames, rw.Peer)
+		}
+	}
+	seen := map[string]bool{}
+	for _, rw := range peerTable.rows {
+		name := rw.cells[0]
+		if !slices.Contains(peerNames, name) {
+			add("%d: peer table row %q is no peer of %s", rw.line, name, dataPath)
+			continue
+		}
+		seen[name] = true
+		for i, sc := range cols {
+			if sc.Title == "" {
+				continue
+			}
+			want := ""
+			self := r.self(sc)
+			if prow := r.peerRow(sc, func(x *row) bool { return x.Peer == name }); prow != nil && self != nil {
+				want = peerCell(self, prow)
+			}
+			got := ""
+			if i+1 < len(rw.cells) {
+				got = rw.cells[i+1]
+			}
+			if got != want {
+				add("%d: peer table, %s, %s: README says %q, expected %q from %s",
+					rw.line, name, sc.Title, got, want, dataPath)
+			}
+		}
+	}
+	for _, name := range peerNames {
+		if !seen[name] {
+			add("peer table has no row %q; %s measures it", name, dataPath)
+		}
+	}
+	return problems
+}
+
+// sectionText returns the text of the "## name" section, without its heading.
+func sectionText(text, name string) string {
+	_, rest, ok := strings.Cut(text, "\n## "+name+"\n")
+	if !ok {
+		return ""
+	}
+	if i := strings.Index(rest, "\n## "); i >= 0 {
+		rest = rest[:i]
+	}
+	return rest
 }

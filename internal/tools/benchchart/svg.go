@@ -46,11 +46,19 @@ func renderAll(reports []*report) ([]chart, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []chart{
+	peers := latest(reports, "peers")
+	if peers == nil {
+		return nil, fmt.Errorf("no peers result set (mode \"peers\", from bench/peers) among the data files")
+	}
+	peerCharts, err := renderPeers(peers)
+	if err != nil {
+		return nil, err
+	}
+	return append([]chart{
 		{Name: "async-inline.svg", Sources: []string{inline.File}, SVG: renderAsyncInline(inline)},
 		{Name: "hosting.svg", Sources: append([]string{tcp.File}, fileNames(httpReps)...), SVG: renderHosting(tcp, httpRows, httpReps)},
 		{Name: "scaling.svg", Sources: []string{inline.File}, SVG: scaling},
-	}, nil
+	}, peerCharts...), nil
 }
 
 // httpByConns returns, for each connection count measured in an http result
@@ -216,13 +224,29 @@ func (s *svg) close() []byte {
 	return s.b.Bytes()
 }
 
+// A legendKey is a color and what it stands for.
+type legendKey struct{ color, name string }
+
+// paletteKeys gives names the palette's colors in order.
+func paletteKeys(names []string) []legendKey {
+	keys := make([]legendKey, len(names))
+	for i, name := range names {
+		keys[i] = legendKey{palette[i%len(palette)], name}
+	}
+	return keys
+}
+
 // legend writes colored keys in a row at y and returns the y below it.
 func (s *svg) legend(y float64, names []string) float64 {
+	return s.legendKeys(y, paletteKeys(names))
+}
+
+func (s *svg) legendKeys(y float64, keys []legendKey) float64 {
 	x := marginX
-	for i, name := range names {
-		s.rect(x, y-9, 10, 10, palette[i%len(palette)])
-		s.text(x+14, y, "start", 12, "", name)
-		x += 14 + float64(len([]rune(name)))*charW + 18
+	for _, k := range keys {
+		s.rect(x, y-9, 10, 10, k.color)
+		s.text(x+14, y, "start", 12, "", k.name)
+		x += 14 + float64(len([]rune(k.name)))*charW + 18
 	}
 	return y + 12
 }
@@ -289,6 +313,7 @@ func (a axis) ticks() ([]float64, []string) {
 type hbar struct {
 	value, lo, hi float64
 	color         string
+	label         string // the value label; formatRate(value) when empty
 }
 
 // A hgroup is a labelled group of bars.
@@ -328,17 +353,31 @@ func (p hpanel) height() float64 {
 // renderHBars renders a horizontal bar chart of one or more panels, each
 // with its own axis.
 func renderHBars(title string, cap []string, legend []string, yLabel string, panels []hpanel) []byte {
-	labelW := 0.0
+	var keys []legendKey
+	if len(legend) > 1 {
+		keys = paletteKeys(legend)
+	}
+	return renderHBarsKeyed(title, cap, keys, yLabel, panels)
+}
+
+// renderHBarsKeyed is renderHBars with a legend of given colors (none when
+// legend is empty).
+func renderHBarsKeyed(title string, cap []string, legend []legendKey, yLabel string, panels []hpanel) []byte {
+	labelW, valueW := 0.0, 64.0
 	for _, p := range panels {
 		for _, g := range p.groups {
 			labelW = max(labelW, float64(len([]rune(g.label)))*charW)
+			for _, b := range g.bars {
+				// value labels are 11px: about 0.92 of a 12px advance
+				valueW = max(valueW, float64(len([]rune(b.text())))*charW*0.92+8)
+			}
 		}
 	}
 	x0 := marginX + 22 + labelW + 10 // rotated y label, labels, gap
-	x1 := width - marginX - 64       // room for value labels
+	x1 := width - marginX - valueW   // room for value labels
 
 	height := 44 + 15*float64(len(cap)) + 8
-	if len(legend) > 1 {
+	if len(legend) > 0 {
 		height += 22
 	}
 	for _, p := range panels {
@@ -348,8 +387,8 @@ func renderHBars(title string, cap []string, legend []string, yLabel string, pan
 
 	var s svg
 	y := s.open(height, title, cap) + 8
-	if len(legend) > 1 {
-		y = s.legend(y+6, legend) + 10
+	if len(legend) > 0 {
+		y = s.legendKeys(y+6, legend) + 10
 	}
 	for _, p := range panels {
 		top := y
@@ -394,7 +433,7 @@ func renderHBars(title string, cap []string, legend []string, yLabel string, pan
 					s.line(scale(b.hi), cy-4, scale(b.hi), cy+4, "#222", "")
 					end = max(end, scale(b.hi))
 				}
-				s.text(end+5, by+barH/2+4, "start", 11, "", formatRate(b.value))
+				s.text(end+5, by+barH/2+4, "start", 11, "", b.text())
 				by += barH + barGap
 			}
 			by -= barGap
@@ -406,6 +445,14 @@ func renderHBars(title string, cap []string, legend []string, yLabel string, pan
 		y = top + p.height() + 12
 	}
 	return s.close()
+}
+
+// text is the bar's value label.
+func (b hbar) text() string {
+	if b.label != "" {
+		return b.label
+	}
+	return formatRate(b.value)
 }
 
 // rowBar returns the bar of one row: its median and the min–max of its runs.
