@@ -346,6 +346,36 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// checkEditedREADME writes the charts of the fixture, replaces old with new
+// in its README, and checks that -check fails naming each of want, and
+// naming no chart.
+func checkEditedREADME(t *testing.T, old, new string, want []string) {
+	t.Helper()
+	dir, flags := fixtureTree(t)
+	if code, _, errOut := runTool(t, flags...); code != 0 {
+		t.Fatalf("writing: exit %d\n%s", code, errOut)
+	}
+	if !strings.Contains(fixtureREADME, old) {
+		t.Fatalf("fixture README lacks %q", old)
+	}
+	readme := strings.Replace(fixtureREADME, old, new, 1)
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(readme), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runTool(t, append(flags, "-check")...)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stderr:\n%s", code, errOut)
+	}
+	for _, w := range want {
+		if !strings.Contains(errOut, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, errOut)
+		}
+	}
+	if strings.Contains(errOut, ".svg") {
+		t.Errorf("charts reported although only the README changed:\n%s", errOut)
+	}
+}
+
 func TestCheckREADME(t *testing.T) {
 	for _, tc := range []struct {
 		name, old, new string
@@ -363,31 +393,7 @@ func TestCheckREADME(t *testing.T) {
 			"row \"TCP, `Concurrent` ordering, calc mix\" with a \"requests/s\" column not found; expected requests/s \"1.45 M\""}},
 		{"section renamed", "## Hosting", "## Serving", []string{`no section "## Hosting"`}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir, flags := fixtureTree(t)
-			if code, _, errOut := runTool(t, flags...); code != 0 {
-				t.Fatalf("writing: exit %d\n%s", code, errOut)
-			}
-			if !strings.Contains(fixtureREADME, tc.old) {
-				t.Fatalf("fixture README lacks %q", tc.old)
-			}
-			readme := strings.Replace(fixtureREADME, tc.old, tc.new, 1)
-			if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(readme), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			code, _, errOut := runTool(t, append(flags, "-check")...)
-			if code != 1 {
-				t.Fatalf("exit %d, want 1; stderr:\n%s", code, errOut)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(errOut, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, errOut)
-				}
-			}
-			if strings.Contains(errOut, ".svg") {
-				t.Errorf("charts reported although only the README changed:\n%s", errOut)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkEditedREADME(t, tc.old, tc.new, tc.want) })
 	}
 }
 
@@ -423,28 +429,7 @@ func TestCheckPeerTables(t *testing.T) {
 		{"set not named", "Set: docs/bench/2026-11-29-peers.json.", "Set: the latest.", []string{
 			`does not name the peers set it quotes, docs/bench/2026-11-29-peers.json`}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir, flags := fixtureTree(t)
-			if code, _, errOut := runTool(t, flags...); code != 0 {
-				t.Fatalf("writing: exit %d\n%s", code, errOut)
-			}
-			if !strings.Contains(fixtureREADME, tc.old) {
-				t.Fatalf("fixture README lacks %q", tc.old)
-			}
-			readme := strings.Replace(fixtureREADME, tc.old, tc.new, 1)
-			if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(readme), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			code, _, errOut := runTool(t, append(flags, "-check")...)
-			if code != 1 {
-				t.Fatalf("exit %d, want 1; stderr:\n%s", code, errOut)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(errOut, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, errOut)
-				}
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkEditedREADME(t, tc.old, tc.new, tc.want) })
 	}
 
 	// A newer run of a peer changes the charts and the tables that quote it.
