@@ -30,7 +30,7 @@ func (e *env) httpMode(args []string) int {
 			"and N connections of a minimal HTTP/1.1 client, each with one request of the\n"+
 			"calculator mix in flight.\n"+
 			"Latency is per request, from its write to the end of its response.")
-	rf := addRunFlags(fs, "duration of each run", 1, "runs; the table shows the median")
+	rf := addRunFlags(fs, "duration of each run", "runs; the table shows the median")
 	d, runs, jsonFile := rf.d, rf.runs, rf.jsonFile
 	conns := fs.Int("conns", 1, "connections, one goroutine and one request in flight each")
 	fs.IntVar(conns, "workers", 1, "same as -conns: the row's workers are connections")

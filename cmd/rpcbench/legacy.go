@@ -26,7 +26,7 @@ func (e *env) legacy(args []string) int {
 			"mix; size K sends one batch document of K calculator requests, built once,\n"+
 			"counting K calls per document. Rows are named legacy (size 1) and\n"+
 			"legacy-batchK; the last line names the size with the most calls/s.")
-	rf := addRunFlags(fs, "duration of each run", 3, "runs per batch size; the table shows the median")
+	rf := addRunFlags(fs, "duration of each run", "runs per batch size; the table shows the median")
 	d, runs, jsonFile := rf.d, rf.runs, rf.jsonFile
 	batches := intList(slices.Clone(defaultBatches))
 	fs.Var(&batches, "batches", "comma-separated batch `sizes` (1: single requests)")

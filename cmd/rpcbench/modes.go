@@ -21,15 +21,19 @@ type runFlags struct {
 	jsonFile *string
 }
 
-// addRunFlags defines -d, -runs (with the mode's default and wording) and
+// addRunFlags defines -d, -runs (default 3, with the mode's wording) and
 // -json on fs.
-func addRunFlags(fs *flag.FlagSet, dUsage string, runs int, runsUsage string) runFlags {
+func addRunFlags(fs *flag.FlagSet, dUsage string, runsUsage string) runFlags {
 	return runFlags{
 		d:        fs.Duration("d", time.Second, dUsage),
-		runs:     fs.Int("runs", runs, runsUsage),
+		runs:     fs.Int("runs", defaultRuns, runsUsage),
 		jsonFile: fs.String("json", "", "write the results as JSON to `FILE`"),
 	}
 }
+
+// defaultRuns is every mode's -runs: the tables show the median of three
+// runs, and their min–max.
+const defaultRuns = 3
 
 // problem returns what is wrong with -d or -runs, or "".
 func (r runFlags) problem() string {
@@ -57,7 +61,7 @@ func (e *env) sync(args []string) int {
 		"Measures the synchronous entry point (*jsonrpc.Server).Process with W worker\n"+
 			"goroutines, each with its own buffer, for each W in -workers and each row:\n"+
 			"  "+strings.Join(rowNames(e.syncRows), ", ")+".")
-	rf := addRunFlags(fs, "duration of each run", 1, "runs per row and worker count; the table shows the median")
+	rf := addRunFlags(fs, "duration of each run", "runs per row and worker count; the table shows the median")
 	d, runs, jsonFile := rf.d, rf.runs, rf.jsonFile
 	workers := defaultWorkers()
 	fs.Var(&workers, "workers", "comma-separated worker `counts`")
@@ -87,7 +91,7 @@ func (e *env) async(args []string) int {
 			"whose methods complete inline, and calc-mix through Process for comparison.\n"+
 			"-shape suspend: "+strings.Join(rowNames(suspendRows), ", ")+", whose methods are\n"+
 			"registered with jsonrpc.Blocking; each worker waits for each reply.")
-	rf := addRunFlags(fs, "duration of each run", 1, "runs per row and worker count; the table shows the median")
+	rf := addRunFlags(fs, "duration of each run", "runs per row and worker count; the table shows the median")
 	d, runs, jsonFile := rf.d, rf.runs, rf.jsonFile
 	workers := defaultWorkers()
 	fs.Var(&workers, "workers", "comma-separated worker `counts`")
@@ -179,7 +183,7 @@ func (e *env) scale(args []string) int {
 			"workers; each run measures them back to back, so that they share machine\n"+
 			"conditions. Exits with status 1 when median req/s at N divided by median\n"+
 			"req/s at 1 is below -min-ratio, unless -report-only.")
-	rf := addRunFlags(fs, "duration of each measurement", 3, "paired runs")
+	rf := addRunFlags(fs, "duration of each measurement", "paired runs")
 	d, runs, jsonFile := rf.d, rf.runs, rf.jsonFile
 	n := fs.Int("workers", runtime.GOMAXPROCS(0), "`N`, the worker count compared with 1")
 	minRatio := fs.Float64("min-ratio", 0, "fail when the N/1 ratio of median req/s is below `R` (0: never)")

@@ -464,3 +464,27 @@ func TestAsyncRowsAnswer(t *testing.T) {
 		}
 	}
 }
+
+// Every measuring mode runs three times by default, and its JSON records the
+// runs.
+func TestDefaultRuns(t *testing.T) {
+	for _, args := range [][]string{
+		{"sync", "-d", "2ms", "-workers", "1", "-rows", "func"},
+		{"async", "-d", "2ms", "-workers", "1"},
+		{"tcp", "-d", "2ms"},
+		{"http", "-d", "2ms"},
+		{"legacy", "-d", "2ms", "-batches", "5"},
+	} {
+		path := filepath.Join(t.TempDir(), "out.json")
+		code, _, errOut := runCmd(t, append(args, "-json", path)...)
+		if code != 0 {
+			t.Fatalf("%q: status %d, stderr:\n%s", args, code, errOut)
+		}
+		rep, _ := readReport(t, path)
+		for _, r := range rep.Rows {
+			if len(r.Runs) != defaultRuns {
+				t.Errorf("%s row %s: %d runs, want %d", args[0], r.Name, len(r.Runs), defaultRuns)
+			}
+		}
+	}
+}

@@ -58,7 +58,7 @@ func (e *env) tcp(args []string) int {
 			"\"add\" registered with jsonrpc.Blocking). The row process is the calculator\n"+
 			"mix through (*jsonrpc.Server).Process on one goroutine, for reference.\n"+
 			"Latency is per window, from its write to its last response.")
-	rf := addRunFlags(fs, "duration of each run", 1, "runs per row; the table shows the median")
+	rf := addRunFlags(fs, "duration of each run", "runs per row; the table shows the median")
 	d, runs, jsonFile := rf.d, rf.runs, rf.jsonFile
 	conns := fs.Int("conns", 1, "connections")
 	fs.IntVar(conns, "workers", 1, "same as -conns: the rows' workers are connections")
