@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/valyala/fasthttp"
-
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/fasthttprpc"
 )
@@ -18,8 +16,7 @@ func Example() {
 	srv := jsonrpc.NewServer()
 	srv.MustRegister("add", func(a, b float64) float64 { return a + b })
 
-	h := &fasthttprpc.Handler{Server: srv}
-	s := &fasthttp.Server{Handler: h.ServeFastHTTP, ErrorHandler: h.ErrorHandler}
+	s := fasthttprpc.NewServer(srv)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		log.Fatal(err)

@@ -9,9 +9,18 @@
 // an http.Handler) for HTTP/2, for net/http middleware, and for everything
 // else that needs the standard library's types.
 //
-//	h := &fasthttprpc.Handler{Server: srv}
-//	s := &fasthttp.Server{Handler: h.ServeFastHTTP, ErrorHandler: h.ErrorHandler}
+//	s := fasthttprpc.NewServer(srv) // a fasthttp.Server with bounded timeouts
 //	log.Fatal(s.ListenAndServe("127.0.0.1:8080"))
+//
+// or, to configure the fasthttp.Server yourself:
+//
+//	h := &fasthttprpc.Handler{Server: srv}
+//	s := &fasthttp.Server{Handler: h.ServeFastHTTP, ErrorHandler: h.ErrorHandler,
+//		ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
+//
+// fasthttp.Server's zero timeouts mean none: a client that opens
+// connections and sends nothing keeps them, and a goroutine each, for
+// ever. Set them, or use NewServer.
 //
 // # Differences from jsonrpc.HTTPHandler
 //
@@ -33,6 +42,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -84,6 +94,30 @@ func (h *Handler) ServeFastHTTP(ctx *fasthttp.RequestCtx) {
 	<-x.done
 	x.ctx = nil
 	exchanges.Put(x)
+}
+
+// Timeouts of the fasthttp.Server that NewServer returns.
+const (
+	DefaultReadTimeout  = 30 * time.Second // a request's headers and body
+	DefaultWriteTimeout = 30 * time.Second // a response
+	DefaultIdleTimeout  = 2 * time.Minute  // a keep-alive connection between requests
+)
+
+// NewServer returns a fasthttp.Server that serves srv with a Handler and its
+// ErrorHandler, the default body limit (4 MiB, fasthttp's and
+// jsonrpc.DefaultMaxHTTPBody), and bounded timeouts: DefaultReadTimeout,
+// DefaultWriteTimeout and DefaultIdleTimeout. Its fields may be changed
+// before it serves.
+func NewServer(srv *jsonrpc.Server) *fasthttp.Server {
+	h := &Handler{Server: srv}
+	return &fasthttp.Server{
+		Handler:            h.ServeFastHTTP,
+		ErrorHandler:       h.ErrorHandler,
+		MaxRequestBodySize: jsonrpc.DefaultMaxHTTPBody,
+		ReadTimeout:        DefaultReadTimeout,
+		WriteTimeout:       DefaultWriteTimeout,
+		IdleTimeout:        DefaultIdleTimeout,
+	}
 }
 
 // ErrorHandler answers a request that fasthttp could not read, for use as

@@ -283,3 +283,25 @@ func TestConcurrentClients(t *testing.T) {
 		t.Errorf("%d Blocking calls, want %d", got, workers*calls/2)
 	}
 }
+
+// NewServer's server answers, has bounded timeouts and the body limit, and
+// answers a body over the limit with 413.
+func TestNewServer(t *testing.T) {
+	s := fasthttprpc.NewServer(demo.NewServer())
+	if s.ReadTimeout <= 0 || s.WriteTimeout <= 0 || s.IdleTimeout <= 0 {
+		t.Errorf("timeouts %v %v %v, want all bounded", s.ReadTimeout, s.WriteTimeout, s.IdleTimeout)
+	}
+	if s.MaxRequestBodySize != jsonrpc.DefaultMaxHTTPBody {
+		t.Errorf("body limit %d, want %d", s.MaxRequestBodySize, jsonrpc.DefaultMaxHTTPBody)
+	}
+	s.MaxRequestBodySize = 1024
+	url := serve(t, s.Handler, func(fs *fasthttp.Server) {
+		fs.ErrorHandler, fs.MaxRequestBodySize = s.ErrorHandler, s.MaxRequestBodySize
+	})
+	if a := do(t, "POST", url, "application/json", `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`); a.body != `{"jsonrpc":"2.0","result":3,"id":1}` {
+		t.Errorf("call: %d %s", a.status, a.body)
+	}
+	if a := do(t, "POST", url, "application/json", `{"jsonrpc":"2.0","method":"echo","params":["`+strings.Repeat("x", 2000)+`"],"id":1}`); a.status != 413 {
+		t.Errorf("a body over the limit: status %d, want 413", a.status)
+	}
+}
