@@ -1,3 +1,5 @@
+//go:build !jsonrpc_nohttp
+
 package jsonrpc
 
 import (
@@ -11,10 +13,6 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc/internal/mediatype"
 )
-
-// DefaultMaxHTTPBody is the default limit, in bytes, of the body of a request
-// served over HTTP: 4 MiB. See HTTPHandler.MaxBody.
-const DefaultMaxHTTPBody = 4 << 20
 
 // HTTPHandler serves a Server over HTTP, one JSON-RPC request document per
 // POST. Its fields configure it; the zero value of each field but Server

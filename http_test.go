@@ -1,3 +1,5 @@
+//go:build !jsonrpc_nohttp
+
 package jsonrpc_test
 
 import (
