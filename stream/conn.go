@@ -39,6 +39,7 @@ type conn struct {
 	// Read side, used by the read goroutine only.
 	newMsg      bool      // no byte of the next message has been read
 	msgDeadline time.Time // when the message being read must be complete
+	ahead       bool      // reading ahead while a suspended call runs (Inline)
 
 	// Inline ordering.
 	calls   uint64        // ProcessAsync calls made, times two
@@ -53,6 +54,15 @@ type conn struct {
 	waiters     bool // the reader waits on cond
 	flushQueued bool // the flusher has been asked to flush
 	flushReq    chan struct{}
+
+	// running mirrors inflight for the read deadline, which is set under dmu
+	// (Concurrent ordering).
+	running atomic.Int64
+
+	// idleArmable is set while the reader waits for a new message with no
+	// idle timeout because calls are in flight; armIdle starts the timeout
+	// when the last one replies. Guarded by dmu.
+	idleArmable bool
 
 	// Lifecycle.
 	dmu      sync.Mutex  // orders stopReading with the read deadlines
@@ -127,6 +137,11 @@ func (c *conn) serve() error {
 }
 
 func (c *conn) readLoop() error {
+	var (
+		msg     []byte
+		err     error
+		pending bool // msg and err were read ahead and are still to be handled
+	)
 	for {
 		if c.stopping.Load() {
 			return errStopping
@@ -134,9 +149,12 @@ func (c *conn) readLoop() error {
 		if err := c.closedErr(); err != nil {
 			return err
 		}
-		c.newMsg = c.rd.Buffered() == 0
-		c.msgDeadline = time.Time{}
-		msg, err := c.rd.Read()
+		if !pending {
+			c.newMsg = c.rd.Buffered() == 0
+			c.msgDeadline = time.Time{}
+			msg, err = c.rd.Read()
+		}
+		pending = false
 		if err != nil {
 			if c.stopping.Load() {
 				return errStopping
@@ -161,7 +179,7 @@ func (c *conn) readLoop() error {
 		c.calls += 2
 		c.st.handler.ProcessAsync(c.ctx, c.dst[:0], msg, c.reply)
 		if c.replies.Load() != c.calls {
-			c.await()
+			msg, err, pending = c.await()
 		}
 	}
 }
@@ -172,23 +190,68 @@ func (c *conn) readLoop() error {
 func (c *conn) replyInline(resp []byte) {
 	c.write(resp)
 	if c.replies.Add(2)&1 != 0 {
-		// The reader is waiting for this reply: flush for it, and wake it.
+		// The reader is reading ahead, waiting for this reply: flush for
+		// it, start the idle timeout of the read it may be blocked in, and
+		// wake it.
 		c.flush()
+		c.armIdle()
 		c.wake <- struct{}{}
 	}
 }
 
-// await waits for the reply of a call that suspended under Inline ordering.
-func (c *conn) await() {
+// await runs while a call that suspended under Inline ordering has not
+// replied. It reads the next message meanwhile, without handling it, so
+// that a peer that goes away is noticed at once: when the read fails (the
+// input ended, the connection broke, a message timed out) and the server is
+// not shutting down, the call's context is cancelled. It returns after the
+// reply with what it read, for the read loop to handle next (pending), or
+// with pending false when the reply came before it started reading.
+//
+// While it reads, the writer belongs to the suspended call (beforeRead does
+// not flush), and a new message has no idle timeout until the reply comes
+// (beforeRead and armIdle).
+func (c *conn) await() (msg []byte, err error, pending bool) {
 	v := c.replies.Load()
-	if v == c.calls {
-		return
+	if v == c.calls || !c.replies.CompareAndSwap(v, v|1) {
+		return nil, nil, false // the reply came meanwhile
 	}
-	if !c.replies.CompareAndSwap(v, v|1) {
-		return // the reply came meanwhile
+	c.ahead = true
+	c.newMsg = c.rd.Buffered() == 0
+	c.msgDeadline = time.Time{}
+	msg, err = c.rd.Read()
+	c.ahead = false
+	var tl *TooLargeError
+	if err != nil && !c.stopping.Load() && !errors.As(err, &tl) {
+		c.cancel() // the peer is gone: stop the call
 	}
 	<-c.wake
 	c.replies.Add(^uint64(0)) // clear the waiting bit
+	return msg, err, true
+}
+
+// busy reports whether calls are in flight while the reader reads: the
+// suspended call it reads ahead of (Inline), or any (Concurrent). The
+// connection is not idle while they run. It runs on the read goroutine.
+func (c *conn) busy() bool {
+	if c.st.order == Concurrent {
+		return c.running.Load() > 0
+	}
+	return c.ahead && c.replies.Load()>>1 != c.calls>>1
+}
+
+// armIdle starts the idle timeout of a read blocked waiting for a new
+// message while calls were in flight (see beforeRead), when the last of
+// them replies.
+func (c *conn) armIdle() {
+	if c.rdl == nil || c.st.idle <= 0 {
+		return
+	}
+	c.dmu.Lock()
+	defer c.dmu.Unlock()
+	if c.idleArmable && !c.stopping.Load() {
+		c.idleArmable = false
+		c.rdl.SetReadDeadline(time.Now().Add(c.st.idle))
+	}
 }
 
 // acquire takes a slot for one request under Concurrent ordering, waiting
@@ -202,12 +265,16 @@ func (c *conn) acquire() {
 	}
 	c.readerIdle = false
 	c.inflight++
+	c.running.Add(1)
 	c.wmu.Unlock()
 }
 
 // replyConcurrent writes a response under Concurrent ordering, from any
 // goroutine.
 func (c *conn) replyConcurrent(resp []byte) {
+	if c.running.Add(-1) == 0 {
+		defer c.armIdle() // after wmu is released: dmu is never taken under it
+	}
 	c.wmu.Lock()
 	c.write(resp)
 	c.inflight--
@@ -292,12 +359,13 @@ func (c *conn) flush() {
 // beforeRead runs before each read from the connection, which may block:
 // it flushes the responses written so far and sets the read deadline.
 func (c *conn) beforeRead() error {
-	if c.st.order == Concurrent {
+	switch {
+	case c.st.order == Concurrent:
 		c.wmu.Lock()
 		c.flush()
 		c.readerIdle = true
 		c.wmu.Unlock()
-	} else {
+	case !c.ahead: // reading ahead, the writer is the suspended call's
 		c.flush()
 	}
 	c.dmu.Lock()
@@ -305,13 +373,21 @@ func (c *conn) beforeRead() error {
 	if c.stopping.Load() {
 		return errStopping
 	}
+	c.idleArmable = false
 	if c.rdl == nil {
 		return nil
 	}
 	var d time.Time
 	switch {
 	case c.newMsg:
-		if c.st.idle > 0 {
+		// While calls are in flight the connection is not idle: armIdle
+		// starts the timeout when the last one replies. busy is read
+		// under dmu, as armIdle runs, so that no reply is missed.
+		switch {
+		case c.st.idle <= 0:
+		case c.busy():
+			c.idleArmable = true
+		default:
 			d = time.Now().Add(c.st.idle)
 		}
 	case c.st.readTimeout > 0:

@@ -23,11 +23,13 @@ const (
 	// Inline runs the requests of a connection one after another on its
 	// read goroutine, and writes their responses in request order. A method
 	// registered with jsonrpc.Blocking still runs on a goroutine of its own
-	// (the elements of a batch concurrently), but the connection reads
+	// (the elements of a batch concurrently), but the connection handles
 	// nothing more until it has answered; responses buffered before it are
-	// written when it completes. It is what language servers need, and the
-	// fastest ordering for methods that never wait: a call costs what
-	// jsonrpc.Server.ProcessAsync costs, plus the framing.
+	// written when it completes. Meanwhile it reads at most one message
+	// ahead, without handling it, so that a peer that goes away is noticed
+	// and the call's context cancelled at once. It is what language servers
+	// need, and the fastest ordering for methods that never wait: a call
+	// costs what jsonrpc.Server.ProcessAsync costs, plus the framing.
 	Inline Ordering = iota
 	// Concurrent lets calls of Blocking methods wait without holding up the
 	// connection: the read goroutine goes on reading while up to
@@ -99,9 +101,11 @@ type Server struct {
 	// or Concurrent.
 	Order Ordering
 
-	// IdleTimeout is how long a connection may wait for the first byte of
-	// its next message before it is closed. 0 means DefaultIdleTimeout (2
-	// minutes); a negative value disables it.
+	// IdleTimeout is how long a connection with no call in flight may wait
+	// for the first byte of its next message before it is closed; a call
+	// that runs longer is not cut off, and the timeout starts when the last
+	// call in flight replies. 0 means DefaultIdleTimeout (2 minutes); a
+	// negative value disables it.
 	IdleTimeout time.Duration
 
 	// ReadTimeout bounds the time to read one message once its first byte

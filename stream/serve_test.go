@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
@@ -212,27 +213,99 @@ func TestInlineInOrder(t *testing.T) {
 }
 
 // TestCancelOnClose: closing the client side cancels a waiting method's
-// context.
+// context, under both orderings: under Inline ordering the connection reads
+// ahead while the call waits.
 func TestCancelOnClose(t *testing.T) {
+	leakCheck(t)
+	for _, order := range []Ordering{Inline, Concurrent} {
+		for _, tr := range transports {
+			t.Run(fmt.Sprint(order, "/", tr), func(t *testing.T) {
+				b := newBlockingServer(t)
+				dial := serverOn(t, &Server{Handler: b.h, Order: order}, tr)
+				conn := dial()
+				c := newClient(t, conn, Line)
+				c.send(call("wait", 1, "[1]"))
+				b.awaitStarted(t, 1)
+				conn.Close()
+				select {
+				case err := <-b.ended:
+					if !errors.Is(err, context.Canceled) {
+						t.Fatalf("wait ended with %v, want context.Canceled", err)
+					}
+				case <-timeAfter(t):
+					t.Fatal("closing the connection did not cancel the call")
+				}
+			})
+		}
+	}
+}
+
+// TestInlineReadAhead: under Inline ordering, a request read while a call
+// waits is answered after it, in order, and a message over the limit read
+// meanwhile is answered in its turn without cancelling the call.
+func TestInlineReadAhead(t *testing.T) {
 	leakCheck(t)
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
 			b := newBlockingServer(t)
-			dial := serverOn(t, &Server{Handler: b.h, Order: Concurrent}, tr)
-			conn := dial()
-			c := newClient(t, conn, Line)
+			dial := serverOn(t, &Server{Handler: b.h, MaxMessage: 256}, tr)
+			c := newClient(t, dial(), Line)
 			c.send(call("wait", 1, "[1]"))
 			b.awaitStarted(t, 1)
-			conn.Close()
+			// Sent asynchronously: over net.Pipe a write waits for the
+			// server to read, and the server reads one message ahead.
+			sent := c.sendAsync(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":"`+strings.Repeat("x", 300)+`"}`,
+				call("add", 2, "[2,3]"))
+			// The call is still waiting: nothing is answered yet.
 			select {
 			case err := <-b.ended:
-				if !errors.Is(err, context.Canceled) {
-					t.Fatalf("wait ended with %v, want context.Canceled", err)
+				t.Fatalf("wait ended early with %v", err)
+			case <-time.After(20 * time.Millisecond):
+			}
+			close(b.release)
+			for i, want := range []string{
+				`{"jsonrpc":"2.0","result":1,"id":1}`,
+				`"code":-32700`,
+				`{"jsonrpc":"2.0","result":5,"id":2}`,
+			} {
+				if got := c.recv(); !strings.Contains(got, want) {
+					t.Fatalf("response %d: %s, want %s", i+1, got, want)
 				}
-			case <-timeAfter(t):
-				t.Fatal("closing the connection did not cancel the call")
+			}
+			if err := <-b.ended; err != nil {
+				t.Fatalf("wait ended with %v", err)
+			}
+			if err := <-sent; err != nil {
+				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestIdleTimeoutDuringCall: a call that runs longer than IdleTimeout is
+// answered; the idle timeout counts from its answer.
+func TestIdleTimeoutDuringCall(t *testing.T) {
+	leakCheck(t)
+	for _, order := range []Ordering{Inline, Concurrent} {
+		for _, tr := range transports {
+			t.Run(fmt.Sprint(order, "/", tr), func(t *testing.T) {
+				b := newBlockingServer(t)
+				const idle = 30 * time.Millisecond
+				dial := serverOn(t, &Server{Handler: b.h, Order: order, IdleTimeout: idle}, tr)
+				c := newClient(t, dial(), Line)
+				c.send(call("wait", 1, "[1]"))
+				b.awaitStarted(t, 1)
+				time.Sleep(5 * idle)
+				close(b.release)
+				if got, want := c.recv(), `{"jsonrpc":"2.0","result":1,"id":1}`; got != want {
+					t.Fatalf("got %s, want %s", got, want)
+				}
+				if err := <-b.ended; err != nil {
+					t.Fatalf("the call ended with %v", err)
+				}
+				c.expectEOF() // idle after the answer
+			})
+		}
 	}
 }
 
