@@ -10,6 +10,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/fasthttprpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/loadgen"
 )
 
@@ -223,6 +224,21 @@ func (e *env) headlineRows(d time.Duration) (rows []headRow, cleanup func(), err
 		net:   ht.measure,
 		conns: headHTTPConns,
 		note:  "allocs are process-wide: the net/http server's, the handler's and the load generator's",
+	})
+
+	// The same over fasthttp (package fasthttprpc).
+	fh := &fasthttprpc.Handler{Server: h}
+	ft, err := newHostTarget("fasthttp", loadgen.FastHTTP(fh.ServeFastHTTP, fh.ErrorHandler), demo.Requests, mixWant, headHTTPConns)
+	if err != nil {
+		return nil, cleanup, err
+	}
+	closers = append(closers, ft.close)
+	rows = append(rows, headRow{
+		name:  ft.name,
+		what:  fmt.Sprintf("fasthttprpc.Handler over HTTP/1.1 keep-alive, %d connections", headHTTPConns),
+		net:   ft.measure,
+		conns: headHTTPConns,
+		note:  "allocs are process-wide: the fasthttp server's, the handler's and the load generator's",
 	})
 
 	// The legacy string API at each batch size; the table keeps the best.

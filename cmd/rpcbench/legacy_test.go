@@ -164,7 +164,7 @@ func TestHeadline(t *testing.T) {
 	if rep.Best == nil || len(rep.Best.Sizes) != len(defaultBatches) {
 		t.Fatalf("best %+v", rep.Best)
 	}
-	want := []string{"sync", "async-inline", "async-suspend", "tcp-inline", "http", rep.Best.Row}
+	want := []string{"sync", "async-inline", "async-suspend", "tcp-inline", "http", "fasthttp", rep.Best.Row}
 	var got []string
 	for _, r := range rep.Rows {
 		got = append(got, r.Name)
@@ -181,8 +181,10 @@ func TestHeadline(t *testing.T) {
 	if !strings.HasPrefix(rep.Best.Row, "legacy") {
 		t.Errorf("best legacy row %q", rep.Best.Row)
 	}
-	if r := rep.Rows[4]; r.Workers != headHTTPConns || r.P50us <= 0 {
-		t.Errorf("http row %+v", r)
+	for _, r := range rep.Rows[4:6] {
+		if r.Workers != headHTTPConns || r.P50us <= 0 {
+			t.Errorf("%s row %+v", r.Name, r)
+		}
 	}
 
 	// One table: a header and a line per row, each with its ratio.
@@ -201,7 +203,7 @@ func TestHeadline(t *testing.T) {
 	var lines []string
 	for k := 1; k <= 2; k++ {
 		for _, n := range []string{"sync w=1", "async-inline w=1", "async-suspend w=1", "tcp-inline conns=1",
-			fmt.Sprintf("http conns=%d", headHTTPConns), "legacy w=1", "legacy-batch5 w=1", "legacy-batch20 w=1", "legacy-batch100 w=1"} {
+			fmt.Sprintf("http conns=%d", headHTTPConns), fmt.Sprintf("fasthttp conns=%d", headHTTPConns), "legacy w=1", "legacy-batch5 w=1", "legacy-batch20 w=1", "legacy-batch100 w=1"} {
 			lines = append(lines, fmt.Sprintf("running %s run %d/2... ", n, k))
 		}
 	}

@@ -15,8 +15,9 @@
 //
 // Without a mode, rpcbench runs the headline suite: the calculator mix
 // through Process, through ProcessAsync inline, one suspending call through
-// ProcessAsync, pipelined TCP on one connection, HTTP on 16 connections and
-// the legacy ProcessString at its best batch size, in interleaved runs, and
+// ProcessAsync, pipelined TCP on one connection, HTTP on 16 connections
+// (net/http, and fasthttp with package fasthttprpc) and the legacy
+// ProcessString at its best batch size, in interleaved runs, and
 // prints one table with each row's ratio to the Process row.
 //
 // The sync mode measures (*jsonrpc.Server).Process for each method shape
@@ -24,8 +25,9 @@
 // from one worker to N; legacy measures the string API ProcessString at
 // several batch sizes and names the fastest. The tcp mode drives an
 // in-process stream.Server over loopback TCP with pipelined requests, and
-// the http mode a net/http server with a jsonrpc.HTTPHandler over HTTP/1.1
-// keep-alive connections, each with a load generator of its own that
+// the http mode a net/http server with a jsonrpc.HTTPHandler (or, with
+// -server fasthttp, a fasthttp server with a fasthttprpc.Handler) over
+// HTTP/1.1 keep-alive connections, each with a load generator of its own that
 // allocates nothing per request; both add client-side latency percentiles to
 // their rows. Progress goes to standard error, one line per measurement, the
 // table to standard output, and -json FILE writes the results for machines,
