@@ -241,3 +241,14 @@ func timeAfter(t *testing.T) <-chan time.Time {
 	t.Cleanup(func() { timer.Stop() })
 	return timer.C
 }
+
+// eachOrderAndTransport runs f as a subtest for each ordering on each
+// transport.
+func eachOrderAndTransport(t *testing.T, f func(t *testing.T, order Ordering, tr string)) {
+	t.Helper()
+	for _, order := range []Ordering{Inline, Concurrent} {
+		for _, tr := range transports {
+			t.Run(fmt.Sprint(order, "/", tr), func(t *testing.T) { f(t, order, tr) })
+		}
+	}
+}

@@ -266,71 +266,63 @@ func TestMaxResponse(t *testing.T) {
 // calls runs causes no panic and no leak.
 func TestDisconnectMidBatch(t *testing.T) {
 	leakCheck(t)
-	for _, order := range []Ordering{Inline, Concurrent} {
-		for _, tr := range transports {
-			t.Run(fmt.Sprint(order, "/", tr), func(t *testing.T) {
-				b := newBlockingServer(t)
-				dial := serverOn(t, &Server{Handler: b.h, Order: order}, tr)
-				c := newClient(t, dial(), Line)
-				c.send(`[` + call("wait", 1, "[1]") + `,` + call("add", 2, "[1,2]") + `,` + call("wait", 3, "[3]") + `]`)
-				<-b.started
-				<-b.started
-				c.conn.Close()
-				close(b.release)
-				// A batch cut off in the middle of its text.
-				c2 := newClient(t, dial(), Line)
-				c2.conn.SetWriteDeadline(time.Now().Add(wait))
-				go func() {
-					c2.conn.Write([]byte(`[` + call("add", 1, "[1,2]") + `,{"jsonrpc":`))
-					c2.conn.Close()
-				}()
-			})
-		}
-	}
+	eachOrderAndTransport(t, func(t *testing.T, order Ordering, tr string) {
+		b := newBlockingServer(t)
+		dial := serverOn(t, &Server{Handler: b.h, Order: order}, tr)
+		c := newClient(t, dial(), Line)
+		c.send(`[` + call("wait", 1, "[1]") + `,` + call("add", 2, "[1,2]") + `,` + call("wait", 3, "[3]") + `]`)
+		<-b.started
+		<-b.started
+		c.conn.Close()
+		close(b.release)
+		// A batch cut off in the middle of its text.
+		c2 := newClient(t, dial(), Line)
+		c2.conn.SetWriteDeadline(time.Now().Add(wait))
+		go func() {
+			c2.conn.Write([]byte(`[` + call("add", 1, "[1,2]") + `,{"jsonrpc":`))
+			c2.conn.Close()
+		}()
+	})
 }
 
 // TestShutdownGraceful: calls in flight finish and their answers are
 // written before the connection closes.
 func TestShutdownGraceful(t *testing.T) {
 	leakCheck(t)
-	for _, order := range []Ordering{Inline, Concurrent} {
-		for _, tr := range transports {
-			t.Run(fmt.Sprint(order, "/", tr), func(t *testing.T) {
-				b := newBlockingServer(t)
-				s := &Server{Handler: b.h, Order: order}
-				dial := serverOn(t, s, tr)
-				c := newClient(t, dial(), Line)
-				n := 1
-				if order == Concurrent {
-					n = 3
-				}
-				for i := 1; i <= n; i++ {
-					c.send(call("wait", i, fmt.Sprintf("[%d]", i)))
-				}
-				for range n {
-					<-b.started
-				}
-				shut := make(chan error, 1)
-				go func() { shut <- s.Shutdown(context.Background()) }()
-				// Shutdown waits for the calls: let them finish.
-				close(b.release)
-				for range n {
-					if got := c.recv(); !strings.Contains(got, `"result"`) {
-						t.Fatalf("got %s, want a result", got)
-					}
-				}
-				c.expectEOF()
-				select {
-				case err := <-shut:
-					if err != nil {
-						t.Fatalf("Shutdown = %v", err)
-					}
-				case <-timeAfter(t):
-					t.Fatal("Shutdown did not return")
-				}
-			})
+	eachOrderAndTransport(t, func(t *testing.T, order Ordering, tr string) {
+		b := newBlockingServer(t)
+		s := &Server{Handler: b.h, Order: order}
+		dial := serverOn(t, s, tr)
+		c := newClient(t, dial(), Line)
+		n := 1
+		if order == Concurrent {
+			n = 3
 		}
-	}
+		for i := 1; i <= n; i++ {
+			c.send(call("wait", i, fmt.Sprintf("[%d]", i)))
+		}
+		for range n {
+			<-b.started
+		}
+		shut := make(chan error, 1)
+		go func() { shut <- s.Shutdown(context.Background()) }()
+		// Shutdown waits for the calls: let them finish.
+		close(b.release)
+		for range n {
+			if got := c.recv(); !strings.Contains(got, `"result"`) {
+				t.Fatalf("got %s, want a result", got)
+			}
+		}
+		c.expectEOF()
+		select {
+		case err := <-shut:
+			if err != nil {
+				t.Fatalf("Shutdown = %v", err)
+			}
+		case <-timeAfter(t):
+			t.Fatal("Shutdown did not return")
+		}
+	})
 }
 
 // TestShutdownTimeout: when its context ends first, Shutdown closes the

@@ -217,27 +217,23 @@ func TestInlineInOrder(t *testing.T) {
 // ahead while the call waits.
 func TestCancelOnClose(t *testing.T) {
 	leakCheck(t)
-	for _, order := range []Ordering{Inline, Concurrent} {
-		for _, tr := range transports {
-			t.Run(fmt.Sprint(order, "/", tr), func(t *testing.T) {
-				b := newBlockingServer(t)
-				dial := serverOn(t, &Server{Handler: b.h, Order: order}, tr)
-				conn := dial()
-				c := newClient(t, conn, Line)
-				c.send(call("wait", 1, "[1]"))
-				b.awaitStarted(t, 1)
-				conn.Close()
-				select {
-				case err := <-b.ended:
-					if !errors.Is(err, context.Canceled) {
-						t.Fatalf("wait ended with %v, want context.Canceled", err)
-					}
-				case <-timeAfter(t):
-					t.Fatal("closing the connection did not cancel the call")
-				}
-			})
+	eachOrderAndTransport(t, func(t *testing.T, order Ordering, tr string) {
+		b := newBlockingServer(t)
+		dial := serverOn(t, &Server{Handler: b.h, Order: order}, tr)
+		conn := dial()
+		c := newClient(t, conn, Line)
+		c.send(call("wait", 1, "[1]"))
+		b.awaitStarted(t, 1)
+		conn.Close()
+		select {
+		case err := <-b.ended:
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("wait ended with %v, want context.Canceled", err)
+			}
+		case <-timeAfter(t):
+			t.Fatal("closing the connection did not cancel the call")
 		}
-	}
+	})
 }
 
 // TestInlineReadAhead: under Inline ordering, a request read while a call
@@ -286,27 +282,23 @@ func TestInlineReadAhead(t *testing.T) {
 // answered; the idle timeout counts from its answer.
 func TestIdleTimeoutDuringCall(t *testing.T) {
 	leakCheck(t)
-	for _, order := range []Ordering{Inline, Concurrent} {
-		for _, tr := range transports {
-			t.Run(fmt.Sprint(order, "/", tr), func(t *testing.T) {
-				b := newBlockingServer(t)
-				const idle = 30 * time.Millisecond
-				dial := serverOn(t, &Server{Handler: b.h, Order: order, IdleTimeout: idle}, tr)
-				c := newClient(t, dial(), Line)
-				c.send(call("wait", 1, "[1]"))
-				b.awaitStarted(t, 1)
-				time.Sleep(5 * idle)
-				close(b.release)
-				if got, want := c.recv(), `{"jsonrpc":"2.0","result":1,"id":1}`; got != want {
-					t.Fatalf("got %s, want %s", got, want)
-				}
-				if err := <-b.ended; err != nil {
-					t.Fatalf("the call ended with %v", err)
-				}
-				c.expectEOF() // idle after the answer
-			})
+	eachOrderAndTransport(t, func(t *testing.T, order Ordering, tr string) {
+		b := newBlockingServer(t)
+		const idle = 30 * time.Millisecond
+		dial := serverOn(t, &Server{Handler: b.h, Order: order, IdleTimeout: idle}, tr)
+		c := newClient(t, dial(), Line)
+		c.send(call("wait", 1, "[1]"))
+		b.awaitStarted(t, 1)
+		time.Sleep(5 * idle)
+		close(b.release)
+		if got, want := c.recv(), `{"jsonrpc":"2.0","result":1,"id":1}`; got != want {
+			t.Fatalf("got %s, want %s", got, want)
 		}
-	}
+		if err := <-b.ended; err != nil {
+			t.Fatalf("the call ended with %v", err)
+		}
+		c.expectEOF() // idle after the answer
+	})
 }
 
 func TestContextValue(t *testing.T) {
