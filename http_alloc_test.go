@@ -1,0 +1,71 @@
+//go:build !race && !jsonrpc_nohttp
+
+package jsonrpc_test
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"testing"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/demo"
+)
+
+// allocRW is a ResponseWriter that allocates nothing once warm.
+type allocRW struct {
+	h    http.Header
+	body bytes.Buffer
+}
+
+func (w *allocRW) Header() http.Header         { return w.h }
+func (w *allocRW) Write(b []byte) (int, error) { return w.body.Write(b) }
+func (w *allocRW) WriteHeader(int)             {}
+
+// rewindBody is a request body that can be read again.
+type rewindBody struct {
+	b []byte
+	i int
+}
+
+func (r *rewindBody) Read(p []byte) (int, error) {
+	if r.i >= len(r.b) {
+		return 0, io.EOF
+	}
+	n := copy(p, r.b[r.i:])
+	r.i += n
+	return n, nil
+}
+
+func (r *rewindBody) Close() error { return nil }
+
+// TestHTTPHandlerAllocs: the handler itself allocates one value per request,
+// the context that carries the *http.Request to the methods; the answer's
+// headers and buffers allocate nothing.
+func TestHTTPHandlerAllocs(t *testing.T) {
+	h := &jsonrpc.HTTPHandler{Server: demo.NewServer()}
+	body := &rewindBody{b: []byte(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`)}
+	req, err := http.NewRequest("POST", "/", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.ContentLength = int64(len(body.b))
+	w := &allocRW{h: http.Header{}}
+	serve := func() {
+		body.i = 0
+		clear(w.h)
+		w.body.Reset()
+		h.ServeHTTP(w, req)
+	}
+	serve()
+	if got, want := w.body.String(), `{"jsonrpc":"2.0","result":3,"id":1}`; got != want {
+		t.Fatalf("answer %s, want %s", got, want)
+	}
+	if got := w.h.Get("Content-Type"); got != "application/json" {
+		t.Errorf("Content-Type %q", got)
+	}
+	if allocs := testing.AllocsPerRun(200, serve); allocs != 1 {
+		t.Errorf("%v allocations per request, want 1", allocs)
+	}
+}
