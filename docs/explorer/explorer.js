@@ -184,7 +184,7 @@
       { col: "allocs", label: "allocs/call", td: (r) => cell("allocs", scaled(r.allocs_per_call, COUNT), r.allocs_per_call) },
     ];
     if (has("ratio_to_jsonrpc_go")) {
-      cols.push({ col: "ratio", label: "vs jsonrpc-go", title: "median req/s relative to jsonrpc-go in the same scenario", td: (r) => cell("ratio", ratio(r.ratio_to_jsonrpc_go), r.ratio_to_jsonrpc_go) });
+      cols.push({ col: "ratio", label: "row / jsonrpc-go", title: "the row's median req/s over jsonrpc-go's in the same scenario (above 1: faster than jsonrpc-go)", td: (r) => cell("ratio", ratio(r.ratio_to_jsonrpc_go), r.ratio_to_jsonrpc_go) });
     }
     if (has("p50_us")) {
       cols.push({
