@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -25,12 +24,11 @@ var httpConns = []int{1, 16}
 // request bytes, status line, headers and Content-Length parsed, body
 // discarded.
 type httpTarget struct {
-	host   loadgen.Host
-	served chan struct{}
-	conns  []*httpConn
-	reqs   [][]byte // whole HTTP requests
-	docs   []string // their bodies
-	want   []string // the JSON-RPC response to each
+	srv   *loadgen.Serving
+	conns []*httpConn
+	reqs  [][]byte // whole HTTP requests
+	docs  []string // their bodies
+	want  []string // the JSON-RPC response to each
 }
 
 type httpConn struct {
@@ -53,13 +51,7 @@ func newHTTPTarget(host loadgen.Host, docs, want []string, conns int) (*httpTarg
 	if err != nil {
 		return nil, err
 	}
-	t := &httpTarget{
-		host:   host,
-		served: make(chan struct{}),
-		docs:   docs,
-		want:   want,
-	}
-	go func() { defer close(t.served); t.host.Serve(ln) }()
+	t := &httpTarget{docs: docs, want: want, srv: loadgen.Serve(host, ln)}
 	addr := ln.Addr().String()
 	for _, doc := range docs {
 		t.reqs = append(t.reqs, []byte("POST / HTTP/1.1\r\nHost: "+addr+
@@ -180,10 +172,5 @@ func (t *httpTarget) close() {
 	for _, c := range t.conns {
 		c.nc.Close()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
-	defer cancel()
-	if err := t.host.Shutdown(ctx); err != nil {
-		t.host.Close()
-	}
-	<-t.served
+	t.srv.Stop(drainTimeout)
 }

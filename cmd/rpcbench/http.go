@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -97,13 +96,12 @@ func (e *env) httpMode(args []string) int {
 // An httpTarget is the http row ready to measure: the server listening on
 // loopback and the client's connections, validated.
 type httpTarget struct {
-	name   string
-	host   loadgen.Host
-	served chan struct{}
-	conns  []*httpConn
-	reqs   [][]byte // whole HTTP requests, one per JSON-RPC request
-	docs   []string // their bodies
-	want   [][]byte // the JSON-RPC response to each
+	name  string
+	srv   *loadgen.Serving
+	conns []*httpConn
+	reqs  [][]byte // whole HTTP requests, one per JSON-RPC request
+	docs  []string // their bodies
+	want  [][]byte // the JSON-RPC response to each
 }
 
 // An httpConn is one connection of the client.
@@ -132,16 +130,7 @@ func newHostTarget(name string, host loadgen.Host, docs, want []string, conns in
 	if err != nil {
 		return nil, fmt.Errorf("row %s: %w", name, err)
 	}
-	t := &httpTarget{
-		name:   name,
-		host:   host,
-		served: make(chan struct{}),
-		docs:   docs,
-	}
-	go func() {
-		defer close(t.served)
-		t.host.Serve(ln)
-	}()
+	t := &httpTarget{name: name, docs: docs, srv: loadgen.Serve(host, ln)}
 	addr := ln.Addr().String()
 	for i, doc := range docs {
 		req := "POST / HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\nContent-Length: " +
@@ -282,10 +271,5 @@ func (t *httpTarget) close() {
 	for _, c := range t.conns {
 		c.nc.Close()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
-	defer cancel()
-	if err := t.host.Shutdown(ctx); err != nil {
-		t.host.Close()
-	}
-	<-t.served
+	t.srv.Stop(drainTimeout)
 }

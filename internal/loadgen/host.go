@@ -43,3 +43,30 @@ func (f fastHost) Close() error {
 type quiet struct{}
 
 func (quiet) Printf(string, ...any) {}
+
+// A Serving is a Host serving a listener on a goroutine of its own.
+type Serving struct {
+	host Host
+	done chan struct{}
+}
+
+// Serve starts host on ln.
+func Serve(host Host, ln net.Listener) *Serving {
+	s := &Serving{host: host, done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		host.Serve(ln)
+	}()
+	return s
+}
+
+// Stop shuts the host down, gracefully for up to timeout and then at once,
+// and waits for its Serve to return.
+func (s *Serving) Stop(timeout time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := s.host.Shutdown(ctx); err != nil {
+		s.host.Close()
+	}
+	<-s.done
+}
