@@ -8,9 +8,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/jsonrpc-go/jsonrpc"
-	"github.com/jsonrpc-go/jsonrpc/demo"
-	"github.com/jsonrpc-go/jsonrpc/fasthttprpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/loadgen"
 )
 
@@ -208,38 +205,26 @@ func (e *env) headlineRows(d time.Duration) (rows []headRow, cleanup func(), err
 		note:  tcpAllocNote(calib),
 	})
 
-	// HTTP: the http mode, 16 connections.
+	// HTTP: the http mode, 16 connections, on net/http and on fasthttp.
 	h, err := e.httpServer()
 	if err != nil {
 		return nil, cleanup, fmt.Errorf("row http: setup: %w", err)
 	}
-	ht, err := newHTTPTarget("http", &jsonrpc.HTTPHandler{Server: h}, demo.Requests, mixWant, headHTTPConns)
-	if err != nil {
-		return nil, cleanup, err
+	for _, name := range []string{"net/http", "fasthttp"} {
+		hs := httpServers[name]
+		ht, err := hs.target(h, headHTTPConns)
+		if err != nil {
+			return nil, cleanup, err
+		}
+		closers = append(closers, ht.close)
+		rows = append(rows, headRow{
+			name:  ht.name,
+			what:  fmt.Sprintf("%s over HTTP/1.1 keep-alive, %d connections", hs.handler, headHTTPConns),
+			net:   ht.measure,
+			conns: headHTTPConns,
+			note:  "allocs are process-wide: the " + name + " server's, the handler's and the load generator's",
+		})
 	}
-	closers = append(closers, ht.close)
-	rows = append(rows, headRow{
-		name:  ht.name,
-		what:  fmt.Sprintf("HTTPHandler over HTTP/1.1 keep-alive, %d connections", headHTTPConns),
-		net:   ht.measure,
-		conns: headHTTPConns,
-		note:  "allocs are process-wide: the net/http server's, the handler's and the load generator's",
-	})
-
-	// The same over fasthttp (package fasthttprpc).
-	fh := &fasthttprpc.Handler{Server: h}
-	ft, err := newHostTarget("fasthttp", loadgen.FastHTTP(fh.ServeFastHTTP, fh.ErrorHandler), demo.Requests, mixWant, headHTTPConns)
-	if err != nil {
-		return nil, cleanup, err
-	}
-	closers = append(closers, ft.close)
-	rows = append(rows, headRow{
-		name:  ft.name,
-		what:  fmt.Sprintf("fasthttprpc.Handler over HTTP/1.1 keep-alive, %d connections", headHTTPConns),
-		net:   ft.measure,
-		conns: headHTTPConns,
-		note:  "allocs are process-wide: the fasthttp server's, the handler's and the load generator's",
-	})
 
 	// The legacy string API at each batch size; the table keeps the best.
 	for _, k := range defaultBatches {

@@ -48,16 +48,11 @@ func (e *env) httpMode(args []string) int {
 	if err != nil {
 		return e.refuse(fmt.Errorf("row http: setup: %w", err))
 	}
-	var t *httpTarget
-	switch *server {
-	case "net/http":
-		t, err = newHTTPTarget("http", &jsonrpc.HTTPHandler{Server: h}, demo.Requests, mixWant, *conns)
-	case "fasthttp":
-		fh := &fasthttprpc.Handler{Server: h}
-		t, err = newHostTarget("fasthttp", loadgen.FastHTTP(fh.ServeFastHTTP, fh.ErrorHandler), demo.Requests, mixWant, *conns)
-	default:
+	hs, ok := httpServers[*server]
+	if !ok {
 		return e.badFlag(fs, "-server must be net/http or fasthttp")
 	}
+	t, err := hs.target(h, *conns)
 	if err != nil {
 		return e.refuse(err)
 	}
@@ -91,6 +86,24 @@ func (e *env) httpMode(args []string) int {
 		"allocs are process-wide: the "+*server+" server's, the handler's and the load generator's"))
 	e.netTable(rep, "JSON-RPC over HTTP/1.1 keep-alive on loopback, calculator mix, one request in flight per connection", *runs)
 	return e.writeJSON(rep, *jsonFile, 0)
+}
+
+// An httpServer is an HTTP server the http mode and the headline measure
+// the calculator mix on.
+type httpServer struct {
+	handler string // what serves, for the headline's description
+	target  func(h *jsonrpc.Server, conns int) (*httpTarget, error)
+}
+
+// httpServers are the servers by -server name.
+var httpServers = map[string]httpServer{
+	"net/http": {handler: "HTTPHandler", target: func(h *jsonrpc.Server, conns int) (*httpTarget, error) {
+		return newHTTPTarget("http", &jsonrpc.HTTPHandler{Server: h}, demo.Requests, mixWant, conns)
+	}},
+	"fasthttp": {handler: "fasthttprpc.Handler", target: func(h *jsonrpc.Server, conns int) (*httpTarget, error) {
+		fh := &fasthttprpc.Handler{Server: h}
+		return newHostTarget("fasthttp", loadgen.FastHTTP(fh.ServeFastHTTP, fh.ErrorHandler), demo.Requests, mixWant, conns)
+	}},
 }
 
 // An httpTarget is the http row ready to measure: the server listening on
