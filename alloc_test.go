@@ -26,7 +26,7 @@ func checkZeroAllocs(t *testing.T, srv *jsonrpc.Server, cases []allocCase) {
 		t.Run(c.name, func(t *testing.T) {
 			req := []byte(c.req)
 			buf := make([]byte, 0, 4096)
-			buf = srv.Process(buf[:0], req)
+			buf = srv.Process(context.Background(), buf[:0], req)
 			switch {
 			case c.want == "" && len(buf) != 0:
 				t.Fatalf("Process(%s) = %s, want no response", c.req, buf)
@@ -34,7 +34,7 @@ func checkZeroAllocs(t *testing.T, srv *jsonrpc.Server, cases []allocCase) {
 				t.Fatalf("Process(%s) = %s, want a response containing %s", c.req, buf, c.want)
 			}
 			allocs := testing.AllocsPerRun(1000, func() {
-				buf = srv.Process(buf[:0], req)
+				buf = srv.Process(context.Background(), buf[:0], req)
 			})
 			if allocs != 0 {
 				t.Errorf("Process(%s) made %v allocations per call, want 0", c.req, allocs)

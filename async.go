@@ -15,7 +15,7 @@ func Blocking() MethodOption {
 	return func(c *methodConfig) { c.blocking = true }
 }
 
-// ProcessAsync answers req, one request or a batch, like ProcessContext, and
+// ProcessAsync answers req, one request or a batch, like Process, and
 // delivers the response by calling reply exactly once: with the response, or
 // with an empty slice when there is none (a notification, a batch of
 // notifications).

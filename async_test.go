@@ -45,7 +45,7 @@ func (r *replies) wait(t testing.TB) string {
 func TestProcessAsyncInline(t *testing.T) {
 	srv := demo.NewServer()
 	for _, req := range append(demo.Requests, demo.Batch, `{"jsonrpc":"2.0","method":"add","params":[1,2]}`, `{`, `[]`, `[1]`) {
-		want := srv.ProcessString(req)
+		want := srv.ProcessString(context.Background(), req)
 		called := false
 		srv.ProcessAsync(context.Background(), nil, []byte(req), func(resp []byte) {
 			called = true
@@ -103,7 +103,7 @@ func TestProcessAsyncBlocking(t *testing.T) {
 		t.Errorf("got %s, want %s", got, want)
 	}
 	// Process runs the same method on the caller's goroutine.
-	if got := srv.ProcessString(`{"jsonrpc":"2.0","method":"wait","params":[1],"id":2}`); got != `{"jsonrpc":"2.0","result":10,"id":2}` {
+	if got := srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"wait","params":[1],"id":2}`); got != `{"jsonrpc":"2.0","result":10,"id":2}` {
 		t.Errorf("Process: %s", got)
 	}
 }
@@ -338,7 +338,7 @@ func TestProcessAsyncPanickingReply(t *testing.T) {
 		srv.ProcessAsync(context.Background(), nil, []byte(demo.Requests[0]), func([]byte) { panic("reply") })
 	}()
 	for _, req := range demo.Requests {
-		want := srv.ProcessString(req)
+		want := srv.ProcessString(context.Background(), req)
 		srv.ProcessAsync(context.Background(), nil, []byte(req), func(b []byte) {
 			if string(b) != want {
 				t.Errorf("after a panic: got %s, want %s", b, want)

@@ -13,9 +13,15 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/internal/baseline"
 )
 
-// processor is the signature shared by jsonrpc.Server.Process and
-// baseline.Server.Process.
+// processor is the signature of baseline.Server.Process and of
+// jsonrpc.Server.Process with its context bound (syncProcessor).
 type processor func(dst, req []byte) []byte
+
+// syncProcessor is s.Process with a background context.
+func syncProcessor(s *jsonrpc.Server) processor {
+	ctx := context.Background()
+	return func(dst, req []byte) []byte { return s.Process(ctx, dst, req) }
+}
 
 // calcMix is demo.Requests as byte slices, converted once.
 func calcMix() [][]byte {
@@ -91,20 +97,21 @@ func benchBatch(b *testing.B, process processor, batch []byte, calls int) {
 }
 
 func BenchmarkProcess(b *testing.B) {
-	lib := demo.NewServer()
+	srv := demo.NewServer()
+	lib := syncProcessor(srv)
 	base := baseline.NewCalculator()
 	mix := calcMix()
 	batch := []byte(demo.Batch)
 
-	b.Run("calc-mix", func(b *testing.B) { benchMix(b, lib.Process, mix) })
+	b.Run("calc-mix", func(b *testing.B) { benchMix(b, lib, mix) })
 	b.Run("baseline-mix", func(b *testing.B) { benchMix(b, base.Process, mix) })
 	for i, req := range demo.Requests {
 		name := methodName(b, req)
 		one := mix[i : i+1]
-		b.Run("calc/"+name, func(b *testing.B) { benchMix(b, lib.Process, one) })
+		b.Run("calc/"+name, func(b *testing.B) { benchMix(b, lib, one) })
 		b.Run("baseline/"+name, func(b *testing.B) { benchMix(b, base.Process, one) })
 	}
-	b.Run("calc-batch", func(b *testing.B) { benchBatch(b, lib.Process, batch, len(demo.Requests)) })
+	b.Run("calc-batch", func(b *testing.B) { benchBatch(b, lib, batch, len(demo.Requests)) })
 	b.Run("baseline-batch", func(b *testing.B) { benchBatch(b, base.Process, batch, len(demo.Requests)) })
 	b.Run("ProcessString/calc-mix", func(b *testing.B) {
 		b.SetBytes(avgLen(mix))
@@ -112,7 +119,7 @@ func BenchmarkProcess(b *testing.B) {
 		i := 0
 		var out string
 		for b.Loop() {
-			out = lib.ProcessString(demo.Requests[i])
+			out = srv.ProcessString(context.Background(), demo.Requests[i])
 			if i++; i == len(demo.Requests) {
 				i = 0
 			}
@@ -121,7 +128,7 @@ func BenchmarkProcess(b *testing.B) {
 			b.Fatal("no response")
 		}
 	})
-	b.Run("parallel/calc-mix", func(b *testing.B) { benchParallel(b, lib.Process, mix) })
+	b.Run("parallel/calc-mix", func(b *testing.B) { benchParallel(b, lib, mix) })
 	b.Run("parallel/baseline-mix", func(b *testing.B) { benchParallel(b, base.Process, mix) })
 }
 
@@ -131,7 +138,8 @@ func BenchmarkProcess(b *testing.B) {
 // over the mix through each.
 func BenchmarkRatio(b *testing.B) {
 	const rounds = 20
-	lib := demo.NewServer().Process
+	srv := demo.NewServer()
+	lib := syncProcessor(srv)
 	base := baseline.NewCalculator().Process
 	mix := calcMix()
 	buf := make([]byte, 0, 4096)
@@ -211,7 +219,7 @@ func BenchmarkShapes(b *testing.B) {
 			return s
 		}},
 	} {
-		b.Run(tc.name, func(b *testing.B) { benchMix(b, tc.setup().Process, req) })
+		b.Run(tc.name, func(b *testing.B) { benchMix(b, syncProcessor(tc.setup()), req) })
 	}
 }
 
@@ -222,7 +230,7 @@ func BenchmarkProcessAsync(b *testing.B) {
 	srv := demo.NewServer()
 	srv.MustRegister("addBlocking", func(a, b float64) float64 { return a + b }, jsonrpc.Blocking())
 	mix := calcMix()
-	b.Run("Process/calc-mix", func(b *testing.B) { benchMix(b, srv.Process, mix) })
+	b.Run("Process/calc-mix", func(b *testing.B) { benchMix(b, syncProcessor(srv), mix) })
 	b.Run("inline/calc-mix", func(b *testing.B) {
 		var n int
 		reply := func(resp []byte) { n += len(resp) }
@@ -258,7 +266,7 @@ func BenchmarkProcessAsync(b *testing.B) {
 func BenchmarkProcessAsyncParallel(b *testing.B) {
 	srv := demo.NewServer()
 	mix := calcMix()
-	b.Run("Process/calc-mix", func(b *testing.B) { benchParallel(b, srv.Process, mix) })
+	b.Run("Process/calc-mix", func(b *testing.B) { benchParallel(b, syncProcessor(srv), mix) })
 	b.Run("inline/calc-mix", func(b *testing.B) {
 		reply := func([]byte) {}
 		benchParallel(b, func(dst, req []byte) []byte {
@@ -278,6 +286,6 @@ func BenchmarkBatchSizes(b *testing.B) {
 			parts[i] = demo.Requests[i%len(demo.Requests)]
 		}
 		batch := []byte("[" + strings.Join(parts, ",") + "]")
-		b.Run(fmt.Sprint(n), func(b *testing.B) { benchBatch(b, srv.Process, batch, n) })
+		b.Run(fmt.Sprint(n), func(b *testing.B) { benchBatch(b, syncProcessor(srv), batch, n) })
 	}
 }

@@ -39,7 +39,7 @@ func (c *Call) IsNotification() bool { return c.id == nil }
 func (c *Call) Params() json.RawMessage { return c.params }
 
 // ContextValue returns the value the transport attached with
-// WithContextValue to the context it passed to ProcessContext (for the HTTP
+// WithContextValue to the context it passed to Process (for the HTTP
 // transport, the *http.Request), or nil.
 func (c *Call) ContextValue() any { return ContextValue(c.parent) }
 
@@ -91,7 +91,7 @@ func CallOf(ctx context.Context) *Call {
 
 // WithContextValue returns a copy of ctx carrying v as the transport's
 // context value, which methods read with Call.ContextValue. Transports call
-// it before ProcessContext.
+// it before Process.
 func WithContextValue(ctx context.Context, v any) context.Context {
 	return context.WithValue(ctx, contextValueKey{}, v)
 }

@@ -3,7 +3,7 @@
 //
 //	srv := jsonrpc.NewServer()
 //	srv.MustRegister("add", func(a, b float64) float64 { return a + b })
-//	out := srv.Process(buf[:0], []byte(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`))
+//	out := srv.Process(ctx, buf[:0], []byte(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`))
 //	// out: {"jsonrpc":"2.0","result":3,"id":1}
 //
 // Process appends the response to a buffer the caller owns and, for methods

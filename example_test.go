@@ -14,7 +14,7 @@ func ExampleServer_Process() {
 	srv.MustRegister("add", func(a, b float64) float64 { return a + b })
 
 	buf := make([]byte, 0, 512)
-	buf = srv.Process(buf[:0], []byte(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`))
+	buf = srv.Process(context.Background(), buf[:0], []byte(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`))
 	fmt.Println(string(buf))
 	// Output: {"jsonrpc":"2.0","result":3,"id":1}
 }
@@ -23,7 +23,7 @@ func ExampleServer_ProcessString() {
 	srv := jsonrpc.NewServer()
 	srv.MustRegister("upper", strings.ToUpper)
 
-	fmt.Println(srv.ProcessString(`[{"jsonrpc":"2.0","method":"upper","params":["a"],"id":1},{"jsonrpc":"2.0","method":"upper","params":["b"]}]`))
+	fmt.Println(srv.ProcessString(context.Background(), `[{"jsonrpc":"2.0","method":"upper","params":["a"],"id":1},{"jsonrpc":"2.0","method":"upper","params":["b"]}]`))
 	// Output: [{"jsonrpc":"2.0","result":"A","id":1}]
 }
 
@@ -32,9 +32,9 @@ func ExampleParamNames() {
 	srv.MustRegister("subtract", func(minuend, subtrahend int) int { return minuend - subtrahend },
 		jsonrpc.ParamNames("minuend", "subtrahend"))
 
-	fmt.Println(srv.ProcessString(`{"jsonrpc":"2.0","method":"subtract","params":{"subtrahend":23,"minuend":42},"id":3}`))
-	fmt.Println(srv.ProcessString(`{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":4}`))
-	fmt.Println(srv.ProcessString(`{"jsonrpc":"2.0","method":"subtract","params":{"minuend":42},"id":5}`))
+	fmt.Println(srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"subtract","params":{"subtrahend":23,"minuend":42},"id":3}`))
+	fmt.Println(srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":4}`))
+	fmt.Println(srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"subtract","params":{"minuend":42},"id":5}`))
 	// Output:
 	// {"jsonrpc":"2.0","result":19,"id":3}
 	// {"jsonrpc":"2.0","result":19,"id":4}
@@ -46,8 +46,8 @@ func ExampleDefaults() {
 	srv.MustRegister("greet", func(name, greeting string) string { return greeting + ", " + name },
 		jsonrpc.ParamNames("name", "greeting"), jsonrpc.Defaults("Hello"))
 
-	fmt.Println(srv.ProcessString(`{"jsonrpc":"2.0","method":"greet","params":["Ada"],"id":1}`))
-	fmt.Println(srv.ProcessString(`{"jsonrpc":"2.0","method":"greet","params":{"name":"Ada","greeting":"Hi"},"id":2}`))
+	fmt.Println(srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"greet","params":["Ada"],"id":1}`))
+	fmt.Println(srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"greet","params":{"name":"Ada","greeting":"Hi"},"id":2}`))
 	// Output:
 	// {"jsonrpc":"2.0","result":"Hello, Ada","id":1}
 	// {"jsonrpc":"2.0","result":"Hi, Ada","id":2}
@@ -72,9 +72,9 @@ func ExampleServer_RegisterService() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(srv.ProcessString(`{"jsonrpc":"2.0","method":"inventory.add","params":{"item":"apple","n":3},"id":1}`))
-	fmt.Println(srv.ProcessString(`{"jsonrpc":"2.0","method":"inventory.count","params":["apple"],"id":2}`))
-	fmt.Println(srv.ProcessString(`{"jsonrpc":"2.0","method":"inventory.reset","id":3}`))
+	fmt.Println(srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"inventory.add","params":{"item":"apple","n":3},"id":1}`))
+	fmt.Println(srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"inventory.count","params":["apple"],"id":2}`))
+	fmt.Println(srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"inventory.reset","id":3}`))
 	// Output:
 	// {"jsonrpc":"2.0","result":3,"id":1}
 	// {"jsonrpc":"2.0","result":3,"id":2}
@@ -91,7 +91,7 @@ func ExampleCallOf() {
 	})
 
 	ctx := jsonrpc.WithContextValue(context.Background(), &user{name: "ada"})
-	out := srv.ProcessContext(ctx, nil, []byte(`{"jsonrpc":"2.0","method":"whoami","id":"7"}`))
+	out := srv.Process(ctx, nil, []byte(`{"jsonrpc":"2.0","method":"whoami","id":"7"}`))
 	fmt.Println(string(out))
 	// Output: {"jsonrpc":"2.0","result":"ada called whoami with id \"7\"","id":"7"}
 }
@@ -107,8 +107,8 @@ func ExampleError() {
 	})
 	srv.MustRegister("fail", func() error { return errors.New("disk full") })
 
-	fmt.Println(srv.ProcessString(`{"jsonrpc":"2.0","method":"withdraw","params":[500],"id":1}`))
-	fmt.Println(srv.ProcessString(`{"jsonrpc":"2.0","method":"fail","id":2}`))
+	fmt.Println(srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"withdraw","params":[500],"id":1}`))
+	fmt.Println(srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"fail","id":2}`))
 	// Output:
 	// {"jsonrpc":"2.0","error":{"code":1001,"message":"insufficient funds","data":{"balance":100}},"id":1}
 	// {"jsonrpc":"2.0","error":{"code":-32000,"message":"disk full"},"id":2}
@@ -133,11 +133,12 @@ func ExampleOnPreProcess() {
 	srv.MustRegister("admin", func() string { return "ok" })
 	srv.MustRegister("crash", func() int { panic("boom") })
 
-	fmt.Println(srv.ProcessString(`{"jsonrpc":"2.0","method":"admin","id":1}`))
-	out := srv.ProcessContext(jsonrpc.WithContextValue(context.Background(), "root"), nil,
+	fmt.Println(srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"admin","id":1}`))
+	out := srv.Process(jsonrpc.WithContextValue(context.Background(), "root"), nil,
 		[]byte(`{"jsonrpc":"2.0","method":"admin","id":2}`))
+
 	fmt.Println(string(out))
-	fmt.Println(srv.ProcessString(`{"jsonrpc":"2.0","method":"crash","id":3}`))
+	fmt.Println(srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"crash","id":3}`))
 	// Output:
 	// {"jsonrpc":"2.0","error":{"code":-32001,"message":"forbidden"},"id":1}
 	// {"jsonrpc":"2.0","result":"ok","id":2}
@@ -149,8 +150,8 @@ func ExampleServer_Session() {
 	alice := srv.Session("alice")
 	alice.MustRegister("hello", func() string { return "hello, alice" })
 
-	fmt.Println(alice.ProcessString(`{"jsonrpc":"2.0","method":"hello","id":1}`))
-	fmt.Println(srv.ProcessString(`{"jsonrpc":"2.0","method":"hello","id":2}`))
+	fmt.Println(alice.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"hello","id":1}`))
+	fmt.Println(srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"hello","id":2}`))
 	srv.DestroySession("alice")
 	_, ok := srv.LookupSession("alice")
 	fmt.Println(ok)

@@ -52,14 +52,14 @@ func FuzzProcess(f *testing.F) {
 		orig := bytes.Clone(req)
 		answers := map[*jsonrpc.Server][]byte{}
 		for _, s := range servers {
-			out := s.srv.Process(nil, req)
+			out := s.srv.Process(context.Background(), nil, req)
 			if !bytes.Equal(req, orig) {
 				t.Fatalf("%s: Process modified its request %q to %q", s.name, orig, req)
 			}
 			if err := validateResponse(out); err != nil {
 				t.Fatalf("%s: request %q: %v", s.name, req, err)
 			}
-			if again := s.srv.Process(nil, req); !bytes.Equal(again, out) {
+			if again := s.srv.Process(context.Background(), nil, req); !bytes.Equal(again, out) {
 				t.Fatalf("%s: request %q answered differently twice:\n%s\n%s", s.name, req, out, again)
 			}
 			checkDocumentKind(t, s.name, s.maxDepth, req, out)
@@ -69,11 +69,11 @@ func FuzzProcess(f *testing.F) {
 		if got := answers[hooked]; !bytes.Equal(got, want) {
 			t.Fatalf("request %q: pass-through hooks changed the answer\n%s\nto\n%s", req, want, got)
 		}
-		if s := demoSrv.ProcessString(string(req)); s != string(want) {
+		if s := demoSrv.ProcessString(context.Background(), string(req)); s != string(want) {
 			t.Fatalf("request %q: ProcessString = %s, Process = %s", req, s, want)
 		}
 		prefix := []byte("prefix")
-		if got := demoSrv.Process(bytes.Clone(prefix), req); !bytes.Equal(got, append(prefix, want...)) {
+		if got := demoSrv.Process(context.Background(), bytes.Clone(prefix), req); !bytes.Equal(got, append(prefix, want...)) {
 			t.Fatalf("request %q: Process(%q, req) = %q, want the prefix then %q", req, prefix, got, want)
 		}
 		checkDemoResults(t, req, want)

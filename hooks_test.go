@@ -29,7 +29,7 @@ func TestErrorHookPanics(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"fail","id":1}`: `{"jsonrpc":"2.0","error":{"code":7,"message":"seven"},"id":1}`,
 		`{`: `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}`,
 	} {
-		if got := srv.ProcessString(req); got != want {
+		if got := srv.ProcessString(context.Background(), req); got != want {
 			t.Errorf("%s: got %s, want %s", req, got, want)
 		}
 	}
@@ -46,7 +46,7 @@ func TestErrorData(t *testing.T) {
 		"\"\xff\"":             `"\"\ufffd\""`,
 	} {
 		data = json.RawMessage(in)
-		got := srv.ProcessString(`{"jsonrpc":"2.0","method":"fail","id":1}`)
+		got := srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"fail","id":1}`)
 		if want := `{"jsonrpc":"2.0","error":{"code":1,"message":"m","data":` + want + `},"id":1}`; got != want {
 			t.Errorf("data %q: got %s, want %s", in, got, want)
 		}
@@ -69,7 +69,7 @@ func TestPostHookResultCapped(t *testing.T) {
 		return nil
 	}))
 	srv.MustRegister("two", func() int { return 2 })
-	out := srv.Process(make([]byte, 0, 256), []byte(`{"jsonrpc":"2.0","method":"two","id":1}`))
+	out := srv.Process(context.Background(), make([]byte, 0, 256), []byte(`{"jsonrpc":"2.0","method":"two","id":1}`))
 	if string(kept) != "2\n" || string(out) != `{"jsonrpc":"2.0","result":2,"id":1}` {
 		t.Errorf("kept %q, out %s", kept, out)
 	}
@@ -390,7 +390,7 @@ func TestOnParseError(t *testing.T) {
 				}
 				return e.WithData("custom")
 			}))
-			got := srv.Process(nil, []byte(req))
+			got := srv.Process(context.Background(), nil, []byte(req))
 			want := `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error","data":"custom"},"id":null}`
 			checkAnswer(t, "rewrites", req, got, want)
 			if called != 1 {
@@ -490,7 +490,7 @@ func TestCallOf(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out := srv.ProcessContext(tt.ctx, nil, []byte(tt.req))
+			out := srv.Process(tt.ctx, nil, []byte(tt.req))
 			if tt.want.Notification {
 				checkAnswer(t, tt.name, tt.req, out, "")
 			} else {
@@ -634,14 +634,14 @@ func TestConcurrentSessions(t *testing.T) {
 					return
 				}
 				req := call(name, fmt.Sprintf("[%d]", i), fmt.Sprint(i))
-				if code, res := outcome(sess.ProcessString(req)); code != 0 || res != fmt.Sprint(i+w) {
+				if code, res := outcome(sess.ProcessString(context.Background(), req)); code != 0 || res != fmt.Sprint(i+w) {
 					t.Errorf("worker %d: session %s answered %s with code %d, result %s; want result %d", w, id, req, code, res, i+w)
 					return
 				}
-				if code, _ := outcome(root.ProcessString(req)); code != jsonrpc.CodeMethodNotFound {
+				if code, _ := outcome(root.ProcessString(context.Background(), req)); code != jsonrpc.CodeMethodNotFound {
 					t.Errorf("worker %d: root answered %s with code %d, want -32601", w, req, code)
 				}
-				if code, res := outcome(root.ProcessString(demo.Batch)); code != 0 || !strings.HasPrefix(res, "[") || strings.Contains(res, `"error"`) {
+				if code, res := outcome(root.ProcessString(context.Background(), demo.Batch)); code != 0 || !strings.HasPrefix(res, "[") || strings.Contains(res, `"error"`) {
 					t.Errorf("worker %d: demo batch answered with code %d, result %s", w, code, res)
 				}
 				if !sess.Unregister(name) {

@@ -169,7 +169,7 @@ func TestHTTPAnswers(t *testing.T) {
 		{"empty batch", `[]`},
 		{"empty body", ``},
 	} {
-		want := srv.ProcessString(tc.req)
+		want := srv.ProcessString(context.Background(), tc.req)
 		httpCheckRPC(t, tc.name, httpPostJSON(t, c, ts.URL, tc.req), want)
 	}
 }
@@ -198,7 +198,7 @@ func TestHTTPContentType(t *testing.T) {
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	c := httpClientOf(ts)
-	want := srv.ProcessString(demo.Requests[0])
+	want := srv.ProcessString(context.Background(), demo.Requests[0])
 	accepted := []string{
 		"application/json",
 		"application/json; charset=utf-8",
@@ -278,7 +278,7 @@ func TestHTTPBodyLimit(t *testing.T) {
 	defer close(release) // before ts.Close: unblocks the client's body writers
 
 	atLimit := httpPaddedRequest(t, limit)
-	want := srv.ProcessString(atLimit)
+	want := srv.ProcessString(context.Background(), atLimit)
 
 	t.Run("at the limit", func(t *testing.T) {
 		// With Content-Length.
@@ -351,14 +351,14 @@ func TestHTTPLargeBody(t *testing.T) {
 	c := httpClientOf(ts)
 	big := strings.Repeat("0123456789abcdef", 20<<10) // 320 KiB
 	req := `{"jsonrpc":"2.0","method":"StringMe","params":["` + big + `"],"id":1}`
-	want := srv.ProcessString(req)
+	want := srv.ProcessString(context.Background(), req)
 	for range 3 {
 		httpCheckRPC(t, "large", httpPostJSON(t, c, ts.URL, req), want)
 		chunked := httpNewPost(t, ts.URL, "application/json", "")
 		chunked.Body, chunked.ContentLength = io.NopCloser(strings.NewReader(req)), -1
 		httpCheckRPC(t, "large chunked", httpDo(t, c, chunked), want)
 	}
-	httpCheckRPC(t, "small after large", httpPostJSON(t, c, ts.URL, demo.Requests[0]), srv.ProcessString(demo.Requests[0]))
+	httpCheckRPC(t, "small after large", httpPostJSON(t, c, ts.URL, demo.Requests[0]), srv.ProcessString(context.Background(), demo.Requests[0]))
 }
 
 // httpRequestInfo is what a method learns of the HTTP request carrying it.
@@ -542,7 +542,7 @@ func TestHTTPSessions(t *testing.T) {
 	httpCheckRPC(t, "/v1/abc", httpPostJSON(t, c, ts.URL+"/v1/abc", who), result("session abc"))
 	// A session has its own method table; the default session keeps its own.
 	httpCheckRPC(t, "add in /s/abc", httpPostJSON(t, c, ts.URL+"/s/abc", add), notFound)
-	httpCheckRPC(t, "add in /s/", httpPostJSON(t, c, ts.URL+"/s/", add), srv.ProcessString(add))
+	httpCheckRPC(t, "add in /s/", httpPostJSON(t, c, ts.URL+"/s/", add), srv.ProcessString(context.Background(), add))
 
 	// Unknown sessions are 404, whatever the method, and are not created.
 	for _, path := range []string{"/s/nope", "/s/abc/", "/s/ABC", "/v1/nope"} {
@@ -589,7 +589,7 @@ func TestHTTPConcurrentClients(t *testing.T) {
 	reqs := append(append([]string{}, demo.Requests...), demo.Batch, notify, `{"jsonrpc"`)
 	wants := make([]string, len(reqs))
 	for i, r := range reqs {
-		wants[i] = srv.ProcessString(r)
+		wants[i] = srv.ProcessString(context.Background(), r)
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, clients)

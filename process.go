@@ -12,31 +12,13 @@ import (
 
 // Process answers the request document req (one request object or a batch)
 // and returns dst with the response appended. It appends nothing for a
-// notification or a batch of notifications. Methods receive
-// context.Background; see ProcessContext.
+// notification or a batch of notifications. Methods that take a context get
+// one derived from ctx, carrying their Call; cancelling ctx is how a caller
+// stops waiting methods.
 //
 // Process is safe for concurrent use by multiple goroutines. It does not
 // retain req or dst; req is not modified.
-func (s *Server) Process(dst, req []byte) []byte {
-	return s.ProcessContext(context.Background(), dst, req)
-}
-
-// ProcessString is Process for strings: it returns the response, or "" for
-// a notification or a batch of notifications.
-func (s *Server) ProcessString(req string) string {
-	in := unsafe.Slice(unsafe.StringData(req), len(req))
-	out := s.ProcessContext(context.Background(), make([]byte, 0, 64+len(req)), in)
-	if len(out) == 0 {
-		return ""
-	}
-	// out is not referenced elsewhere: hand it over without a copy.
-	return unsafe.String(unsafe.SliceData(out), len(out))
-}
-
-// ProcessContext is Process with a context: methods that take a context get
-// one derived from ctx, carrying their Call. A transport attaches its context
-// value to ctx with WithContextValue.
-func (s *Server) ProcessContext(ctx context.Context, dst, req []byte) []byte {
+func (s *Server) Process(ctx context.Context, dst, req []byte) []byte {
 	if i := wire.SkipSpace(req, 0); i < len(req) && req[i] == '[' {
 		return s.batch(ctx, dst, req)
 	}
@@ -49,6 +31,18 @@ func (s *Server) ProcessContext(ctx context.Context, dst, req []byte) []byte {
 		return s.handle(ctx, dst, &r)
 	}
 	return appendError(dst, errInvalidRequest, nil)
+}
+
+// ProcessString is Process for strings: it returns the response, or "" for
+// a notification or a batch of notifications.
+func (s *Server) ProcessString(ctx context.Context, req string) string {
+	in := unsafe.Slice(unsafe.StringData(req), len(req))
+	out := s.Process(ctx, make([]byte, 0, 64+len(req)), in)
+	if len(out) == 0 {
+		return ""
+	}
+	// out is not referenced elsewhere: hand it over without a copy.
+	return unsafe.String(unsafe.SliceData(out), len(out))
 }
 
 func (s *Server) parseError(dst, req []byte, cause error) []byte {

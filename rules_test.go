@@ -149,7 +149,7 @@ func runCases(t *testing.T, srv *jsonrpc.Server, cases []rpcCase) {
 // checkCase processes c.req with srv and checks the answer.
 func checkCase(tb testing.TB, srv *jsonrpc.Server, c rpcCase) {
 	tb.Helper()
-	got := srv.Process(nil, []byte(c.req))
+	got := srv.Process(context.Background(), nil, []byte(c.req))
 	if c.want == "" || c.data == "" {
 		checkAnswer(tb, c.name, c.req, got, c.want)
 	} else {
@@ -336,7 +336,7 @@ func TestNotificationRuns(t *testing.T) {
 		call("notify_hello", `["not an int"]`, ""),
 		`[` + call("notify_sum", "[1,2,4]", "") + `,` + call("notify_hello", "[7]", "") + `]`,
 	} {
-		if got := rs.ProcessString(req); got != "" {
+		if got := rs.ProcessString(context.Background(), req); got != "" {
 			t.Errorf("ProcessString(%s) = %s, want no response", req, got)
 		}
 	}
@@ -412,7 +412,7 @@ func TestNullResult(t *testing.T) {
 		call("NullableFloatToNullableFloat", "[null]", "1"),
 		call("echo", "[null]", "1"),
 	} {
-		if got := rs.ProcessString(req); !strings.Contains(got, `"result":null`) {
+		if got := rs.ProcessString(context.Background(), req); !strings.Contains(got, `"result":null`) {
 			t.Errorf("ProcessString(%s) = %s, want it to hold \"result\":null", req, got)
 		}
 	}
@@ -536,7 +536,7 @@ func TestMaxBatch(t *testing.T) {
 		t.Parallel()
 		rs := newRuleServer(t, jsonrpc.MaxBatch(0))
 		var resps []json.RawMessage
-		if err := json.Unmarshal(rs.Process(nil, []byte(ticks(jsonrpc.DefaultMaxBatch))), &resps); err != nil || len(resps) != jsonrpc.DefaultMaxBatch {
+		if err := json.Unmarshal(rs.Process(context.Background(), nil, []byte(ticks(jsonrpc.DefaultMaxBatch))), &resps); err != nil || len(resps) != jsonrpc.DefaultMaxBatch {
 			t.Errorf("batch of DefaultMaxBatch: got %d responses (%v), want %d", len(resps), err, jsonrpc.DefaultMaxBatch)
 		}
 		rs.ticks.Store(0)
@@ -696,12 +696,12 @@ func TestProcessVariants(t *testing.T) {
 	prefix := []byte("prefix:")
 	for _, req := range ruleRequests() {
 		in := []byte(req)
-		got := rs.Process(nil, in)
-		if s := rs.ProcessString(req); s != string(got) {
+		got := rs.Process(context.Background(), nil, in)
+		if s := rs.ProcessString(context.Background(), req); s != string(got) {
 			t.Errorf("request %q:\nProcessString = %s\n      Process = %s", req, s, got)
 		}
 		dst := slices.Clip(slices.Clone(prefix))
-		if got2 := rs.Process(dst, in); !bytes.Equal(got2, append(slices.Clone(prefix), got...)) {
+		if got2 := rs.Process(context.Background(), dst, in); !bytes.Equal(got2, append(slices.Clone(prefix), got...)) {
 			t.Errorf("request %q:\nProcess(%q, req) = %q, want the prefix and %q", req, prefix, got2, got)
 		}
 		if string(in) != req {
@@ -742,7 +742,7 @@ func TestTypedNilError(t *testing.T) {
 				}
 			}()
 			req := call(tt.method, "", "1")
-			got := tt.srv.Process(nil, []byte(req))
+			got := tt.srv.Process(context.Background(), nil, []byte(req))
 			if len(got) == 0 {
 				t.Fatalf("request %s: no response", req)
 			}

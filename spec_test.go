@@ -3,6 +3,7 @@ package jsonrpc_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -101,7 +102,7 @@ func TestSpecTranscripts(t *testing.T) {
 			t.Parallel()
 			srv := demo.NewServer()
 			for _, ex := range readTranscript(t, file) {
-				got := srv.Process(nil, []byte(ex.req))
+				got := srv.Process(context.Background(), nil, []byte(ex.req))
 				checkAnswer(t, fmt.Sprintf("%s:%d", filepath.Base(file), ex.line), ex.req, got, ex.want)
 			}
 		})

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"bytes"
+	"context"
 	"net"
 	"testing"
 	"time"
@@ -95,7 +96,7 @@ func benchPipelined(b *testing.B, f Framing, order Ordering) {
 	buf := make([]byte, 0, 512)
 	t0 := time.Now()
 	for i := range b.N {
-		buf = h.Process(buf[:0], reqs[i%len(reqs)])
+		buf = h.Process(context.Background(), buf[:0], reqs[i%len(reqs)])
 	}
 	processElapsed := time.Since(t0)
 

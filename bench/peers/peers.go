@@ -140,10 +140,10 @@ var peers = []peer{
 			buf := make([]byte, 0, 512)
 			reqs := bytesOf(demo.Requests)
 			return &inprocTarget{
-				call: func(i int) { buf = srv.Process(buf[:0], reqs[i%len(reqs)]) },
+				call: func(i int) { buf = srv.Process(context.Background(), buf[:0], reqs[i%len(reqs)]) },
 				check: func() error {
 					for i, r := range reqs {
-						if err := sameJSON(srv.Process(nil, r), mixWant[i]); err != nil {
+						if err := sameJSON(srv.Process(context.Background(), nil, r), mixWant[i]); err != nil {
 							return err
 						}
 					}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -72,7 +73,7 @@ func (e *env) legacySrv() func() (*jsonrpc.Server, error) {
 func stringEntry(srv *jsonrpc.Server) func() ProcessFunc {
 	return func() ProcessFunc {
 		return func(_, req []byte) []byte {
-			resp := srv.ProcessString(unsafe.String(unsafe.SliceData(req), len(req)))
+			resp := srv.ProcessString(context.Background(), unsafe.String(unsafe.SliceData(req), len(req)))
 			return unsafe.Slice(unsafe.StringData(resp), len(resp))
 		}
 	}

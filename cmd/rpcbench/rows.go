@@ -29,8 +29,10 @@ type entry func(srv *jsonrpc.Server) func() ProcessFunc
 // syncEntry calls (*jsonrpc.Server).Process, the synchronous byte entry
 // point, on the worker's goroutine.
 func syncEntry(srv *jsonrpc.Server) func() ProcessFunc {
-	p := srv.Process
-	return func() ProcessFunc { return p }
+	return func() ProcessFunc {
+		ctx := context.Background()
+		return func(dst, req []byte) []byte { return srv.Process(ctx, dst, req) }
+	}
 }
 
 // target builds the row's server, connects it through e and validates one

@@ -2,6 +2,7 @@ package baseline_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -68,7 +69,7 @@ func TestSameAsLibrary(t *testing.T) {
 		` [ {"jsonrpc":"2.0","method":"add","params":[1,2]} , `+demo.Requests[4]+` ] `,
 	)
 	for _, req := range reqs {
-		want := decode(t, "library", process(lib.Process, req))
+		want := decode(t, "library", process(func(dst, req []byte) []byte { return lib.Process(context.Background(), dst, req) }, req))
 		got := decode(t, "baseline", process(base.Process, req))
 		if want == nil {
 			t.Errorf("library gave no response to %s", req)
@@ -104,7 +105,7 @@ func TestErrorsLikeLibrary(t *testing.T) {
 		``,
 		`[` + demo.Requests[0] + `,{"jsonrpc":"2.0","method":"nope","id":"n"},3]`,
 	} {
-		want := decode(t, "library", process(lib.Process, req))
+		want := decode(t, "library", process(func(dst, req []byte) []byte { return lib.Process(context.Background(), dst, req) }, req))
 		got := decode(t, "baseline", process(base.Process, req))
 		if !reflect.DeepEqual(stripErrorText(got), stripErrorText(want)) {
 			t.Errorf("request %s\nbaseline: %#v\nlibrary:  %#v", req, got, want)
