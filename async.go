@@ -4,16 +4,9 @@ import (
 	"context"
 	"sync/atomic"
 
+	"github.com/jsonrpc-go/jsonrpc/internal/asyncbuf"
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
-
-// Blocking marks a method as one that may wait (on I/O, a channel, a lock
-// held elsewhere). ProcessAsync runs each call of a blocking method on a
-// goroutine of its own, so that the caller is not held up; Process still runs
-// it on the caller's goroutine.
-func Blocking() MethodOption {
-	return func(c *methodConfig) { c.blocking = true }
-}
 
 // ProcessAsync answers req, one request or a batch, like Process, and
 // delivers the response by calling reply exactly once: with the response, or
@@ -36,6 +29,7 @@ func Blocking() MethodOption {
 // valid only until reply returns. A reply that runs on another goroutine must
 // not panic.
 func (s *Server) ProcessAsync(ctx context.Context, dst, req []byte, reply func(resp []byte)) {
+	req = req[:len(req):len(req)] // dst may be the room after req
 	if i := wire.SkipSpace(req, 0); i < len(req) && req[i] == '[' {
 		s.batchAsync(ctx, dst, req, reply)
 		return
@@ -55,11 +49,11 @@ func (s *Server) ProcessAsync(ctx context.Context, dst, req []byte, reply func(r
 			dst = out
 		case m.blocking:
 			// Run it later on a copy of the request.
-			sc := scratches.get()
-			sc.req = append(sc.req[:0], req...)
+			sc := asyncbuf.Get()
+			sc.Req = append(sc.Req[:0], req...)
 			held := new(wire.Request)
 			*held = r
-			rebase(held, req, sc.req)
+			rebase(held, req, sc.Req)
 			go s.runSuspended(ctx, sc, m, held, reply)
 			return
 		default:
@@ -69,10 +63,10 @@ func (s *Server) ProcessAsync(ctx context.Context, dst, req []byte, reply func(r
 	reply(dst[start:])
 }
 
-func (s *Server) runSuspended(ctx context.Context, sc *scratch, m *method, r *wire.Request, reply func([]byte)) {
-	sc.resp = s.call(ctx, sc.resp[:0], m, r)
-	reply(sc.resp)
-	scratches.put(sc)
+func (s *Server) runSuspended(ctx context.Context, sc *asyncbuf.Buf, m *method, r *wire.Request, reply func([]byte)) {
+	sc.Resp = s.call(ctx, sc.Resp[:0], m, r)
+	reply(sc.Resp)
+	asyncbuf.Put(sc)
 }
 
 // rebase moves the spans of r from old to new, a copy of old.
@@ -92,7 +86,7 @@ func rebase(r *wire.Request, old, new []byte) {
 
 // asyncBatch collects the answers of the blocking calls of a batch.
 type asyncBatch struct {
-	sc      *scratch // sc.resp holds "[" and the answers so far; sc.req the request copy
+	sc      *asyncbuf.Buf // sc.Resp holds "[" and the answers so far; sc.Req the request copy
 	calls   []heldCall
 	parts   [][]byte     // the answer of each held call, filled as it finishes
 	pending atomic.Int32 // held calls still running, plus one for the dispatcher
@@ -118,12 +112,12 @@ func (s *Server) batchAsync(ctx context.Context, dst, req []byte, reply func([]b
 		return
 	}
 	// Some calls block: move the answers so far and the request to a
-	// scratch, and run the held calls on it.
-	sc := scratches.get()
-	sc.resp = append(sc.resp[:0], out[start:]...)
-	sc.req = append(sc.req[:0], req...)
+	// pooled buffer, and run the held calls on it.
+	sc := asyncbuf.Get()
+	sc.Resp = append(sc.Resp[:0], out[start:]...)
+	sc.Req = append(sc.Req[:0], req...)
 	for i := range held {
-		rebase(&held[i].r, req, sc.req)
+		rebase(&held[i].r, req, sc.Req)
 	}
 	s.dispatch(ctx, &asyncBatch{sc: sc, calls: held, parts: make([][]byte, len(held)), reply: reply})
 }
@@ -155,7 +149,7 @@ func (b *asyncBatch) done() {
 	if b.pending.Add(-1) != 0 {
 		return
 	}
-	dst := b.sc.resp
+	dst := b.sc.Resp
 	for _, p := range b.parts {
 		if len(p) == 0 {
 			continue
@@ -165,7 +159,7 @@ func (b *asyncBatch) done() {
 		}
 		dst = append(dst, p...)
 	}
-	b.sc.resp = closeBatch(dst, 0)
-	b.reply(b.sc.resp)
-	scratches.put(b.sc)
+	b.sc.Resp = closeBatch(dst, 0)
+	b.reply(b.sc.Resp)
+	asyncbuf.Put(b.sc)
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/asyncbuf"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // replies collects the answers of ProcessAsync calls.
@@ -201,11 +203,11 @@ func TestIssue3CallStateAcrossGoroutines(t *testing.T) {
 		return 10
 	}, jsonrpc.Blocking())
 	r := newReplies()
-	slowCtx := jsonrpc.WithContextValue(context.Background(), "slow-value")
+	slowCtx := transport.WithContextValue(context.Background(), "slow-value")
 	srv.ProcessAsync(slowCtx, nil, []byte(`{"jsonrpc":"2.0","method":"slow","id":"slow"}`), r.reply)
 	<-entered // the slow call is suspended inside its method, after its pre hook
 
-	fastCtx := jsonrpc.WithContextValue(context.Background(), "fast-value")
+	fastCtx := transport.WithContextValue(context.Background(), "fast-value")
 	var fast string
 	srv.ProcessAsync(fastCtx, nil, []byte(`{"jsonrpc":"2.0","method":"fail","id":"fast"}`), func(b []byte) { fast = string(b) })
 	if want := `{"jsonrpc":"2.0","error":{"code":-1,"message":"fast failed"},"id":"fast"}`; fast != want {
@@ -237,13 +239,13 @@ func TestProcessAsyncStress(t *testing.T) {
 	const workers, docs = 16, 400
 	srv := jsonrpc.NewServer(
 		jsonrpc.OnPreProcess(func(ctx context.Context, c *jsonrpc.Call) error {
-			if got := jsonrpc.ContextValue(ctx); got != string(c.ID()) {
+			if got := jsonrpc.CallOf(ctx).ContextValue(); got != string(c.ID()) {
 				return fmt.Errorf("pre: call %s sees context value %v", c.ID(), got)
 			}
 			return nil
 		}),
 		jsonrpc.OnPostProcess(func(ctx context.Context, c *jsonrpc.Call, _ json.RawMessage, _ *jsonrpc.Error) error {
-			if got := jsonrpc.ContextValue(ctx); got != string(c.ID()) {
+			if got := jsonrpc.CallOf(ctx).ContextValue(); got != string(c.ID()) {
 				return fmt.Errorf("post: call %s sees context value %v", c.ID(), got)
 			}
 			return nil
@@ -262,7 +264,7 @@ func TestProcessAsyncStress(t *testing.T) {
 			done := make(chan string, 1)
 			for d := range docs {
 				id := fmt.Sprintf("%d-%d", w, d)
-				ctx := jsonrpc.WithContextValue(context.Background(), `"`+id+`"`)
+				ctx := transport.WithContextValue(context.Background(), `"`+id+`"`)
 				var req, want string
 				switch d % 3 {
 				case 0:
@@ -352,7 +354,7 @@ func TestProcessAsyncOversized(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := jsonrpc.NewServer()
 		srv.MustRegister("echo", func(s string) string { return s }, jsonrpc.Blocking())
-		before := jsonrpc.ReadScratchStats()
+		before := asyncbuf.ReadStats()
 		big := strings.Repeat("x", 100<<10)
 		var n int
 		srv.ProcessAsync(context.Background(), nil, []byte(`{"jsonrpc":"2.0","method":"echo","params":["`+big+`"],"id":1}`), func(b []byte) { n = len(b) })
@@ -360,7 +362,7 @@ func TestProcessAsyncOversized(t *testing.T) {
 		if n < len(big) {
 			t.Errorf("short answer: %d bytes", n)
 		}
-		if after := jsonrpc.ReadScratchStats(); after.Dropped != before.Dropped+1 {
+		if after := asyncbuf.ReadStats(); after.Dropped != before.Dropped+1 {
 			t.Errorf("dropped %d -> %d, want one more", before.Dropped, after.Dropped)
 		}
 	})

@@ -3,6 +3,8 @@ package jsonrpc
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/keys"
 )
 
 // A Call describes one method call to the method and the hooks that serve
@@ -38,13 +40,19 @@ func (c *Call) IsNotification() bool { return c.id == nil }
 // the request had none.
 func (c *Call) Params() json.RawMessage { return c.params }
 
-// ContextValue returns the value the transport attached with
-// WithContextValue to the context it passed to Process (for the HTTP
-// transport, the *http.Request), or nil.
-func (c *Call) ContextValue() any { return ContextValue(c.parent) }
+// ContextValue returns the value the transport that carried the call
+// attached to its context (with transport.WithContextValue), or nil: the
+// *http.Request for package httprpc, the connection for packages stream and
+// ws, the *fasthttp.RequestCtx for fasthttprpc.
+func (c *Call) ContextValue() any { return c.parent.Value(keys.ContextValue{}) }
 
-// Session returns the server (session) processing the call.
-func (c *Call) Session() *Server { return c.server }
+// Server returns the server whose method table serves the call: the session,
+// when the call was routed to one. A method may register methods on it.
+func (c *Call) Server() *Server { return c.server }
+
+// SessionID returns the id of the session serving the call (see Sessions),
+// or "" when the call is served by a server made with NewServer.
+func (c *Call) SessionID() string { return c.server.id }
 
 // SetError sets the error the call answers with, without returning it: set
 // from a pre-process hook it aborts the call before the method runs; from the
@@ -63,8 +71,6 @@ func (c *Call) takeErr() error {
 }
 
 type callKey struct{}
-
-type contextValueKey struct{}
 
 // callCtx is the context a method and its hooks receive: the caller's
 // context, carrying the Call. One is allocated per call that needs it (a
@@ -87,17 +93,4 @@ func (c *callCtx) Value(key any) any {
 func CallOf(ctx context.Context) *Call {
 	c, _ := ctx.Value(callKey{}).(*Call)
 	return c
-}
-
-// WithContextValue returns a copy of ctx carrying v as the transport's
-// context value, which methods read with Call.ContextValue. Transports call
-// it before Process.
-func WithContextValue(ctx context.Context, v any) context.Context {
-	return context.WithValue(ctx, contextValueKey{}, v)
-}
-
-// ContextValue returns the value attached to ctx with WithContextValue, or
-// nil.
-func ContextValue(ctx context.Context) any {
-	return ctx.Value(contextValueKey{})
 }

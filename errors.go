@@ -84,17 +84,51 @@ func (e *Error) WithData(v any) *Error {
 	return &c
 }
 
-// Error returns "jsonrpc: " followed by the code and message.
+// Error returns "jsonrpc: " followed by the message, the code and, when the
+// error carries data, a short form of it: a string's text, or the JSON value,
+// cut after maxDataText bytes.
+//
+//	jsonrpc: Invalid params (-32602): param "name": want a string
 func (e *Error) Error() string {
 	if e == nil {
 		return "jsonrpc: <nil>"
 	}
-	return fmt.Sprintf("jsonrpc: %s (%d)", e.Message, int64(e.Code))
+	msg := fmt.Sprintf("jsonrpc: %s (%d)", e.Message, int64(e.Code))
+	if d := dataText(e.Data); d != "" {
+		msg += ": " + d
+	}
+	return msg
+}
+
+// maxDataText is how much of an error's data Error.Error shows.
+const maxDataText = 200
+
+// dataText is the short form of an error's data for Error.Error.
+func dataText(data json.RawMessage) string {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || string(data) == "null" {
+		return ""
+	}
+	text := string(data)
+	if data[0] == '"' {
+		var s string
+		if json.Unmarshal(data, &s) == nil {
+			text = s
+		}
+	}
+	if len(text) > maxDataText {
+		cut := maxDataText
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut] + "…"
+	}
+	return text
 }
 
 // Is reports whether target is an *Error with the same code, so that
-// errors.Is(err, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "")) matches any
-// method-not-found error.
+// errors.Is(err, jsonrpc.ErrMethodNotFound) matches any method-not-found
+// error, whatever its message and data.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
 	return ok && t != nil && e != nil && t.Code == e.Code
@@ -150,29 +184,28 @@ func toError(err error) *Error {
 
 func jsonString(s string) json.RawMessage { return wire.AppendQuote(nil, s) }
 
-// AppendResponse appends a complete error response carrying e to dst, with
-// the given id (a JSON string, number or null; nil is written as null).
-// Transports use it to answer input they cannot pass to Process.
-func (e *Error) AppendResponse(dst []byte, id json.RawMessage) []byte {
-	return appendError(dst, e, id)
-}
-
 // appendError writes a complete error response for e with the given id.
 func appendError(dst []byte, e *Error, id []byte) []byte {
-	var data []byte
-	if len(e.Data) > 0 {
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, e.Data); err == nil && utf8.Valid(e.Data) {
-			data = buf.Bytes()
-		} else {
-			// Never emit invalid JSON: carry the bytes as a string.
-			data = wire.AppendQuote(nil, e.Data)
-		}
-	}
-	return wire.AppendError(dst, int64(e.Code), e.Message, data, id)
+	return wire.AppendErrorData(dst, int64(e.Code), e.Message, e.Data, id)
 }
 
-// Static responses for the errors that carry no detail.
+// Sentinels for the error codes of the specification. Each matches, in
+// errors.Is, any *Error with its code (see Error.Is):
+//
+//	if errors.Is(err, jsonrpc.ErrMethodNotFound) { ... }
+//
+// A method may return one to answer with its code and standard message.
+// They must not be modified.
+var (
+	ErrParse          = &Error{Code: CodeParseError, Message: "Parse error"}
+	ErrInvalidRequest = &Error{Code: CodeInvalidRequest, Message: "Invalid Request"}
+	ErrMethodNotFound = &Error{Code: CodeMethodNotFound, Message: "Method not found"}
+	ErrInvalidParams  = &Error{Code: CodeInvalidParams, Message: "Invalid params"}
+	ErrInternal       = &Error{Code: CodeInternalError, Message: "Internal error"}
+)
+
+// The error objects the server answers with, apart from the exported
+// sentinels so that nothing a user does to those changes a response.
 var (
 	errParse          = &Error{Code: CodeParseError, Message: "Parse error"}
 	errInvalidRequest = &Error{Code: CodeInvalidRequest, Message: "Invalid Request"}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 func ExampleServer_Process() {
@@ -90,7 +91,7 @@ func ExampleCallOf() {
 		return fmt.Sprintf("%s called %s with id %s", u.name, c.Method(), c.ID())
 	})
 
-	ctx := jsonrpc.WithContextValue(context.Background(), &user{name: "ada"})
+	ctx := transport.WithContextValue(context.Background(), &user{name: "ada"})
 	out := srv.Process(ctx, nil, []byte(`{"jsonrpc":"2.0","method":"whoami","id":"7"}`))
 	fmt.Println(string(out))
 	// Output: {"jsonrpc":"2.0","result":"ada called whoami with id \"7\"","id":"7"}
@@ -117,7 +118,7 @@ func ExampleError() {
 func ExampleOnPreProcess() {
 	srv := jsonrpc.NewServer(
 		jsonrpc.OnPreProcess(func(ctx context.Context, c *jsonrpc.Call) error {
-			if c.Method() == "admin" && jsonrpc.ContextValue(ctx) != "root" {
+			if c.Method() == "admin" && c.ContextValue() != "root" {
 				return jsonrpc.NewError(-32001, "forbidden")
 			}
 			return nil
@@ -134,7 +135,7 @@ func ExampleOnPreProcess() {
 	srv.MustRegister("crash", func() int { panic("boom") })
 
 	fmt.Println(srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"admin","id":1}`))
-	out := srv.Process(jsonrpc.WithContextValue(context.Background(), "root"), nil,
+	out := srv.Process(transport.WithContextValue(context.Background(), "root"), nil,
 		[]byte(`{"jsonrpc":"2.0","method":"admin","id":2}`))
 
 	fmt.Println(string(out))
@@ -145,18 +146,53 @@ func ExampleOnPreProcess() {
 	// {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":"boom"},"id":3}
 }
 
-func ExampleServer_Session() {
+func ExampleSessions() {
 	srv := jsonrpc.NewServer()
-	alice := srv.Session("alice")
-	alice.MustRegister("hello", func() string { return "hello, alice" })
+	sessions := jsonrpc.NewSessions()
+	alice, err := sessions.Create("alice")
+	if err != nil {
+		panic(err)
+	}
+	alice.MustRegister("hello", func(ctx context.Context) string {
+		return "hello, " + jsonrpc.CallOf(ctx).SessionID()
+	})
 
 	fmt.Println(alice.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"hello","id":1}`))
 	fmt.Println(srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"hello","id":2}`))
-	srv.DestroySession("alice")
-	_, ok := srv.LookupSession("alice")
+	fmt.Println(sessions.IDs())
+	sessions.Destroy("alice")
+	_, ok := sessions.Lookup("alice")
 	fmt.Println(ok)
 	// Output:
 	// {"jsonrpc":"2.0","result":"hello, alice","id":1}
 	// {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":2}
+	// [alice]
 	// false
+}
+
+// Account is a service made for each call by a factory: here it carries the
+// caller's identity, which a pre-process hook could have checked.
+type Account struct{ owner string }
+
+func (a *Account) Owner() string { return a.owner }
+
+func ExampleServer_RegisterService_factory() {
+	srv := jsonrpc.NewServer()
+	err := srv.RegisterService("account", func(ctx context.Context) (*Account, error) {
+		user, _ := jsonrpc.CallOf(ctx).ContextValue().(string)
+		if user == "" {
+			return nil, jsonrpc.NewError(-32001, "not signed in")
+		}
+		return &Account{owner: user}, nil
+	})
+	if err != nil {
+		panic(err)
+	}
+
+	ctx := transport.WithContextValue(context.Background(), "alice")
+	fmt.Println(srv.ProcessString(ctx, `{"jsonrpc":"2.0","method":"account.owner","id":1}`))
+	fmt.Println(srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"account.owner","id":2}`))
+	// Output:
+	// {"jsonrpc":"2.0","result":"alice","id":1}
+	// {"jsonrpc":"2.0","error":{"code":-32001,"message":"not signed in"},"id":2}
 }

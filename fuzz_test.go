@@ -10,16 +10,17 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 )
 
 // FuzzProcess feeds arbitrary documents to Process. Whatever the input,
 // Process must not panic, must answer with nothing or one well-formed
-// response (see validateResponse), must answer the same input the same way,
+// response (see testutil.ValidateResponse), must answer the same input the same way,
 // and must agree with encoding/json on what is valid JSON.
 func FuzzProcess(f *testing.F) {
-	for _, file := range transcriptFiles(f) {
-		for _, ex := range readTranscript(f, file) {
-			f.Add([]byte(ex.req))
+	for _, file := range testutil.TranscriptFiles(f) {
+		for _, ex := range testutil.ReadTranscript(f, file) {
+			f.Add([]byte(ex.Req))
 		}
 	}
 	for _, req := range ruleRequests() {
@@ -56,7 +57,7 @@ func FuzzProcess(f *testing.F) {
 			if !bytes.Equal(req, orig) {
 				t.Fatalf("%s: Process modified its request %q to %q", s.name, orig, req)
 			}
-			if err := validateResponse(out); err != nil {
+			if err := testutil.ValidateResponse(out); err != nil {
 				t.Fatalf("%s: request %q: %v", s.name, req, err)
 			}
 			if again := s.srv.Process(context.Background(), nil, req); !bytes.Equal(again, out) {
@@ -167,9 +168,9 @@ func checkDemoResults(t *testing.T, req, out []byte) {
 			t.Fatalf("Test2(%s) = %s, want %v", params[0], resp.Result, want)
 		}
 	case "echo":
-		got, err1 := decode(resp.Result)
-		want, err2 := decode(params[0])
-		if err1 != nil || err2 != nil || !sameResponse(normalize(got), normalize(want)) {
+		got, err1 := testutil.Decode(resp.Result)
+		want, err2 := testutil.Decode(params[0])
+		if err1 != nil || err2 != nil || !testutil.SameResponse(testutil.Normalize(got), testutil.Normalize(want)) {
 			t.Fatalf("echo(%s) = %s, want the same value", params[0], resp.Result)
 		}
 	}

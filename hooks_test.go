@@ -7,14 +7,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // A panicking error hook leaves the error it was given in place, and the
@@ -392,7 +392,7 @@ func TestOnParseError(t *testing.T) {
 			}))
 			got := srv.Process(context.Background(), nil, []byte(req))
 			want := `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error","data":"custom"},"id":null}`
-			checkAnswer(t, "rewrites", req, got, want)
+			testutil.CheckAnswer(t, "rewrites", req, got, want)
 			if called != 1 {
 				t.Errorf("request %q: OnParseError called %d times, want 1", req, called)
 			}
@@ -426,7 +426,8 @@ type callInfo struct {
 	IDNil, ParamsNil   bool
 	Notification       bool
 	ContextValue       any
-	Session            *jsonrpc.Server
+	Server             *jsonrpc.Server
+	SessionID          string
 	UserValue          any
 }
 
@@ -442,11 +443,11 @@ func TestCallOf(t *testing.T) {
 		session string
 		ctx     context.Context
 		req     string
-		want    callInfo // Session is filled in
+		want    callInfo // Server and SessionID are filled in
 	}{
 		{
 			name: "request", session: "s1",
-			ctx:  context.WithValue(jsonrpc.WithContextValue(context.Background(), "transport"), userKey{}, "user"),
+			ctx:  context.WithValue(transport.WithContextValue(context.Background(), "transport"), userKey{}, "user"),
 			req:  `{"jsonrpc":"2.0","method":"info","params":[ 1, "two" ],"id": 12.50 }`,
 			want: callInfo{ID: "12.50", Method: "info", Params: `[ 1, "two" ]`, ContextValue: "transport", UserValue: "user"},
 		},
@@ -456,7 +457,7 @@ func TestCallOf(t *testing.T) {
 			want: callInfo{ID: `"\u00e9"`, Method: "info", ParamsNil: true},
 		},
 		{
-			name: "null id", ctx: jsonrpc.WithContextValue(context.Background(), 42),
+			name: "null id", ctx: transport.WithContextValue(context.Background(), 42),
 			req:  call("info", "[]", "null"),
 			want: callInfo{ID: "null", Method: "info", Params: "[]", ContextValue: 42},
 		},
@@ -474,8 +475,13 @@ func TestCallOf(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			root := jsonrpc.NewServer()
-			srv := root.Session(tt.session)
+			srv := jsonrpc.NewServer()
+			if tt.session != "" {
+				var err error
+				if srv, err = jsonrpc.NewSessions().Create(tt.session); err != nil {
+					t.Fatal(err)
+				}
+			}
 			var got callInfo
 			err := srv.Register("info", func(ctx context.Context, _ ...any) bool {
 				c := jsonrpc.CallOf(ctx)
@@ -483,7 +489,7 @@ func TestCallOf(t *testing.T) {
 				got = callInfo{
 					ID: string(c.ID()), Method: c.Method(), Params: string(c.Params()),
 					IDNil: c.ID() == nil, ParamsNil: c.Params() == nil, Notification: c.IsNotification(),
-					ContextValue: c.ContextValue(), Session: c.Session(), UserValue: ctx.Value(userKey{}),
+					ContextValue: c.ContextValue(), Server: c.Server(), SessionID: c.SessionID(), UserValue: ctx.Value(userKey{}),
 				}
 				return true
 			})
@@ -492,11 +498,11 @@ func TestCallOf(t *testing.T) {
 			}
 			out := srv.Process(tt.ctx, nil, []byte(tt.req))
 			if tt.want.Notification {
-				checkAnswer(t, tt.name, tt.req, out, "")
+				testutil.CheckAnswer(t, tt.name, tt.req, out, "")
 			} else {
-				checkAnswer(t, tt.name, tt.req, out, wantResult("true", tt.want.ID))
+				testutil.CheckAnswer(t, tt.name, tt.req, out, wantResult("true", tt.want.ID))
 			}
-			tt.want.Session = srv
+			tt.want.Server, tt.want.SessionID = srv, tt.session
 			if got != tt.want {
 				t.Errorf("method saw %+v\nwant %+v", got, tt.want)
 			}
@@ -549,112 +555,6 @@ func TestCallSetError(t *testing.T) {
 	} {
 		checkCase(t, srv, c)
 	}
-}
-
-func TestSessions(t *testing.T) {
-	t.Parallel()
-	var sessions []string // sessions seen by the pre hook
-	root := demo.NewServer(jsonrpc.OnPreProcess(func(_ context.Context, c *jsonrpc.Call) error {
-		sessions = append(sessions, c.Session().SessionID())
-		return nil
-	}))
-	if root.SessionID() != "" || root.Session("") != root {
-		t.Fatal(`the root server is not the default session ""`)
-	}
-	a := root.Session("a")
-	if a == root || a.SessionID() != "a" || root.Session("a") != a || a.Session("a") != a {
-		t.Fatal(`Session("a") does not return one session with id "a"`)
-	}
-	if a.Session("") != root || a.Session("b") != root.Session("b") {
-		t.Error("sessions do not share one session set")
-	}
-	if err := a.Register("only_a", func() string { return "a" }); err != nil {
-		t.Fatal(err)
-	}
-	checkCase(t, a, rpcCase{name: "own method", req: call("only_a", "", "1"), want: wantResult(`"a"`, "1")})
-	checkCase(t, root, rpcCase{name: "not on root", req: call("only_a", "", "1"), want: notFound})
-	checkCase(t, root.Session("b"), rpcCase{name: "not on b", req: call("only_a", "", "1"), want: notFound})
-	checkCase(t, a, rpcCase{name: "root methods not on a", req: call("subtract", "[42,23]", "1"), want: notFound})
-	if err := a.Register("subtract", func(a, b int) int { return b - a }); err != nil {
-		t.Fatalf("registering a root method name on a session: %v", err)
-	}
-	checkCase(t, a, rpcCase{name: "own subtract", req: call("subtract", "[42,23]", "1"), want: wantResult("-19", "1")})
-	checkCase(t, root, rpcCase{name: "root subtract", req: call("subtract", "[42,23]", "1"), want: wantResult("19", "1")})
-	if want := []string{"a", "a", ""}; !slices.Equal(sessions, want) {
-		t.Errorf("pre hook saw sessions %q, want %q: sessions share options", sessions, want)
-	}
-
-	if s, ok := root.LookupSession("a"); !ok || s != a {
-		t.Errorf(`LookupSession("a") = %p, %v; want %p, true`, s, ok, a)
-	}
-	if s, ok := root.LookupSession(""); !ok || s != root {
-		t.Errorf(`LookupSession("") = %p, %v; want the root, true`, s, ok)
-	}
-	if s, ok := root.LookupSession("nope"); ok || s != nil {
-		t.Errorf(`LookupSession("nope") = %p, %v; want nil, false`, s, ok)
-	}
-	if _, ok := root.LookupSession("nope"); ok {
-		t.Error("LookupSession created a session")
-	}
-	if !root.DestroySession("a") {
-		t.Error(`DestroySession("a") = false, want true`)
-	}
-	if root.DestroySession("a") {
-		t.Error(`second DestroySession("a") = true, want false`)
-	}
-	if root.DestroySession("") {
-		t.Error(`DestroySession("") = true, want false: the default session stays`)
-	}
-	if _, ok := root.LookupSession("a"); ok {
-		t.Error(`LookupSession("a") found a destroyed session`)
-	}
-	a2 := root.Session("a")
-	if a2 == a {
-		t.Fatal(`Session("a") after DestroySession returned the destroyed session`)
-	}
-	checkCase(t, a2, rpcCase{name: "new session is empty", req: call("only_a", "", "1"), want: notFound})
-	checkCase(t, root, rpcCase{name: "root still serves", req: call("subtract", "[42,23]", "1"), want: wantResult("19", "1")})
-}
-
-// Sessions, registration and processing may run concurrently (run with
-// -race).
-func TestConcurrentSessions(t *testing.T) {
-	t.Parallel()
-	const workers, iterations = 16, 200
-	root := demo.NewServer()
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for i := range iterations {
-				id := fmt.Sprint("s", (w+i)%4)
-				sess := root.Session(id)
-				name := fmt.Sprintf("m%d_%d", w, i)
-				if err := sess.Register(name, func(x int) int { return x + w }); err != nil {
-					t.Errorf("worker %d: Register(%q): %v", w, name, err)
-					return
-				}
-				req := call(name, fmt.Sprintf("[%d]", i), fmt.Sprint(i))
-				if code, res := outcome(sess.ProcessString(context.Background(), req)); code != 0 || res != fmt.Sprint(i+w) {
-					t.Errorf("worker %d: session %s answered %s with code %d, result %s; want result %d", w, id, req, code, res, i+w)
-					return
-				}
-				if code, _ := outcome(root.ProcessString(context.Background(), req)); code != jsonrpc.CodeMethodNotFound {
-					t.Errorf("worker %d: root answered %s with code %d, want -32601", w, req, code)
-				}
-				if code, res := outcome(root.ProcessString(context.Background(), demo.Batch)); code != 0 || !strings.HasPrefix(res, "[") || strings.Contains(res, `"error"`) {
-					t.Errorf("worker %d: demo batch answered with code %d, result %s", w, code, res)
-				}
-				if !sess.Unregister(name) {
-					t.Errorf("worker %d: Unregister(%q) = false", w, name)
-				}
-				root.LookupSession(id)
-				if i%50 == 49 {
-					root.DestroySession(id)
-				}
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // outcome returns the error code of a response, or 0 and its result; for a

@@ -17,8 +17,10 @@ import (
 // stops waiting methods.
 //
 // Process is safe for concurrent use by multiple goroutines. It does not
-// retain req or dst; req is not modified.
+// retain req or dst, and never writes to req: dst may share its array, as
+// the room after it (req[len(req):]).
 func (s *Server) Process(ctx context.Context, dst, req []byte) []byte {
+	req = req[:len(req):len(req)] // dst may be the room after req
 	if i := wire.SkipSpace(req, 0); i < len(req) && req[i] == '[' {
 		return s.batch(ctx, dst, req)
 	}
@@ -175,7 +177,7 @@ func (s *Server) resolve(dst []byte, r *wire.Request) (m *method, out []byte, ok
 
 // call runs a resolved request and appends its response to dst.
 func (s *Server) call(ctx context.Context, dst []byte, m *method, r *wire.Request) []byte {
-	if s.cfg.hooks || m.fn.Context {
+	if s.cfg.hooks || m.call {
 		return s.callWithInfo(ctx, dst, m, r)
 	}
 	id := r.ID

@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -12,16 +13,23 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/internal/bind"
 )
 
-// A MethodOption configures the registration of a method or service. Later
-// options win.
+// A MethodOption configures the registration of one method: it is passed to
+// Register, or to ForMethod for one method of a service. Later options win.
 type MethodOption func(*methodConfig)
+
+// A ServiceOption configures RegisterService: which Go methods are
+// registered, under which names, and with which MethodOptions. Later options
+// win.
+type ServiceOption func(*serviceConfig)
 
 type methodConfig struct {
 	names    []string
 	defaults []any
 	borrow   bool
 	blocking bool
-	// Service options.
+}
+
+type serviceConfig struct {
 	rename map[string]string
 	skip   map[string]bool
 	per    map[string][]MethodOption
@@ -53,10 +61,18 @@ func BorrowStrings() MethodOption {
 	return func(c *methodConfig) { c.borrow = true }
 }
 
+// Blocking marks a method as one that may wait (on I/O, a channel, a lock
+// held elsewhere). ProcessAsync runs each call of a blocking method on a
+// goroutine of its own, so that the caller is not held up; Process still runs
+// it on the caller's goroutine.
+func Blocking() MethodOption {
+	return func(c *methodConfig) { c.blocking = true }
+}
+
 // Rename gives the Go method goName of a service the method name rpcName,
 // which is used as is (without the service prefix).
-func Rename(goName, rpcName string) MethodOption {
-	return func(c *methodConfig) {
+func Rename(goName, rpcName string) ServiceOption {
+	return func(c *serviceConfig) {
 		if c.rename == nil {
 			c.rename = map[string]string{}
 		}
@@ -65,8 +81,8 @@ func Rename(goName, rpcName string) MethodOption {
 }
 
 // Skip leaves the named Go methods of a service unregistered.
-func Skip(goNames ...string) MethodOption {
-	return func(c *methodConfig) {
+func Skip(goNames ...string) ServiceOption {
+	return func(c *serviceConfig) {
 		if c.skip == nil {
 			c.skip = map[string]bool{}
 		}
@@ -76,10 +92,11 @@ func Skip(goNames ...string) MethodOption {
 	}
 }
 
-// ForMethod applies opts (ParamNames, Defaults, BorrowStrings, Blocking) to the Go
-// method goName of a service only.
-func ForMethod(goName string, opts ...MethodOption) MethodOption {
-	return func(c *methodConfig) {
+// ForMethod applies opts to the Go method goName of a service only, as
+// Register applies them to a function. ForMethod options for the same method
+// add up, later ones winning.
+func ForMethod(goName string, opts ...MethodOption) ServiceOption {
+	return func(c *serviceConfig) {
 		if c.per == nil {
 			c.per = map[string][]MethodOption{}
 		}
@@ -101,7 +118,7 @@ func (s *Server) Register(name string, fn any, opts ...MethodOption) error {
 	for _, o := range opts {
 		o(&mc)
 	}
-	m, err := s.bind(name, fn, &mc, reflect.Value{})
+	m, err := s.bind(name, fn, &mc, reflect.Value{}, nil)
 	if err != nil {
 		return err
 	}
@@ -117,8 +134,9 @@ func (s *Server) MustRegister(name string, fn any, opts ...MethodOption) {
 }
 
 // bind builds the method name for fn; with a valid recv, fn is a method
-// expression called with recv as its receiver.
-func (s *Server) bind(name string, fn any, mc *methodConfig, recv reflect.Value) (*method, error) {
+// expression called with recv as its receiver, or with the receiver resolve
+// makes for each call.
+func (s *Server) bind(name string, fn any, mc *methodConfig, recv reflect.Value, resolve func(context.Context) (reflect.Value, error)) (*method, error) {
 	if err := checkName(name); err != nil {
 		return nil, err
 	}
@@ -128,11 +146,12 @@ func (s *Server) bind(name string, fn any, mc *methodConfig, recv reflect.Value)
 		Borrow:   mc.borrow,
 		Codec:    s.cfg.codec,
 		Receiver: recv,
+		Resolve:  resolve,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w %q: %v", ErrInvalidMethod, name, err)
 	}
-	return &method{name: name, fn: f, blocking: mc.blocking}, nil
+	return &method{name: name, fn: f, blocking: mc.blocking, call: f.Context || resolve != nil}, nil
 }
 
 func checkName(name string) error {
@@ -196,52 +215,48 @@ func (s *Server) Methods() []string {
 	return names
 }
 
-// RegisterService registers every exported method of svc (its method set:
-// pass a pointer to include pointer-receiver methods). Methods are called
-// through the same typed adapters as functions; a service passed by value is
-// copied once.
+// RegisterService registers every exported method of a service.
+//
+// svc is the service: a value whose method set is registered (pass a
+// pointer to include pointer-receiver methods; a value is copied once), or a
+// factory that makes the receiver for each call,
+//
+//	func(ctx context.Context) (T, error)
+//
+// which registers the method set of T and is called with the call's context
+// (CallOf(ctx) is its Call) before each call: the seam for per-request
+// dependencies such as a database transaction or the caller's identity. A
+// factory's error is the call's error, as if the method had returned it.
+// Calls of a factory's methods go through reflection.
 //
 // Each method is named by the service naming rule: the Go name with its
 // leading run of upper-case letters lowered, keeping the last of the run
 // upper-case when a lower-case letter follows ("Add" is "add", "AddInt" is
 // "addInt", "HTTPGet" is "httpGet", "ID" is "id"), preceded by prefix and a
 // dot when prefix is not empty ("calc.add"). Rename overrides a method's
-// whole name, Skip leaves methods out, and ForMethod passes ParamNames,
-// Defaults or BorrowStrings to one method.
+// whole name, Skip leaves methods out, and ForMethod gives one method the
+// MethodOptions Register takes. An option that names a Go method the service
+// does not have is an error.
 //
 // All methods are registered, or none: a method that cannot be served, or a
 // name already taken, fails the whole call with an error naming the method.
-func (s *Server) RegisterService(prefix string, svc any, opts ...MethodOption) error {
-	var mc methodConfig
+func (s *Server) RegisterService(prefix string, svc any, opts ...ServiceOption) error {
+	var sc serviceConfig
 	for _, o := range opts {
-		o(&mc)
+		o(&sc)
 	}
 	if svc == nil {
 		return fmt.Errorf("%w: nil service", ErrInvalidMethod)
 	}
-	v := reflect.ValueOf(svc)
-	t := v.Type()
-	// Methods are called as method expressions of a pointer to the service,
-	// so that the adapters can bind the receiver; a service given by value
-	// is copied once, as a method value would copy it.
-	pv := v
-	if v.Kind() != reflect.Pointer {
-		pv = reflect.New(t)
-		pv.Elem().Set(v)
+	t, pv, resolve, err := serviceReceiver(svc)
+	if err != nil {
+		return err
 	}
-	for goName := range mc.rename {
-		if _, ok := t.MethodByName(goName); !ok {
-			return fmt.Errorf("%w: %s has no exported method %s to rename", ErrInvalidMethod, t, goName)
-		}
-	}
-	for goName := range mc.skip {
-		if _, ok := t.MethodByName(goName); !ok {
-			return fmt.Errorf("%w: %s has no exported method %s to skip", ErrInvalidMethod, t, goName)
-		}
-	}
-	for goName := range mc.per {
-		if _, ok := t.MethodByName(goName); !ok {
-			return fmt.Errorf("%w: %s has no exported method %s", ErrInvalidMethod, t, goName)
+	for _, names := range []map[string]bool{keySet(sc.rename), sc.skip, keySet(sc.per)} {
+		for goName := range names {
+			if _, ok := t.MethodByName(goName); !ok {
+				return fmt.Errorf("%w: %s has no exported method %s", ErrInvalidMethod, t, goName)
+			}
 		}
 	}
 	var (
@@ -250,19 +265,19 @@ func (s *Server) RegisterService(prefix string, svc any, opts ...MethodOption) e
 	)
 	for i := range t.NumMethod() {
 		tm := t.Method(i)
-		if mc.skip[tm.Name] {
+		if sc.skip[tm.Name] {
 			continue
 		}
-		name := ServiceMethodName(prefix, tm.Name)
-		if r, ok := mc.rename[tm.Name]; ok {
+		name := serviceMethodName(prefix, tm.Name)
+		if r, ok := sc.rename[tm.Name]; ok {
 			name = r
 		}
 		var one methodConfig
-		for _, o := range mc.per[tm.Name] {
+		for _, o := range sc.per[tm.Name] {
 			o(&one)
 		}
 		pm, _ := pv.Type().MethodByName(tm.Name)
-		m, err := s.bind(name, pm.Func.Interface(), &one, pv)
+		m, err := s.bind(name, pm.Func.Interface(), &one, pv, resolve)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s.%s: %w", t, tm.Name, err))
 			continue
@@ -273,14 +288,75 @@ func (s *Server) RegisterService(prefix string, svc any, opts ...MethodOption) e
 		return err
 	}
 	if len(ms) == 0 {
+		if t.Kind() != reflect.Pointer && reflect.PointerTo(t).NumMethod() > 0 {
+			return fmt.Errorf("%w: %s has no exported methods with value receivers; its methods have pointer receivers: pass a pointer (*%[2]s)", ErrInvalidMethod, t)
+		}
 		return fmt.Errorf("%w: %s has no exported methods to register", ErrInvalidMethod, t)
 	}
 	return s.add(ms...)
 }
 
-// ServiceMethodName returns the name RegisterService gives the Go method
+// serviceReceiver returns the type whose method set a service registers,
+// the receiver its method expressions are taken on (always a pointer, so
+// that the adapters bind one), and, for a factory, the function that makes
+// the receiver of each call.
+func serviceReceiver(svc any) (reflect.Type, reflect.Value, func(context.Context) (reflect.Value, error), error) {
+	v := reflect.ValueOf(svc)
+	ft := v.Type()
+	if ft.Kind() == reflect.Func && ft.NumIn() == 1 && ft.In(0) == ctxType && ft.NumOut() == 2 && ft.Out(1) == errType {
+		if v.IsNil() {
+			return nil, reflect.Value{}, nil, fmt.Errorf("%w: nil service factory", ErrInvalidMethod)
+		}
+		t := ft.Out(0)
+		if t.Kind() == reflect.Interface {
+			return nil, reflect.Value{}, nil, fmt.Errorf("%w: service factory %s returns an interface; return the concrete type", ErrInvalidMethod, ft)
+		}
+		byValue := t.Kind() != reflect.Pointer
+		pt := t
+		if byValue {
+			pt = reflect.PointerTo(t)
+		}
+		resolve := func(ctx context.Context) (reflect.Value, error) {
+			out := v.Call([]reflect.Value{reflect.ValueOf(&ctx).Elem()})
+			if err, _ := out[1].Interface().(error); err != nil {
+				return reflect.Value{}, err
+			}
+			if byValue {
+				p := reflect.New(t)
+				p.Elem().Set(out[0])
+				return p, nil
+			}
+			if out[0].IsNil() {
+				return reflect.Value{}, fmt.Errorf("jsonrpc: service factory %s returned a nil %s", ft, t)
+			}
+			return out[0], nil
+		}
+		return t, reflect.Zero(pt), resolve, nil
+	}
+	if ft.Kind() == reflect.Pointer {
+		return ft, v, nil, nil
+	}
+	pv := reflect.New(ft)
+	pv.Elem().Set(v)
+	return ft, pv, nil, nil
+}
+
+var (
+	ctxType = reflect.TypeFor[context.Context]()
+	errType = reflect.TypeFor[error]()
+)
+
+func keySet[V any](m map[string]V) map[string]bool {
+	ks := make(map[string]bool, len(m))
+	for k := range m {
+		ks[k] = true
+	}
+	return ks
+}
+
+// serviceMethodName returns the name RegisterService gives the Go method
 // goName under prefix.
-func ServiceMethodName(prefix, goName string) string {
+func serviceMethodName(prefix, goName string) string {
 	name := lowerLead(goName)
 	if prefix != "" {
 		return prefix + "." + name

@@ -112,8 +112,7 @@ type config struct {
 type Server struct {
 	methods atomic.Pointer[methodTable]
 	cfg     *config
-	set     *sessionSet
-	id      string
+	id      string // the session id, for a server made by Sessions
 
 	mu sync.Mutex // serializes registration; the table is copied on write
 }
@@ -122,71 +121,19 @@ type method struct {
 	name     string
 	fn       *bind.Func
 	blocking bool // ProcessAsync runs its calls on their own goroutines
+	call     bool // its calls need their Call in the context
 }
 
 // NewServer returns a server with an empty method table and the given
-// options. It is the default session of its own session set.
+// options.
 func NewServer(opts ...Option) *Server {
 	cf := &config{codec: JSONCodec{}, maxBatch: DefaultMaxBatch}
 	for _, o := range opts {
 		o(cf)
 	}
 	cf.hooks = cf.pre != nil || cf.post != nil || cf.onError != nil
-	s := &Server{cfg: cf, set: &sessionSet{}}
-	s.set.root = s
-	return s
+	return &Server{cfg: cf}
 }
-
-// sessionSet holds the sessions of one root server. Lookups go through
-// sync.Map, which reads stable keys without locking.
-type sessionSet struct {
-	root *Server
-	m    sync.Map // session id -> *Server
-}
-
-// Session returns the server for the session with the given id, creating it
-// on demand with an empty method table and the options of the server it was
-// called on. The empty id names the default session: the server returned by
-// NewServer. Sessions are independent method tables sharing options; they
-// last until DestroySession.
-func (s *Server) Session(id string) *Server {
-	if id == "" {
-		return s.set.root
-	}
-	if v, ok := s.set.m.Load(id); ok {
-		return v.(*Server)
-	}
-	n := &Server{cfg: s.cfg, set: s.set, id: id}
-	v, _ := s.set.m.LoadOrStore(id, n)
-	return v.(*Server)
-}
-
-// LookupSession returns the session with the given id, if it exists.
-func (s *Server) LookupSession(id string) (*Server, bool) {
-	if id == "" {
-		return s.set.root, true
-	}
-	v, ok := s.set.m.Load(id)
-	if !ok {
-		return nil, false
-	}
-	return v.(*Server), true
-}
-
-// DestroySession removes the session with the given id and reports whether it
-// existed. Requests already being processed by it finish; a later Session call
-// with the same id creates a new, empty one. The default session cannot be
-// destroyed.
-func (s *Server) DestroySession(id string) bool {
-	if id == "" {
-		return false
-	}
-	_, ok := s.set.m.LoadAndDelete(id)
-	return ok
-}
-
-// SessionID returns the id of this server's session; "" for the default one.
-func (s *Server) SessionID() string { return s.id }
 
 func (s *Server) lookup(name []byte) *method {
 	t := s.methods.Load()

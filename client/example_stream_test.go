@@ -20,7 +20,7 @@ func ExampleDial() {
 	if err != nil {
 		panic(err)
 	}
-	s := &stream.Server{Handler: srv}
+	s := &stream.Server{Server: srv}
 	go s.Serve(l)
 	defer s.Shutdown(context.Background())
 

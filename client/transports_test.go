@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jsonrpc-go/jsonrpc/httprpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
 
 	"github.com/jsonrpc-go/jsonrpc"
@@ -86,7 +87,7 @@ var transports = []transport{
 		return client.Local(srv.Server), nil
 	}},
 	{name: "http", roundTrip: true, start: func(t *testing.T, srv *testServer) (client.Channel, func()) {
-		ts := httptest.NewServer(srv)
+		ts := httptest.NewServer(&httprpc.Handler{Server: srv.Server})
 		t.Cleanup(func() { srv.releaseAll(); ts.Close() })
 		return client.HTTP(ts.URL, ts.Client()), nil
 	}},
@@ -107,12 +108,13 @@ var transports = []transport{
 func startH2C(t *testing.T, srv *testServer) (client.Channel, func()) {
 	var p http.Protocols
 	p.SetUnencryptedHTTP2(true)
+	h := &httprpc.Handler{Server: srv.Server}
 	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ProtoMajor != 2 {
 			http.Error(w, "not HTTP/2: "+r.Proto, http.StatusHTTPVersionNotSupported)
 			return
 		}
-		srv.ServeHTTP(w, r)
+		h.ServeHTTP(w, r)
 	}))
 	ts.Config.Protocols = &p
 	ts.Start()
@@ -181,7 +183,7 @@ func streamTransport(name, network string, f stream.Framing, order stream.Orderi
 			t.Fatal(err)
 		}
 		l := &trackingListener{Listener: nl}
-		s := &stream.Server{Handler: srv.Server, Framing: f, Order: order, MaxInFlight: maxInFlight}
+		s := &stream.Server{Server: srv.Server, Framing: f, Order: order, MaxInFlight: maxInFlight}
 		served := make(chan error, 1)
 		go func() { served <- s.Serve(l) }()
 		t.Cleanup(func() {

@@ -11,11 +11,11 @@ package debugvars
 import (
 	"expvar"
 
-	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/asyncbuf"
 )
 
 func init() {
 	expvar.Publish("jsonrpc", expvar.Func(func() any {
-		return map[string]any{"scratch": jsonrpc.ReadScratchStats()}
+		return map[string]any{"scratch": asyncbuf.ReadStats()}
 	}))
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	_ "github.com/jsonrpc-go/jsonrpc/debugvars"
+	"github.com/jsonrpc-go/jsonrpc/internal/asyncbuf"
 )
 
 func TestPublished(t *testing.T) {
@@ -20,7 +21,7 @@ func TestPublished(t *testing.T) {
 	if v == nil {
 		t.Fatal(`expvar "jsonrpc" is not published`)
 	}
-	var got struct{ Scratch jsonrpc.ScratchStats }
+	var got struct{ Scratch asyncbuf.Stats }
 	if err := json.Unmarshal([]byte(v.String()), &got); err != nil {
 		t.Fatalf("%s: %v", v.String(), err)
 	}

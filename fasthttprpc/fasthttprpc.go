@@ -1,12 +1,12 @@
 // Package fasthttprpc serves a jsonrpc.Server over HTTP/1.1 with
 // github.com/valyala/fasthttp instead of net/http.
 //
-// It answers the protocol of jsonrpc.HTTPHandler (one request document per
+// It answers the protocol of httprpc.Handler (one request document per
 // POST; 404, 405, 415, 413, 204 and 200 as documented there) at a fraction
 // of net/http's cost per request: fasthttp reuses its request and response
 // objects and allocates nothing per request in the steady state. Choose it
-// for many small calls over HTTP/1.1 keep-alive; keep net/http (a Server is
-// an http.Handler) for HTTP/2, for net/http middleware, and for everything
+// for many small calls over HTTP/1.1 keep-alive; keep net/http (package
+// httprpc) for HTTP/2, for net/http middleware, and for everything
 // else that needs the standard library's types.
 //
 //	s := fasthttprpc.NewServer(srv) // a fasthttp.Server with bounded timeouts
@@ -22,13 +22,13 @@
 // connections and sends nothing keeps them, and a goroutine each, for
 // ever. Set them, or use NewServer.
 //
-// # Differences from jsonrpc.HTTPHandler
+// # Differences from httprpc.Handler
 //
 // The body limit is the fasthttp.Server's MaxRequestBodySize (4 MiB by
-// default, the same as jsonrpc.DefaultMaxHTTPBody): fasthttp reads the
+// default, the same as httprpc.DefaultMaxBody): fasthttp reads the
 // whole body before the handler runs, and a larger one never reaches it.
 // With Handler.ErrorHandler as the server's ErrorHandler it is answered
-// with 413, as jsonrpc.HTTPHandler answers it; fasthttp's own default is 400.
+// with 413, as httprpc.Handler answers it; fasthttp's own default is 400.
 //
 // Methods run with the *fasthttp.RequestCtx as their context, which carries
 // it as the transport's context value as well:
@@ -40,28 +40,28 @@ package fasthttprpc
 
 import (
 	"errors"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/jsonrpc-go/jsonrpc"
-	"github.com/jsonrpc-go/jsonrpc/internal/mediatype"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // Handler serves a jsonrpc.Server with fasthttp. Its ServeFastHTTP method is
 // a fasthttp.RequestHandler. A Handler is safe for concurrent use; its
 // fields must not be changed while it serves.
 type Handler struct {
-	// Server answers the requests, and its session set is where
-	// SessionPrefix looks sessions up. It must not be nil.
+	// Server answers the requests (with SessionPrefix set, those for the
+	// prefix itself). It must not be nil.
 	Server *jsonrpc.Server
 
-	// SessionPrefix, when not empty, routes requests to sessions by URL
-	// path as jsonrpc.HTTPHandler's SessionPrefix does: SessionPrefix+id is
-	// the session with that id (jsonrpc.Server.LookupSession), the prefix
-	// itself the default session, and anything else is answered with 404.
+	// Sessions and SessionPrefix, when SessionPrefix is not empty, route
+	// requests to sessions by URL path as httprpc.Handler does
+	// (transport.Route): SessionPrefix+id is the session id of Sessions,
+	// the prefix itself Server, and anything else is answered with 404.
+	Sessions      *jsonrpc.Sessions
 	SessionPrefix string
 }
 
@@ -69,11 +69,8 @@ type Handler struct {
 func (h *Handler) ServeFastHTTP(ctx *fasthttp.RequestCtx) {
 	srv := h.Server
 	if h.SessionPrefix != "" {
-		id, ok := strings.CutPrefix(string(ctx.Path()), h.SessionPrefix)
-		if ok {
-			srv, ok = srv.LookupSession(id)
-		}
-		if !ok {
+		var ok bool
+		if srv, ok = transport.Route(h.Server, h.Sessions, h.SessionPrefix, string(ctx.Path())); !ok {
 			ctx.Error("jsonrpc: no such session", fasthttp.StatusNotFound)
 			return
 		}
@@ -90,22 +87,23 @@ func (h *Handler) ServeFastHTTP(ctx *fasthttp.RequestCtx) {
 
 	x := exchanges.Get().(*exchange)
 	x.ctx = ctx
-	srv.ProcessAsync(jsonrpc.WithContextValue(ctx, ctx), x.buf[:0], ctx.PostBody(), x.reply)
+	srv.ProcessAsync(transport.WithContextValue(ctx, ctx), x.buf[:0], ctx.PostBody(), x.reply)
 	<-x.done
 	x.ctx = nil
 	exchanges.Put(x)
 }
 
-// Timeouts of the fasthttp.Server that NewServer returns.
+// Limits of the fasthttp.Server that NewServer returns.
 const (
+	DefaultMaxBody      = 4 << 20          // a request body, as httprpc.DefaultMaxBody
 	DefaultReadTimeout  = 30 * time.Second // a request's headers and body
 	DefaultWriteTimeout = 30 * time.Second // a response
 	DefaultIdleTimeout  = 2 * time.Minute  // a keep-alive connection between requests
 )
 
 // NewServer returns a fasthttp.Server that serves srv with a Handler and its
-// ErrorHandler, the default body limit (4 MiB, fasthttp's and
-// jsonrpc.DefaultMaxHTTPBody), and bounded timeouts: DefaultReadTimeout,
+// ErrorHandler, the body limit DefaultMaxBody (4 MiB, fasthttp's default
+// too), and bounded timeouts: DefaultReadTimeout,
 // DefaultWriteTimeout and DefaultIdleTimeout. Its fields may be changed
 // before it serves.
 func NewServer(srv *jsonrpc.Server) *fasthttp.Server {
@@ -113,7 +111,7 @@ func NewServer(srv *jsonrpc.Server) *fasthttp.Server {
 	return &fasthttp.Server{
 		Handler:            h.ServeFastHTTP,
 		ErrorHandler:       h.ErrorHandler,
-		MaxRequestBodySize: jsonrpc.DefaultMaxHTTPBody,
+		MaxRequestBodySize: DefaultMaxBody,
 		ReadTimeout:        DefaultReadTimeout,
 		WriteTimeout:       DefaultWriteTimeout,
 		IdleTimeout:        DefaultIdleTimeout,
@@ -137,13 +135,13 @@ func (h *Handler) ErrorHandler(ctx *fasthttp.RequestCtx, err error) {
 	ctx.SetConnectionClose()
 }
 
-// isJSON is mediatype.IsJSON for the usual header without converting it to
-// a string (which would allocate).
+// isJSON is transport.IsJSONContentType for the usual header without
+// converting it to a string (which would allocate).
 func isJSON(ct []byte) bool {
 	if string(ct) == "application/json" {
 		return true
 	}
-	return mediatype.IsJSON(string(ct))
+	return transport.IsJSONContentType(string(ct))
 }
 
 // An exchange is the per-request state, pooled: the response buffer, the

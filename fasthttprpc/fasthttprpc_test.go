@@ -207,9 +207,13 @@ func TestBlockingBatchConcurrent(t *testing.T) {
 func TestSessions(t *testing.T) {
 	srv := jsonrpc.NewServer()
 	srv.MustRegister("who", func() string { return "default" })
-	s1 := srv.Session("s1")
+	sessions := jsonrpc.NewSessions()
+	s1, err := sessions.Create("s1")
+	if err != nil {
+		t.Fatal(err)
+	}
 	s1.MustRegister("who", func() string { return "s1" })
-	h := &fasthttprpc.Handler{Server: srv, SessionPrefix: "/rpc/"}
+	h := &fasthttprpc.Handler{Server: srv, Sessions: sessions, SessionPrefix: "/rpc/"}
 	url := serve(t, h.ServeFastHTTP)
 	const call = `{"jsonrpc":"2.0","method":"who","id":1}`
 	for path, want := range map[string]string{

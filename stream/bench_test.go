@@ -35,7 +35,7 @@ const pipelineDepth = 64
 
 func benchPipelined(b *testing.B, f Framing, order Ordering) {
 	h := demo.NewServer()
-	s := &Server{Handler: h, Framing: f, Order: order}
+	s := &Server{Server: h, Framing: f, Order: order}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)

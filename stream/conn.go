@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // A conn is one served connection. Its read goroutine (serve) reads
@@ -86,7 +87,7 @@ func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, st setti
 	if d, ok := rwc.(writeDeadliner); ok && d.SetWriteDeadline(time.Time{}) == nil {
 		c.wdl = d
 	}
-	c.ctx, c.cancel = context.WithCancel(jsonrpc.WithContextValue(parent, rwc))
+	c.ctx, c.cancel = context.WithCancel(transport.WithContextValue(parent, rwc))
 	c.stopAf = context.AfterFunc(parent, func() { c.close(parent.Err()) })
 	c.rd = st.framing.NewReader(connReader{c}, st.maxMessage)
 	c.wr = st.framing.NewWriter(connWriter{c})
@@ -161,9 +162,8 @@ func (c *conn) readLoop() error {
 			}
 			var tl *TooLargeError
 			if errors.As(err, &tl) {
-				resp := jsonrpc.NewError(jsonrpc.CodeParseError, "").
-					WithData(fmt.Sprintf("message exceeds the limit of %d bytes", tl.Limit)).
-					AppendResponse(nil, nil)
+				resp := transport.AppendError(nil, jsonrpc.NewError(jsonrpc.CodeParseError, "").
+					WithData(fmt.Sprintf("message exceeds the limit of %d bytes", tl.Limit)), nil)
 				c.writeOwn(resp)
 				if tl.Recoverable {
 					continue

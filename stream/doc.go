@@ -1,7 +1,7 @@
 // Package stream serves a *jsonrpc.Server over byte streams: TCP and Unix
 // sockets, pipes, standard input and output, or any io.ReadWriteCloser.
 //
-//	s := &stream.Server{Handler: srv}          // Line framing, Inline ordering
+//	s := &stream.Server{Server: srv}          // Line framing, Inline ordering
 //	go s.Serve(listener)                       // or s.ServeConn(ctx, stream.Stdio())
 //	...
 //	s.Shutdown(ctx)                            // answers the calls in flight, then closes

@@ -13,7 +13,7 @@ import (
 func ExampleServer_ServeConn() {
 	srv := jsonrpc.NewServer()
 	srv.MustRegister("add", func(a, b int) int { return a + b })
-	s := &stream.Server{Handler: srv} // Line framing: one message per line
+	s := &stream.Server{Server: srv} // Line framing: one message per line
 
 	client, server := net.Pipe()
 	done := make(chan error, 1)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // responseTooLarge returns what to send instead of resp, a response longer
@@ -15,11 +16,11 @@ import (
 func responseTooLarge(resp []byte, limit int) []byte {
 	e := jsonrpc.NewError(jsonrpc.CodeInternalError, "response too large")
 	if !json.Valid(resp) {
-		return e.AppendResponse(nil, nil)
+		return transport.AppendError(nil, e, nil)
 	}
 	if resp[0] != '[' {
-		return e.WithData(fmt.Sprintf("response of %d bytes exceeds the limit of %d bytes", len(resp), limit)).
-			AppendResponse(nil, responseID(resp))
+		e = e.WithData(fmt.Sprintf("response of %d bytes exceeds the limit of %d bytes", len(resp), limit))
+		return transport.AppendError(nil, e, responseID(resp))
 	}
 	e = e.WithData(fmt.Sprintf("batch response exceeds the limit of %d bytes", limit))
 	out := []byte{'['}
@@ -33,7 +34,7 @@ func responseTooLarge(resp []byte, limit int) []byte {
 			continue
 		}
 		full = true
-		out = e.AppendResponse(out, responseID(elem))
+		out = transport.AppendError(out, e, responseID(elem))
 	}
 	return append(out, ']')
 }

@@ -22,7 +22,7 @@ func TestLineTooLarge(t *testing.T) {
 	leakCheck(t)
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
-			dial := serverOn(t, &Server{Handler: demo.NewServer(), MaxMessage: 64}, tr)
+			dial := serverOn(t, &Server{Server: demo.NewServer(), MaxMessage: 64}, tr)
 			c := newClient(t, dial(), Line)
 			sent := c.sendAsync(`{"jsonrpc":"2.0","method":"StringMe","params":["`+strings.Repeat("x", 100000)+`"],"id":1}`, call("Test2", 2, "[2]"))
 			if got := c.recv(); got != tooLargeAnswer {
@@ -44,7 +44,7 @@ func TestHeaderHugeLength(t *testing.T) {
 	leakCheck(t)
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
-			dial := serverOn(t, &Server{Handler: demo.NewServer(), Framing: Header, MaxMessage: 64}, tr)
+			dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: Header, MaxMessage: 64}, tr)
 			conn := dial()
 			c := newClient(t, conn, Header)
 			var before, after runtime.MemStats
@@ -81,7 +81,7 @@ func TestHeaderHugeLength(t *testing.T) {
 
 func TestRawTooLargeCloses(t *testing.T) {
 	leakCheck(t)
-	dial := serverOn(t, &Server{Handler: demo.NewServer(), Framing: Raw, MaxMessage: 64}, "pipe")
+	dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: Raw, MaxMessage: 64}, "pipe")
 	c := newClient(t, dial(), Raw)
 	c.sendAsync(`{"jsonrpc":"2.0","method":"StringMe","params":["` + strings.Repeat("x", 1000) + `"],"id":1}`)
 	if got := c.recv(); got != tooLargeAnswer {
@@ -95,7 +95,7 @@ func TestMalformedHeaderCloses(t *testing.T) {
 	leakCheck(t)
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
-			dial := serverOn(t, &Server{Handler: demo.NewServer(), Framing: Header}, tr)
+			dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: Header}, tr)
 			good := newClient(t, dial(), Header)
 			bad := newClient(t, dial(), Header)
 			bad.conn.SetWriteDeadline(time.Now().Add(wait))
@@ -111,7 +111,7 @@ func TestMalformedHeaderCloses(t *testing.T) {
 
 func TestServeConnErrors(t *testing.T) {
 	leakCheck(t)
-	s := &Server{Handler: demo.NewServer(), Framing: Header}
+	s := &Server{Server: demo.NewServer(), Framing: Header}
 	cc, sc := net.Pipe()
 	defer cc.Close()
 	done := make(chan error, 1)
@@ -133,7 +133,7 @@ func TestMaxInFlight(t *testing.T) {
 	leakCheck(t)
 	synctest.Test(t, func(t *testing.T) {
 		b := newBlockingServer(t)
-		s := &Server{Handler: b.h, Order: Concurrent, MaxInFlight: 2}
+		s := &Server{Server: b.h, Order: Concurrent, MaxInFlight: 2}
 		cc, sc := net.Pipe()
 		done := make(chan error, 1)
 		go func() { done <- s.ServeConn(context.Background(), sc) }()
@@ -191,7 +191,7 @@ func TestMaxInFlight(t *testing.T) {
 // after WriteTimeout, and other connections are served meanwhile.
 func TestStalledClient(t *testing.T) {
 	leakCheck(t)
-	s := &Server{Handler: demo.NewServer(), WriteTimeout: 50 * time.Millisecond}
+	s := &Server{Server: demo.NewServer(), WriteTimeout: 50 * time.Millisecond}
 	stalled, sc := net.Pipe()
 	defer stalled.Close()
 	done := make(chan error, 1)
@@ -220,7 +220,7 @@ func TestIdleTimeout(t *testing.T) {
 	leakCheck(t)
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
-			dial := serverOn(t, &Server{Handler: demo.NewServer(), IdleTimeout: 20 * time.Millisecond}, tr)
+			dial := serverOn(t, &Server{Server: demo.NewServer(), IdleTimeout: 20 * time.Millisecond}, tr)
 			c := newClient(t, dial(), Line)
 			c.send(call("Test2", 1, "[1]"))
 			c.recv()
@@ -235,7 +235,7 @@ func TestReadTimeout(t *testing.T) {
 	leakCheck(t)
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
-			dial := serverOn(t, &Server{Handler: demo.NewServer(), ReadTimeout: 20 * time.Millisecond, IdleTimeout: time.Hour}, tr)
+			dial := serverOn(t, &Server{Server: demo.NewServer(), ReadTimeout: 20 * time.Millisecond, IdleTimeout: time.Hour}, tr)
 			c := newClient(t, dial(), Line)
 			c.conn.SetWriteDeadline(time.Now().Add(wait))
 			go c.conn.Write([]byte(`{"jsonrpc":"2.0",`))
@@ -246,7 +246,7 @@ func TestReadTimeout(t *testing.T) {
 
 func TestMaxResponse(t *testing.T) {
 	leakCheck(t)
-	dial := serverOn(t, &Server{Handler: demo.NewServer(), MaxResponse: 200}, "pipe")
+	dial := serverOn(t, &Server{Server: demo.NewServer(), MaxResponse: 200}, "pipe")
 	c := newClient(t, dial(), Line)
 	big := `"` + strings.Repeat("z", 300) + `"`
 	c.send(call("StringMe", 7, "["+big+"]"))
@@ -268,7 +268,7 @@ func TestDisconnectMidBatch(t *testing.T) {
 	leakCheck(t)
 	eachOrderAndTransport(t, func(t *testing.T, order Ordering, tr string) {
 		b := newBlockingServer(t)
-		dial := serverOn(t, &Server{Handler: b.h, Order: order}, tr)
+		dial := serverOn(t, &Server{Server: b.h, Order: order}, tr)
 		c := newClient(t, dial(), Line)
 		c.send(`[` + call("wait", 1, "[1]") + `,` + call("add", 2, "[1,2]") + `,` + call("wait", 3, "[3]") + `]`)
 		<-b.started
@@ -291,7 +291,7 @@ func TestShutdownGraceful(t *testing.T) {
 	leakCheck(t)
 	eachOrderAndTransport(t, func(t *testing.T, order Ordering, tr string) {
 		b := newBlockingServer(t)
-		s := &Server{Handler: b.h, Order: order}
+		s := &Server{Server: b.h, Order: order}
 		dial := serverOn(t, s, tr)
 		c := newClient(t, dial(), Line)
 		n := 1
@@ -330,7 +330,7 @@ func TestShutdownGraceful(t *testing.T) {
 func TestShutdownTimeout(t *testing.T) {
 	leakCheck(t)
 	b := newBlockingServer(t)
-	s := &Server{Handler: b.h, Order: Concurrent}
+	s := &Server{Server: b.h, Order: Concurrent}
 	dial := serverOn(t, s, "tcp")
 	c := newClient(t, dial(), Line)
 	c.send(call("wait", 1, "[1]"))
@@ -356,7 +356,7 @@ func TestShutdownTimeout(t *testing.T) {
 func TestServeConnContext(t *testing.T) {
 	leakCheck(t)
 	b := newBlockingServer(t)
-	s := &Server{Handler: b.h, Order: Concurrent}
+	s := &Server{Server: b.h, Order: Concurrent}
 	cc, sc := net.Pipe()
 	defer cc.Close()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -383,7 +383,7 @@ func TestPanicStaysInCall(t *testing.T) {
 	h.MustRegister("boomLater", func() int { panic("boom") }, jsonrpc.Blocking())
 	h.MustRegister("one", func() int { return 1 })
 	for _, order := range []Ordering{Inline, Concurrent} {
-		dial := serverOn(t, &Server{Handler: h, Order: order}, "pipe")
+		dial := serverOn(t, &Server{Server: h, Order: order}, "pipe")
 		c := newClient(t, dial(), Line)
 		sent := c.sendAsync(call("boom", 1, ""), call("boomLater", 2, ""), call("one", 3, ""))
 		got := c.recv() + c.recv() + c.recv()

@@ -76,9 +76,9 @@ const (
 // ReadWriteCloser over deadline-capable files such as pipes); others are
 // served without them.
 type Server struct {
-	// Handler answers the requests. nil serves an empty method table, so
+	// Server answers the requests. nil serves an empty method table, so
 	// that every call is answered with "Method not found".
-	Handler *jsonrpc.Server
+	Server *jsonrpc.Server
 
 	// Framing splits the input into messages and frames the responses.
 	// nil means Line.
@@ -153,7 +153,7 @@ type settings struct {
 
 func (s *Server) settings() settings {
 	st := settings{
-		handler:      s.Handler,
+		handler:      s.Server,
 		framing:      s.Framing,
 		maxMessage:   s.MaxMessage,
 		maxInFlight:  s.MaxInFlight,

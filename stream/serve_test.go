@@ -64,7 +64,7 @@ func TestSpecExamples(t *testing.T) {
 		for _, fr := range framings {
 			for _, order := range []Ordering{Inline, Concurrent} {
 				t.Run(fmt.Sprint(tr, "/", fr.name, "/", order), func(t *testing.T) {
-					dial := serverOn(t, &Server{Handler: demo.NewServer(), Framing: fr.f, Order: order}, tr)
+					dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: fr.f, Order: order}, tr)
 					c := newClient(t, dial(), fr.f)
 					for file, exs := range transcripts {
 						for _, ex := range exs {
@@ -99,7 +99,7 @@ func TestPipelined(t *testing.T) {
 	for _, tr := range transports {
 		for _, fr := range framings {
 			t.Run(tr+"/"+fr.name, func(t *testing.T) {
-				dial := serverOn(t, &Server{Handler: demo.NewServer(), Framing: fr.f}, tr)
+				dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: fr.f}, tr)
 				c := newClient(t, dial(), fr.f)
 				const n = 500
 				reqs := make([]string, n)
@@ -170,7 +170,7 @@ func TestConcurrentOutOfOrder(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
 			b := newBlockingServer(t)
-			dial := serverOn(t, &Server{Handler: b.h, Order: Concurrent}, tr)
+			dial := serverOn(t, &Server{Server: b.h, Order: Concurrent}, tr)
 			c := newClient(t, dial(), Line)
 			c.send(call("wait", 1, "[1]"))
 			b.awaitStarted(t, 1)
@@ -191,7 +191,7 @@ func TestInlineInOrder(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
 			b := newBlockingServer(t)
-			dial := serverOn(t, &Server{Handler: b.h}, tr)
+			dial := serverOn(t, &Server{Server: b.h}, tr)
 			c := newClient(t, dial(), Line)
 			sent := c.sendAsync(call("wait", 1, "[1]"), call("add", 2, "[2,3]"), `[`+call("wait", 3, "[3]")+`,`+call("add", 4, "[1,1]")+`]`)
 			b.awaitStarted(t, 1)
@@ -219,7 +219,7 @@ func TestCancelOnClose(t *testing.T) {
 	leakCheck(t)
 	eachOrderAndTransport(t, func(t *testing.T, order Ordering, tr string) {
 		b := newBlockingServer(t)
-		dial := serverOn(t, &Server{Handler: b.h, Order: order}, tr)
+		dial := serverOn(t, &Server{Server: b.h, Order: order}, tr)
 		conn := dial()
 		c := newClient(t, conn, Line)
 		c.send(call("wait", 1, "[1]"))
@@ -244,7 +244,7 @@ func TestInlineReadAhead(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
 			b := newBlockingServer(t)
-			dial := serverOn(t, &Server{Handler: b.h, MaxMessage: 256}, tr)
+			dial := serverOn(t, &Server{Server: b.h, MaxMessage: 256}, tr)
 			c := newClient(t, dial(), Line)
 			c.send(call("wait", 1, "[1]"))
 			b.awaitStarted(t, 1)
@@ -285,7 +285,7 @@ func TestIdleTimeoutDuringCall(t *testing.T) {
 	eachOrderAndTransport(t, func(t *testing.T, order Ordering, tr string) {
 		b := newBlockingServer(t)
 		const idle = 30 * time.Millisecond
-		dial := serverOn(t, &Server{Handler: b.h, Order: order, IdleTimeout: idle}, tr)
+		dial := serverOn(t, &Server{Server: b.h, Order: order, IdleTimeout: idle}, tr)
 		c := newClient(t, dial(), Line)
 		c.send(call("wait", 1, "[1]"))
 		b.awaitStarted(t, 1)
@@ -313,7 +313,7 @@ func TestContextValue(t *testing.T) {
 				}
 				return nc.LocalAddr().Network()
 			})
-			dial := serverOn(t, &Server{Handler: h}, tr)
+			dial := serverOn(t, &Server{Server: h}, tr)
 			c := newClient(t, dial(), Line)
 			c.send(call("remote", 1, ""))
 			want := map[string]string{"tcp": "tcp", "unix": "unix", "pipe": "pipe"}[tr]

@@ -31,7 +31,7 @@ func TestServeShortReads(t *testing.T) {
 		for _, sr := range shortReaders {
 			t.Run(fr.name+"/"+sr.name, func(t *testing.T) {
 				var out bytes.Buffer
-				s := &Server{Handler: demo.NewServer(), Framing: fr.f}
+				s := &Server{Server: demo.NewServer(), Framing: fr.f}
 				rwc := ReadWriteCloser(sr.wrap(bytes.NewReader(in.Bytes())), &out)
 				if err := s.ServeConn(context.Background(), rwc); err != nil {
 					t.Fatalf("ServeConn = %v", err)

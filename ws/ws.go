@@ -23,6 +23,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // Defaults of Handler's limits.
@@ -205,7 +206,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer h.untrack(wc)
 	conn.SetReadLimit(orDefault(h.MaxMessage, DefaultMaxMessage))
-	ctx, cancel := context.WithCancel(jsonrpc.WithContextValue(r.Context(), r))
+	ctx, cancel := context.WithCancel(transport.WithContextValue(r.Context(), r))
 	defer cancel()
 
 	writeTimeout := orDefault(h.WriteTimeout, DefaultWriteTimeout)

@@ -127,7 +127,7 @@ var peers = []peer{
 		name:     "jsonrpc-go",
 		protocol: "JSON-RPC 2.0",
 		tcp: func() (*tcpServer, error) {
-			srv := &stream.Server{Handler: demo.NewServer()}
+			srv := &stream.Server{Server: demo.NewServer()}
 			t, err := listen(func(ln net.Listener) { srv.Serve(ln) }, func() { srv.Close() })
 			if t != nil {
 				t.reqs, t.want = demo.Requests, mixWant
@@ -153,7 +153,7 @@ var peers = []peer{
 		},
 		inNote:   "(*jsonrpc.Server).Process into a reused buffer, one goroutine",
 		http:     jsonrpcHTTP,
-		httpNote: "net/http.Server with &jsonrpc.HTTPHandler{Server: demo.NewServer()}; one request per POST",
+		httpNote: "net/http.Server with &httprpc.Handler{Server: demo.NewServer()}; one request per POST",
 	},
 	{
 		name:     "jsonrpc-go (fasthttp)",

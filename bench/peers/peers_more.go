@@ -16,9 +16,9 @@ import (
 
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
-	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
 	"github.com/jsonrpc-go/jsonrpc/fasthttprpc"
+	"github.com/jsonrpc-go/jsonrpc/httprpc"
 	"github.com/valyala/fasthttp"
 )
 
@@ -32,7 +32,7 @@ type httpPeer struct {
 }
 
 func jsonrpcHTTP() (*httpPeer, error) {
-	return &httpPeer{handler: &jsonrpc.HTTPHandler{Server: demo.NewServer()}, reqs: demo.Requests, want: mixWant}, nil
+	return &httpPeer{handler: &httprpc.Handler{Server: demo.NewServer()}, reqs: demo.Requests, want: mixWant}, nil
 }
 
 func jsonrpcFastHTTP() (*httpPeer, error) {

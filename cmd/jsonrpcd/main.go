@@ -42,6 +42,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/httprpc"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 	"github.com/jsonrpc-go/jsonrpc/ws"
 )
@@ -89,7 +90,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // serveStdio answers the lines of stdin on stdout until stdin ends.
 func serveStdio(ctx context.Context, srv *jsonrpc.Server, stdin io.Reader, stdout, stderr io.Writer, maxMessage int) int {
 	s := &stream.Server{
-		Handler:     srv,
+		Server:      srv,
 		MaxMessage:  maxMessage,
 		IdleTimeout: -1, // a console may wait as long as it likes
 		ReadTimeout: -1,
@@ -118,7 +119,7 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, httpAddr, tcpAddr st
 			return 1
 		}
 		mux := http.NewServeMux()
-		mux.Handle("/", &jsonrpc.HTTPHandler{Server: srv, MaxBody: int64(maxMessage)})
+		mux.Handle("/", &httprpc.Handler{Server: srv, MaxBody: int64(maxMessage)})
 		if wsOn {
 			wh := &ws.Handler{Server: srv, MaxMessage: int64(maxMessage)}
 			mux.Handle("/ws", wh)
@@ -146,7 +147,7 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, httpAddr, tcpAddr st
 			}
 			return 1
 		}
-		ts := &stream.Server{Handler: srv, MaxMessage: maxMessage, Order: stream.Concurrent}
+		ts := &stream.Server{Server: srv, MaxMessage: maxMessage, Order: stream.Concurrent}
 		go func() { errc <- ts.Serve(l) }()
 		shutdowns = append(shutdowns, ts.Shutdown)
 		fmt.Fprintf(stdout, "jsonrpcd: TCP (newline-delimited) on %s\n", l.Addr())

@@ -15,16 +15,17 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
 	"github.com/jsonrpc-go/jsonrpc/fasthttprpc"
+	"github.com/jsonrpc-go/jsonrpc/httprpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/loadgen"
 )
 
 // httpMode measures JSON-RPC over HTTP/1.1 keep-alive connections to an
-// in-process net/http server with a jsonrpc.HTTPHandler, driven by a minimal
+// in-process net/http server with an httprpc.Handler, driven by a minimal
 // HTTP/1.1 client.
 func (e *env) httpMode(args []string) int {
 	fs := e.flags("http", "[-d 1s] [-conns N | -workers N] [-server net/http|fasthttp] [-runs R] [-json FILE]",
 		"Measures JSON-RPC over HTTP/1.1 keep-alive: a net/http.Server on loopback with\n"+
-			"jsonrpc.HTTPHandler serving the demo services (or, with -server fasthttp, a\n"+
+			"httprpc.Handler serving the demo services (or, with -server fasthttp, a\n"+
 			"fasthttp.Server with fasthttprpc.Handler; the row is then named fasthttp),\n"+
 			"and N connections of a minimal HTTP/1.1 client, each with one request of the\n"+
 			"calculator mix in flight.\n"+
@@ -34,7 +35,7 @@ func (e *env) httpMode(args []string) int {
 	conns := fs.Int("conns", 1, "connections, one goroutine and one request in flight each")
 	fs.IntVar(conns, "workers", 1, "same as -conns: the row's workers are connections")
 	profile := fs.String("cpuprofile", "", "write a CPU profile of the measured runs to `FILE`")
-	server := fs.String("server", "net/http", "the HTTP server: net/http (jsonrpc.HTTPHandler) or fasthttp (package fasthttprpc)")
+	server := fs.String("server", "net/http", "the HTTP server: net/http (httprpc.Handler) or fasthttp (package fasthttprpc)")
 	if code, ok := e.parse(fs, args); !ok {
 		return code
 	}
@@ -98,7 +99,7 @@ type httpServer struct {
 // httpServers are the servers by -server name.
 var httpServers = map[string]httpServer{
 	"net/http": {handler: "HTTPHandler", target: func(h *jsonrpc.Server, conns int) (*httpTarget, error) {
-		return newHTTPTarget("http", &jsonrpc.HTTPHandler{Server: h}, demo.Requests, mixWant, conns)
+		return newHTTPTarget("http", &httprpc.Handler{Server: h}, demo.Requests, mixWant, conns)
 	}},
 	"fasthttp": {handler: "fasthttprpc.Handler", target: func(h *jsonrpc.Server, conns int) (*httpTarget, error) {
 		fh := &fasthttprpc.Handler{Server: h}

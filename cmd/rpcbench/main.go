@@ -25,7 +25,7 @@
 // from one worker to N; legacy measures the string API ProcessString at
 // several batch sizes and names the fastest. The tcp mode drives an
 // in-process stream.Server over loopback TCP with pipelined requests, and
-// the http mode a net/http server with a jsonrpc.HTTPHandler (or, with
+// the http mode a net/http server with an httprpc.Handler (or, with
 // -server fasthttp, a fasthttp server with a fasthttprpc.Handler) over
 // HTTP/1.1 keep-alive connections, each with a load generator of its own that
 // allocates nothing per request; both add client-side latency percentiles to
@@ -87,7 +87,7 @@ var modes = []mode{
 	{"async", "measure (*jsonrpc.Server).ProcessAsync, methods inline or suspending", (*env).async},
 	{"scale", "release gate: calc-mix req/s at N workers against 1 worker, in paired runs", (*env).scale},
 	{"tcp", "pipelined JSON-RPC over loopback TCP to a stream.Server, against Process", (*env).tcp},
-	{"http", "JSON-RPC over HTTP/1.1 keep-alive to a jsonrpc.HTTPHandler", (*env).httpMode},
+	{"http", "JSON-RPC over HTTP/1.1 keep-alive to an httprpc.Handler", (*env).httpMode},
 	{"legacy", "measure the string API (*jsonrpc.Server).ProcessString by batch size", (*env).legacy},
 }
 

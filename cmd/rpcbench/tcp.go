@@ -209,7 +209,7 @@ func newTCPTarget(def tcpRowDef, conns, k, inflight int) (*tcpTarget, error) {
 	if err != nil {
 		return nil, fmt.Errorf("row %s: setup: %w", def.name, err)
 	}
-	srv := &stream.Server{Handler: h, Order: def.order}
+	srv := &stream.Server{Server: h, Order: def.order}
 	t, err := startTCP(def.name, func(ln net.Listener) { srv.Serve(ln) }, def.reqs, def.want, conns, k, inflight)
 	if err != nil {
 		return nil, err

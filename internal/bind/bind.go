@@ -62,6 +62,11 @@ type Options struct {
 	// Receiver, when valid, is a pointer that fn, a method expression of its
 	// type, is called with as its first argument.
 	Receiver reflect.Value
+	// Resolve, when not nil, makes the receiver per call instead: fn is a
+	// method expression of Receiver's type, and each call gets its receiver
+	// from Resolve with the call's context. Such calls take the reflection
+	// path.
+	Resolve func(ctx context.Context) (reflect.Value, error)
 }
 
 // ParamError reports params that do not fit a method. It maps to -32602.
@@ -112,6 +117,7 @@ type Func struct {
 	rv       reflect.Value
 	recv     unsafe.Pointer // the bound receiver of a method expression
 	recvV    reflect.Value
+	resolve  func(context.Context) (reflect.Value, error) // a per-call receiver
 }
 
 // Invoke calls the function: it decodes params (a JSON array, an object, or
@@ -208,6 +214,7 @@ func Build(fn any, opts Options) (*Func, error) {
 			return nil, fmt.Errorf("receiver %s does not match %s", rt, t)
 		}
 		f.recvV, f.recv = opts.Receiver, opts.Receiver.UnsafePointer()
+		f.resolve = opts.Resolve
 		first = 1
 	}
 	if t.NumIn() > first && t.In(first) == ctxType {
@@ -236,6 +243,9 @@ func Build(fn any, opts Options) (*Func, error) {
 		}
 	case 2:
 		if t.Out(1) != errType {
+			if t.Out(0) == errType {
+				return nil, fmt.Errorf("results (error, %s): the error must come last, as in (%[1]s, error)", t.Out(1))
+			}
 			return nil, fmt.Errorf("second result must be error, not %s", t.Out(1))
 		}
 		if t.Out(0) == errType {
@@ -298,6 +308,9 @@ func Build(fn any, opts Options) (*Func, error) {
 		f.rest.name = last.name
 	}
 
+	if f.resolve != nil {
+		return f, nil // each call resolves its receiver: the reflection path
+	}
 	if err := f.buildFast(); err != nil {
 		return nil, err
 	}

@@ -14,7 +14,14 @@ import (
 // variadic functions, struct-bound params and codec-decoded types.
 func (f *Func) invokeReflect(ctx context.Context, dst, params []byte) ([]byte, error) {
 	in := make([]reflect.Value, 0, len(f.params)+2)
-	if f.recvV.IsValid() {
+	switch {
+	case f.resolve != nil:
+		recv, err := f.resolve(ctx)
+		if err != nil {
+			return dst, err
+		}
+		in = append(in, recv)
+	case f.recvV.IsValid():
 		in = append(in, f.recvV)
 	}
 	if f.Context {

@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"bytes"
+	"encoding/json"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -222,6 +224,23 @@ func AppendError(dst []byte, code int64, message string, data, id []byte) []byte
 	}
 	dst = append(dst, '}')
 	return AppendIDEnd(dst, id)
+}
+
+// AppendErrorData is AppendError for data from anywhere: valid JSON data is
+// written compacted, and anything else (invalid JSON, invalid UTF-8) as a
+// JSON string of its bytes, so that the response is always valid JSON. Empty
+// data is left out.
+func AppendErrorData(dst []byte, code int64, message string, data, id []byte) []byte {
+	if len(data) == 0 {
+		return AppendError(dst, code, message, nil, id)
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, data); err == nil && utf8.Valid(data) {
+		data = buf.Bytes()
+	} else {
+		data = AppendQuote(nil, data)
+	}
+	return AppendError(dst, code, message, data, id)
 }
 
 // AppendIDEnd appends the id member and closes the response object. A nil id

@@ -1,6 +1,4 @@
-//go:build !jsonrpc_nohttp
-
-package jsonrpc_test
+package httprpc_test
 
 import (
 	"context"
@@ -11,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/httprpc"
 )
 
 // printPost sends body to url as application/json and prints the answer.
@@ -31,12 +30,12 @@ func printPost(url, body string) {
 	fmt.Println(line)
 }
 
-func ExampleServer_ServeHTTP() {
+func ExampleHandler() {
 	srv := jsonrpc.NewServer()
 	srv.MustRegister("add", func(a, b float64) float64 { return a + b })
 	srv.MustRegister("log", func(string) {})
 
-	ts := httptest.NewServer(srv) // a Server is an http.Handler
+	ts := httptest.NewServer(&httprpc.Handler{Server: srv})
 	defer ts.Close()
 
 	printPost(ts.URL, `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`)
@@ -50,20 +49,26 @@ func ExampleServer_ServeHTTP() {
 	// 200 OK application/json {"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}
 }
 
-func ExampleHTTPHandler() {
+func ExampleHandler_sessions() {
 	srv := jsonrpc.NewServer()
+	sessions := jsonrpc.NewSessions()
 	whoami := func(ctx context.Context) string {
 		c := jsonrpc.CallOf(ctx)
 		r := c.ContextValue().(*http.Request) // the transport's context value
-		return fmt.Sprintf("session %q at %s", c.Session().SessionID(), r.URL.Path)
+		return fmt.Sprintf("session %q at %s", c.SessionID(), r.URL.Path)
 	}
 	srv.MustRegister("whoami", whoami)
-	srv.Session("alice").MustRegister("whoami", whoami) // the application creates sessions
+	alice, err := sessions.Create("alice") // the application creates sessions
+	if err != nil {
+		panic(err)
+	}
+	alice.MustRegister("whoami", whoami)
 
 	mux := http.NewServeMux()
-	mux.Handle("/rpc/", &jsonrpc.HTTPHandler{
+	mux.Handle("/rpc/", &httprpc.Handler{
 		Server:        srv,
 		MaxBody:       64 << 10,
+		Sessions:      sessions,
 		SessionPrefix: "/rpc/",
 	})
 	ts := httptest.NewServer(mux)

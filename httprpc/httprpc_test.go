@@ -1,6 +1,4 @@
-//go:build !jsonrpc_nohttp
-
-package jsonrpc_test
+package httprpc_test
 
 import (
 	"bytes"
@@ -23,6 +21,8 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/httprpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 )
 
 // httpWait bounds every wait of the HTTP tests.
@@ -128,21 +128,21 @@ func httpWaitFor[T any](tb testing.TB, what string, ch <-chan T) T {
 // Every example of section 7 of the specification, over HTTP.
 func TestHTTPSpecTranscripts(t *testing.T) {
 	t.Parallel()
-	ts := httptest.NewServer(demo.NewServer())
+	ts := httptest.NewServer(handler(demo.NewServer()))
 	defer ts.Close()
 	c := httpClientOf(ts)
-	for _, file := range transcriptFiles(t) {
-		for _, ex := range readTranscript(t, file) {
-			where := fmt.Sprintf("%s:%d", filepath.Base(file), ex.line)
-			a := httpPostJSON(t, c, ts.URL, ex.req)
-			if ex.want == "" {
+	for _, file := range testutil.TranscriptFiles(t) {
+		for _, ex := range testutil.ReadTranscript(t, file) {
+			where := fmt.Sprintf("%s:%d", filepath.Base(file), ex.Line)
+			a := httpPostJSON(t, c, ts.URL, ex.Req)
+			if ex.Want == "" {
 				httpCheckRPC(t, where, a, "")
 				continue
 			}
 			if a.status != http.StatusOK || a.header.Get("Content-Type") != "application/json" {
 				t.Errorf("%s: got %d %q, want 200 application/json", where, a.status, a.header.Get("Content-Type"))
 			}
-			checkAnswer(t, where, ex.req, []byte(a.body), ex.want)
+			testutil.CheckAnswer(t, where, ex.Req, []byte(a.body), ex.Want)
 		}
 	}
 }
@@ -152,7 +152,7 @@ func TestHTTPSpecTranscripts(t *testing.T) {
 func TestHTTPAnswers(t *testing.T) {
 	t.Parallel()
 	srv := demo.NewServer()
-	ts := httptest.NewServer(srv)
+	ts := httptest.NewServer(handler(srv))
 	defer ts.Close()
 	c := httpClientOf(ts)
 	notify := `{"jsonrpc":"2.0","method":"notify_hello","params":[7]}`
@@ -176,7 +176,7 @@ func TestHTTPAnswers(t *testing.T) {
 
 func TestHTTPMethodNotAllowed(t *testing.T) {
 	t.Parallel()
-	ts := httptest.NewServer(demo.NewServer())
+	ts := httptest.NewServer(handler(demo.NewServer()))
 	defer ts.Close()
 	c := httpClientOf(ts)
 	for _, m := range []string{"GET", "HEAD", "PUT", "PATCH", "DELETE", "OPTIONS"} {
@@ -195,7 +195,7 @@ func TestHTTPMethodNotAllowed(t *testing.T) {
 func TestHTTPContentType(t *testing.T) {
 	t.Parallel()
 	srv := demo.NewServer()
-	ts := httptest.NewServer(srv)
+	ts := httptest.NewServer(handler(srv))
 	defer ts.Close()
 	c := httpClientOf(ts)
 	want := srv.ProcessString(context.Background(), demo.Requests[0])
@@ -269,8 +269,8 @@ func TestHTTPBodyLimit(t *testing.T) {
 	const limit = 64
 	srv := demo.NewServer()
 	mux := http.NewServeMux()
-	mux.Handle("/small", &jsonrpc.HTTPHandler{Server: srv, MaxBody: limit})
-	mux.Handle("/", srv)
+	mux.Handle("/small", &httprpc.Handler{Server: srv, MaxBody: limit})
+	mux.Handle("/", handler(srv))
 	ts := httptest.NewServer(mux)
 	defer ts.Close()
 	c := httpClientOf(ts)
@@ -300,7 +300,7 @@ func TestHTTPBodyLimit(t *testing.T) {
 		}
 	}
 	t.Run("content-length", func(t *testing.T) { tooLong(t, ts.URL+"/small", limit+1) })
-	t.Run("default limit", func(t *testing.T) { tooLong(t, ts.URL, jsonrpc.DefaultMaxHTTPBody+1) })
+	t.Run("default limit", func(t *testing.T) { tooLong(t, ts.URL, httprpc.DefaultMaxBody+1) })
 
 	// A body of unknown length is read up to the limit only: after the
 	// limit and a little more it stalls, so reading it in full would hang.
@@ -334,7 +334,7 @@ func TestHTTPBodyReadError(t *testing.T) {
 		r.Header.Set("Content-Type", "application/json")
 		r.ContentLength = length
 		w := httptest.NewRecorder()
-		srv.ServeHTTP(w, r)
+		handler(srv).ServeHTTP(w, r)
 		if w.Code != http.StatusBadRequest {
 			t.Errorf("length %d: status %d, want 400", length, w.Code)
 		}
@@ -346,7 +346,7 @@ func TestHTTPBodyReadError(t *testing.T) {
 func TestHTTPLargeBody(t *testing.T) {
 	t.Parallel()
 	srv := demo.NewServer()
-	ts := httptest.NewServer(srv)
+	ts := httptest.NewServer(handler(srv))
 	defer ts.Close()
 	c := httpClientOf(ts)
 	big := strings.Repeat("0123456789abcdef", 20<<10) // 320 KiB
@@ -386,7 +386,7 @@ func TestHTTPMethodSeesRequest(t *testing.T) {
 	t.Parallel()
 	srv := jsonrpc.NewServer()
 	httpRegisterRequest(srv)
-	ts := httptest.NewServer(srv)
+	ts := httptest.NewServer(handler(srv))
 	defer ts.Close()
 	req := httpNewPost(t, ts.URL+"/some/path", "application/json", `{"jsonrpc":"2.0","method":"request","id":1}`)
 	req.Header.Set("X-Test", "hello")
@@ -454,7 +454,7 @@ func TestHTTPClientDisconnectCancels(t *testing.T) {
 			hang := httpRegisterHang(srv, opts...)
 			returned := make(chan struct{}, 1)
 			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				srv.ServeHTTP(w, r)
+				handler(srv).ServeHTTP(w, r)
 				returned <- struct{}{}
 			}))
 			defer ts.Close()
@@ -489,7 +489,7 @@ func TestHTTPBlockingBatchConcurrent(t *testing.T) {
 	t.Parallel()
 	srv := jsonrpc.NewServer()
 	httpRegisterMeet(srv, 3)
-	ts := httptest.NewServer(srv)
+	ts := httptest.NewServer(handler(srv))
 	defer ts.Close()
 	batch := `[{"jsonrpc":"2.0","method":"meet","params":[1],"id":1},` +
 		`{"jsonrpc":"2.0","method":"meet","params":[2],"id":2},` +
@@ -516,16 +516,23 @@ func TestHTTPBlockingBatchConcurrent(t *testing.T) {
 func TestHTTPSessions(t *testing.T) {
 	t.Parallel()
 	srv := demo.NewServer()
-	whoami := func(ctx context.Context) string { return "session " + jsonrpc.CallOf(ctx).Session().SessionID() }
+	sessions := jsonrpc.NewSessions()
+	whoami := func(ctx context.Context) string { return "session " + jsonrpc.CallOf(ctx).SessionID() }
 	srv.MustRegister("whoami", whoami)
-	srv.Session("abc").MustRegister("whoami", whoami)
-	srv.Session("a b").MustRegister("whoami", whoami)
-	srv.Session("gone").MustRegister("whoami", whoami)
+	for _, id := range []string{"abc", "a b", "gone"} {
+		s, err := sessions.Create(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.MustRegister("whoami", whoami)
+	}
+	abc, _ := sessions.Lookup("abc")
 
 	mux := http.NewServeMux()
-	mux.Handle("/s/", &jsonrpc.HTTPHandler{Server: srv, SessionPrefix: "/s/"})
-	mux.Handle("/rpc", srv)
-	mux.Handle("/v1/", http.StripPrefix("/v1", &jsonrpc.HTTPHandler{Server: srv.Session("abc"), SessionPrefix: "/"}))
+	mux.Handle("/s/", &httprpc.Handler{Server: srv, Sessions: sessions, SessionPrefix: "/s/"})
+	mux.Handle("/rpc", handler(srv))
+	mux.Handle("/v1/", http.StripPrefix("/v1", &httprpc.Handler{Server: abc, Sessions: sessions, SessionPrefix: "/"}))
+	mux.Handle("/none/", &httprpc.Handler{Server: srv, SessionPrefix: "/none/"}) // no Sessions
 	ts := httptest.NewServer(mux)
 	defer ts.Close()
 	c := httpClientOf(ts)
@@ -540,12 +547,13 @@ func TestHTTPSessions(t *testing.T) {
 	httpCheckRPC(t, "/s/ (default)", httpPostJSON(t, c, ts.URL+"/s/", who), result("session "))
 	httpCheckRPC(t, "/rpc (default)", httpPostJSON(t, c, ts.URL+"/rpc", who), result("session "))
 	httpCheckRPC(t, "/v1/abc", httpPostJSON(t, c, ts.URL+"/v1/abc", who), result("session abc"))
+	httpCheckRPC(t, "/none/ (default)", httpPostJSON(t, c, ts.URL+"/none/", who), result("session "))
 	// A session has its own method table; the default session keeps its own.
 	httpCheckRPC(t, "add in /s/abc", httpPostJSON(t, c, ts.URL+"/s/abc", add), notFound)
 	httpCheckRPC(t, "add in /s/", httpPostJSON(t, c, ts.URL+"/s/", add), srv.ProcessString(context.Background(), add))
 
 	// Unknown sessions are 404, whatever the method, and are not created.
-	for _, path := range []string{"/s/nope", "/s/abc/", "/s/ABC", "/v1/nope"} {
+	for _, path := range []string{"/s/nope", "/s/abc/", "/s/ABC", "/v1/nope", "/none/abc"} {
 		if a := httpPostJSON(t, c, ts.URL+path, who); a.status != http.StatusNotFound {
 			t.Errorf("POST %s: status %d, want 404", path, a.status)
 		}
@@ -559,14 +567,14 @@ func TestHTTPSessions(t *testing.T) {
 		t.Errorf("GET /s/abc: status %d, want 405", a.status)
 	}
 	for _, id := range []string{"nope", "abc/", "ABC"} {
-		if _, ok := srv.LookupSession(id); ok {
+		if _, ok := sessions.Lookup(id); ok {
 			t.Errorf("a request created session %q", id)
 		}
 	}
 
 	// A destroyed session is gone.
 	httpCheckRPC(t, "/s/gone", httpPostJSON(t, c, ts.URL+"/s/gone", who), result("session gone"))
-	srv.DestroySession("gone")
+	sessions.Destroy("gone")
 	if a := httpPostJSON(t, c, ts.URL+"/s/gone", who); a.status != http.StatusNotFound {
 		t.Errorf("destroyed session: status %d, want 404", a.status)
 	}
@@ -578,7 +586,7 @@ func TestHTTPConcurrentClients(t *testing.T) {
 	const clients, requests = 16, 50
 	srv := demo.NewServer()
 	httpRegisterMeet(srv, 2)
-	ts := httptest.NewServer(srv)
+	ts := httptest.NewServer(handler(srv))
 	defer ts.Close()
 	tr := &http.Transport{MaxIdleConnsPerHost: clients}
 	defer tr.CloseIdleConnections()
@@ -671,7 +679,7 @@ func httpHandler2() (http.Handler, *httpHang) {
 			return 0, errors.New("the calls of the batch did not run concurrently")
 		}
 	}, jsonrpc.Blocking())
-	return &jsonrpc.HTTPHandler{Server: srv, MaxBody: 256}, hang
+	return &httprpc.Handler{Server: srv, MaxBody: 256}, hang
 }
 
 func TestHTTP2TLS(t *testing.T) {
@@ -719,16 +727,16 @@ func TestHTTP2Cleartext(t *testing.T) {
 // "handler" calls ServeHTTP directly with a reused request and writer, for
 // the handler's own cost.
 func BenchmarkHTTP(b *testing.B) {
-	reqs := calcMix()
+	reqs := testutil.CalcMix()
 	b.Run("loopback", func(b *testing.B) {
 		srv := demo.NewServer()
-		ts := httptest.NewServer(srv)
+		ts := httptest.NewServer(handler(srv))
 		defer ts.Close()
 		tr := &http.Transport{MaxIdleConnsPerHost: 256}
 		defer tr.CloseIdleConnections()
 		c := &http.Client{Transport: tr}
 		b.ReportAllocs()
-		b.SetBytes(avgLen(reqs))
+		b.SetBytes(testutil.AvgLen(reqs))
 		b.RunParallel(func(pb *testing.PB) {
 			var sink bytes.Buffer
 			i := 0
@@ -759,20 +767,20 @@ func BenchmarkHTTP(b *testing.B) {
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
 	})
 	b.Run("handler", func(b *testing.B) {
-		srv := demo.NewServer()
+		h := handler(demo.NewServer())
 		body := bytes.NewReader(nil)
 		r := httptest.NewRequest(http.MethodPost, "/", nil)
 		r.Header.Set("Content-Type", "application/json")
 		r.Body = io.NopCloser(body)
 		w := &httpDiscardWriter{h: http.Header{}}
 		b.ReportAllocs()
-		b.SetBytes(avgLen(reqs))
+		b.SetBytes(testutil.AvgLen(reqs))
 		i := 0
 		for b.Loop() {
 			body.Reset(reqs[i])
 			r.ContentLength = int64(len(reqs[i]))
 			clear(w.h)
-			srv.ServeHTTP(w, r)
+			h.ServeHTTP(w, r)
 			if w.status != http.StatusOK {
 				b.Fatalf("status %d", w.status)
 			}
@@ -800,3 +808,6 @@ func (w *httpDiscardWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// handler serves srv with every default.
+func handler(srv *jsonrpc.Server) http.Handler { return &httprpc.Handler{Server: srv} }

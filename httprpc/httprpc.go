@@ -1,6 +1,11 @@
-//go:build !jsonrpc_nohttp
-
-package jsonrpc
+// Package httprpc serves a *jsonrpc.Server over HTTP with net/http: one
+// JSON-RPC request document per POST.
+//
+//	http.Handle("/rpc", &httprpc.Handler{Server: srv})
+//
+// See Handler for the protocol, the limits and session routing. Package
+// fasthttprpc serves the same protocol on fasthttp.
+package httprpc
 
 import (
 	"errors"
@@ -8,21 +13,25 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
-	"github.com/jsonrpc-go/jsonrpc/internal/mediatype"
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
-// HTTPHandler serves a Server over HTTP, one JSON-RPC request document per
-// POST. Its fields configure it; the zero value of each field but Server
-// gives the default. A Server is itself an http.Handler with every default
-// (Server.ServeHTTP); use an HTTPHandler for other limits or for sessions.
+// DefaultMaxBody is the default limit, in bytes, of the body of a request:
+// 4 MiB. See Handler.MaxBody.
+const DefaultMaxBody = 4 << 20
+
+// Handler serves a *jsonrpc.Server over HTTP, one JSON-RPC request document
+// per POST. Its fields configure it; the zero value of each field but Server
+// gives the default.
 //
-//	http.Handle("/rpc", srv) // every default
-//	http.Handle("/rpc/", &jsonrpc.HTTPHandler{
+//	http.Handle("/rpc", &httprpc.Handler{Server: srv}) // every default
+//	http.Handle("/rpc/", &httprpc.Handler{
 //		Server:        srv,
 //		MaxBody:       1 << 20,
+//		Sessions:      sessions,
 //		SessionPrefix: "/rpc/", // POST /rpc/{session id}
 //	})
 //
@@ -63,7 +72,7 @@ import (
 // Methods run with the request's context (r.Context()), which the net/http
 // server cancels when the client goes away (closes the connection, or
 // resets the HTTP/2 stream), carrying the *http.Request as
-// the transport's context value: CallOf(ctx).ContextValue().(*http.Request).
+// the transport's context value: jsonrpc.CallOf(ctx).ContextValue().(*http.Request).
 // The document is answered with ProcessAsync, so that the calls of a batch
 // to methods registered with Blocking run concurrently; the handler waits
 // for the answer, and a method that ignores its context keeps the handler
@@ -73,65 +82,51 @@ import (
 // Write and a Content-Length; beyond the context that carries the request,
 // the handler allocates nothing per request.
 //
-// An HTTPHandler is safe for concurrent use by multiple goroutines. Its
-// fields must not be changed while it serves.
-type HTTPHandler struct {
-	// Server answers the requests, and its session set is where
-	// SessionPrefix looks sessions up. It must not be nil.
-	Server *Server
+// A Handler is safe for concurrent use by multiple goroutines. Its fields
+// must not be changed while it serves.
+type Handler struct {
+	// Server answers the requests (with SessionPrefix set, those for the
+	// prefix itself). It must not be nil.
+	Server *jsonrpc.Server
 
 	// MaxBody is the largest request body accepted, in bytes; a larger one
-	// is answered with 413. DefaultMaxHTTPBody when MaxBody <= 0.
+	// is answered with 413. DefaultMaxBody when MaxBody <= 0.
 	MaxBody int64
 
-	// SessionPrefix, when not empty, routes requests to sessions by URL
-	// path: a request for SessionPrefix+id is answered by the session with
-	// that id, found with LookupSession, and the path SessionPrefix itself
-	// (the empty id) by the default session. A path that does not start
-	// with SessionPrefix, or an id that names no session, is answered with
-	// 404. The handler never creates a session: that is left to the
-	// application (Session), so that clients cannot allocate sessions. The
-	// path is r.URL.Path as the handler sees it (after any
-	// http.StripPrefix), decoded, and the id is the rest of it, slashes
-	// included. When SessionPrefix is empty every request goes to Server.
+	// Sessions and SessionPrefix, when SessionPrefix is not empty, route
+	// requests to sessions by URL path (transport.Route): a request for
+	// SessionPrefix+id is answered by the session id of Sessions, and the
+	// path SessionPrefix itself by Server. A path that does not start with
+	// SessionPrefix, or an id that names no session, is answered with 404.
+	// The handler never creates a session: that is left to the application
+	// (Sessions.Create), so that clients cannot allocate sessions. The path
+	// is r.URL.Path as the handler sees it (after any http.StripPrefix),
+	// decoded, and the id is the rest of it, slashes included. When
+	// SessionPrefix is empty every request goes to Server.
+	Sessions      *jsonrpc.Sessions
 	SessionPrefix string
 }
 
-// ServeHTTP answers JSON-RPC 2.0 over HTTP with s (the session it is called
-// on), the default limits and no session routing: it is
-// (&HTTPHandler{Server: s}).ServeHTTP. See HTTPHandler for the protocol and
-// for other settings.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h := HTTPHandler{Server: s}
-	h.ServeHTTP(w, r)
-}
-
-// ServeHTTP answers one HTTP request as described in HTTPHandler's
+// ServeHTTP answers one HTTP request as described in Handler's
 // documentation.
-func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	srv := h.Server
-	if h.SessionPrefix != "" {
-		id, ok := strings.CutPrefix(r.URL.Path, h.SessionPrefix)
-		if ok {
-			srv, ok = srv.LookupSession(id)
-		}
-		if !ok {
-			http.Error(w, "jsonrpc: no such session", http.StatusNotFound)
-			return
-		}
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	srv, ok := transport.Route(h.Server, h.Sessions, h.SessionPrefix, r.URL.Path)
+	if !ok {
+		http.Error(w, "jsonrpc: no such session", http.StatusNotFound)
+		return
 	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		http.Error(w, "jsonrpc: method not allowed; use POST", http.StatusMethodNotAllowed)
 		return
 	}
-	if !mediatype.IsJSON(r.Header.Get("Content-Type")) {
+	if !transport.IsJSONContentType(r.Header.Get("Content-Type")) {
 		http.Error(w, "jsonrpc: unsupported Content-Type; use application/json", http.StatusUnsupportedMediaType)
 		return
 	}
 	limit := h.MaxBody
 	if limit <= 0 {
-		limit = DefaultMaxHTTPBody
+		limit = DefaultMaxBody
 	}
 	if r.ContentLength > limit {
 		if r.ProtoMajor == 1 {
@@ -162,10 +157,8 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	x.w = w
-	// The request is req[:n:n], so that nothing appended to a span of it can
-	// reach the answer, which is appended to the room after it.
-	n := len(req)
-	srv.ProcessAsync(WithContextValue(r.Context(), r), req[n:], req[:n:n], x.reply)
+	// The answer is appended to the room after the request.
+	srv.ProcessAsync(transport.WithContextValue(r.Context(), r), req[len(req):], req, x.reply)
 	<-x.done
 	x.w = nil
 	putExchange(x)
@@ -204,7 +197,7 @@ func readBody(buf []byte, body io.Reader, contentLength int64) ([]byte, error) {
 // that are served, but their buffers are dropped afterwards.
 const maxHTTPBuffer = 64 << 10
 
-// httpExchange is the per-request state of HTTPHandler, pooled so that a
+// httpExchange is the per-request state of Handler, pooled so that a
 // request allocates only its context (TestHTTPHandlerAllocs): the
 // body buffer (the answer is appended after the request when it fits), the
 // reply callback, bound once, and the channel it signals.

@@ -1,6 +1,6 @@
-//go:build !race && !jsonrpc_nohttp
+//go:build !race
 
-package jsonrpc_test
+package httprpc_test
 
 import (
 	"bytes"
@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/httprpc"
 )
 
 // allocRW is a ResponseWriter that allocates nothing once warm.
@@ -43,7 +43,7 @@ func (r *rewindBody) Close() error { return nil }
 // the context that carries the *http.Request to the methods; the answer's
 // headers and buffers allocate nothing.
 func TestHTTPHandlerAllocs(t *testing.T) {
-	h := &jsonrpc.HTTPHandler{Server: demo.NewServer()}
+	h := &httprpc.Handler{Server: demo.NewServer()}
 	body := &rewindBody{b: []byte(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`)}
 	req, err := http.NewRequest("POST", "/", body)
 	if err != nil {

@@ -1,41 +1,44 @@
-package jsonrpc
+// Package asyncbuf pools the buffers of jsonrpc.Server.ProcessAsync calls
+// that outlive the caller's stack, and counts how the pool behaves. Package
+// debugvars publishes the counters.
+package asyncbuf
 
 import (
 	"sync"
 	"sync/atomic"
 )
 
-// maxScratch is the largest buffer a scratch keeps for reuse.
-const maxScratch = 64 << 10
+// maxKept is the largest buffer the pool keeps for reuse.
+const maxKept = 64 << 10
 
-// sharedScratch is the capacity of the bounded shared pool behind the per-P
+// sharedSize is the capacity of the bounded shared pool behind the per-P
 // caches.
-const sharedScratch = 64
+const sharedSize = 64
 
-// A scratch holds the buffers of one ProcessAsync call that may outlive the
+// A Buf holds the buffers of one ProcessAsync call that may outlive the
 // caller's stack: the response, and a copy of the request for calls that
 // suspend.
-type scratch struct {
-	resp []byte
-	req  []byte
+type Buf struct {
+	Resp []byte
+	Req  []byte
 }
 
-// reusable reports whether s may go back to the pool: its buffers are small
+// reusable reports whether b may go back to the pool: its buffers are small
 // enough, and (checked by the caller, which resets them) nothing refers to
 // them any more.
-func (s *scratch) reusable() bool {
-	return cap(s.resp) <= maxScratch && cap(s.req) <= maxScratch
+func (b *Buf) reusable() bool {
+	return cap(b.Resp) <= maxKept && cap(b.Req) <= maxKept
 }
 
-// scratchPool is a per-P cache (sync.Pool) in front of a bounded shared pool
+// pool is a per-P cache (sync.Pool) in front of a bounded shared pool
 // that survives garbage collections (which empty sync.Pool). A get that finds
 // both empty allocates and leaves a credit; each credit sends one later put
 // to the shared pool instead of the per-P cache, so the shared pool keeps a
 // reserve as large as the recent misses. In the steady state gets and puts
 // stay in the per-P cache and take no shared lock.
-type scratchPool struct {
+type pool struct {
 	local   sync.Pool
-	shared  chan *scratch
+	shared  chan *Buf
 	credits atomic.Int64 // puts owed to the shared pool; written only on misses
 
 	// The counters below are written on the slow paths only; keep them off
@@ -49,16 +52,23 @@ type scratchPool struct {
 	dropped      atomic.Uint64 // puts of buffers too large to keep
 }
 
-var scratches = &scratchPool{shared: make(chan *scratch, sharedScratch)}
+var bufs = &pool{shared: make(chan *Buf, sharedSize)}
 
-func (p *scratchPool) get() *scratch {
-	if s, ok := p.local.Get().(*scratch); ok {
+// Get returns a Buf with empty buffers.
+func Get() *Buf { return bufs.get() }
+
+// Put returns b to the pool, which keeps it unless a buffer grew past 64 KiB.
+// Nothing may refer to b or its buffers afterwards.
+func Put(b *Buf) { bufs.put(b) }
+
+func (p *pool) get() *Buf {
+	if s, ok := p.local.Get().(*Buf); ok {
 		return s
 	}
 	return p.getShared()
 }
 
-func (p *scratchPool) getShared() *scratch {
+func (p *pool) getShared() *Buf {
 	select {
 	case s := <-p.shared:
 		p.fallbackHits.Add(1)
@@ -66,16 +76,16 @@ func (p *scratchPool) getShared() *scratch {
 	default:
 		p.misses.Add(1)
 		p.credits.Add(1)
-		return &scratch{resp: make([]byte, 0, 512)}
+		return &Buf{Resp: make([]byte, 0, 512)}
 	}
 }
 
-func (p *scratchPool) put(s *scratch) {
+func (p *pool) put(s *Buf) {
 	if !s.reusable() {
 		p.dropped.Add(1)
 		return
 	}
-	s.resp, s.req = s.resp[:0], s.req[:0]
+	s.Resp, s.Req = s.Resp[:0], s.Req[:0]
 	if p.credits.Load() > 0 && p.putShared(s) {
 		return
 	}
@@ -83,7 +93,7 @@ func (p *scratchPool) put(s *scratch) {
 }
 
 // putShared pays one credit by putting s in the shared pool.
-func (p *scratchPool) putShared(s *scratch) bool {
+func (p *pool) putShared(s *Buf) bool {
 	if p.credits.Add(-1) < 0 {
 		p.credits.Add(1) // another put took the last credit
 		return false
@@ -97,9 +107,8 @@ func (p *scratchPool) putShared(s *scratch) bool {
 	}
 }
 
-// ScratchStats are the counters of the buffer pool behind ProcessAsync, for
-// all servers of the process.
-type ScratchStats struct {
+// Stats are the counters of the pool, for all servers of the process.
+type Stats struct {
 	// FallbackHits counts buffers taken from the bounded shared pool because
 	// the per-P cache was empty.
 	FallbackHits uint64
@@ -114,11 +123,10 @@ type ScratchStats struct {
 	Shared int
 }
 
-// ReadScratchStats returns the counters of the buffer pool behind
-// ProcessAsync. Package debugvars publishes them through expvar.
-func ReadScratchStats() ScratchStats {
-	p := scratches
-	return ScratchStats{
+// ReadStats returns the counters of the pool.
+func ReadStats() Stats {
+	p := bufs
+	return Stats{
 		FallbackHits: p.fallbackHits.Load(),
 		Misses:       p.misses.Load(),
 		Overflows:    p.overflows.Load(),

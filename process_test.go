@@ -14,17 +14,18 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 )
 
 // This file holds one table per rule of the JSON-RPC 2.0 specification and
-// per documented behaviour of the package, and the tests of hooks, call
-// information and sessions.
+// per documented behaviour of Process, and the helpers the package's tests
+// share to run such tables.
 
 // rpcCase is a request and the answer it expects.
 type rpcCase struct {
 	name string
 	req  string
-	// want is the expected response, compared as in checkAnswer; ""
+	// want is the expected response, compared as in testutil.CheckAnswer; ""
 	// expects no response.
 	want string
 	// id, when set, is the exact bytes the response's id member must hold.
@@ -151,19 +152,19 @@ func checkCase(tb testing.TB, srv *jsonrpc.Server, c rpcCase) {
 	tb.Helper()
 	got := srv.Process(context.Background(), nil, []byte(c.req))
 	if c.want == "" || c.data == "" {
-		checkAnswer(tb, c.name, c.req, got, c.want)
+		testutil.CheckAnswer(tb, c.name, c.req, got, c.want)
 	} else {
-		if err := validateResponse(got); err != nil {
+		if err := testutil.ValidateResponse(got); err != nil {
 			tb.Fatalf("request %s\n%v", c.req, err)
 		}
-		v := mustDecode(tb, got)
+		v := testutil.MustDecode(tb, got)
 		m, _ := v.(map[string]any)
 		e, _ := m["error"].(map[string]any)
 		if data, _ := e["data"].(string); !strings.Contains(data, c.data) {
 			tb.Errorf("request %s\n got %s\nwant error data naming %q", c.req, got, c.data)
 		}
 		delete(e, "data")
-		if !sameResponse(v, mustDecode(tb, []byte(c.want))) {
+		if !testutil.SameResponse(v, testutil.MustDecode(tb, []byte(c.want))) {
 			tb.Errorf("request %s\n got %s\nwant %s (and data naming %q)", c.req, got, c.want, c.data)
 		}
 	}
@@ -746,232 +747,9 @@ func TestTypedNilError(t *testing.T) {
 			if len(got) == 0 {
 				t.Fatalf("request %s: no response", req)
 			}
-			if err := validateResponse(got); err != nil {
+			if err := testutil.ValidateResponse(got); err != nil {
 				t.Errorf("request %s: %v", req, err)
 			}
 		})
 	}
-}
-
-func TestServiceMethodName(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ prefix, goName, want string }{
-		{"", "HTTPGet", "httpGet"},
-		{"", "ID", "id"},
-		{"", "AddInt", "addInt"},
-		{"", "Add", "add"},
-		{"", "A", "a"},
-		{"", "URL", "url"},
-		{"", "XMLParser", "xmlParser"},
-		{"", "GetHTTPResponse", "getHTTPResponse"},
-		{"", "Test2", "test2"},
-		{"", "NullableFloatToNullableFloat", "nullableFloatToNullableFloat"},
-		{"calc", "Add", "calc.add"},
-		{"a.b", "HTTPGet", "a.b.httpGet"},
-	}
-	for _, tt := range tests {
-		if got := jsonrpc.ServiceMethodName(tt.prefix, tt.goName); got != tt.want {
-			t.Errorf("ServiceMethodName(%q, %q) = %q, want %q", tt.prefix, tt.goName, got, tt.want)
-		}
-	}
-}
-
-// naming is a service for RegisterService.
-type naming struct{}
-
-func (naming) AddInt(a, b int) int                { return a + b }
-func (naming) HTTPGet(path string) string         { return "GET " + path }
-func (naming) ID() string                         { return "the id" }
-func (naming) Greet(name, greeting string) string { return greeting + ", " + name }
-func (naming) Shout(s string, times int) string   { return strings.Repeat(s, times) }
-func (naming) Fail() (string, error)              { return "", errors.New("failed") }
-func (naming) Sum(xs ...int) int                  { return len(xs) }
-func (*naming) PointerOnly() string               { return "pointer" }
-
-// Internal and Pair cannot be served: they must be skipped.
-func (naming) Internal(chan int)                 {}
-func (naming) Pair(a, b string) (string, string) { return a, b }
-
-func TestRegisterService(t *testing.T) {
-	t.Parallel()
-	srv := jsonrpc.NewServer()
-	err := srv.RegisterService("svc", &naming{},
-		jsonrpc.Skip("Internal", "Pair"),
-		jsonrpc.Rename("ID", "ident"),
-		jsonrpc.ForMethod("Greet", jsonrpc.ParamNames("name", "greeting"), jsonrpc.Defaults("Hi")),
-		jsonrpc.ForMethod("Shout", jsonrpc.Defaults(2)),
-	)
-	if err != nil {
-		t.Fatalf("RegisterService: %v", err)
-	}
-	got := srv.Methods()
-	slices.Sort(got)
-	want := []string{"ident", "svc.addInt", "svc.fail", "svc.greet", "svc.httpGet", "svc.pointerOnly", "svc.shout", "svc.sum"}
-	if !slices.Equal(got, want) {
-		t.Errorf("Methods() = %q, want %q", got, want)
-	}
-	for _, c := range []rpcCase{
-		{name: "addInt", req: call("svc.addInt", "[1,2]", "1"), want: wantResult("3", "1")},
-		{name: "httpGet", req: call("svc.httpGet", `["/x"]`, "1"), want: wantResult(`"GET /x"`, "1")},
-		{name: "renamed", req: call("ident", "", "1"), want: wantResult(`"the id"`, "1")},
-		{name: "old name", req: call("svc.id", "", "1"), want: notFound},
-		{name: "skipped", req: call("svc.internal", "", "1"), want: notFound},
-		{name: "ForMethod names", req: call("svc.greet", `{"name":"Ann"}`, "1"), want: wantResult(`"Hi, Ann"`, "1")},
-		{name: "ForMethod default", req: call("svc.shout", `["ab"]`, "1"), want: wantResult(`"abab"`, "1")},
-		{name: "ForMethod only its method", req: call("svc.addInt", `{"a":1,"b":2}`, "1"), want: invalidParams, data: "named"},
-		{name: "pointer method", req: call("svc.pointerOnly", "", "1"), want: wantResult(`"pointer"`, "1")},
-		{name: "error", req: call("svc.fail", "", "1"), want: wantErrorMessage(jsonrpc.CodeServerError, "failed", "1")},
-		{name: "variadic", req: call("svc.sum", "[1,2,3]", "1"), want: wantResult("3", "1")},
-	} {
-		checkCase(t, srv, c)
-	}
-}
-
-// type badService has one method that cannot be served.
-type badService struct{}
-
-func (badService) Fine() int     { return 1 }
-func (badService) Bad(chan int)  {}
-func (badService) AlsoFine() int { return 2 }
-
-type emptyService struct{}
-
-func TestRegisterServiceErrors(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name    string
-		setup   func(*jsonrpc.Server) // runs before RegisterService
-		svc     any
-		opts    []jsonrpc.MethodOption
-		wantErr error
-		inErr   string // text the error must hold
-	}{
-		{name: "unservable method", svc: badService{}, wantErr: jsonrpc.ErrInvalidMethod, inErr: "Bad"},
-		{name: "duplicate name", setup: func(s *jsonrpc.Server) { s.MustRegister("alsoFine", func() {}) }, svc: badService{}, opts: []jsonrpc.MethodOption{jsonrpc.Skip("Bad")}, wantErr: jsonrpc.ErrDuplicate, inErr: "alsoFine"},
-		{name: "renamed onto each other", svc: badService{}, opts: []jsonrpc.MethodOption{jsonrpc.Skip("Bad"), jsonrpc.Rename("Fine", "x"), jsonrpc.Rename("AlsoFine", "x")}, wantErr: jsonrpc.ErrDuplicate},
-		{name: "rename to rpc.", svc: badService{}, opts: []jsonrpc.MethodOption{jsonrpc.Skip("Bad"), jsonrpc.Rename("Fine", "rpc.fine")}, wantErr: jsonrpc.ErrInvalidMethod},
-		{name: "rename unknown", svc: badService{}, opts: []jsonrpc.MethodOption{jsonrpc.Skip("Bad"), jsonrpc.Rename("Nope", "x")}, wantErr: jsonrpc.ErrInvalidMethod, inErr: "Nope"},
-		{name: "ForMethod unknown", svc: badService{}, opts: []jsonrpc.MethodOption{jsonrpc.Skip("Bad"), jsonrpc.ForMethod("Nope", jsonrpc.Defaults(1))}, wantErr: jsonrpc.ErrInvalidMethod, inErr: "Nope"},
-		{name: "ForMethod bad default", svc: badService{}, opts: []jsonrpc.MethodOption{jsonrpc.Skip("Bad"), jsonrpc.ForMethod("Fine", jsonrpc.Defaults(1))}, wantErr: jsonrpc.ErrInvalidMethod, inErr: "Fine"},
-		{name: "nil", svc: nil, wantErr: jsonrpc.ErrInvalidMethod},
-		{name: "no exported methods", svc: emptyService{}, wantErr: jsonrpc.ErrInvalidMethod},
-		{name: "all skipped", svc: badService{}, opts: []jsonrpc.MethodOption{jsonrpc.Skip("Bad", "Fine", "AlsoFine")}, wantErr: jsonrpc.ErrInvalidMethod},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			srv := jsonrpc.NewServer()
-			if tt.setup != nil {
-				tt.setup(srv)
-			}
-			before := srv.Methods()
-			err := srv.RegisterService("", tt.svc, tt.opts...)
-			if !errors.Is(err, tt.wantErr) {
-				t.Fatalf("RegisterService = %v, want an error wrapping %v", err, tt.wantErr)
-			}
-			if !strings.Contains(err.Error(), tt.inErr) {
-				t.Errorf("RegisterService = %q, want it to name %q", err, tt.inErr)
-			}
-			if after := srv.Methods(); len(after) != len(before) {
-				t.Errorf("after a failed RegisterService, Methods() = %q, want %q: all or none", after, before)
-			}
-		})
-	}
-}
-
-func TestRegisterErrors(t *testing.T) {
-	t.Parallel()
-	type opts = []jsonrpc.MethodOption
-	tests := []struct {
-		name    string
-		method  string
-		fn      any
-		opts    opts
-		wantErr error // nil: registration succeeds
-	}{
-		{name: "valid", method: "ok", fn: func(int) int { return 0 }},
-		{name: "rpc prefix", method: "rpc.foo", fn: func() {}, wantErr: jsonrpc.ErrInvalidMethod},
-		{name: "rpc. alone", method: "rpc.", fn: func() {}, wantErr: jsonrpc.ErrInvalidMethod},
-		{name: "rpc without dot", method: "rpcfoo", fn: func() {}},
-		{name: "rpc. inside", method: "x.rpc.foo", fn: func() {}},
-		{name: "empty name", method: "", fn: func() {}, wantErr: jsonrpc.ErrInvalidMethod},
-		{name: "invalid UTF-8 name", method: "a\xffb", fn: func() {}, wantErr: jsonrpc.ErrInvalidMethod},
-		{name: "chan param", method: "m", fn: func(chan int) {}, wantErr: jsonrpc.ErrInvalidMethod},
-		{name: "func param", method: "m", fn: func(func()) {}, wantErr: jsonrpc.ErrInvalidMethod},
-		{name: "complex param", method: "m", fn: func(complex128) {}, wantErr: jsonrpc.ErrInvalidMethod},
-		{name: "pointer to pointer param", method: "m", fn: func(**int) {}, wantErr: jsonrpc.ErrInvalidMethod},
-		{name: "chan result", method: "m", fn: func() chan int { return nil }, wantErr: jsonrpc.ErrInvalidMethod},
-		{name: "three results", method: "m", fn: func() (int, int, error) { return 0, 0, nil }, wantErr: jsonrpc.ErrInvalidMethod},
-		{name: "second result not error", method: "m", fn: func() (int, int) { return 0, 0 }, wantErr: jsonrpc.ErrInvalidMethod},
-		{name: "two errors", method: "m", fn: func() (error, error) { return nil, nil }, wantErr: jsonrpc.ErrInvalidMethod},
-		{name: "context not first", method: "m", fn: func(int, context.Context) {}, wantErr: jsonrpc.ErrInvalidMethod},
-		{name: "not a function", method: "m", fn: 42, wantErr: jsonrpc.ErrInvalidMethod},
-		{name: "nil", method: "m", fn: nil, wantErr: jsonrpc.ErrInvalidMethod},
-		{name: "nil function", method: "m", fn: (func())(nil), wantErr: jsonrpc.ErrInvalidMethod},
-		{name: "names count", method: "m", fn: func(a, b int) {}, opts: opts{jsonrpc.ParamNames("a")}, wantErr: jsonrpc.ErrInvalidMethod},
-		{name: "names repeated", method: "m", fn: func(a, b int) {}, opts: opts{jsonrpc.ParamNames("a", "a")}, wantErr: jsonrpc.ErrInvalidMethod},
-		{name: "name empty", method: "m", fn: func(a, b int) {}, opts: opts{jsonrpc.ParamNames("a", "")}, wantErr: jsonrpc.ErrInvalidMethod},
-		{name: "too many defaults", method: "m", fn: func(a int) {}, opts: opts{jsonrpc.Defaults(1, 2)}, wantErr: jsonrpc.ErrInvalidMethod},
-		{name: "default of wrong type", method: "m", fn: func(a int) {}, opts: opts{jsonrpc.Defaults("x")}, wantErr: jsonrpc.ErrInvalidMethod},
-		{name: "default out of range", method: "m", fn: func(a int8) {}, opts: opts{jsonrpc.Defaults(300)}, wantErr: jsonrpc.ErrInvalidMethod},
-		{name: "default with fraction", method: "m", fn: func(a int) {}, opts: opts{jsonrpc.Defaults(1.5)}, wantErr: jsonrpc.ErrInvalidMethod},
-		{name: "default converts exactly", method: "m", fn: func(a float64) {}, opts: opts{jsonrpc.Defaults(3)}},
-		{name: "nil default for pointer", method: "m", fn: func(a *int) {}, opts: opts{jsonrpc.Defaults(nil)}},
-		{name: "nil default for int", method: "m", fn: func(a int) {}, opts: opts{jsonrpc.Defaults(nil)}, wantErr: jsonrpc.ErrInvalidMethod},
-		{name: "variadic default", method: "m", fn: func(a ...int) {}, opts: opts{jsonrpc.Defaults([]int{1})}, wantErr: jsonrpc.ErrInvalidMethod},
-		{name: "duplicate", method: "subtract", fn: func() {}, wantErr: jsonrpc.ErrDuplicate},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			srv := demo.NewServer()
-			before := len(srv.Methods())
-			err := srv.Register(tt.method, tt.fn, tt.opts...)
-			switch {
-			case tt.wantErr == nil && err != nil:
-				t.Fatalf("Register(%q, %T) = %v, want nil", tt.method, tt.fn, err)
-			case tt.wantErr != nil && !errors.Is(err, tt.wantErr):
-				t.Fatalf("Register(%q, %T) = %v, want an error wrapping %v", tt.method, tt.fn, err, tt.wantErr)
-			case tt.wantErr != nil:
-				if after := len(srv.Methods()); after != before {
-					t.Errorf("failed Register changed the method count from %d to %d", before, after)
-				}
-			}
-		})
-	}
-}
-
-func TestMustRegisterPanics(t *testing.T) {
-	t.Parallel()
-	defer func() {
-		err, _ := recover().(error)
-		if !errors.Is(err, jsonrpc.ErrInvalidMethod) {
-			t.Errorf("MustRegister panicked with %v, want an error wrapping ErrInvalidMethod", err)
-		}
-	}()
-	jsonrpc.NewServer().MustRegister("rpc.x", func() {})
-}
-
-func TestUnregister(t *testing.T) {
-	t.Parallel()
-	srv := demo.NewServer()
-	req := call("subtract", "[42,23]", "1")
-	checkCase(t, srv, rpcCase{name: "before", req: req, want: wantResult("19", "1")})
-	if !srv.Unregister("subtract") {
-		t.Fatal(`Unregister("subtract") = false, want true`)
-	}
-	checkCase(t, srv, rpcCase{name: "after", req: req, want: notFound})
-	if srv.Unregister("subtract") {
-		t.Error(`second Unregister("subtract") = true, want false`)
-	}
-	if srv.Unregister("nonexistent") {
-		t.Error(`Unregister("nonexistent") = true, want false`)
-	}
-	if jsonrpc.NewServer().Unregister("x") {
-		t.Error(`Unregister on an empty server = true, want false`)
-	}
-	if err := srv.Register("subtract", func(a, b int) int { return a - b }); err != nil {
-		t.Fatalf("Register after Unregister: %v", err)
-	}
-	checkCase(t, srv, rpcCase{name: "again", req: req, want: wantResult("19", "1")})
 }

@@ -1,17 +1,15 @@
-// Package mediatype holds the Content-Type rule of the HTTP hosts
-// (jsonrpc.HTTPHandler and package fasthttprpc).
-package mediatype
+package transport
 
 import (
 	"mime"
 	"strings"
 )
 
-// IsJSON reports whether v, a Content-Type header, names a JSON media type
-// the HTTP hosts accept: application/json, application/json-rpc or
+// IsJSONContentType reports whether v, a Content-Type header, names a JSON
+// media type an HTTP host should accept: application/json, application/json-rpc or
 // application/jsonrequest, compared case-insensitively, with optional
 // parameters, of which a charset must be utf-8.
-func IsJSON(v string) bool {
+func IsJSONContentType(v string) bool {
 	mt, params, hasParams := strings.Cut(v, ";")
 	mt = strings.TrimSpace(mt)
 	if !strings.EqualFold(mt, "application/json") &&

@@ -1,8 +1,8 @@
-package mediatype
+package transport
 
 import "testing"
 
-func TestIsJSON(t *testing.T) {
+func TestIsJSONContentTypeContentType(t *testing.T) {
 	for v, want := range map[string]bool{
 		"application/json":                       true,
 		"Application/JSON":                       true,
@@ -20,8 +20,8 @@ func TestIsJSON(t *testing.T) {
 		"application/json; foo=bar":              true,
 		"application/json; charset=utf-8; q=0.1": true,
 	} {
-		if got := IsJSON(v); got != want {
-			t.Errorf("IsJSON(%q) = %v, want %v", v, got, want)
+		if got := IsJSONContentType(v); got != want {
+			t.Errorf("IsJSONContentType(%q) = %v, want %v", v, got, want)
 		}
 	}
 }

@@ -1,0 +1,76 @@
+package jsonrpc
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// Sessions is a set of sessions: servers with method tables of their own,
+// addressed by an id, that share the options the set was made with. A host
+// routes a request to a session by its id (package httprpc by URL path,
+// with Handler.SessionPrefix), so that what one client registers in its
+// session is not visible to others.
+//
+// A session lives from Create to Destroy; hosts only look sessions up, so a
+// client cannot create one. The zero value is not usable: use NewSessions.
+// Sessions is safe for concurrent use by multiple goroutines; lookups take no
+// lock.
+type Sessions struct {
+	opts []Option
+	m    sync.Map // session id -> *Server
+}
+
+// ErrSessionExists is returned by Sessions.Create for an id already in use.
+var ErrSessionExists = errors.New("jsonrpc: session already exists")
+
+// NewSessions returns an empty set whose sessions are servers made with
+// opts, as NewServer makes them.
+func NewSessions(opts ...Option) *Sessions {
+	return &Sessions{opts: slices.Clone(opts)}
+}
+
+// Create makes the session id with an empty method table and returns its
+// server, on which the application registers the session's methods. An
+// empty id, or one already in use, is an error.
+func (ss *Sessions) Create(id string) (*Server, error) {
+	if id == "" {
+		return nil, errors.New("jsonrpc: empty session id")
+	}
+	s := NewServer(ss.opts...)
+	s.id = id
+	if _, loaded := ss.m.LoadOrStore(id, s); loaded {
+		return nil, fmt.Errorf("%w: %q", ErrSessionExists, id)
+	}
+	return s, nil
+}
+
+// Lookup returns the server of the session id, if it exists. It never
+// creates one.
+func (ss *Sessions) Lookup(id string) (*Server, bool) {
+	v, ok := ss.m.Load(id)
+	if !ok {
+		return nil, false
+	}
+	return v.(*Server), true
+}
+
+// Destroy removes the session id and reports whether it existed. Requests
+// it is processing finish; later lookups of id fail until Create makes it
+// again, empty.
+func (ss *Sessions) Destroy(id string) bool {
+	_, ok := ss.m.LoadAndDelete(id)
+	return ok
+}
+
+// IDs returns the ids of the sessions, sorted.
+func (ss *Sessions) IDs() []string {
+	var ids []string
+	ss.m.Range(func(k, _ any) bool {
+		ids = append(ids, k.(string))
+		return true
+	})
+	slices.Sort(ids)
+	return ids
+}
