@@ -48,7 +48,7 @@
 // reflect.Value.Call, decoding each param straight from the request bytes.
 // Other functions are called through reflection, and their non-primitive
 // values go through the server's Codec (encoding/json by default; see
-// WithCodec).
+// UseCodec).
 //
 // # Errors
 //
@@ -124,7 +124,3 @@
 //
 //	go build -tags jsonrpc_nohttp
 package jsonrpc
-
-// DefaultMaxHTTPBody is the default limit, in bytes, of the body of a request
-// served over HTTP: 4 MiB. See HTTPHandler.MaxBody.
-const DefaultMaxHTTPBody = 4 << 20

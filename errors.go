@@ -67,11 +67,6 @@ func NewError(code Code, message string) *Error {
 	return &Error{Code: code, Message: message}
 }
 
-// Errorf is NewError with a formatted message.
-func Errorf(code Code, format string, args ...any) *Error {
-	return NewError(code, fmt.Sprintf(format, args...))
-}
-
 // WithData returns a copy of e whose data member is the JSON encoding of v.
 // A v that cannot be encoded is carried as its fmt %v string.
 func (e *Error) WithData(v any) *Error {
@@ -217,6 +212,8 @@ var (
 	// ErrInvalidMethod is returned by Register for a function or method that
 	// cannot be served; the returned error wraps it and says why.
 	ErrInvalidMethod = errors.New("jsonrpc: invalid method")
-	// ErrDuplicate is returned by Register for a name already registered.
-	ErrDuplicate = errors.New("jsonrpc: method already registered")
+	// ErrDuplicate is returned by Register and RegisterService for a
+	// method name already registered, and by Sessions.Create for a session
+	// id already in use.
+	ErrDuplicate = errors.New("jsonrpc: name already in use")
 )

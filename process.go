@@ -2,7 +2,6 @@ package jsonrpc
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"runtime/debug"
 	"unsafe"
@@ -212,82 +211,4 @@ func (s *Server) invoke(ctx context.Context, m *method, dst, params []byte, args
 		}
 	}()
 	return m.fn.Invoke(ctx, dst, params, args)
-}
-
-// callWithInfo runs a call with its Call in the context, and the hooks.
-func (s *Server) callWithInfo(ctx context.Context, dst []byte, m *method, r *wire.Request) []byte {
-	cf := s.cfg
-	c := &callCtx{Context: ctx, call: Call{server: s, method: m.name, id: r.ID, params: r.Params, parent: ctx}}
-	call := &c.call
-	start := len(dst)
-	var err error
-	if cf.pre != nil {
-		err = protect(func() error { return cf.pre(c, call) })
-		if pending := call.takeErr(); pending != nil {
-			err = pending
-		}
-	}
-	resStart := start
-	if err == nil {
-		dst = append(dst, wire.ResultPrefix...)
-		resStart = len(dst)
-		dst, err = s.invoke(c, m, dst, r.Params, &r.Args)
-		if pending := call.takeErr(); pending != nil {
-			err = pending
-		}
-	}
-	var e *Error
-	if err != nil {
-		dst = dst[:start]
-		e = toError(err)
-		if cf.onError != nil {
-			mapped := e
-			e = rewrite(e, func() *Error { return cf.onError(c, call, err, mapped) })
-		}
-	}
-	if cf.post != nil {
-		var result json.RawMessage
-		if e == nil {
-			result = dst[resStart:len(dst):len(dst)] // the hook cannot append into dst
-		}
-		perr := protect(func() error { return cf.post(c, call, result, e) })
-		if pending := call.takeErr(); pending != nil {
-			perr = pending
-		}
-		if perr != nil {
-			dst = dst[:start]
-			e = toError(perr)
-		}
-	}
-	switch {
-	case r.ID == nil:
-		return dst[:start]
-	case e != nil:
-		return appendError(dst[:start], e, r.ID)
-	}
-	return wire.AppendIDEnd(dst, r.ID)
-}
-
-// rewrite runs an error-rewriting hook and returns its error object, or e
-// when the hook returns nil or panics.
-func rewrite(e *Error, hook func() *Error) (out *Error) {
-	defer func() {
-		if recover() != nil {
-			out = e
-		}
-	}()
-	if he := hook(); he != nil {
-		return he
-	}
-	return e
-}
-
-// protect runs a hook, turning a panic into a *PanicError.
-func protect(f func() error) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = &PanicError{Value: v, Stack: debug.Stack()}
-		}
-	}()
-	return f()
 }

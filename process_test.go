@@ -753,3 +753,23 @@ func TestTypedNilError(t *testing.T) {
 		})
 	}
 }
+
+// outcome returns the error code of a response, or 0 and its result; for a
+// batch, 0 and the whole response. It does not stop the test, so that
+// goroutines may call it.
+func outcome(resp string) (jsonrpc.Code, string) {
+	if strings.HasPrefix(resp, "[") {
+		return 0, resp
+	}
+	var r struct {
+		Result json.RawMessage
+		Error  *jsonrpc.Error
+	}
+	if err := json.Unmarshal([]byte(resp), &r); err != nil {
+		return -1, resp
+	}
+	if r.Error != nil {
+		return r.Error.Code, ""
+	}
+	return 0, string(r.Result)
+}

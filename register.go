@@ -259,6 +259,14 @@ func (s *Server) RegisterService(prefix string, svc any, opts ...ServiceOption) 
 			}
 		}
 	}
+	for goName := range sc.skip {
+		if _, ok := sc.rename[goName]; ok {
+			return fmt.Errorf("%w: %s.%s is both skipped and renamed", ErrInvalidMethod, t, goName)
+		}
+		if _, ok := sc.per[goName]; ok {
+			return fmt.Errorf("%w: %s.%s is skipped but given options with ForMethod", ErrInvalidMethod, t, goName)
+		}
+	}
 	var (
 		ms   []*method
 		errs []error

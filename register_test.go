@@ -3,7 +3,13 @@ package jsonrpc_test
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -232,4 +238,70 @@ func TestUnregister(t *testing.T) {
 		t.Fatalf("Register after Unregister: %v", err)
 	}
 	checkCase(t, srv, rpcCase{name: "again", req: req, want: wantResult("19", "1")})
+}
+
+// Options that do not apply where they are passed do not compile: each line
+// of testdata/misuse marked with an ERROR comment must fail with that error,
+// and nothing else may fail.
+func TestOptionMisuseDoesNotCompile(t *testing.T) {
+	t.Parallel()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	src, err := os.ReadFile(filepath.Join("testdata", "misuse", "misuse.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]*regexp.Regexp{} // line -> expected error
+	for i, line := range strings.Split(string(src), "\n") {
+		if _, re, ok := strings.Cut(line, `// ERROR "`); ok {
+			want[i+1] = regexp.MustCompile(strings.TrimSuffix(re, `"`))
+		}
+	}
+	if len(want) == 0 {
+		t.Fatal("testdata/misuse has no ERROR lines")
+	}
+	out, err := exec.Command(goTool, "build", "-gcflags=-e", "-o", os.DevNull, "./testdata/misuse").CombinedOutput()
+	if err == nil {
+		t.Fatalf("testdata/misuse compiled:\n%s", out)
+	}
+	got := map[int]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		rest, ok := strings.CutPrefix(line, "testdata/misuse/misuse.go:")
+		if !ok {
+			rest, ok = strings.CutPrefix(line, filepath.Join("testdata", "misuse", "misuse.go")+":")
+		}
+		if !ok {
+			continue
+		}
+		num, msg, _ := strings.Cut(rest, ":")
+		n, err := strconv.Atoi(num)
+		if err != nil {
+			t.Fatalf("cannot read the line of %q", line)
+		}
+		_, msg, _ = strings.Cut(msg, ": ") // drop the column
+		got[n] = msg
+	}
+	for n, re := range want {
+		switch msg, ok := got[n]; {
+		case !ok:
+			t.Errorf("misuse.go:%d compiled; want an error matching %q", n, re)
+		case !re.MatchString(msg):
+			t.Errorf("misuse.go:%d: error %q, want one matching %q", n, msg, re)
+		}
+	}
+	for n, msg := range got {
+		if want[n] == nil {
+			t.Errorf("misuse.go:%d: unexpected error %q", n, msg)
+		}
+	}
+}
+
+func TestSkipUnknownMethod(t *testing.T) {
+	srv := jsonrpc.NewServer()
+	err := srv.RegisterService("", &Inventory{}, jsonrpc.Skip("Nope"))
+	if !errors.Is(err, jsonrpc.ErrInvalidMethod) {
+		t.Errorf("Skip of a missing method: err = %v", err)
+	}
 }

@@ -20,15 +20,6 @@ type Codec interface {
 	Append(dst []byte, v any) ([]byte, error)
 }
 
-// JSONCodec is the default Codec, backed by encoding/json.
-type JSONCodec struct{}
-
-// Unmarshal implements Codec with json.Unmarshal.
-func (JSONCodec) Unmarshal(data []byte, v any) error { return bind.JSON{}.Unmarshal(data, v) }
-
-// Append implements Codec with json.Marshal.
-func (JSONCodec) Append(dst []byte, v any) ([]byte, error) { return bind.JSON{}.Append(dst, v) }
-
 // Default limits.
 const (
 	// DefaultMaxDepth is the default nesting limit of a request document.
@@ -40,9 +31,10 @@ const (
 // An Option configures a Server at construction. Later options win.
 type Option func(*config)
 
-// WithCodec sets the codec for non-primitive params and results of methods
-// registered afterwards. The default is JSONCodec{}.
-func WithCodec(c Codec) Option { return func(cf *config) { cf.codec = c } }
+// UseCodec sets the codec for the non-primitive params and results of the
+// server's methods. The default is encoding/json (json.Unmarshal and
+// json.Marshal).
+func UseCodec(c Codec) Option { return func(cf *config) { cf.codec = c } }
 
 // MaxDepth limits how deeply a request document may nest arrays and objects
 // (DefaultMaxDepth when n <= 0). A deeper document is answered with
@@ -59,36 +51,6 @@ func MaxBatch(n int) Option {
 		}
 		cf.maxBatch = n
 	}
-}
-
-// OnPreProcess sets a hook that runs before each method call. A non-nil
-// error aborts the call and becomes its outcome; so does an error set with
-// Call.SetError.
-func OnPreProcess(f func(ctx context.Context, c *Call) error) Option {
-	return func(cf *config) { cf.pre = f }
-}
-
-// OnPostProcess sets a hook that runs after each method call, with the call
-// and its outcome: the JSON result, or the error object the call will answer
-// with. A non-nil error it returns, or sets with Call.SetError, replaces the
-// outcome.
-func OnPostProcess(f func(ctx context.Context, c *Call, result json.RawMessage, err *Error) error) Option {
-	return func(cf *config) { cf.post = f }
-}
-
-// OnError sets a hook that sees every error a method call ends with (its
-// returned error, a pending error, a param error, a panic as *PanicError) as
-// cause, with the error object mapped from it, and returns the error object
-// to answer with.
-func OnError(f func(ctx context.Context, c *Call, cause error, e *Error) *Error) Option {
-	return func(cf *config) { cf.onError = f }
-}
-
-// OnParseError sets a hook that sees each request document that is not valid
-// JSON, with the syntax error as cause, and returns the error object to
-// answer with (by default CodeParseError without data).
-func OnParseError(f func(req []byte, cause error, e *Error) *Error) Option {
-	return func(cf *config) { cf.onParseError = f }
 }
 
 // config is shared, read-only, by a server and its sessions.
@@ -127,7 +89,7 @@ type method struct {
 // NewServer returns a server with an empty method table and the given
 // options.
 func NewServer(opts ...Option) *Server {
-	cf := &config{codec: JSONCodec{}, maxBatch: DefaultMaxBatch}
+	cf := &config{codec: bind.JSON{}, maxBatch: DefaultMaxBatch}
 	for _, o := range opts {
 		o(cf)
 	}

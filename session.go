@@ -22,9 +22,6 @@ type Sessions struct {
 	m    sync.Map // session id -> *Server
 }
 
-// ErrSessionExists is returned by Sessions.Create for an id already in use.
-var ErrSessionExists = errors.New("jsonrpc: session already exists")
-
 // NewSessions returns an empty set whose sessions are servers made with
 // opts, as NewServer makes them.
 func NewSessions(opts ...Option) *Sessions {
@@ -33,7 +30,8 @@ func NewSessions(opts ...Option) *Sessions {
 
 // Create makes the session id with an empty method table and returns its
 // server, on which the application registers the session's methods. An
-// empty id, or one already in use, is an error.
+// empty id is an error, and so is one already in use (wrapping
+// ErrDuplicate).
 func (ss *Sessions) Create(id string) (*Server, error) {
 	if id == "" {
 		return nil, errors.New("jsonrpc: empty session id")
@@ -41,7 +39,7 @@ func (ss *Sessions) Create(id string) (*Server, error) {
 	s := NewServer(ss.opts...)
 	s.id = id
 	if _, loaded := ss.m.LoadOrStore(id, s); loaded {
-		return nil, fmt.Errorf("%w: %q", ErrSessionExists, id)
+		return nil, fmt.Errorf("%w: session %q", ErrDuplicate, id)
 	}
 	return s, nil
 }

@@ -38,8 +38,8 @@ func TestSessions(t *testing.T) {
 	if got, ok := sessions.Lookup("a"); !ok || got != a {
 		t.Fatalf(`Lookup("a") = %p, %v; want %p, true`, got, ok, a)
 	}
-	if _, err := sessions.Create("a"); !errors.Is(err, jsonrpc.ErrSessionExists) {
-		t.Errorf(`second Create("a"): %v, want ErrSessionExists`, err)
+	if _, err := sessions.Create("a"); !errors.Is(err, jsonrpc.ErrDuplicate) {
+		t.Errorf(`second Create("a"): %v, want ErrDuplicate`, err)
 	}
 	if _, err := sessions.Create(""); err == nil {
 		t.Error(`Create("") succeeded`)
@@ -122,7 +122,7 @@ func TestConcurrentSessions(t *testing.T) {
 				sess, ok := sessions.Lookup(id)
 				if !ok {
 					var err error
-					if sess, err = sessions.Create(id); errors.Is(err, jsonrpc.ErrSessionExists) {
+					if sess, err = sessions.Create(id); errors.Is(err, jsonrpc.ErrDuplicate) {
 						sess, ok = sessions.Lookup(id)
 					}
 					if sess == nil {

@@ -295,8 +295,8 @@ func TestNewServer(t *testing.T) {
 	if s.ReadTimeout <= 0 || s.WriteTimeout <= 0 || s.IdleTimeout <= 0 {
 		t.Errorf("timeouts %v %v %v, want all bounded", s.ReadTimeout, s.WriteTimeout, s.IdleTimeout)
 	}
-	if s.MaxRequestBodySize != jsonrpc.DefaultMaxHTTPBody {
-		t.Errorf("body limit %d, want %d", s.MaxRequestBodySize, jsonrpc.DefaultMaxHTTPBody)
+	if s.MaxRequestBodySize != fasthttprpc.DefaultMaxBody {
+		t.Errorf("body limit %d, want %d", s.MaxRequestBodySize, fasthttprpc.DefaultMaxBody)
 	}
 	s.MaxRequestBodySize = 1024
 	url := serve(t, s.Handler, func(fs *fasthttp.Server) {
