@@ -18,12 +18,11 @@ const DefaultMaxDepth = 128
 // Error kinds reported by the scanner. Each maps to one documented JSON-RPC
 // answer in the server.
 const (
-	ErrSyntax     = "invalid JSON"
-	ErrUTF8       = "invalid UTF-8 in string"
-	ErrDepth      = "nesting too deep"
-	ErrTrailing   = "invalid JSON after the top-level value"
-	ErrEmpty      = "empty input"
-	ErrDuplicated = "duplicate member"
+	ErrSyntax   = "invalid JSON"
+	ErrUTF8     = "invalid UTF-8 in string"
+	ErrDepth    = "nesting too deep"
+	ErrTrailing = "invalid JSON after the top-level value"
+	ErrEmpty    = "empty input"
 )
 
 // SyntaxError describes input that is not a single valid JSON value.
