@@ -278,7 +278,7 @@ func scanValidObject(v []byte, i int, r *Request) int {
 		return i + 1
 	}
 	for {
-		kend, esc := skipStringEsc(v, i)
+		kend, esc := skipString(v, i)
 		key := v[i+1 : kend-1]
 		if esc {
 			key = unescapeKey(key)
@@ -704,13 +704,14 @@ func unescapeByte(c byte) byte {
 func skipValid(v []byte, i int) int {
 	switch v[i] {
 	case '"':
-		return skipString(v, i)
+		end, _ := skipString(v, i)
+		return end
 	case '{', '[':
 		depth := 0
 		for {
 			switch v[i] {
 			case '"':
-				i = skipString(v, i)
+				i, _ = skipString(v, i)
 				continue
 			case '{', '[':
 				depth++
@@ -733,33 +734,17 @@ func skipValid(v []byte, i int) int {
 	return i
 }
 
-// skipString returns the index after the valid string starting at v[i].
-func skipString(v []byte, i int) int {
+// skipString returns the index after the valid string starting at v[i] and
+// whether the string holds escapes.
+func skipString(v []byte, i int) (end int, escaped bool) {
 	i++
 	for {
 		switch v[i] {
 		case '"':
-			return i + 1
+			return i + 1, escaped
 		case '\\':
 			i += 2
-		default:
-			i++
-		}
-	}
-}
-
-// skipStringEsc is skipString that also reports whether the string holds
-// escapes.
-func skipStringEsc(v []byte, i int) (int, bool) {
-	i++
-	esc := false
-	for {
-		switch v[i] {
-		case '"':
-			return i + 1, esc
-		case '\\':
-			i += 2
-			esc = true
+			escaped = true
 		default:
 			i++
 		}
@@ -810,7 +795,7 @@ func NextMember(v []byte, pos int) (name, value []byte, escaped bool, next int, 
 	if pos, ok = nextPos(v, pos, '}'); !ok {
 		return nil, nil, false, pos, false
 	}
-	kend, esc := skipStringEsc(v, pos)
+	kend, esc := skipString(v, pos)
 	name = v[pos+1 : kend-1]
 	i := SkipSpace(v, kend)
 	i = SkipSpace(v, i+1) // ':'
