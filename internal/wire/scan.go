@@ -127,23 +127,6 @@ func SkipSpace(b []byte, i int) int {
 	return i
 }
 
-// Validate checks that doc holds exactly one JSON value surrounded by optional
-// white space, and returns the span of that value.
-func (s Scanner) Validate(doc []byte) ([]byte, error) {
-	i := SkipSpace(doc, 0)
-	if i == len(doc) {
-		return nil, &SyntaxError{Offset: i, Msg: ErrEmpty}
-	}
-	end, err := s.skip(doc, i, s.maxDepth())
-	if err != nil {
-		return nil, err
-	}
-	if j := SkipSpace(doc, end); j != len(doc) {
-		return nil, &SyntaxError{Offset: j, Msg: ErrTrailing}
-	}
-	return doc[i:end], nil
-}
-
 // ScanRequest validates doc, which must hold one JSON value with optional
 // surrounding space, in a single pass. When the value is an object it fills r
 // with the spans of the request members and returns Object. Otherwise it
