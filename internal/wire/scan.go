@@ -87,10 +87,8 @@ type Request struct {
 	Canonical bool
 	// Args holds the elements of a params array when the fast path read them.
 	Args Args
-	// Value is the scanned value without surrounding space; Len is its number
-	// of elements when it is an array.
+	// Value is the scanned value without surrounding space.
 	Value []byte
-	Len   int
 }
 
 // MaxArgs is the number of params array elements the scanner records.
@@ -141,7 +139,6 @@ func (s Scanner) ScanRequest(doc []byte, r *Request) (Kind, error) {
 		err error
 	)
 	kind := KindOf(doc[i:])
-	n := 0
 	switch kind {
 	case Object:
 		end = s.scanCanonical(doc, i, r, s.maxDepth())
@@ -149,7 +146,7 @@ func (s Scanner) ScanRequest(doc []byte, r *Request) (Kind, error) {
 			end, err = s.scanObject(doc, i, r, s.maxDepth())
 		}
 	case Array:
-		end, n, err = s.skipArray(doc, i, s.maxDepth())
+		end, err = s.skipArray(doc, i, s.maxDepth())
 	default:
 		end, err = s.skip(doc, i, s.maxDepth())
 	}
@@ -162,7 +159,7 @@ func (s Scanner) ScanRequest(doc []byte, r *Request) (Kind, error) {
 	if kind != Object {
 		*r = Request{}
 	}
-	r.Value, r.Len = doc[i:end], n
+	r.Value = doc[i:end]
 	return kind, nil
 }
 
@@ -496,8 +493,7 @@ func (s Scanner) skip(b []byte, i, depth int) (int, error) {
 	case '{':
 		return s.scanObject(b, i, nil, depth)
 	case '[':
-		end, _, err := s.skipArray(b, i, depth)
-		return end, err
+		return s.skipArray(b, i, depth)
 	case 't':
 		return literal(b, i, "true")
 	case 'f':
@@ -513,32 +509,32 @@ func (s Scanner) skip(b []byte, i, depth int) (int, error) {
 }
 
 // skipArray validates the array starting at b[i] and returns the index after
-// it and its number of elements.
-func (s Scanner) skipArray(b []byte, i, depth int) (int, int, error) {
+// it.
+func (s Scanner) skipArray(b []byte, i, depth int) (int, error) {
 	if depth <= 0 {
-		return 0, 0, &SyntaxError{Offset: i, Msg: ErrDepth}
+		return 0, &SyntaxError{Offset: i, Msg: ErrDepth}
 	}
 	i = SkipSpace(b, i+1)
 	if i < len(b) && b[i] == ']' {
-		return i + 1, 0, nil
+		return i + 1, nil
 	}
-	for n := 1; ; n++ {
+	for {
 		var err error
 		i, err = s.skip(b, i, depth-1)
 		if err != nil {
-			return 0, 0, err
+			return 0, err
 		}
 		i = SkipSpace(b, i)
 		if i >= len(b) {
-			return 0, 0, syntaxAt(b, i)
+			return 0, syntaxAt(b, i)
 		}
 		switch b[i] {
 		case ',':
 			i = SkipSpace(b, i+1)
 		case ']':
-			return i + 1, n, nil
+			return i + 1, nil
 		default:
-			return 0, 0, syntaxAt(b, i)
+			return 0, syntaxAt(b, i)
 		}
 	}
 }
