@@ -82,8 +82,15 @@ type Request struct {
 	ID      []byte // value of "id"
 	// Dup is true when a member appeared twice.
 	Dup bool
-	// Canonical is true when the scanner's fast path read the request: its
-	// version is "2.0" and its method a string without escapes.
+	// Canonical is true when the scanner's fast path read the object, which
+	// it does only when the object is exactly
+	// {"jsonrpc":"2.0","method":M[,"params":P][,"id":I]}: those members in
+	// that order, no white space outside P and I. It then guarantees that
+	// Version is "2.0", that Method is a string token without escapes (its
+	// name is Method[1:len(Method)-1], nothing to undo) and that Dup is false.
+	// It says nothing of the kinds of Params and ID. When false, the object
+	// may still be a valid request: the version and the method's kind remain
+	// to be checked and the method name to be unescaped.
 	Canonical bool
 	// Args holds the elements of a params array when the fast path read them.
 	Args Args
