@@ -138,12 +138,11 @@ func (f *Func) NumParams() int { return len(f.params) }
 type shape uint8
 
 const (
-	shapeNone  shape = iota // func(...)
-	shapeErr                // func(...) error
-	shapeR                  // func(...) R
-	shapeRErr               // func(...) (R, error)
-	shapeCtx   shape = 4    // added when the function takes a context
-	shapeCount       = 8
+	shapeNone shape = iota // func(...)
+	shapeErr               // func(...) error
+	shapeR                 // func(...) R
+	shapeRErr              // func(...) (R, error)
+	shapeCtx  shape = 4    // added when the function takes a context
 )
 
 type param struct {
