@@ -132,9 +132,6 @@ func (f *Func) Invoke(ctx context.Context, dst, params []byte, args *wire.Args) 
 	return dst, err
 }
 
-// NumParams returns the number of params, excluding a leading context.
-func (f *Func) NumParams() int { return len(f.params) }
-
 type shape uint8
 
 const (
