@@ -10,6 +10,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 )
 
 // FuzzProcess feeds arbitrary documents to Process. Whatever the input,
@@ -169,7 +170,7 @@ func checkDemoResults(t *testing.T, req, out []byte) {
 	case "echo":
 		got, err1 := decode(resp.Result)
 		want, err2 := decode(params[0])
-		if err1 != nil || err2 != nil || !sameResponse(normalize(got), normalize(want)) {
+		if err1 != nil || err2 != nil || !testutil.SameResponse(normalize(got), normalize(want)) {
 			t.Fatalf("echo(%s) = %s, want the same value", params[0], resp.Result)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 )
 
 // This file holds one table per rule of the JSON-RPC 2.0 specification and
@@ -163,7 +164,7 @@ func checkCase(tb testing.TB, srv *jsonrpc.Server, c rpcCase) {
 			tb.Errorf("request %s\n got %s\nwant error data naming %q", c.req, got, c.data)
 		}
 		delete(e, "data")
-		if !sameResponse(v, mustDecode(tb, []byte(c.want))) {
+		if !testutil.SameResponse(v, mustDecode(tb, []byte(c.want))) {
 			tb.Errorf("request %s\n got %s\nwant %s (and data naming %q)", c.req, got, c.want, c.data)
 		}
 	}

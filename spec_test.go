@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 )
 
 // The golden transcripts in testdata/spec replay the examples of section 7
@@ -177,7 +178,7 @@ func checkAnswer(tb testing.TB, where, req string, got []byte, want string) {
 		tb.Errorf("%s: request %s\n%v", where, req, err)
 		return
 	}
-	if !sameResponse(mustDecode(tb, got), mustDecode(tb, []byte(want))) {
+	if !testutil.SameResponse(mustDecode(tb, got), mustDecode(tb, []byte(want))) {
 		tb.Errorf("%s: request %s\n got %s\nwant %s", where, req, got, want)
 	}
 }
@@ -225,31 +226,6 @@ func normalize(v any) any {
 		}
 	}
 	return v
-}
-
-// sameResponse compares decoded responses. Batch responses (top-level arrays)
-// are compared as multisets, since a server may answer a batch in any order.
-func sameResponse(got, want any) bool {
-	g, gok := got.([]any)
-	w, wok := want.([]any)
-	if !gok || !wok {
-		return reflect.DeepEqual(got, want)
-	}
-	if len(g) != len(w) {
-		return false
-	}
-	used := make([]bool, len(g))
-next:
-	for _, we := range w {
-		for i, ge := range g {
-			if !used[i] && reflect.DeepEqual(ge, we) {
-				used[i] = true
-				continue next
-			}
-		}
-		return false
-	}
-	return true
 }
 
 // validateResponse reports whether out is an acceptable answer: nothing, or
@@ -481,8 +457,8 @@ func TestSameResponse(t *testing.T) {
 		{`{"a":null}`, `{}`, false},
 	}
 	for _, tt := range tests {
-		if got := sameResponse(mustDecode(t, []byte(tt.a)), mustDecode(t, []byte(tt.b))); got != tt.same {
-			t.Errorf("sameResponse(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.same)
+		if got := testutil.SameResponse(mustDecode(t, []byte(tt.a)), mustDecode(t, []byte(tt.b))); got != tt.same {
+			t.Errorf("SameResponse(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.same)
 		}
 	}
 }
