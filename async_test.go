@@ -160,12 +160,12 @@ func TestProcessAsyncCancel(t *testing.T) {
 	}
 }
 
-// TestIssue3CallStateAcrossGoroutines reproduces the shape of the .NET
-// library's cross-thread frame bug: a call suspends under pre and post
-// hooks, another call runs to completion meanwhile, and the first completes
-// on another goroutine. Each must see only its own id, context value and
-// pending error, in the hooks and in the method.
-func TestIssue3CallStateAcrossGoroutines(t *testing.T) {
+// TestCallStateAcrossGoroutines reproduces the shape of the .NET library's
+// cross-thread frame bug (tracker issue 3): a call suspends under pre and
+// post hooks, another call runs to completion meanwhile, and the first
+// completes on another goroutine. Each must see only its own id, context
+// value and pending error, in the hooks and in the method.
+func TestCallStateAcrossGoroutines(t *testing.T) {
 	type seen struct{ stage, id, value string }
 	var (
 		mu  sync.Mutex

@@ -188,5 +188,3 @@ func eofErr(err error) error {
 	}
 	return err
 }
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -3,6 +3,8 @@ package stream
 import (
 	"bytes"
 	"io"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
 
 type lineFraming struct{}
@@ -86,7 +88,7 @@ func (l *lineReader) tooLarge() error {
 
 func blank(b []byte) bool {
 	for _, c := range b {
-		if !isSpace(c) {
+		if !wire.IsSpace(c) {
 			return false
 		}
 	}

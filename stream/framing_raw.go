@@ -1,6 +1,10 @@
 package stream
 
-import "io"
+import (
+	"io"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/wire"
+)
 
 type rawFraming struct{}
 
@@ -41,7 +45,7 @@ func (x *rawReader) Read() ([]byte, error) {
 	for {
 		if x.scanned == 0 {
 			// Skip white space between values.
-			for in.r < in.w && isSpace(in.buf[in.r]) {
+			for in.r < in.w && wire.IsSpace(in.buf[in.r]) {
 				in.r++
 			}
 			if in.r == in.w {
@@ -112,7 +116,7 @@ func (x *rawReader) scan(b []byte) (int, bool) {
 				}
 			}
 		case x.token:
-			if isSpace(c) || c == '{' || c == '[' || c == '}' || c == ']' || c == '"' || c == ',' || c == ':' {
+			if wire.IsSpace(c) || c == '{' || c == '[' || c == '}' || c == ']' || c == '"' || c == ',' || c == ':' {
 				x.token = false
 				x.scanned = 0
 				return i, true

@@ -9,12 +9,12 @@ import (
 	"io"
 	"net"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 )
 
 // wait bounds every wait of the tests.
@@ -173,27 +173,7 @@ func idOf(t *testing.T, resp string) string {
 // top-level arrays (batch responses) in any order.
 func sameJSON(t *testing.T, got, want string) bool {
 	t.Helper()
-	g, w := decodeNorm(t, got), decodeNorm(t, want)
-	ga, gok := g.([]any)
-	wa, wok := w.([]any)
-	if !gok || !wok {
-		return reflect.DeepEqual(g, w)
-	}
-	if len(ga) != len(wa) {
-		return false
-	}
-	used := make([]bool, len(ga))
-next:
-	for _, we := range wa {
-		for i, ge := range ga {
-			if !used[i] && reflect.DeepEqual(ge, we) {
-				used[i] = true
-				continue next
-			}
-		}
-		return false
-	}
-	return true
+	return testutil.SameResponse(decodeNorm(t, got), decodeNorm(t, want))
 }
 
 func decodeNorm(t *testing.T, s string) any {

@@ -20,7 +20,7 @@ func fast0[R any](f *Func) fastInvoker {
 	switch f.shape {
 	case shapeR:
 		fn := *(*func() R)(p)
-		return func(_ context.Context, dst, _, _ []byte, _ *scratch) ([]byte, error) {
+		return func(_ context.Context, dst, _, _ []byte, _ *argSlots) ([]byte, error) {
 			var err error
 			var r R
 			if err == nil {
@@ -30,7 +30,7 @@ func fast0[R any](f *Func) fastInvoker {
 		}
 	case shapeRErr:
 		fn := *(*func() (R, error))(p)
-		return func(_ context.Context, dst, _, _ []byte, _ *scratch) ([]byte, error) {
+		return func(_ context.Context, dst, _, _ []byte, _ *argSlots) ([]byte, error) {
 			var err error
 			var r R
 			if err == nil {
@@ -40,7 +40,7 @@ func fast0[R any](f *Func) fastInvoker {
 		}
 	case shapeR | shapeCtx:
 		fn := *(*func(context.Context) R)(p)
-		return func(ctx context.Context, dst, _, _ []byte, _ *scratch) ([]byte, error) {
+		return func(ctx context.Context, dst, _, _ []byte, _ *argSlots) ([]byte, error) {
 			var err error
 			var r R
 			if err == nil {
@@ -50,7 +50,7 @@ func fast0[R any](f *Func) fastInvoker {
 		}
 	default: // shapeRErr | shapeCtx
 		fn := *(*func(context.Context) (R, error))(p)
-		return func(ctx context.Context, dst, _, _ []byte, _ *scratch) ([]byte, error) {
+		return func(ctx context.Context, dst, _, _ []byte, _ *argSlots) ([]byte, error) {
 			var err error
 			var r R
 			if err == nil {
@@ -68,7 +68,7 @@ func fast0v(f *Func) fastInvoker {
 	switch f.shape {
 	case shapeNone:
 		fn := *(*func())(p)
-		return func(_ context.Context, dst, _, _ []byte, _ *scratch) ([]byte, error) {
+		return func(_ context.Context, dst, _, _ []byte, _ *argSlots) ([]byte, error) {
 			var err error
 			if err == nil {
 				fn()
@@ -77,7 +77,7 @@ func fast0v(f *Func) fastInvoker {
 		}
 	case shapeErr:
 		fn := *(*func() error)(p)
-		return func(_ context.Context, dst, _, _ []byte, _ *scratch) ([]byte, error) {
+		return func(_ context.Context, dst, _, _ []byte, _ *argSlots) ([]byte, error) {
 			var err error
 			if err == nil {
 				err = fn()
@@ -86,7 +86,7 @@ func fast0v(f *Func) fastInvoker {
 		}
 	case shapeNone | shapeCtx:
 		fn := *(*func(context.Context))(p)
-		return func(ctx context.Context, dst, _, _ []byte, _ *scratch) ([]byte, error) {
+		return func(ctx context.Context, dst, _, _ []byte, _ *argSlots) ([]byte, error) {
 			var err error
 			if err == nil {
 				fn(ctx)
@@ -95,7 +95,7 @@ func fast0v(f *Func) fastInvoker {
 		}
 	default: // shapeErr | shapeCtx
 		fn := *(*func(context.Context) error)(p)
-		return func(ctx context.Context, dst, _, _ []byte, _ *scratch) ([]byte, error) {
+		return func(ctx context.Context, dst, _, _ []byte, _ *argSlots) ([]byte, error) {
 			var err error
 			if err == nil {
 				err = fn(ctx)
@@ -111,8 +111,8 @@ func fast1[A, R any](f *Func) fastInvoker {
 	switch f.shape {
 	case shapeR:
 		fn := *(*func(A) R)(p)
-		return func(_ context.Context, dst, a0, _ []byte, sc *scratch) ([]byte, error) {
-			a, err := arg[A](f, 0, a0, sc)
+		return func(_ context.Context, dst, a0, _ []byte, slots *argSlots) ([]byte, error) {
+			a, err := arg[A](f, 0, a0, slots)
 			var r R
 			if err == nil {
 				r = fn(a)
@@ -121,8 +121,8 @@ func fast1[A, R any](f *Func) fastInvoker {
 		}
 	case shapeRErr:
 		fn := *(*func(A) (R, error))(p)
-		return func(_ context.Context, dst, a0, _ []byte, sc *scratch) ([]byte, error) {
-			a, err := arg[A](f, 0, a0, sc)
+		return func(_ context.Context, dst, a0, _ []byte, slots *argSlots) ([]byte, error) {
+			a, err := arg[A](f, 0, a0, slots)
 			var r R
 			if err == nil {
 				r, err = fn(a)
@@ -131,8 +131,8 @@ func fast1[A, R any](f *Func) fastInvoker {
 		}
 	case shapeR | shapeCtx:
 		fn := *(*func(context.Context, A) R)(p)
-		return func(ctx context.Context, dst, a0, _ []byte, sc *scratch) ([]byte, error) {
-			a, err := arg[A](f, 0, a0, sc)
+		return func(ctx context.Context, dst, a0, _ []byte, slots *argSlots) ([]byte, error) {
+			a, err := arg[A](f, 0, a0, slots)
 			var r R
 			if err == nil {
 				r = fn(ctx, a)
@@ -141,8 +141,8 @@ func fast1[A, R any](f *Func) fastInvoker {
 		}
 	default: // shapeRErr | shapeCtx
 		fn := *(*func(context.Context, A) (R, error))(p)
-		return func(ctx context.Context, dst, a0, _ []byte, sc *scratch) ([]byte, error) {
-			a, err := arg[A](f, 0, a0, sc)
+		return func(ctx context.Context, dst, a0, _ []byte, slots *argSlots) ([]byte, error) {
+			a, err := arg[A](f, 0, a0, slots)
 			var r R
 			if err == nil {
 				r, err = fn(ctx, a)
@@ -159,8 +159,8 @@ func fast1v[A any](f *Func) fastInvoker {
 	switch f.shape {
 	case shapeNone:
 		fn := *(*func(A))(p)
-		return func(_ context.Context, dst, a0, _ []byte, sc *scratch) ([]byte, error) {
-			a, err := arg[A](f, 0, a0, sc)
+		return func(_ context.Context, dst, a0, _ []byte, slots *argSlots) ([]byte, error) {
+			a, err := arg[A](f, 0, a0, slots)
 			if err == nil {
 				fn(a)
 			}
@@ -168,8 +168,8 @@ func fast1v[A any](f *Func) fastInvoker {
 		}
 	case shapeErr:
 		fn := *(*func(A) error)(p)
-		return func(_ context.Context, dst, a0, _ []byte, sc *scratch) ([]byte, error) {
-			a, err := arg[A](f, 0, a0, sc)
+		return func(_ context.Context, dst, a0, _ []byte, slots *argSlots) ([]byte, error) {
+			a, err := arg[A](f, 0, a0, slots)
 			if err == nil {
 				err = fn(a)
 			}
@@ -177,8 +177,8 @@ func fast1v[A any](f *Func) fastInvoker {
 		}
 	case shapeNone | shapeCtx:
 		fn := *(*func(context.Context, A))(p)
-		return func(ctx context.Context, dst, a0, _ []byte, sc *scratch) ([]byte, error) {
-			a, err := arg[A](f, 0, a0, sc)
+		return func(ctx context.Context, dst, a0, _ []byte, slots *argSlots) ([]byte, error) {
+			a, err := arg[A](f, 0, a0, slots)
 			if err == nil {
 				fn(ctx, a)
 			}
@@ -186,8 +186,8 @@ func fast1v[A any](f *Func) fastInvoker {
 		}
 	default: // shapeErr | shapeCtx
 		fn := *(*func(context.Context, A) error)(p)
-		return func(ctx context.Context, dst, a0, _ []byte, sc *scratch) ([]byte, error) {
-			a, err := arg[A](f, 0, a0, sc)
+		return func(ctx context.Context, dst, a0, _ []byte, slots *argSlots) ([]byte, error) {
+			a, err := arg[A](f, 0, a0, slots)
 			if err == nil {
 				err = fn(ctx, a)
 			}
@@ -202,8 +202,8 @@ func fast2[A, B, R any](f *Func) fastInvoker {
 	switch f.shape {
 	case shapeR:
 		fn := *(*func(A, B) R)(p)
-		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, b, err := args2[A, B](f, a0, a1, sc)
+		return func(_ context.Context, dst, a0, a1 []byte, slots *argSlots) ([]byte, error) {
+			a, b, err := args2[A, B](f, a0, a1, slots)
 			var r R
 			if err == nil {
 				r = fn(a, b)
@@ -212,8 +212,8 @@ func fast2[A, B, R any](f *Func) fastInvoker {
 		}
 	case shapeRErr:
 		fn := *(*func(A, B) (R, error))(p)
-		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, b, err := args2[A, B](f, a0, a1, sc)
+		return func(_ context.Context, dst, a0, a1 []byte, slots *argSlots) ([]byte, error) {
+			a, b, err := args2[A, B](f, a0, a1, slots)
 			var r R
 			if err == nil {
 				r, err = fn(a, b)
@@ -222,8 +222,8 @@ func fast2[A, B, R any](f *Func) fastInvoker {
 		}
 	case shapeR | shapeCtx:
 		fn := *(*func(context.Context, A, B) R)(p)
-		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, b, err := args2[A, B](f, a0, a1, sc)
+		return func(ctx context.Context, dst, a0, a1 []byte, slots *argSlots) ([]byte, error) {
+			a, b, err := args2[A, B](f, a0, a1, slots)
 			var r R
 			if err == nil {
 				r = fn(ctx, a, b)
@@ -232,8 +232,8 @@ func fast2[A, B, R any](f *Func) fastInvoker {
 		}
 	default: // shapeRErr | shapeCtx
 		fn := *(*func(context.Context, A, B) (R, error))(p)
-		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, b, err := args2[A, B](f, a0, a1, sc)
+		return func(ctx context.Context, dst, a0, a1 []byte, slots *argSlots) ([]byte, error) {
+			a, b, err := args2[A, B](f, a0, a1, slots)
 			var r R
 			if err == nil {
 				r, err = fn(ctx, a, b)
@@ -250,8 +250,8 @@ func fast2v[A, B any](f *Func) fastInvoker {
 	switch f.shape {
 	case shapeNone:
 		fn := *(*func(A, B))(p)
-		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, b, err := args2[A, B](f, a0, a1, sc)
+		return func(_ context.Context, dst, a0, a1 []byte, slots *argSlots) ([]byte, error) {
+			a, b, err := args2[A, B](f, a0, a1, slots)
 			if err == nil {
 				fn(a, b)
 			}
@@ -259,8 +259,8 @@ func fast2v[A, B any](f *Func) fastInvoker {
 		}
 	case shapeErr:
 		fn := *(*func(A, B) error)(p)
-		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, b, err := args2[A, B](f, a0, a1, sc)
+		return func(_ context.Context, dst, a0, a1 []byte, slots *argSlots) ([]byte, error) {
+			a, b, err := args2[A, B](f, a0, a1, slots)
 			if err == nil {
 				err = fn(a, b)
 			}
@@ -268,8 +268,8 @@ func fast2v[A, B any](f *Func) fastInvoker {
 		}
 	case shapeNone | shapeCtx:
 		fn := *(*func(context.Context, A, B))(p)
-		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, b, err := args2[A, B](f, a0, a1, sc)
+		return func(ctx context.Context, dst, a0, a1 []byte, slots *argSlots) ([]byte, error) {
+			a, b, err := args2[A, B](f, a0, a1, slots)
 			if err == nil {
 				fn(ctx, a, b)
 			}
@@ -277,8 +277,8 @@ func fast2v[A, B any](f *Func) fastInvoker {
 		}
 	default: // shapeErr | shapeCtx
 		fn := *(*func(context.Context, A, B) error)(p)
-		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, b, err := args2[A, B](f, a0, a1, sc)
+		return func(ctx context.Context, dst, a0, a1 []byte, slots *argSlots) ([]byte, error) {
+			a, b, err := args2[A, B](f, a0, a1, slots)
 			if err == nil {
 				err = fn(ctx, a, b)
 			}
@@ -294,7 +294,7 @@ func fast0r[R any](f *Func) fastInvoker {
 	switch f.shape {
 	case shapeR:
 		fn := *(*func(unsafe.Pointer) R)(p)
-		return func(_ context.Context, dst, _, _ []byte, _ *scratch) ([]byte, error) {
+		return func(_ context.Context, dst, _, _ []byte, _ *argSlots) ([]byte, error) {
 			var err error
 			var r R
 			if err == nil {
@@ -304,7 +304,7 @@ func fast0r[R any](f *Func) fastInvoker {
 		}
 	case shapeRErr:
 		fn := *(*func(unsafe.Pointer) (R, error))(p)
-		return func(_ context.Context, dst, _, _ []byte, _ *scratch) ([]byte, error) {
+		return func(_ context.Context, dst, _, _ []byte, _ *argSlots) ([]byte, error) {
 			var err error
 			var r R
 			if err == nil {
@@ -314,7 +314,7 @@ func fast0r[R any](f *Func) fastInvoker {
 		}
 	case shapeR | shapeCtx:
 		fn := *(*func(unsafe.Pointer, context.Context) R)(p)
-		return func(ctx context.Context, dst, _, _ []byte, _ *scratch) ([]byte, error) {
+		return func(ctx context.Context, dst, _, _ []byte, _ *argSlots) ([]byte, error) {
 			var err error
 			var r R
 			if err == nil {
@@ -324,7 +324,7 @@ func fast0r[R any](f *Func) fastInvoker {
 		}
 	default: // shapeRErr | shapeCtx
 		fn := *(*func(unsafe.Pointer, context.Context) (R, error))(p)
-		return func(ctx context.Context, dst, _, _ []byte, _ *scratch) ([]byte, error) {
+		return func(ctx context.Context, dst, _, _ []byte, _ *argSlots) ([]byte, error) {
 			var err error
 			var r R
 			if err == nil {
@@ -343,7 +343,7 @@ func fast0rv(f *Func) fastInvoker {
 	switch f.shape {
 	case shapeNone:
 		fn := *(*func(unsafe.Pointer))(p)
-		return func(_ context.Context, dst, _, _ []byte, _ *scratch) ([]byte, error) {
+		return func(_ context.Context, dst, _, _ []byte, _ *argSlots) ([]byte, error) {
 			var err error
 			if err == nil {
 				fn(recv)
@@ -352,7 +352,7 @@ func fast0rv(f *Func) fastInvoker {
 		}
 	case shapeErr:
 		fn := *(*func(unsafe.Pointer) error)(p)
-		return func(_ context.Context, dst, _, _ []byte, _ *scratch) ([]byte, error) {
+		return func(_ context.Context, dst, _, _ []byte, _ *argSlots) ([]byte, error) {
 			var err error
 			if err == nil {
 				err = fn(recv)
@@ -361,7 +361,7 @@ func fast0rv(f *Func) fastInvoker {
 		}
 	case shapeNone | shapeCtx:
 		fn := *(*func(unsafe.Pointer, context.Context))(p)
-		return func(ctx context.Context, dst, _, _ []byte, _ *scratch) ([]byte, error) {
+		return func(ctx context.Context, dst, _, _ []byte, _ *argSlots) ([]byte, error) {
 			var err error
 			if err == nil {
 				fn(recv, ctx)
@@ -370,7 +370,7 @@ func fast0rv(f *Func) fastInvoker {
 		}
 	default: // shapeErr | shapeCtx
 		fn := *(*func(unsafe.Pointer, context.Context) error)(p)
-		return func(ctx context.Context, dst, _, _ []byte, _ *scratch) ([]byte, error) {
+		return func(ctx context.Context, dst, _, _ []byte, _ *argSlots) ([]byte, error) {
 			var err error
 			if err == nil {
 				err = fn(recv, ctx)
@@ -387,8 +387,8 @@ func fast1r[A, R any](f *Func) fastInvoker {
 	switch f.shape {
 	case shapeR:
 		fn := *(*func(unsafe.Pointer, A) R)(p)
-		return func(_ context.Context, dst, a0, _ []byte, sc *scratch) ([]byte, error) {
-			a, err := arg[A](f, 0, a0, sc)
+		return func(_ context.Context, dst, a0, _ []byte, slots *argSlots) ([]byte, error) {
+			a, err := arg[A](f, 0, a0, slots)
 			var r R
 			if err == nil {
 				r = fn(recv, a)
@@ -397,8 +397,8 @@ func fast1r[A, R any](f *Func) fastInvoker {
 		}
 	case shapeRErr:
 		fn := *(*func(unsafe.Pointer, A) (R, error))(p)
-		return func(_ context.Context, dst, a0, _ []byte, sc *scratch) ([]byte, error) {
-			a, err := arg[A](f, 0, a0, sc)
+		return func(_ context.Context, dst, a0, _ []byte, slots *argSlots) ([]byte, error) {
+			a, err := arg[A](f, 0, a0, slots)
 			var r R
 			if err == nil {
 				r, err = fn(recv, a)
@@ -407,8 +407,8 @@ func fast1r[A, R any](f *Func) fastInvoker {
 		}
 	case shapeR | shapeCtx:
 		fn := *(*func(unsafe.Pointer, context.Context, A) R)(p)
-		return func(ctx context.Context, dst, a0, _ []byte, sc *scratch) ([]byte, error) {
-			a, err := arg[A](f, 0, a0, sc)
+		return func(ctx context.Context, dst, a0, _ []byte, slots *argSlots) ([]byte, error) {
+			a, err := arg[A](f, 0, a0, slots)
 			var r R
 			if err == nil {
 				r = fn(recv, ctx, a)
@@ -417,8 +417,8 @@ func fast1r[A, R any](f *Func) fastInvoker {
 		}
 	default: // shapeRErr | shapeCtx
 		fn := *(*func(unsafe.Pointer, context.Context, A) (R, error))(p)
-		return func(ctx context.Context, dst, a0, _ []byte, sc *scratch) ([]byte, error) {
-			a, err := arg[A](f, 0, a0, sc)
+		return func(ctx context.Context, dst, a0, _ []byte, slots *argSlots) ([]byte, error) {
+			a, err := arg[A](f, 0, a0, slots)
 			var r R
 			if err == nil {
 				r, err = fn(recv, ctx, a)
@@ -436,8 +436,8 @@ func fast1rv[A any](f *Func) fastInvoker {
 	switch f.shape {
 	case shapeNone:
 		fn := *(*func(unsafe.Pointer, A))(p)
-		return func(_ context.Context, dst, a0, _ []byte, sc *scratch) ([]byte, error) {
-			a, err := arg[A](f, 0, a0, sc)
+		return func(_ context.Context, dst, a0, _ []byte, slots *argSlots) ([]byte, error) {
+			a, err := arg[A](f, 0, a0, slots)
 			if err == nil {
 				fn(recv, a)
 			}
@@ -445,8 +445,8 @@ func fast1rv[A any](f *Func) fastInvoker {
 		}
 	case shapeErr:
 		fn := *(*func(unsafe.Pointer, A) error)(p)
-		return func(_ context.Context, dst, a0, _ []byte, sc *scratch) ([]byte, error) {
-			a, err := arg[A](f, 0, a0, sc)
+		return func(_ context.Context, dst, a0, _ []byte, slots *argSlots) ([]byte, error) {
+			a, err := arg[A](f, 0, a0, slots)
 			if err == nil {
 				err = fn(recv, a)
 			}
@@ -454,8 +454,8 @@ func fast1rv[A any](f *Func) fastInvoker {
 		}
 	case shapeNone | shapeCtx:
 		fn := *(*func(unsafe.Pointer, context.Context, A))(p)
-		return func(ctx context.Context, dst, a0, _ []byte, sc *scratch) ([]byte, error) {
-			a, err := arg[A](f, 0, a0, sc)
+		return func(ctx context.Context, dst, a0, _ []byte, slots *argSlots) ([]byte, error) {
+			a, err := arg[A](f, 0, a0, slots)
 			if err == nil {
 				fn(recv, ctx, a)
 			}
@@ -463,8 +463,8 @@ func fast1rv[A any](f *Func) fastInvoker {
 		}
 	default: // shapeErr | shapeCtx
 		fn := *(*func(unsafe.Pointer, context.Context, A) error)(p)
-		return func(ctx context.Context, dst, a0, _ []byte, sc *scratch) ([]byte, error) {
-			a, err := arg[A](f, 0, a0, sc)
+		return func(ctx context.Context, dst, a0, _ []byte, slots *argSlots) ([]byte, error) {
+			a, err := arg[A](f, 0, a0, slots)
 			if err == nil {
 				err = fn(recv, ctx, a)
 			}
@@ -480,8 +480,8 @@ func fast2r[A, B, R any](f *Func) fastInvoker {
 	switch f.shape {
 	case shapeR:
 		fn := *(*func(unsafe.Pointer, A, B) R)(p)
-		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, b, err := args2[A, B](f, a0, a1, sc)
+		return func(_ context.Context, dst, a0, a1 []byte, slots *argSlots) ([]byte, error) {
+			a, b, err := args2[A, B](f, a0, a1, slots)
 			var r R
 			if err == nil {
 				r = fn(recv, a, b)
@@ -490,8 +490,8 @@ func fast2r[A, B, R any](f *Func) fastInvoker {
 		}
 	case shapeRErr:
 		fn := *(*func(unsafe.Pointer, A, B) (R, error))(p)
-		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, b, err := args2[A, B](f, a0, a1, sc)
+		return func(_ context.Context, dst, a0, a1 []byte, slots *argSlots) ([]byte, error) {
+			a, b, err := args2[A, B](f, a0, a1, slots)
 			var r R
 			if err == nil {
 				r, err = fn(recv, a, b)
@@ -500,8 +500,8 @@ func fast2r[A, B, R any](f *Func) fastInvoker {
 		}
 	case shapeR | shapeCtx:
 		fn := *(*func(unsafe.Pointer, context.Context, A, B) R)(p)
-		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, b, err := args2[A, B](f, a0, a1, sc)
+		return func(ctx context.Context, dst, a0, a1 []byte, slots *argSlots) ([]byte, error) {
+			a, b, err := args2[A, B](f, a0, a1, slots)
 			var r R
 			if err == nil {
 				r = fn(recv, ctx, a, b)
@@ -510,8 +510,8 @@ func fast2r[A, B, R any](f *Func) fastInvoker {
 		}
 	default: // shapeRErr | shapeCtx
 		fn := *(*func(unsafe.Pointer, context.Context, A, B) (R, error))(p)
-		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, b, err := args2[A, B](f, a0, a1, sc)
+		return func(ctx context.Context, dst, a0, a1 []byte, slots *argSlots) ([]byte, error) {
+			a, b, err := args2[A, B](f, a0, a1, slots)
 			var r R
 			if err == nil {
 				r, err = fn(recv, ctx, a, b)
@@ -529,8 +529,8 @@ func fast2rv[A, B any](f *Func) fastInvoker {
 	switch f.shape {
 	case shapeNone:
 		fn := *(*func(unsafe.Pointer, A, B))(p)
-		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, b, err := args2[A, B](f, a0, a1, sc)
+		return func(_ context.Context, dst, a0, a1 []byte, slots *argSlots) ([]byte, error) {
+			a, b, err := args2[A, B](f, a0, a1, slots)
 			if err == nil {
 				fn(recv, a, b)
 			}
@@ -538,8 +538,8 @@ func fast2rv[A, B any](f *Func) fastInvoker {
 		}
 	case shapeErr:
 		fn := *(*func(unsafe.Pointer, A, B) error)(p)
-		return func(_ context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, b, err := args2[A, B](f, a0, a1, sc)
+		return func(_ context.Context, dst, a0, a1 []byte, slots *argSlots) ([]byte, error) {
+			a, b, err := args2[A, B](f, a0, a1, slots)
 			if err == nil {
 				err = fn(recv, a, b)
 			}
@@ -547,8 +547,8 @@ func fast2rv[A, B any](f *Func) fastInvoker {
 		}
 	case shapeNone | shapeCtx:
 		fn := *(*func(unsafe.Pointer, context.Context, A, B))(p)
-		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, b, err := args2[A, B](f, a0, a1, sc)
+		return func(ctx context.Context, dst, a0, a1 []byte, slots *argSlots) ([]byte, error) {
+			a, b, err := args2[A, B](f, a0, a1, slots)
 			if err == nil {
 				fn(recv, ctx, a, b)
 			}
@@ -556,8 +556,8 @@ func fast2rv[A, B any](f *Func) fastInvoker {
 		}
 	default: // shapeErr | shapeCtx
 		fn := *(*func(unsafe.Pointer, context.Context, A, B) error)(p)
-		return func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error) {
-			a, b, err := args2[A, B](f, a0, a1, sc)
+		return func(ctx context.Context, dst, a0, a1 []byte, slots *argSlots) ([]byte, error) {
+			a, b, err := args2[A, B](f, a0, a1, slots)
 			if err == nil {
 				err = fn(recv, ctx, a, b)
 			}

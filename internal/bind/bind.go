@@ -110,7 +110,7 @@ type Func struct {
 	embedded bool  // the struct embeds others: named params are not checked
 	borrow   bool
 	codec    Codec
-	scratch  bool // borrowed pointer params need per-call storage
+	useSlots bool // borrowed pointer params need per-call argSlots
 	res      result
 	shape    shape
 	fn       unsafe.Pointer // points to a variable holding the function
@@ -132,24 +132,20 @@ func (f *Func) Invoke(ctx context.Context, dst, params []byte, args *wire.Args) 
 	if err := f.spans(params, args, sp[:len(f.params)]); err != nil {
 		return dst, err
 	}
-	sc := f.getScratch()
-	dst, err := f.fast(ctx, dst, sp[0], sp[1], sc)
-	putScratch(sc)
+	slots := f.getArgSlots()
+	dst, err := f.fast(ctx, dst, sp[0], sp[1], slots)
+	putArgSlots(slots)
 	return dst, err
 }
-
-// NumParams returns the number of params, excluding a leading context.
-func (f *Func) NumParams() int { return len(f.params) }
 
 type shape uint8
 
 const (
-	shapeNone  shape = iota // func(...)
-	shapeErr                // func(...) error
-	shapeR                  // func(...) R
-	shapeRErr               // func(...) (R, error)
-	shapeCtx   shape = 4    // added when the function takes a context
-	shapeCount       = 8
+	shapeNone shape = iota // func(...)
+	shapeErr               // func(...) error
+	shapeR                 // func(...) R
+	shapeRErr              // func(...) (R, error)
+	shapeCtx  shape = 4    // added when the function takes a context
 )
 
 type param struct {
@@ -516,26 +512,30 @@ func (f *Func) lookupName(name []byte, esc bool) int {
 	return -1
 }
 
-// scratch holds borrowed pointer params for one call.
-type scratch struct {
+// argSlots is the storage that the borrowed pointer params of one call point
+// into: slot i holds the value of param i (in s for strings, in w for the
+// other primitives).
+type argSlots struct {
 	w [maxFast]uint64
 	s [maxFast]string
 }
 
-// scratchPool caches per-call storage for borrowed pointer params; sync.Pool
-// keeps a per-P cache in front of its shared lists.
-var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+// argSlotsPool caches the argSlots of calls with borrowed pointer params;
+// sync.Pool keeps a per-P cache in front of its shared lists.
+var argSlotsPool = sync.Pool{New: func() any { return new(argSlots) }}
 
-func (f *Func) getScratch() *scratch {
-	if !f.scratch {
+// getArgSlots returns argSlots for one call of f, or nil when f has no
+// borrowed pointer params.
+func (f *Func) getArgSlots() *argSlots {
+	if !f.useSlots {
 		return nil
 	}
-	return scratchPool.Get().(*scratch)
+	return argSlotsPool.Get().(*argSlots)
 }
 
-func putScratch(s *scratch) {
+func putArgSlots(s *argSlots) {
 	if s != nil {
-		*s = scratch{}
-		scratchPool.Put(s)
+		*s = argSlots{}
+		argSlotsPool.Put(s)
 	}
 }

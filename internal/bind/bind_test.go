@@ -280,8 +280,8 @@ func TestReceiver(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f.Fast != tc.fast || f.NumParams() != tc.nparams {
-			t.Errorf("%T: Fast %v, %d params", tc.fn, f.Fast, f.NumParams())
+		if f.Fast != tc.fast || len(f.params) != tc.nparams {
+			t.Errorf("%T: Fast %v, %d params", tc.fn, f.Fast, len(f.params))
 		}
 		var p []byte
 		if tc.params != "" {

@@ -208,8 +208,8 @@ func (f *Func) badParam(p *param) error {
 }
 
 // decodeInto decodes span into the param's class-typed slot at dst. Pointer
-// params point to new memory, or into sc when they are borrowed.
-func (f *Func) decodeInto(p *param, span []byte, dst unsafe.Pointer, sc *scratch) error {
+// params point to new memory, or into slots when they are borrowed.
+func (f *Func) decodeInto(p *param, span []byte, dst unsafe.Pointer, slots *argSlots) error {
 	if p.class != classPtr {
 		if !storePrim(p.class, span, dst, f.borrow) {
 			return f.badParam(p)
@@ -223,11 +223,11 @@ func (f *Func) decodeInto(p *param, span []byte, dst unsafe.Pointer, sc *scratch
 	if p.prim {
 		var slot unsafe.Pointer
 		ec := p.eclass
-		if sc != nil {
+		if slots != nil {
 			if ec == classString {
-				slot = unsafe.Pointer(&sc.s[p.index])
+				slot = unsafe.Pointer(&slots.s[p.index])
 			} else {
-				slot = unsafe.Pointer(&sc.w[p.index])
+				slot = unsafe.Pointer(&slots.w[p.index])
 			}
 		} else {
 			slot = reflect.New(p.elem).UnsafePointer()

@@ -59,7 +59,7 @@ func (f *Func) buildFast() error {
 			p.def = reflect.NewAt(classType[p.class], cp.UnsafePointer()).Elem().Interface()
 		}
 		if p.class == classPtr && p.prim && f.borrow {
-			f.scratch = true
+			f.useSlots = true
 		}
 	}
 	f.fast = build(f)
@@ -69,10 +69,10 @@ func (f *Func) buildFast() error {
 
 // fastInvoker calls a function through a generic adapter with the spans of
 // its (at most maxFast) params; a nil span is an omitted param.
-type fastInvoker func(ctx context.Context, dst, a0, a1 []byte, sc *scratch) ([]byte, error)
+type fastInvoker func(ctx context.Context, dst, a0, a1 []byte, slots *argSlots) ([]byte, error)
 
 // arg decodes param i from span, or gives its default when span is nil.
-func arg[A any](f *Func, i int, span []byte, sc *scratch) (A, error) {
+func arg[A any](f *Func, i int, span []byte, slots *argSlots) (A, error) {
 	var a A
 	if span == nil {
 		if p := &f.params[i]; p.opt {
@@ -80,15 +80,15 @@ func arg[A any](f *Func, i int, span []byte, sc *scratch) (A, error) {
 		}
 		return a, f.missing(i)
 	}
-	err := f.decodeInto(&f.params[i], span, unsafe.Pointer(&a), sc)
+	err := f.decodeInto(&f.params[i], span, unsafe.Pointer(&a), slots)
 	return a, err
 }
 
-func args2[A, B any](f *Func, a0, a1 []byte, sc *scratch) (a A, b B, err error) {
-	if a, err = arg[A](f, 0, a0, sc); err != nil {
+func args2[A, B any](f *Func, a0, a1 []byte, slots *argSlots) (a A, b B, err error) {
+	if a, err = arg[A](f, 0, a0, slots); err != nil {
 		return a, b, err
 	}
-	b, err = arg[B](f, 1, a1, sc)
+	b, err = arg[B](f, 1, a1, slots)
 	return a, b, err
 }
 

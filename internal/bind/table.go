@@ -479,6 +479,4 @@ var fastTable = map[tableKey]func(*Func) fastInvoker{
 	{classPtr, classPtr, classPtr, true}:           fast2r[unsafe.Pointer, unsafe.Pointer, unsafe.Pointer],
 }
 
-const fastTableSize = 468
-
 var _ unsafe.Pointer

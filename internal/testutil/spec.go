@@ -1,7 +1,7 @@
-// Package testutil holds the test helpers that the library's packages
-// share: the golden transcripts of the specification's examples and the
-// checks of a response against them.
 package testutil
+
+// The golden transcripts of the specification's examples, and the checks of
+// a response against them.
 
 import (
 	"bufio"
@@ -12,7 +12,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -161,31 +160,6 @@ func Normalize(v any) any {
 		}
 	}
 	return v
-}
-
-// SameResponse compares decoded responses. Batch responses (top-level arrays)
-// are compared as multisets, since a server may answer a batch in any order.
-func SameResponse(got, want any) bool {
-	g, gok := got.([]any)
-	w, wok := want.([]any)
-	if !gok || !wok {
-		return reflect.DeepEqual(got, want)
-	}
-	if len(g) != len(w) {
-		return false
-	}
-	used := make([]bool, len(g))
-next:
-	for _, we := range w {
-		for i, ge := range g {
-			if !used[i] && reflect.DeepEqual(ge, we) {
-				used[i] = true
-				continue next
-			}
-		}
-		return false
-	}
-	return true
 }
 
 // ValidateResponse reports whether out is an acceptable answer: nothing, or

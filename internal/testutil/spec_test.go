@@ -99,24 +99,3 @@ func TestValidateResponse(t *testing.T) {
 		}
 	}
 }
-
-func TestSameResponse(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		a, b string
-		same bool
-	}{
-		{`{"result":19,"id":1}`, `{"id":1.0,"result":1.9e1}`, true},
-		{`{"id":1e400}`, `{"id":1e400}`, true},
-		{`[1,2,2]`, `[2,1,2]`, true},
-		{`[1,2,2]`, `[1,1,2]`, false},
-		{`[1,2]`, `[1,2,2]`, false},
-		{`{"r":[1,2]}`, `{"r":[2,1]}`, false}, // only top-level arrays are unordered
-		{`{"a":null}`, `{}`, false},
-	}
-	for _, tt := range tests {
-		if got := SameResponse(MustDecode(t, []byte(tt.a)), MustDecode(t, []byte(tt.b))); got != tt.same {
-			t.Errorf("SameResponse(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.same)
-		}
-	}
-}

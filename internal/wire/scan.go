@@ -18,12 +18,11 @@ const DefaultMaxDepth = 128
 // Error kinds reported by the scanner. Each maps to one documented JSON-RPC
 // answer in the server.
 const (
-	ErrSyntax     = "invalid JSON"
-	ErrUTF8       = "invalid UTF-8 in string"
-	ErrDepth      = "nesting too deep"
-	ErrTrailing   = "invalid JSON after the top-level value"
-	ErrEmpty      = "empty input"
-	ErrDuplicated = "duplicate member"
+	ErrSyntax   = "invalid JSON"
+	ErrUTF8     = "invalid UTF-8 in string"
+	ErrDepth    = "nesting too deep"
+	ErrTrailing = "invalid JSON after the top-level value"
+	ErrEmpty    = "empty input"
 )
 
 // SyntaxError describes input that is not a single valid JSON value.
@@ -83,15 +82,20 @@ type Request struct {
 	ID      []byte // value of "id"
 	// Dup is true when a member appeared twice.
 	Dup bool
-	// Canonical is true when the scanner's fast path read the request: its
-	// version is "2.0" and its method a string without escapes.
+	// Canonical is true when the scanner's fast path read the object, which
+	// it does only when the object is exactly
+	// {"jsonrpc":"2.0","method":M[,"params":P][,"id":I]}: those members in
+	// that order, no white space outside P and I. It then guarantees that
+	// Version is "2.0", that Method is a string token without escapes (its
+	// name is Method[1:len(Method)-1], nothing to undo) and that Dup is false.
+	// It says nothing of the kinds of Params and ID. When false, the object
+	// may still be a valid request: the version and the method's kind remain
+	// to be checked and the method name to be unescaped.
 	Canonical bool
 	// Args holds the elements of a params array when the fast path read them.
 	Args Args
-	// Value is the scanned value without surrounding space; Len is its number
-	// of elements when it is an array.
+	// Value is the scanned value without surrounding space.
 	Value []byte
-	Len   int
 }
 
 // MaxArgs is the number of params array elements the scanner records.
@@ -128,23 +132,6 @@ func SkipSpace(b []byte, i int) int {
 	return i
 }
 
-// Validate checks that doc holds exactly one JSON value surrounded by optional
-// white space, and returns the span of that value.
-func (s Scanner) Validate(doc []byte) ([]byte, error) {
-	i := SkipSpace(doc, 0)
-	if i == len(doc) {
-		return nil, &SyntaxError{Offset: i, Msg: ErrEmpty}
-	}
-	end, err := s.skip(doc, i, s.maxDepth())
-	if err != nil {
-		return nil, err
-	}
-	if j := SkipSpace(doc, end); j != len(doc) {
-		return nil, &SyntaxError{Offset: j, Msg: ErrTrailing}
-	}
-	return doc[i:end], nil
-}
-
 // ScanRequest validates doc, which must hold one JSON value with optional
 // surrounding space, in a single pass. When the value is an object it fills r
 // with the spans of the request members and returns Object. Otherwise it
@@ -159,7 +146,6 @@ func (s Scanner) ScanRequest(doc []byte, r *Request) (Kind, error) {
 		err error
 	)
 	kind := KindOf(doc[i:])
-	n := 0
 	switch kind {
 	case Object:
 		end = s.scanCanonical(doc, i, r, s.maxDepth())
@@ -167,7 +153,7 @@ func (s Scanner) ScanRequest(doc []byte, r *Request) (Kind, error) {
 			end, err = s.scanObject(doc, i, r, s.maxDepth())
 		}
 	case Array:
-		end, n, err = s.skipArray(doc, i, s.maxDepth())
+		end, err = s.skipArray(doc, i, s.maxDepth())
 	default:
 		end, err = s.skip(doc, i, s.maxDepth())
 	}
@@ -180,7 +166,7 @@ func (s Scanner) ScanRequest(doc []byte, r *Request) (Kind, error) {
 	if kind != Object {
 		*r = Request{}
 	}
-	r.Value, r.Len = doc[i:end], n
+	r.Value = doc[i:end]
 	return kind, nil
 }
 
@@ -279,7 +265,7 @@ func scanValidObject(v []byte, i int, r *Request) int {
 		return i + 1
 	}
 	for {
-		kend, esc := skipStringEsc(v, i)
+		kend, esc := skipString(v, i)
 		key := v[i+1 : kend-1]
 		if esc {
 			key = unescapeKey(key)
@@ -514,8 +500,7 @@ func (s Scanner) skip(b []byte, i, depth int) (int, error) {
 	case '{':
 		return s.scanObject(b, i, nil, depth)
 	case '[':
-		end, _, err := s.skipArray(b, i, depth)
-		return end, err
+		return s.skipArray(b, i, depth)
 	case 't':
 		return literal(b, i, "true")
 	case 'f':
@@ -531,32 +516,32 @@ func (s Scanner) skip(b []byte, i, depth int) (int, error) {
 }
 
 // skipArray validates the array starting at b[i] and returns the index after
-// it and its number of elements.
-func (s Scanner) skipArray(b []byte, i, depth int) (int, int, error) {
+// it.
+func (s Scanner) skipArray(b []byte, i, depth int) (int, error) {
 	if depth <= 0 {
-		return 0, 0, &SyntaxError{Offset: i, Msg: ErrDepth}
+		return 0, &SyntaxError{Offset: i, Msg: ErrDepth}
 	}
 	i = SkipSpace(b, i+1)
 	if i < len(b) && b[i] == ']' {
-		return i + 1, 0, nil
+		return i + 1, nil
 	}
-	for n := 1; ; n++ {
+	for {
 		var err error
 		i, err = s.skip(b, i, depth-1)
 		if err != nil {
-			return 0, 0, err
+			return 0, err
 		}
 		i = SkipSpace(b, i)
 		if i >= len(b) {
-			return 0, 0, syntaxAt(b, i)
+			return 0, syntaxAt(b, i)
 		}
 		switch b[i] {
 		case ',':
 			i = SkipSpace(b, i+1)
 		case ']':
-			return i + 1, n, nil
+			return i + 1, nil
 		default:
-			return 0, 0, syntaxAt(b, i)
+			return 0, syntaxAt(b, i)
 		}
 	}
 }
@@ -705,13 +690,14 @@ func unescapeByte(c byte) byte {
 func skipValid(v []byte, i int) int {
 	switch v[i] {
 	case '"':
-		return skipString(v, i)
+		end, _ := skipString(v, i)
+		return end
 	case '{', '[':
 		depth := 0
 		for {
 			switch v[i] {
 			case '"':
-				i = skipString(v, i)
+				i, _ = skipString(v, i)
 				continue
 			case '{', '[':
 				depth++
@@ -734,33 +720,17 @@ func skipValid(v []byte, i int) int {
 	return i
 }
 
-// skipString returns the index after the valid string starting at v[i].
-func skipString(v []byte, i int) int {
+// skipString returns the index after the valid string starting at v[i] and
+// whether the string holds escapes.
+func skipString(v []byte, i int) (end int, escaped bool) {
 	i++
 	for {
 		switch v[i] {
 		case '"':
-			return i + 1
+			return i + 1, escaped
 		case '\\':
 			i += 2
-		default:
-			i++
-		}
-	}
-}
-
-// skipStringEsc is skipString that also reports whether the string holds
-// escapes.
-func skipStringEsc(v []byte, i int) (int, bool) {
-	i++
-	esc := false
-	for {
-		switch v[i] {
-		case '"':
-			return i + 1, esc
-		case '\\':
-			i += 2
-			esc = true
+			escaped = true
 		default:
 			i++
 		}
@@ -811,7 +781,7 @@ func NextMember(v []byte, pos int) (name, value []byte, escaped bool, next int, 
 	if pos, ok = nextPos(v, pos, '}'); !ok {
 		return nil, nil, false, pos, false
 	}
-	kend, esc := skipStringEsc(v, pos)
+	kend, esc := skipString(v, pos)
 	name = v[pos+1 : kend-1]
 	i := SkipSpace(v, kend)
 	i = SkipSpace(v, i+1) // ':'

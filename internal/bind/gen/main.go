@@ -125,13 +125,13 @@ func {{.Name}}{{if .TParams}}[{{.TParams}}]{{end}}(f *Func) fastInvoker {
 {{- range $i, $s := .Shapes}}
 	{{if eq $i 3}}default: // {{$s.Case}}{{else}}case {{$s.Case}}:{{end}}
 		fn := *(*func({{$.Params $s.Ctx}}){{if eq $s.Result "err"}} error{{else if eq $s.Result "r"}} R{{else if eq $s.Result "rerr"}} (R, error){{end}})(p)
-		return func({{if $s.Ctx}}ctx{{else}}_{{end}} context.Context, dst, {{if ge $.N 1}}a0{{else}}_{{end}}, {{if ge $.N 2}}a1{{else}}_{{end}} []byte, {{if ge $.N 1}}sc{{else}}_{{end}} *scratch) ([]byte, error) {
+		return func({{if $s.Ctx}}ctx{{else}}_{{end}} context.Context, dst, {{if ge $.N 1}}a0{{else}}_{{end}}, {{if ge $.N 2}}a1{{else}}_{{end}} []byte, {{if ge $.N 1}}slots{{else}}_{{end}} *argSlots) ([]byte, error) {
 {{- if eq $.N 0}}
 			var err error
 {{- else if eq $.N 1}}
-			a, err := arg[A](f, 0, a0, sc)
+			a, err := arg[A](f, 0, a0, slots)
 {{- else}}
-			a, b, err := args2[A, B](f, a0, a1, sc)
+			a, b, err := args2[A, B](f, a0, a1, slots)
 {{- end}}
 {{- if $.Void}}
 			if err == nil {
@@ -204,10 +204,8 @@ func table() []byte {
 	b.WriteString("// int64, float64, string, pointer); and a result of a common class or none.\n")
 	b.WriteString("// Functions and method expressions with a bound receiver have the same set.\n")
 	b.WriteString("var fastTable = map[tableKey]func(*Func) fastInvoker{\n")
-	n := 0
 	add := func(a, c, r class, recv bool, fn string) {
 		fmt.Fprintf(&b, "\t{%s, %s, %s, %v}: %s,\n", a.name, c.name, r.name, recv, fn)
-		n++
 	}
 	for _, recv := range []bool{false, true} {
 		sfx := ""
@@ -234,6 +232,6 @@ func table() []byte {
 		}
 	}
 	b.WriteString("}\n")
-	fmt.Fprintf(&b, "\nconst fastTableSize = %d\n\nvar _ unsafe.Pointer\n", n)
+	b.WriteString("\nvar _ unsafe.Pointer\n")
 	return b.Bytes()
 }
