@@ -152,11 +152,11 @@ func (s *Server) resolve(dst []byte, r *wire.Request) (m *method, out []byte, ok
 	if p := r.Params; p != nil && p[0] != '[' && p[0] != '{' {
 		return nil, appendError(dst, errInvalidRequest, id), false
 	}
-	if !r.Canonical && (!isVersion2(r.Version) || wire.KindOf(r.Method) != wire.String) {
+	if !r.Checked && (!isVersion2(r.Version) || wire.KindOf(r.Method) != wire.String) {
 		return nil, appendError(dst, errInvalidRequest, id), false
 	}
 	name := r.Method[1 : len(r.Method)-1]
-	if !r.Canonical {
+	if !r.Checked {
 		var buf [64]byte
 		for _, c := range name {
 			if c == '\\' {

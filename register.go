@@ -335,7 +335,9 @@ func serviceReceiver(svc any) (reflect.Type, reflect.Value, func(context.Context
 				return p, nil
 			}
 			if out[0].IsNil() {
-				return reflect.Value{}, fmt.Errorf("jsonrpc: service factory %s returned a nil %s", ft, t)
+				// A bug in the factory: the client sees an internal error,
+				// OnError the detail.
+				return reflect.Value{}, fmt.Errorf("%w: service factory %s returned a nil %s", ErrInternal, ft, t)
 			}
 			return out[0], nil
 		}

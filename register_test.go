@@ -3,6 +3,7 @@ package jsonrpc_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,8 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 func TestServiceMethodName(t *testing.T) {
@@ -305,3 +308,117 @@ func TestSkipUnknownMethod(t *testing.T) {
 		t.Errorf("Skip of a missing method: err = %v", err)
 	}
 }
+
+// ledger is a service whose receiver a factory makes per call.
+type ledger struct {
+	user  string
+	calls *int
+}
+
+func (l *ledger) Whoami() string { *l.calls++; return l.user }
+
+func (l *ledger) Pay(ctx context.Context, amount int) (string, error) {
+	if jsonrpc.CallOf(ctx) == nil {
+		return "", errors.New("no Call in the method's context")
+	}
+	return fmt.Sprintf("%s pays %d", l.user, amount), nil
+}
+
+// counter is a service by value, for a factory that returns values.
+type counter struct{ n int }
+
+func (c counter) Next() int { return c.n + 1 }
+
+// RegisterService with a factory makes the receiver for each call from the
+// call's context, and the factory's error answers the call.
+func TestRegisterServiceFactory(t *testing.T) {
+	t.Parallel()
+	srv := jsonrpc.NewServer()
+	made := 0
+	calls := 0
+	err := srv.RegisterService("ledger", func(ctx context.Context) (*ledger, error) {
+		made++
+		c := jsonrpc.CallOf(ctx)
+		if c == nil {
+			return nil, errors.New("the factory got no Call")
+		}
+		user, _ := c.ContextValue().(string)
+		switch user {
+		case "":
+			return nil, jsonrpc.NewError(-32001, "not signed in")
+		case "nil":
+			return nil, nil
+		}
+		return &ledger{user: user, calls: &calls}, nil
+	}, jsonrpc.ForMethod("Pay", jsonrpc.ParamNames("amount")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.RegisterService("counter", func(context.Context) (counter, error) { return counter{n: 41}, nil }); err != nil {
+		t.Fatal(err)
+	}
+	got := srv.Methods()
+	slices.Sort(got)
+	if want := []string{"counter.next", "ledger.pay", "ledger.whoami"}; !slices.Equal(got, want) {
+		t.Errorf("Methods() = %q, want %q", got, want)
+	}
+	as := func(user string) context.Context { return transport.WithContextValue(context.Background(), user) }
+	for _, tt := range []struct {
+		ctx       context.Context
+		req, want string
+	}{
+		{as("ann"), call("ledger.whoami", "", "1"), wantResult(`"ann"`, "1")},
+		{as("bob"), call("ledger.whoami", "", "2"), wantResult(`"bob"`, "2")},
+		{as("ann"), call("ledger.pay", `{"amount":5}`, "3"), wantResult(`"ann pays 5"`, "3")},
+		{as(""), call("ledger.whoami", "", "4"), wantErrorMessage(-32001, "not signed in", "4")},
+		{as("nil"), call("ledger.whoami", "", "5"), wantError(jsonrpc.CodeInternalError, "5")},
+		{context.Background(), call("counter.next", "", "6"), wantResult("42", "6")},
+	} {
+		testutil.CheckAnswer(t, tt.req, tt.req, srv.Process(tt.ctx, nil, []byte(tt.req)), tt.want)
+	}
+	if made != 5 || calls != 2 {
+		t.Errorf("factory ran %d times and whoami %d times, want 5 and 2", made, calls)
+	}
+}
+
+// A factory whose result cannot be a service is refused at registration.
+func TestRegisterServiceFactoryErrors(t *testing.T) {
+	t.Parallel()
+	for name, svc := range map[string]any{
+		"nil factory":         (func(context.Context) (*ledger, error))(nil),
+		"interface result":    func(context.Context) (fmt.Stringer, error) { return nil, nil },
+		"no exported methods": func(context.Context) (*emptyService, error) { return nil, nil },
+	} {
+		if err := jsonrpc.NewServer().RegisterService("x", svc); !errors.Is(err, jsonrpc.ErrInvalidMethod) {
+			t.Errorf("%s: RegisterService = %v, want ErrInvalidMethod", name, err)
+		}
+	}
+}
+
+// Registration errors say what to do.
+func TestRegisterErrorMessages(t *testing.T) {
+	t.Parallel()
+	srv := jsonrpc.NewServer()
+	for _, tt := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"error first", srv.Register("m", func() (error, int) { return nil, 0 }), "the error must come last, as in (int, error)"},
+		{"pointer receivers", srv.RegisterService("p", pointerOnly{}), "pass a pointer (*jsonrpc_test.pointerOnly)"},
+		{"skipped and renamed", srv.RegisterService("n", &naming{}, jsonrpc.Skip("Internal", "Pair", "ID"), jsonrpc.Rename("ID", "x")), "naming.ID is both skipped and renamed"},
+		{"skipped with options", srv.RegisterService("n", &naming{}, jsonrpc.Skip("Internal", "Pair", "Greet"), jsonrpc.ForMethod("Greet", jsonrpc.Defaults("x"))), "naming.Greet is skipped but given options"},
+	} {
+		if !errors.Is(tt.err, jsonrpc.ErrInvalidMethod) || !strings.Contains(tt.err.Error(), tt.want) {
+			t.Errorf("%s: %v, want an ErrInvalidMethod saying %q", tt.name, tt.err, tt.want)
+		}
+	}
+	if got := srv.Methods(); len(got) != 0 {
+		t.Errorf("failed registrations left methods %q", got)
+	}
+}
+
+// pointerOnly has methods on its pointer only.
+type pointerOnly struct{}
+
+func (*pointerOnly) Get() int { return 1 }

@@ -14,14 +14,14 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/stream"
 )
 
-// DefaultMaxStreamMessage is the size limit, in bytes, of one message that a
-// channel from Stream, Dial or Command reads: 64 MiB. It is larger than
+// DefaultMaxMessage is the size limit, in bytes, of one message that a
+// channel from Stream, Dial or Command (and ws.Dial) reads: 64 MiB. It is larger than
 // stream.DefaultMaxMessage (the limit of a server's incoming requests)
 // because a client trusts its server more than a server trusts its clients,
 // and a response (a whole batch response) is often much larger than its
 // request. A longer message fails Recv with a *stream.TooLargeError, which
 // breaks the client: its calls fail with an error wrapping ErrClosed.
-const DefaultMaxStreamMessage = 64 << 20
+const DefaultMaxMessage = 64 << 20
 
 // CommandCloseTimeout is how long the Close of a channel from Command waits
 // for the child process to exit after closing its standard input, before it
@@ -40,7 +40,7 @@ const CommandCloseTimeout = 5 * time.Second
 // client's pending calls fail too, and Send returns, now and later, an error
 // wrapping ErrClosed and the write's error.
 //
-// Recv reads the next message, of at most DefaultMaxStreamMessage bytes.
+// Recv reads the next message, of at most DefaultMaxMessage bytes.
 // Close closes rwc, which must unblock a pending Read of rwc for Close to
 // unblock a pending Recv; a net.Conn and the pipes of os.Pipe do.
 func Stream(rwc io.ReadWriteCloser, f stream.Framing) Channel {
@@ -49,7 +49,7 @@ func Stream(rwc io.ReadWriteCloser, f stream.Framing) Channel {
 	}
 	return &streamChannel{
 		rwc:  rwc,
-		r:    f.NewReader(rwc, DefaultMaxStreamMessage),
+		r:    f.NewReader(rwc, DefaultMaxMessage),
 		w:    f.NewWriter(rwc),
 		lock: make(chan struct{}, 1),
 	}

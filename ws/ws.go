@@ -249,18 +249,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// DefaultMaxResponse is the largest message a channel from Dial reads.
-const DefaultMaxResponse = 64 << 20
-
 // Dial connects to a JSON-RPC server over WebSocket at url and returns the
-// channel for a client.New. opts are passed to websocket.Dial; nil uses its
-// defaults.
+// channel for a client.New, which reads messages of up to
+// client.DefaultMaxMessage bytes. opts are passed to websocket.Dial; nil uses
+// its defaults.
 func Dial(ctx context.Context, url string, opts *websocket.DialOptions) (client.Channel, error) {
 	conn, _, err := websocket.Dial(ctx, url, opts)
 	if err != nil {
 		return nil, err
 	}
-	conn.SetReadLimit(DefaultMaxResponse)
+	conn.SetReadLimit(client.DefaultMaxMessage)
 	ctx, cancel := context.WithCancel(context.Background())
 	return &channel{conn: conn, ctx: ctx, cancel: cancel}, nil
 }

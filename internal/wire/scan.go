@@ -82,16 +82,16 @@ type Request struct {
 	ID      []byte // value of "id"
 	// Dup is true when a member appeared twice.
 	Dup bool
-	// Canonical is true when the scanner's fast path read the object, which
-	// it does only when the object is exactly
+	// Checked is true when the scanner has checked the envelope already:
+	// Version is "2.0", Method is a string token without escapes (its name
+	// is Method[1:len(Method)-1], nothing to undo) and Dup is false. The
+	// fast path sets it, which reads only objects that are exactly
 	// {"jsonrpc":"2.0","method":M[,"params":P][,"id":I]}: those members in
-	// that order, no white space outside P and I. It then guarantees that
-	// Version is "2.0", that Method is a string token without escapes (its
-	// name is Method[1:len(Method)-1], nothing to undo) and that Dup is false.
-	// It says nothing of the kinds of Params and ID. When false, the object
-	// may still be a valid request: the version and the method's kind remain
-	// to be checked and the method name to be unescaped.
-	Canonical bool
+	// that order, no white space outside P and I. It says nothing of the
+	// kinds of Params and ID. When false, the object may still be a valid
+	// request: the version and the method's kind remain to be checked and
+	// the method name to be unescaped.
+	Checked bool
 	// Args holds the elements of a params array when the fast path read them.
 	Args Args
 	// Value is the scanned value without surrounding space.
@@ -410,7 +410,7 @@ func (s Scanner) scanCanonical(b []byte, i int, r *Request, depth int) int {
 	if i >= len(b) || b[i] != '}' {
 		return -1
 	}
-	r.Canonical = true
+	r.Checked = true
 	return i + 1
 }
 

@@ -232,7 +232,7 @@ func FuzzScan(f *testing.F) {
 				t.Fatalf("scanObject(%q): %v", doc, err)
 			}
 			got := r
-			got.Value, got.Canonical = nil, false
+			got.Value, got.Checked = nil, false
 			if got.Args.Known {
 				// The recorded elements are those of the params array.
 				var elems [][]byte
@@ -258,8 +258,8 @@ func FuzzScan(f *testing.F) {
 					t.Fatalf("element %q of %q: kind %v, %v", elem, doc, k, err)
 				}
 				if isObj {
-					want.Value, want.Canonical, want.Args = nil, false, Args{}
-					er.Canonical, er.Args = false, Args{}
+					want.Value, want.Checked, want.Args = nil, false, Args{}
+					er.Checked, er.Args = false, Args{}
 					if fmt.Sprint(er) != fmt.Sprint(want) {
 						t.Fatalf("element %q: NextRequest %+v, ScanRequest %+v", elem, er, want)
 					}
