@@ -1,4 +1,4 @@
-// Package jsonrpc is a JSON-RPC 2.0 server: register Go functions on a
+// Package jsonrpc is the JSON-RPC 2.0 protocol: register Go functions on a
 // Server, then hand it request bytes.
 //
 //	srv := jsonrpc.NewServer()
@@ -7,9 +7,15 @@
 //	// out: {"jsonrpc":"2.0","result":3,"id":1}
 //
 // Process appends the response to a buffer the caller owns and, for methods
-// over primitive types, allocates nothing. ProcessString is the same for
-// strings, and ProcessContext passes a context (cancellation, and a
-// transport's context value) to the methods.
+// over primitive types, allocates nothing; the methods get a context derived
+// from ctx. ProcessString is the same for strings, and ProcessAsync lets
+// methods registered with Blocking wait without holding up the caller.
+//
+// This package does no I/O. Its subpackages carry requests to a Server:
+// httprpc (net/http), stream (TCP, Unix sockets, pipes, standard input and
+// output), ws (WebSocket) and, in a module of its own, fasthttprpc; client
+// calls a server over any of them. Package transport is what a transport
+// of your own needs from this package.
 //
 // # Registration
 //
@@ -40,7 +46,13 @@
 // calls work. A function whose only param is a struct takes named params by
 // the struct's json field names, and positional params in field order.
 // Defaults makes trailing params optional. RegisterService registers every
-// exported method of a value; its naming rule is documented there.
+// exported method of a value, or of the values a factory makes per call;
+// its naming rule is documented there.
+//
+// Options are typed by where they apply: an Option configures NewServer, a
+// MethodOption one method (Register, or ForMethod inside RegisterService),
+// and a ServiceOption RegisterService. An option passed where it does not
+// apply does not compile.
 //
 // Functions of up to two params over primitive types (bool, all integer and
 // float kinds, string, pointers for nullable values) and a primitive result
@@ -114,13 +126,4 @@
 // Request documents may nest at most MaxDepth (default 128) levels and
 // batches hold at most MaxBatch (default 1024) requests. Message size limits
 // belong to the transport that reads the bytes.
-//
-// # Build tags
-//
-// Built with the tag jsonrpc_nohttp, the package leaves out its HTTP
-// hosting (Server.ServeHTTP and HTTPHandler) and with it net/http, which a
-// program that only calls Process, or serves streams, does not need: the
-// smallest such program shrinks from about 10.2 MB to 7.6 MB on linux/amd64.
-//
-//	go build -tags jsonrpc_nohttp
 package jsonrpc

@@ -311,6 +311,7 @@ func (s *Server) RegisterService(prefix string, svc any, opts ...ServiceOption) 
 func serviceReceiver(svc any) (reflect.Type, reflect.Value, func(context.Context) (reflect.Value, error), error) {
 	v := reflect.ValueOf(svc)
 	ft := v.Type()
+	ctxType, errType := reflect.TypeFor[context.Context](), reflect.TypeFor[error]()
 	if ft.Kind() == reflect.Func && ft.NumIn() == 1 && ft.In(0) == ctxType && ft.NumOut() == 2 && ft.Out(1) == errType {
 		if v.IsNil() {
 			return nil, reflect.Value{}, nil, fmt.Errorf("%w: nil service factory", ErrInvalidMethod)
@@ -350,11 +351,6 @@ func serviceReceiver(svc any) (reflect.Type, reflect.Value, func(context.Context
 	pv.Elem().Set(v)
 	return ft, pv, nil, nil
 }
-
-var (
-	ctxType = reflect.TypeFor[context.Context]()
-	errType = reflect.TypeFor[error]()
-)
 
 func keySet[V any](m map[string]V) map[string]bool {
 	ks := make(map[string]bool, len(m))
