@@ -1,6 +1,6 @@
 module github.com/jsonrpc-go/jsonrpc/bench
 
-go 1.25.0
+go 1.26.0
 
 require (
 	github.com/jsonrpc-go/jsonrpc v0.0.0

@@ -1,6 +1,6 @@
 module github.com/jsonrpc-go/jsonrpc/bench/peers
 
-go 1.25.0
+go 1.26.0
 
 require (
 	github.com/creachadair/jrpc2 v1.3.5
