@@ -6,15 +6,13 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
-	"github.com/jsonrpc-go/jsonrpc/internal/baseline"
 )
 
-// processor is the signature of baseline.Server.Process and of
-// jsonrpc.Server.Process with its context bound (syncProcessor).
+// processor is the signature of jsonrpc.Server.Process with its context
+// bound (syncProcessor).
 type processor func(dst, req []byte) []byte
 
 // syncProcessor is s.Process with a background context.
@@ -96,23 +94,23 @@ func benchBatch(b *testing.B, process processor, batch []byte, calls int) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(calls), "ns/call")
 }
 
+// BenchmarkProcess measures Process on the calculator mix, each request
+// alone, the mix as one batch, ProcessString, and the mix on all Ps. The
+// baseline rows it is compared with (BenchmarkProcess/baseline-*) and
+// BenchmarkRatio are in the bench module, bench/internal/baseline.
 func BenchmarkProcess(b *testing.B) {
 	srv := demo.NewServer()
 	lib := syncProcessor(srv)
-	base := baseline.NewCalculator()
 	mix := calcMix()
 	batch := []byte(demo.Batch)
 
 	b.Run("calc-mix", func(b *testing.B) { benchMix(b, lib, mix) })
-	b.Run("baseline-mix", func(b *testing.B) { benchMix(b, base.Process, mix) })
 	for i, req := range demo.Requests {
 		name := methodName(b, req)
 		one := mix[i : i+1]
 		b.Run("calc/"+name, func(b *testing.B) { benchMix(b, lib, one) })
-		b.Run("baseline/"+name, func(b *testing.B) { benchMix(b, base.Process, one) })
 	}
 	b.Run("calc-batch", func(b *testing.B) { benchBatch(b, lib, batch, len(demo.Requests)) })
-	b.Run("baseline-batch", func(b *testing.B) { benchBatch(b, base.Process, batch, len(demo.Requests)) })
 	b.Run("ProcessString/calc-mix", func(b *testing.B) {
 		b.SetBytes(avgLen(mix))
 		b.ReportAllocs()
@@ -129,47 +127,6 @@ func BenchmarkProcess(b *testing.B) {
 		}
 	})
 	b.Run("parallel/calc-mix", func(b *testing.B) { benchParallel(b, lib, mix) })
-	b.Run("parallel/baseline-mix", func(b *testing.B) { benchParallel(b, base.Process, mix) })
-}
-
-// BenchmarkRatio times the library and the baseline on the same mix inside
-// one benchmark, alternating which goes first, so that their ratio comes
-// from one run under the same machine conditions. One op is rounds passes
-// over the mix through each.
-func BenchmarkRatio(b *testing.B) {
-	const rounds = 20
-	srv := demo.NewServer()
-	lib := syncProcessor(srv)
-	base := baseline.NewCalculator().Process
-	mix := calcMix()
-	buf := make([]byte, 0, 4096)
-	run := func(p processor) time.Duration {
-		start := time.Now()
-		for range rounds {
-			for _, r := range mix {
-				buf = p(buf[:0], r)
-			}
-		}
-		return time.Since(start)
-	}
-	var libT, baseT time.Duration
-	odd := false
-	for b.Loop() {
-		if odd {
-			baseT += run(base)
-			libT += run(lib)
-		} else {
-			libT += run(lib)
-			baseT += run(base)
-		}
-		odd = !odd
-	}
-	calls := float64(b.N) * rounds * float64(len(mix))
-	libNs := float64(libT.Nanoseconds()) / calls
-	baseNs := float64(baseT.Nanoseconds()) / calls
-	b.ReportMetric(libNs, "lib-ns/call")
-	b.ReportMetric(baseNs, "base-ns/call")
-	b.ReportMetric(baseNs/libNs, "x-baseline")
 }
 
 // BenchmarkShapes measures one call of add(a, b float64) registered in

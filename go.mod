@@ -1,5 +1,5 @@
 module github.com/jsonrpc-go/jsonrpc
 
-go 1.25.0
+go 1.26.0
 
 require github.com/coder/websocket v1.8.15

@@ -1,6 +1,6 @@
 module github.com/jsonrpc-go/jsonrpc/fasthttprpc
 
-go 1.25.0
+go 1.26.0
 
 require (
 	github.com/jsonrpc-go/jsonrpc v0.0.0
@@ -12,3 +12,5 @@ require (
 	github.com/molecule-man/go-brrr v1.0.1 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
 )
+
+replace github.com/jsonrpc-go/jsonrpc => ../

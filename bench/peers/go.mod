@@ -1,12 +1,14 @@
 module github.com/jsonrpc-go/jsonrpc/bench/peers
 
-go 1.25.0
+go 1.26.0
 
 require (
 	github.com/creachadair/jrpc2 v1.3.5
 	github.com/ethereum/go-ethereum v1.17.10
 	github.com/gorilla/rpc v1.2.0
 	github.com/jsonrpc-go/jsonrpc v0.0.0
+	github.com/jsonrpc-go/jsonrpc/bench v0.0.0
+	github.com/jsonrpc-go/jsonrpc/fasthttprpc v0.0.0
 	github.com/sourcegraph/jsonrpc2 v0.2.3
 	github.com/valyala/fasthttp v1.74.0
 	google.golang.org/grpc v1.84.0
@@ -42,4 +44,8 @@ require (
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260819154853-08b0e4226688 // indirect
 )
 
-replace github.com/jsonrpc-go/jsonrpc => ../..
+replace (
+	github.com/jsonrpc-go/jsonrpc => ../..
+	github.com/jsonrpc-go/jsonrpc/bench => ..
+	github.com/jsonrpc-go/jsonrpc/fasthttprpc => ../../fasthttprpc
+)

@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jsonrpc-go/jsonrpc/internal/loadgen"
+	"github.com/jsonrpc-go/jsonrpc/bench/internal/loadgen"
 )
 
 // httpConns are the connection counts of the http scenario.
@@ -20,7 +20,7 @@ var httpConns = []int{1, 16}
 
 // An httpTarget is a net/http.Server on loopback serving a peer's handler,
 // and conns keep-alive connections of a minimal HTTP/1.1 client (as
-// cmd/rpcbench's http mode): one request in flight per connection, prebuilt
+// bench/rpcbench's http mode): one request in flight per connection, prebuilt
 // request bytes, status line, headers and Content-Length parsed, body
 // discarded.
 type httpTarget struct {

@@ -19,12 +19,12 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/jsonrpc-go/jsonrpc/internal/loadgen"
+	"github.com/jsonrpc-go/jsonrpc/bench/internal/loadgen"
 )
 
 const reference = "jsonrpc-go"
 
-// Report and Row are cmd/rpcbench's JSON shape (mode "peers"), with the
+// Report and Row are bench/rpcbench's JSON shape (mode "peers"), with the
 // row's scenario and its ratio to this library added.
 type Report struct {
 	Date       string `json:"date"`

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jsonrpc-go/jsonrpc/bench/internal/loadgen"
 	"github.com/jsonrpc-go/jsonrpc/bench/peers/calcpb"
 	"github.com/jsonrpc-go/jsonrpc/demo"
-	"github.com/jsonrpc-go/jsonrpc/internal/loadgen"
 )
 
 // TestRows builds and validates every row, runs each briefly, and checks

@@ -1,5 +1,5 @@
 // Benchmark explorer: shows the result sets of docs/bench (written by
-// cmd/rpcbench -json and bench/peers) one at a time or two side by side.
+// bench/rpcbench -json and bench/peers) one at a time or two side by side.
 //
 // The page reads ../bench/index.json, then the sets it lists, on demand. The
 // selection lives in the URL hash (#set=…&scenario=…&lib=…&vs=…), so a link

@@ -1,6 +1,6 @@
 module github.com/jsonrpc-go/jsonrpc/docs/explorer
 
-go 1.25.0
+go 1.26.0
 
 require (
 	github.com/chromedp/cdproto v0.159.0

@@ -20,7 +20,7 @@ const benchDir = "../bench"
 // indexName is the list of result sets that the page reads first.
 const indexName = "index.json"
 
-// report is a result set as the page reads it: the fields of cmd/rpcbench's
+// report is a result set as the page reads it: the fields of bench/rpcbench's
 // Report and of the bench/peers report. A pointer field is nil when the file
 // lacks it, and the page shows a dash there.
 type report struct {
@@ -64,7 +64,7 @@ type skip struct {
 }
 
 // ownLibrary is the library of the rows without a peer: the sets of
-// cmd/rpcbench measure this module.
+// bench/rpcbench measure this module.
 const ownLibrary = "jsonrpc-go"
 
 // scenario is the row's scenario as the page filters it: its own, or the

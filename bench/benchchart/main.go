@@ -3,11 +3,11 @@
 //
 // Run it from the repository root:
 //
-//	go run ./internal/tools/benchchart          # write docs/bench/charts/*.svg
-//	go run ./internal/tools/benchchart -check   # verify charts and README figures
-//	go run ./internal/tools/benchchart -tables  # print the README's peer tables
+//	go run ./bench/benchchart          # write docs/bench/charts/*.svg
+//	go run ./bench/benchchart -check   # verify charts and README figures
+//	go run ./bench/benchchart -tables  # print the README's peer tables
 //
-// It reads every *.json file of the data directory that cmd/rpcbench -json
+// It reads every *.json file of the data directory that bench/rpcbench -json
 // wrote (a file it does not understand is skipped with a warning on stderr)
 // and renders, from the latest result set of each kind (by its date):
 //
@@ -126,7 +126,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	check := fs.Bool("check", false, "write nothing; fail when a chart or a README figure differs from the data")
 	tables := fs.Bool("tables", false, "write nothing; print the README's peer tables from the latest peers set")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: go run ./internal/tools/benchchart [-check | -tables] [-data DIR] [-out DIR] [-readme FILE]")
+		fmt.Fprintln(stderr, "usage: go run ./bench/benchchart [-check | -tables] [-data DIR] [-out DIR] [-readme FILE]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -205,7 +205,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "benchchart: %d problem(s)\n", len(problems))
 		if stale {
-			fmt.Fprintln(stderr, "benchchart: to redraw the charts from the data, run: go run ./internal/tools/benchchart")
+			fmt.Fprintln(stderr, "benchchart: to redraw the charts from the data, run: go run ./bench/benchchart")
 		}
 		return 1
 	}

@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/jsonrpc-go/jsonrpc/internal/loadgen"
+	"github.com/jsonrpc-go/jsonrpc/bench/internal/loadgen"
 )
 
 // runFlags are the flags every measuring mode takes: -d, -runs and -json.

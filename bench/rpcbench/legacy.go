@@ -9,8 +9,8 @@ import (
 	"unsafe"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/bench/internal/loadgen"
 	"github.com/jsonrpc-go/jsonrpc/demo"
-	"github.com/jsonrpc-go/jsonrpc/internal/loadgen"
 )
 
 // defaultBatches are the batch sizes of the legacy mode, and those the

@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-// report mirrors the part of cmd/rpcbench's Report (results.go) that the
+// report mirrors the part of bench/rpcbench's Report (results.go) that the
 // charts and the README check use. Other fields are ignored.
 type report struct {
 	File       string `json:"-"` // base name in the data directory
@@ -24,7 +24,7 @@ type report struct {
 	Rows       []row  `json:"rows"`
 }
 
-// row mirrors cmd/rpcbench's Row.
+// row mirrors bench/rpcbench's Row.
 type row struct {
 	Name          string    `json:"name"`
 	Workers       int       `json:"workers"` // connections in the tcp and http modes

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/jsonrpc-go/jsonrpc/internal/loadgen"
+	"github.com/jsonrpc-go/jsonrpc/bench/internal/loadgen"
 )
 
 // A Report is what -json writes: the machine, the mode and one Row per

@@ -1,5 +1,5 @@
 // Package loadgen holds the pieces of the benchmark load generators that
-// cmd/rpcbench and the bench/peers module share.
+// bench/rpcbench and the bench/peers module share.
 package loadgen
 
 import (
@@ -7,8 +7,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-
-	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
 
 // ReadResponseHead reads the status line and the header of an HTTP/1.1
@@ -46,15 +44,15 @@ func ReadResponseHead(br *bufio.Reader) (status, length int, err error) {
 		}
 		value = bytes.TrimSpace(value)
 		switch {
-		case wire.EqualFoldASCII(name, "Content-Length"):
-			n, ok := wire.ParseUint(value, 31)
+		case equalFoldASCII(name, "Content-Length"):
+			n, ok := parseUint(value, 31)
 			if !ok {
 				return 0, 0, fmt.Errorf("bad Content-Length %q", value)
 			}
 			length = int(n)
-		case wire.EqualFoldASCII(name, "Transfer-Encoding"):
+		case equalFoldASCII(name, "Transfer-Encoding"):
 			return 0, 0, fmt.Errorf("Transfer-Encoding %q: Content-Length required", value)
-		case wire.EqualFoldASCII(name, "Connection") && wire.EqualFoldASCII(value, "close"):
+		case equalFoldASCII(name, "Connection") && equalFoldASCII(value, "close"):
 			return 0, 0, errors.New("the server closes the connection")
 		}
 	}

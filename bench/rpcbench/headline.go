@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/jsonrpc-go/jsonrpc/internal/loadgen"
+	"github.com/jsonrpc-go/jsonrpc/bench/internal/loadgen"
 )
 
 // The network rows of the headline suite run as the tcp and http modes do at

@@ -7,8 +7,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/jsonrpc-go/jsonrpc/bench/internal/baseline"
 	"github.com/jsonrpc-go/jsonrpc/demo"
-	"github.com/jsonrpc-go/jsonrpc/internal/baseline"
 )
 
 // decode json-decodes a response document, using json.Number so that number

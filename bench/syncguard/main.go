@@ -6,7 +6,7 @@
 //
 // Run it from the repository root:
 //
-//	go run ./internal/tools/syncguard
+//	go run ./bench/syncguard
 //
 // It exits 0 and prints a summary when every finding is allowed, 1 when a
 // finding is missing from the allowlist or an entry is stale, has no reason
@@ -139,7 +139,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, p)
 	}
 	if len(problems) > 0 {
-		fmt.Fprintf(stderr, "syncguard: %d problem(s) with %s; the rule and file format are in internal/tools/syncguard\n", len(problems), alPath)
+		fmt.Fprintf(stderr, "syncguard: %d problem(s) with %s; the rule and file format are in bench/syncguard\n", len(problems), alPath)
 		return 1
 	}
 	fmt.Fprintf(stdout, "syncguard: %d findings in %d request-path files, all allowed\n", len(findings), len(files))
