@@ -9,6 +9,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 )
 
 // processor is the signature of jsonrpc.Server.Process with its context
@@ -19,24 +20,6 @@ type processor func(dst, req []byte) []byte
 func syncProcessor(s *jsonrpc.Server) processor {
 	ctx := context.Background()
 	return func(dst, req []byte) []byte { return s.Process(ctx, dst, req) }
-}
-
-// calcMix is demo.Requests as byte slices, converted once.
-func calcMix() [][]byte {
-	reqs := make([][]byte, len(demo.Requests))
-	for i, r := range demo.Requests {
-		reqs[i] = []byte(r)
-	}
-	return reqs
-}
-
-// avgLen is the mean request size, for b.SetBytes.
-func avgLen(reqs [][]byte) int64 {
-	n := 0
-	for _, r := range reqs {
-		n += len(r)
-	}
-	return int64((n + len(reqs)/2) / len(reqs))
 }
 
 // methodName returns the method a demo request calls.
@@ -56,7 +39,7 @@ func benchMix(b *testing.B, process processor, reqs [][]byte) {
 			b.Fatalf("no response to %s", r)
 		}
 	}
-	b.SetBytes(avgLen(reqs))
+	b.SetBytes(testutil.AvgLen(reqs))
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
@@ -69,7 +52,7 @@ func benchMix(b *testing.B, process processor, reqs [][]byte) {
 
 // benchParallel is benchMix on all Ps, each goroutine with its own buffer.
 func benchParallel(b *testing.B, process processor, reqs [][]byte) {
-	b.SetBytes(avgLen(reqs))
+	b.SetBytes(testutil.AvgLen(reqs))
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		buf := make([]byte, 0, 4096)
@@ -101,7 +84,7 @@ func benchBatch(b *testing.B, process processor, batch []byte, calls int) {
 func BenchmarkProcess(b *testing.B) {
 	srv := demo.NewServer()
 	lib := syncProcessor(srv)
-	mix := calcMix()
+	mix := testutil.CalcMix()
 	batch := []byte(demo.Batch)
 
 	b.Run("calc-mix", func(b *testing.B) { benchMix(b, lib, mix) })
@@ -112,7 +95,7 @@ func BenchmarkProcess(b *testing.B) {
 	}
 	b.Run("calc-batch", func(b *testing.B) { benchBatch(b, lib, batch, len(demo.Requests)) })
 	b.Run("ProcessString/calc-mix", func(b *testing.B) {
-		b.SetBytes(avgLen(mix))
+		b.SetBytes(testutil.AvgLen(mix))
 		b.ReportAllocs()
 		i := 0
 		var out string
@@ -186,7 +169,7 @@ func BenchmarkShapes(b *testing.B) {
 func BenchmarkProcessAsync(b *testing.B) {
 	srv := demo.NewServer()
 	srv.MustRegister("addBlocking", func(a, b float64) float64 { return a + b }, jsonrpc.Blocking())
-	mix := calcMix()
+	mix := testutil.CalcMix()
 	b.Run("Process/calc-mix", func(b *testing.B) { benchMix(b, syncProcessor(srv), mix) })
 	b.Run("inline/calc-mix", func(b *testing.B) {
 		var n int
@@ -222,7 +205,7 @@ func BenchmarkProcessAsync(b *testing.B) {
 // all Ps.
 func BenchmarkProcessAsyncParallel(b *testing.B) {
 	srv := demo.NewServer()
-	mix := calcMix()
+	mix := testutil.CalcMix()
 	b.Run("Process/calc-mix", func(b *testing.B) { benchParallel(b, syncProcessor(srv), mix) })
 	b.Run("inline/calc-mix", func(b *testing.B) {
 		reply := func([]byte) {}
