@@ -39,10 +39,10 @@ func (r *rewindBody) Read(p []byte) (int, error) {
 
 func (r *rewindBody) Close() error { return nil }
 
-// TestHTTPHandlerAllocs: the handler itself allocates one value per request,
+// TestHandlerAllocs: the handler itself allocates one value per request,
 // the context that carries the *http.Request to the methods; the answer's
 // headers and buffers allocate nothing.
-func TestHTTPHandlerAllocs(t *testing.T) {
+func TestHandlerAllocs(t *testing.T) {
 	h := &httprpc.Handler{Server: demo.NewServer()}
 	body := &rewindBody{b: []byte(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`)}
 	req, err := http.NewRequest("POST", "/", body)

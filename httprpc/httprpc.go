@@ -198,7 +198,7 @@ func readBody(buf []byte, body io.Reader, contentLength int64) ([]byte, error) {
 const maxHTTPBuffer = 64 << 10
 
 // httpExchange is the per-request state of Handler, pooled so that a
-// request allocates only its context (TestHTTPHandlerAllocs): the
+// request allocates only its context (TestHandlerAllocs): the
 // body buffer (the answer is appended after the request when it fits), the
 // reply callback, bound once, and the channel it signals.
 type httpExchange struct {

@@ -98,7 +98,7 @@ type httpServer struct {
 
 // httpServers are the servers by -server name.
 var httpServers = map[string]httpServer{
-	"net/http": {handler: "HTTPHandler", target: func(h *jsonrpc.Server, conns int) (*httpTarget, error) {
+	"net/http": {handler: "httprpc.Handler", target: func(h *jsonrpc.Server, conns int) (*httpTarget, error) {
 		return newHTTPTarget("http", &httprpc.Handler{Server: h}, demo.Requests, mixWant, conns)
 	}},
 	"fasthttp": {handler: "fasthttprpc.Handler", target: func(h *jsonrpc.Server, conns int) (*httpTarget, error) {
