@@ -1,15 +1,12 @@
 package stream
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
@@ -173,39 +170,7 @@ func idOf(t *testing.T, resp string) string {
 // top-level arrays (batch responses) in any order.
 func sameJSON(t *testing.T, got, want string) bool {
 	t.Helper()
-	return testutil.SameResponse(decodeNorm(t, got), decodeNorm(t, want))
-}
-
-func decodeNorm(t *testing.T, s string) any {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		t.Fatalf("decoding %q: %v", s, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		t.Fatalf("data after the value in %q", s)
-	}
-	return norm(v)
-}
-
-func norm(v any) any {
-	switch v := v.(type) {
-	case json.Number:
-		if f, err := strconv.ParseFloat(v.String(), 64); err == nil {
-			return f
-		}
-	case []any:
-		for i := range v {
-			v[i] = norm(v[i])
-		}
-	case map[string]any:
-		for k := range v {
-			v[k] = norm(v[k])
-		}
-	}
-	return v
+	return testutil.SameResponse(testutil.MustDecode(t, []byte(got)), testutil.MustDecode(t, []byte(want)))
 }
 
 func call(method string, id int, params string) string {

@@ -1,13 +1,11 @@
 package stream
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,40 +13,8 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 )
-
-// exchange is one request of a transcript of ../testdata/spec and its
-// expected response ("" for none).
-type exchange struct{ req, want string }
-
-func readTranscripts(t *testing.T) map[string][]exchange {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "spec", "*.txt"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no transcripts: %v", err)
-	}
-	out := map[string][]exchange{}
-	for _, file := range files {
-		f, err := os.Open(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var exs []exchange
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			line := strings.TrimSuffix(sc.Text(), "\r")
-			switch {
-			case strings.HasPrefix(line, "-->"):
-				exs = append(exs, exchange{req: strings.TrimPrefix(strings.TrimPrefix(line, "-->"), " ")})
-			case strings.HasPrefix(line, "<--"):
-				exs[len(exs)-1].want = strings.TrimSpace(strings.TrimPrefix(line, "<--"))
-			}
-		}
-		f.Close()
-		out[filepath.Base(file)] = exs
-	}
-	return out
-}
 
 // sentinel is sent after each request that expects no response: its
 // response must be the next one.
@@ -59,7 +25,10 @@ var sentinel = call("Test2", 777, "[1]")
 // the sentinel request that follows them).
 func TestSpecExamples(t *testing.T) {
 	leakCheck(t)
-	transcripts := readTranscripts(t)
+	transcripts := map[string][]testutil.Exchange{}
+	for _, file := range testutil.TranscriptFiles(t) {
+		transcripts[filepath.Base(file)] = testutil.ReadTranscript(t, file)
+	}
 	for _, tr := range transports {
 		for _, fr := range framings {
 			for _, order := range []Ordering{Inline, Concurrent} {
@@ -68,21 +37,21 @@ func TestSpecExamples(t *testing.T) {
 					c := newClient(t, dial(), fr.f)
 					for file, exs := range transcripts {
 						for _, ex := range exs {
-							if fr.f == Raw && !json.Valid([]byte(ex.req)) {
+							if fr.f == Raw && !json.Valid([]byte(ex.Req)) {
 								// Raw finds a message's end from its
 								// syntax; invalid JSON has no end.
 								continue
 							}
-							c.send(ex.req)
-							if ex.want == "" {
+							c.send(ex.Req)
+							if ex.Want == "" {
 								c.send(sentinel)
 								if got := c.recv(); idOf(t, got) != "777" {
-									t.Fatalf("%s: request %s: got %s, want no response", file, ex.req, got)
+									t.Fatalf("%s: request %s: got %s, want no response", file, ex.Req, got)
 								}
 								continue
 							}
-							if got := c.recv(); !sameJSON(t, got, ex.want) {
-								t.Errorf("%s: request %s\n got %s\nwant %s", file, ex.req, got, ex.want)
+							if got := c.recv(); !sameJSON(t, got, ex.Want) {
+								t.Errorf("%s: request %s\n got %s\nwant %s", file, ex.Req, got, ex.Want)
 							}
 						}
 					}
