@@ -83,15 +83,17 @@
 // # Contexts and sessions
 //
 // A method that takes a context.Context gets a context derived from the one
-// passed to ProcessContext. CallOf returns its Call: the request id as sent,
-// the method name, the params, the transport's context value (attached with
-// WithContextValue; the HTTP transport attaches the *http.Request) and the
-// session. Each call has its own Call; nothing in it is shared with another
-// call.
+// passed to Process. CallOf returns its Call: the request id as sent, the
+// method name, the params, the transport's context value (package httprpc
+// attaches the *http.Request, stream and ws the connection) and the server
+// and session serving the call. Each call has its own Call; nothing in it is
+// shared with another call.
 //
-// Sessions are independent method tables with shared options, addressed by an
-// id: Session creates one on demand, DestroySession removes it, and the
-// server returned by NewServer is the default session.
+// Sessions are method tables of their own, addressed by an id: Sessions
+// holds them, made with the options it was given; Create makes one, Lookup
+// finds one without creating it, Destroy removes it and IDs lists them. A
+// host routes requests to sessions (httprpc by URL path); clients cannot
+// create them.
 //
 // # Specification
 //

@@ -773,3 +773,35 @@ func outcome(resp string) (jsonrpc.Code, string) {
 	}
 	return 0, string(r.Result)
 }
+
+// dst may be the room after req in the same array: the answer never
+// reaches the request, whatever the methods do with their params.
+func TestProcessDstAfterReq(t *testing.T) {
+	t.Parallel()
+	srv := demo.NewServer()
+	// A method that appends to a span of the request (against the Call's
+	// contract) must not write over the answer being built after it.
+	srv.MustRegister("grow", func(ctx context.Context, _ ...string) int {
+		p := jsonrpc.CallOf(ctx).Params()
+		_ = append(p, strings.Repeat("X", 64)...)
+		return len(p)
+	})
+	paramsLast := `{"jsonrpc":"2.0","method":"grow","id":1,"params":["a","b"]}`
+	for _, req := range append(slices.Clone(demo.Requests), demo.Batch, paramsLast, `[`+paramsLast+`,`+call("add", "[1,2]", "3")+`]`) {
+		want := srv.ProcessString(context.Background(), req)
+		buf := make([]byte, len(req), len(req)+4096)
+		copy(buf, req)
+		got := srv.Process(context.Background(), buf[len(req):], buf[:len(req)])
+		if string(got) != want || string(buf[:len(req)]) != req {
+			t.Errorf("Process into the room after %s: got %s, want %s; request now %s", req, got, want, buf[:len(req)])
+		}
+		srv.ProcessAsync(context.Background(), buf[len(req):], buf[:len(req)], func(resp []byte) {
+			if string(resp) != want {
+				t.Errorf("ProcessAsync into the room after %s: got %s, want %s", req, resp, want)
+			}
+		})
+		if string(buf[:len(req)]) != req {
+			t.Errorf("ProcessAsync changed the request to %s", buf[:len(req)])
+		}
+	}
+}

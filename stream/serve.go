@@ -67,7 +67,7 @@ const (
 // A Server's methods are safe for concurrent use.
 //
 // Each method call's context carries the connection as its transport's
-// context value (jsonrpc.ContextValue, Call.ContextValue): the net.Conn
+// context value (jsonrpc.Call.ContextValue): the net.Conn
 // accepted by Serve, or the io.ReadWriteCloser given to ServeConn. It is
 // cancelled when the connection closes: when the peer's input ends or fails,
 // after a write fails, and on Close.
