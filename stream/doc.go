@@ -1,15 +1,18 @@
-// Package stream serves a *jsonrpc.Server over byte streams: TCP and Unix
-// sockets, pipes, standard input and output, or any io.ReadWriteCloser.
-//
-//	s := &stream.Server{Server: srv}          // Line framing, Inline ordering
-//	go s.Serve(listener)                       // or s.ServeConn(ctx, stream.Stdio())
-//	...
-//	s.Shutdown(ctx)                            // answers the calls in flight, then closes
+// Package stream carries JSON-RPC over byte streams: TCP and Unix sockets,
+// pipes, standard input and output, or any io.ReadWriteCloser. It holds what
+// both ends of a stream need, the framings, and the Server that answers
+// requests on the connections of a listener.
 //
 // A Framing splits a stream into messages: Line (one message per line, the
 // default), Header (LSP's Content-Length headers) or Raw (back-to-back JSON
-// values). Framings are also what a client uses to write requests and read
-// responses.
+// values). A server reads requests and writes responses with it, and a
+// client (package client: Dial, Command, Stream) writes requests and reads
+// responses with the same values.
+//
+//	s := &stream.Server{Server: srv}           // Line framing, Inline ordering
+//	go s.Serve(listener)                        // or s.ServeConn(ctx, stream.Stdio())
+//	...
+//	s.Shutdown(ctx)                             // answers the calls in flight, then closes
 //
 // # Ordering
 //
