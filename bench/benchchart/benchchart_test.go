@@ -27,7 +27,7 @@ func fixtureReport(mode, date string, rows ...row) *report {
 }
 
 // fixtureSets is a small result set of every kind, under the file names that
-// readmeFigures quotes.
+// perfFigures quotes.
 func fixtureSets() map[string]*report {
 	return map[string]*report{
 		"2026-11-29-async-inline.json": fixtureReport("async-inline", "2026-11-29T21:07:20Z",
@@ -72,16 +72,18 @@ func peerRow(scenario string, conns int, peer, protocol string, median float64) 
 	return rw
 }
 
-// fixturePeerTables quote the fixture's peers set (computed by hand).
-const fixturePeerTables = "Set: docs/bench/2026-11-29-peers.json.\n\n" +
+// fixtureHeadline is the headline table of the fixture's peers set, naming
+// the set (computed by hand).
+const fixtureHeadline = "Set: docs/bench/2026-11-29-peers.json.\n\n" +
 	"| scenario | jsonrpc-go | fastest JSON-RPC 2.0 peer | jsonrpc-go over it | gRPC | floor | jsonrpc-go / floor |\n" +
 	"|---|---:|---:|---:|---:|---:|---:|\n" +
 	"| one TCP connection, pipelined | 2.00 M | json-peer-b: 80.0 k | **25.0×** | 0.10 M (20.0×) | 4.00 M | 0.50 |\n" +
 	"| HTTP/1.1, 16 connections | 60.0 k | json-peer-b: 40.0 k | **1.50×** | — | 66.0 k | 0.91 |\n" +
 	"| HTTP/1.1, 1 connection | 30.0 k | json-peer-a: 33.0 k | **0.91×** | — | 31.0 k | 0.97 |\n" +
-	"| in process | 8.00 M | json-peer-a: 40.0 k | **200×** | — | 25.00 M | 0.32 |\n" +
-	"\nThe full table:\n\n" +
-	"| peer | one TCP connection, pipelined | HTTP/1.1, 16 connections | HTTP/1.1, 1 connection | in process |\n" +
+	"| in process | 8.00 M | json-peer-a: 40.0 k | **200×** | — | 25.00 M | 0.32 |\n"
+
+// fixturePeerTable is the full peer table of the fixture's peers set.
+const fixturePeerTable = "| peer | one TCP connection, pipelined | HTTP/1.1, 16 connections | HTTP/1.1, 1 connection | in process |\n" +
 	"|---|---:|---:|---:|---:|\n" +
 	"| jsonrpc-go | 2.00 M | 60.0 k | 30.0 k | 8.00 M |\n" +
 	"| jsonrpc-go (fasthttp) | | 90.0 k (0.67×) | | |\n" +
@@ -90,11 +92,16 @@ const fixturePeerTables = "Set: docs/bench/2026-11-29-peers.json.\n\n" +
 	"| one-oh | 0.15 M (13.3×) | | | |\n" +
 	"| grpc-x | 0.10 M (20.0×) | | | |\n" +
 	"| floor (tokenizer) | 4.00 M (0.50×) | 66.0 k (0.91×) | 31.0 k (0.97×) | 25.00 M (0.32×) |\n" +
-	"| floor (fasthttp) | | 0.10 M (0.60×) | | |\n\n"
+	"| floor (fasthttp) | | 0.10 M (0.60×) | | |\n"
 
-// fixtureREADME quotes the fixture data as formatRate writes it (computed by
-// hand here, not with formatRate).
-const fixtureREADME = "# fixture\n\n## Performance\n\n" + fixturePeerTables +
+// fixturePeerTables quote the fixture's peers set as the performance
+// document does.
+const fixturePeerTables = fixtureHeadline + "\n### Every library\n\nThe full table:\n\n" + fixturePeerTable + "\n"
+
+// fixturePerf is the performance document of the fixture: it quotes the
+// fixture data as formatRate writes it (computed by hand here, not with
+// formatRate).
+const fixturePerf = "# fixture\n\n## Against the peers\n\n" + fixturePeerTables +
 	"| row | calls/s |\n|---|---:|\n| calc mix through `Process` | 9.99 M |\n\n" + // another section: not compared
 	"## Async\n\nText.\n\n" +
 	"| row | workers | calls/s | ns/call | allocs/call |\n" +
@@ -103,7 +110,7 @@ const fixtureREADME = "# fixture\n\n## Performance\n\n" + fixturePeerTables +
 	"| calc mix through `ProcessAsync`, inline | 1 / 2 | 1.20 M / 2.35 M | 833 / 853 | 0 |\n" +
 	"| plain function `add`, inline | 1 / 2 | 0.99 M / 1.88 M | 1 / 1 | 0 |\n" +
 	"| method of a registered service, inline | 1 / 2 | 1.11 M / 2.22 M | 900 / 900 | 0 |\n" +
-	"\n## Hosting\n\n" +
+	"\n## Transports\n\n" +
 	"| transport | connections | requests/s | allocs/request | latency p50 / p99 |\n" +
 	"|---|---:|---:|---:|---:|\n" +
 	"| `Process`, no network (same run) | - | 3.46 M | 0 | - |\n" +
@@ -114,8 +121,15 @@ const fixtureREADME = "# fixture\n\n## Performance\n\n" + fixturePeerTables +
 	"| HTTP/1.1 keep-alive, calc mix | 16 | 45.7 k | 26 | 1 / 2 µs |\n" +
 	"\n## License\n\n| HTTP/1.1 keep-alive, calc mix | 16 | 1 k |\n"
 
-// fixtureTree writes the fixture data and README into a temporary directory
-// and returns the run flags that point at it.
+// fixtureREADME is the README of the fixture: its Performance section has
+// the headline table alone, and its other sections are not compared.
+const fixtureREADME = "# fixture\n\n## Performance\n\nChart.\n\n" + fixtureHeadline +
+	"\nMore in PERFORMANCE.md.\n\n## Async\n\n" +
+	"| row | workers | calls/s |\n|---|---:|---:|\n| calc mix through `Process` | 1 / 2 | 1 M / 2 M |\n" +
+	"\n## Hosting\n\n| transport | connections | requests/s |\n|---|---:|---:|\n| HTTP/1.1 keep-alive, calc mix | 16 | 1 k |\n"
+
+// fixtureTree writes the fixture data, performance document and README into
+// a temporary directory and returns the run flags that point at it.
 func fixtureTree(t *testing.T) (dir string, flags []string) {
 	t.Helper()
 	dir = t.TempDir()
@@ -132,11 +146,17 @@ func fixtureTree(t *testing.T) (dir string, flags []string) {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(fixtureREADME), 0o644); err != nil {
-		t.Fatal(err)
+	for name, text := range fixtureDocs {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	return dir, []string{"-data", data, "-out", filepath.Join(dir, "charts"), "-readme", filepath.Join(dir, "README.md")}
+	return dir, []string{"-data", data, "-out", filepath.Join(dir, "charts"),
+		"-perf", filepath.Join(dir, "PERFORMANCE.md"), "-readme", filepath.Join(dir, "README.md")}
 }
+
+// fixtureDocs are the fixture's documents by file name.
+var fixtureDocs = map[string]string{"PERFORMANCE.md": fixturePerf, "README.md": fixtureREADME}
 
 func runTool(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
@@ -287,7 +307,9 @@ func TestCheck(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("-check on charts just written: exit %d\n%s%s", code, out, errOut)
 	}
-	if !strings.Contains(out, "8 charts") || !strings.Contains(out, "9 figures") || !strings.Contains(out, "peer tables (2026-11-29-peers.json)") {
+	if !strings.Contains(out, "8 charts") || !strings.Contains(out, "9 figures") ||
+		!strings.Contains(out, "peer tables (2026-11-29-peers.json) of "+filepath.Join(dir, "PERFORMANCE.md")) ||
+		!strings.Contains(out, "headline table of "+filepath.Join(dir, "README.md")) {
 		t.Errorf("-check summary: %q", out)
 	}
 
@@ -338,7 +360,7 @@ func TestCheck(t *testing.T) {
 	}
 	code, _, errOut = runTool(t, append(flags, "-check")...)
 	if code != 1 || !strings.Contains(errOut, hosting+": differs") ||
-		!strings.Contains(errOut, `README says "1.50 M", expected "1.60 M"`) {
+		!strings.Contains(errOut, `has "1.50 M", expected "1.60 M"`) {
 		t.Errorf("-check after a data change: exit %d, stderr:\n%s", code, errOut)
 	}
 	if err := os.WriteFile(tcpPath, origTCP, 0o644); err != nil {
@@ -346,20 +368,21 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-// checkEditedREADME writes the charts of the fixture, replaces old with new
-// in its README, and checks that -check fails naming each of want, and
-// naming no chart.
-func checkEditedREADME(t *testing.T, old, new string, want []string) {
+// checkEdited writes the charts of the fixture, replaces old with new in its
+// document doc (PERFORMANCE.md or README.md), and checks that -check fails
+// naming each of want, and naming no chart.
+func checkEdited(t *testing.T, doc, old, new string, want []string) {
 	t.Helper()
 	dir, flags := fixtureTree(t)
 	if code, _, errOut := runTool(t, flags...); code != 0 {
 		t.Fatalf("writing: exit %d\n%s", code, errOut)
 	}
-	if !strings.Contains(fixtureREADME, old) {
-		t.Fatalf("fixture README lacks %q", old)
+	text, ok := fixtureDocs[doc]
+	if !ok || !strings.Contains(text, old) {
+		t.Fatalf("fixture %s lacks %q", doc, old)
 	}
-	readme := strings.Replace(fixtureREADME, old, new, 1)
-	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(readme), 0o644); err != nil {
+	text = strings.Replace(text, old, new, 1)
+	if err := os.WriteFile(filepath.Join(dir, doc), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, _, errOut := runTool(t, append(flags, "-check")...)
@@ -372,28 +395,28 @@ func checkEditedREADME(t *testing.T, old, new string, want []string) {
 		}
 	}
 	if strings.Contains(errOut, ".svg") {
-		t.Errorf("charts reported although only the README changed:\n%s", errOut)
+		t.Errorf("charts reported although only %s changed:\n%s", doc, errOut)
 	}
 }
 
-func TestCheckREADME(t *testing.T) {
+func TestCheckFigures(t *testing.T) {
 	for _, tc := range []struct {
 		name, old, new string
 		want           []string // in stderr
 	}{
 		{"async cell", "| 1.20 M / 2.35 M |", "| 1.20 M / 2.36 M |", []string{
-			"README.md:", "Async table, row \"calc mix through `ProcessAsync`, inline\"",
-			`README says "1.20 M / 2.36 M", expected "1.20 M / 2.35 M"`,
+			"PERFORMANCE.md:", "Async table, row \"calc mix through `ProcessAsync`, inline\"",
+			`has "1.20 M / 2.36 M", expected "1.20 M / 2.35 M"`,
 			`median_rps of "calc-mix" at 1 / 2 workers`}},
 		{"http 16", "| 16 | 45.7 k |", "| 16 | 45.6 k |", []string{
-			`with connections 16`, `README says "45.6 k", expected "45.7 k"`, "2026-11-29-http-16.json"}},
+			`with connections 16`, `has "45.6 k", expected "45.7 k"`, "2026-11-29-http-16.json"}},
 		{"tcp-suspend", "| 0.32 M |", "| 321.0 k |", []string{
-			`README says "321.0 k", expected "0.32 M"`}},
+			`has "321.0 k", expected "0.32 M"`}},
 		{"row renamed", "| TCP, `Concurrent` ordering, calc mix |", "| TCP, concurrent ordering |", []string{
 			"row \"TCP, `Concurrent` ordering, calc mix\" with a \"requests/s\" column not found; expected requests/s \"1.45 M\""}},
-		{"section renamed", "## Hosting", "## Serving", []string{`no section "## Hosting"`}},
+		{"section renamed", "## Transports", "## Serving", []string{`no section "## Transports"`}},
 	} {
-		t.Run(tc.name, func(t *testing.T) { checkEditedREADME(t, tc.old, tc.new, tc.want) })
+		t.Run(tc.name, func(t *testing.T) { checkEdited(t, "PERFORMANCE.md", tc.old, tc.new, tc.want) })
 	}
 }
 
@@ -404,12 +427,12 @@ func TestCheckPeerTables(t *testing.T) {
 		want           []string // in stderr
 	}{
 		{"headline ratio", "| **25.0×** |", "| **25.1×** |", []string{
-			`headline table, one TCP connection, pipelined, jsonrpc-go over it: README says "**25.1×**", expected "**25.0×**" from `,
+			`PERFORMANCE.md:9: headline table, one TCP connection, pipelined, jsonrpc-go over it: has "**25.1×**", expected "**25.0×**" from `,
 			"2026-11-29-peers.json"}},
 		{"fastest peer is a 2.0 peer", "| json-peer-b: 80.0 k |", "| one-oh: 0.15 M |", []string{
-			`fastest JSON-RPC 2.0 peer: README says "one-oh: 0.15 M", expected "json-peer-b: 80.0 k"`}},
+			`fastest JSON-RPC 2.0 peer: has "one-oh: 0.15 M", expected "json-peer-b: 80.0 k"`}},
 		{"floor fraction", "| 66.0 k | 0.91 |", "| 66.0 k | 0.85 |", []string{
-			`HTTP/1.1, 16 connections, jsonrpc-go / floor: README says "0.85", expected "0.91"`}},
+			`HTTP/1.1, 16 connections, jsonrpc-go / floor: has "0.85", expected "0.91"`}},
 		{"headline row missing", "| in process | 8.00 M | json-peer-a: 40.0 k | **200×** | — | 25.00 M | 0.32 |\n", "", []string{
 			`headline table has no row "in process"`}},
 		{"headline column missing", "| jsonrpc-go / floor |\n|---|---:|---:|---:|---:|---:|---:|", "|\n|---|---:|---:|---:|---:|---:|", []string{
@@ -419,17 +442,44 @@ func TestCheckPeerTables(t *testing.T) {
 		{"peer row missing", "| grpc-x | 0.10 M (20.0×) | | | |\n", "", []string{
 			`peer table has no row "grpc-x"`}},
 		{"peer cell where there is no row", "| json-peer-b | 80.0 k (25.0×) | 40.0 k (1.50×) | | |", "| json-peer-b | 80.0 k (25.0×) | 40.0 k (1.50×) | 1 k | |", []string{
-			`peer table, json-peer-b, HTTP/1.1, 1 connection: README says "1 k", expected ""`}},
+			`peer table, json-peer-b, HTTP/1.1, 1 connection: has "1 k", expected ""`}},
 		{"peer cell", "| 50.0 k (40.0×) |", "| 50.0 k (41.0×) |", []string{
-			`peer table, json-peer-a, one TCP connection, pipelined: README says "50.0 k (41.0×)", expected "50.0 k (40.0×)"`}},
+			`peer table, json-peer-a, one TCP connection, pipelined: has "50.0 k (41.0×)", expected "50.0 k (40.0×)"`}},
 		{"unknown peer", "| one-oh |", "| two-oh |", []string{
 			`peer table row "two-oh" is no peer`, `peer table has no row "one-oh"`}},
 		{"unknown column", "| peer | one TCP connection, pipelined |", "| peer | one UDP datagram |", []string{
 			`peer table column "one UDP datagram" is no scenario`, `peer table has no column "one TCP connection, pipelined"`}},
 		{"set not named", "Set: docs/bench/2026-11-29-peers.json.", "Set: the latest.", []string{
-			`does not name the peers set it quotes, docs/bench/2026-11-29-peers.json`}},
+			`section "Against the peers" does not name the peers set it quotes, docs/bench/2026-11-29-peers.json`}},
+		{"peer table missing", fixturePeerTable, "", []string{
+			`section "Against the peers" has no peer table`}},
+		{"section renamed", "## Against the peers", "## Peers", []string{
+			`no section "## Against the peers" for the peer tables`}},
 	} {
-		t.Run(tc.name, func(t *testing.T) { checkEditedREADME(t, tc.old, tc.new, tc.want) })
+		t.Run(tc.name, func(t *testing.T) { checkEdited(t, "PERFORMANCE.md", tc.old, tc.new, tc.want) })
+	}
+
+	// The README's headline table is checked as well; a peer table there is
+	// checked when it has one, and not required.
+	for _, tc := range []struct {
+		name, old, new string
+		want           []string // in stderr
+	}{
+		{"readme headline ratio", "| **25.0×** |", "| **25.1×** |", []string{
+			`README.md:11: headline table, one TCP connection, pipelined, jsonrpc-go over it: has "**25.1×**", expected "**25.0×**" from `}},
+		{"readme headline row missing", "| HTTP/1.1, 1 connection | 30.0 k | json-peer-a: 33.0 k | **0.91×** | — | 31.0 k | 0.97 |\n", "", []string{
+			`README.md: headline table has no row "HTTP/1.1, 1 connection"`}},
+		{"readme headline table missing", fixtureHeadline, "Set: docs/bench/2026-11-29-peers.json.\n", []string{
+			`README.md: section "Performance" has no headline table`}},
+		{"readme set not named", "Set: docs/bench/2026-11-29-peers.json.", "Set: the latest.", []string{
+			`README.md: section "Performance" does not name the peers set it quotes`}},
+		{"readme section renamed", "## Performance", "## Speed", []string{
+			`README.md: no section "## Performance" for the peer tables`}},
+		{"readme peer table checked", "\nMore in PERFORMANCE.md.\n",
+			"\n" + strings.Replace(fixturePeerTable, "| 50.0 k (40.0×) |", "| 50.0 k (41.0×) |", 1), []string{
+				`README.md:20: peer table, json-peer-a, one TCP connection, pipelined: has "50.0 k (41.0×)", expected "50.0 k (40.0×)"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { checkEdited(t, "README.md", tc.old, tc.new, tc.want) })
 	}
 
 	// A newer run of a peer changes the charts and the tables that quote it.

@@ -11,7 +11,7 @@ import (
 )
 
 // report mirrors the part of bench/rpcbench's Report (results.go) that the
-// charts and the README check use. Other fields are ignored.
+// charts and the checks of the documents use. Other fields are ignored.
 type report struct {
 	File       string `json:"-"` // base name in the data directory
 	Date       string `json:"date"`
@@ -149,7 +149,7 @@ func (r *report) workers() []int {
 	return ws
 }
 
-// formatRate formats calls or requests per second as the README writes
+// formatRate formats calls or requests per second as the documents write
 // them: two decimals in millions from 100 000 up ("7.81 M", "0.64 M"), one
 // decimal in thousands from 1 000 ("32.7 k"), and whole numbers below.
 func formatRate(v float64) string {

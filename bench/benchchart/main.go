@@ -1,11 +1,12 @@
 // Command benchchart draws the benchmark results recorded in docs/bench/ as
-// SVG charts and checks that the README's figures are the recorded ones.
+// SVG charts and checks that the figures of docs/PERFORMANCE.md and of the
+// README's performance summary are the recorded ones.
 //
 // Run it from the repository root:
 //
 //	go run ./bench/benchchart          # write docs/bench/charts/*.svg
-//	go run ./bench/benchchart -check   # verify charts and README figures
-//	go run ./bench/benchchart -tables  # print the README's peer tables
+//	go run ./bench/benchchart -check   # verify the charts and the documents' figures
+//	go run ./bench/benchchart -tables  # print the peer tables of docs/PERFORMANCE.md
 //
 // It reads every *.json file of the data directory that bench/rpcbench -json
 // wrote (a file it does not understand is skipped with a warning on stderr)
@@ -27,42 +28,50 @@
 // same bytes.
 //
 // With -check it writes nothing: it renders the charts in memory and fails
-// (exit 1, naming each file) when a chart on disk is missing or differs, and
-// it compares the README figures listed in readmeFigures below with the data
-// points they quote, naming the expected value of each mismatch. Exit status
-// 2 means it could not do its job (unreadable data, bad flags).
+// (exit 1, naming each file) when a chart on disk is missing or differs; it
+// compares the figures of the performance document (-perf, by default
+// docs/PERFORMANCE.md) listed in perfFigures below with the data points they
+// quote, and the peer tables of the performance document and of the README
+// (-readme, by default README.md) with the latest peers set, naming the
+// expected value of each mismatch. Exit status 2 means it could not do its
+// job (unreadable files, bad flags).
 //
-// # README figures
+// # Figures
 //
-// Each entry of readmeFigures names a README table row by the "## " heading
-// of its section and its first cell (plus the value of a key column where two
-// rows share a first cell), the column compared (by its header), and the data
-// point it quotes: a result file of the data directory, a row name and one
-// worker count per " / "-separated part of the cell. The expected cell is the
-// row's median_rps at those worker counts, each formatted as the README
-// writes rates (see formatRate: "7.81 M" at 100k and above, "32.7 k" below),
-// joined by " / ". The comparison is of the exact cell text.
+// Each entry of perfFigures names a table row of the performance document by
+// the "## " heading of its section and its first cell (plus the value of a
+// key column where two rows share a first cell), the column compared (by its
+// header), and the data point it quotes: a result file of the data
+// directory, a row name and one worker count per " / "-separated part of the
+// cell. The expected cell is the row's median_rps at those worker counts,
+// each formatted as the documents write rates (see formatRate: "7.81 M" at
+// 100k and above, "32.7 k" below), joined by " / ". The comparison is of the
+// exact cell text.
 //
-//	section   README row (first cell)                           compared    data
-//	Async     calc mix through `Process`                        calls/s     async-inline  calc-mix/Process  1 / 2
-//	Async     calc mix through `ProcessAsync`, inline           calls/s     async-inline  calc-mix          1 / 2
-//	Async     method of a registered service, inline            calls/s     async-inline  service           1 / 2
-//	Hosting   `Process`, no network (same run)                  requests/s  tcp           process           1
-//	Hosting   TCP, newline framing, `Inline` ordering, calc mix requests/s  tcp           tcp-inline        1
-//	Hosting   TCP, `Concurrent` ordering, calc mix              requests/s  tcp           tcp-concurrent    1
-//	Hosting   TCP, `Concurrent`, every call a `Blocking` method requests/s  tcp           tcp-suspend       1
-//	Hosting   HTTP/1.1 keep-alive, calc mix (connections 1)     requests/s  http-1        http              1
-//	Hosting   HTTP/1.1 keep-alive, calc mix (connections 16)    requests/s  http-16       http              16
+//	section     row (first cell)                                  compared    data
+//	Async       calc mix through `Process`                        calls/s     async-inline  calc-mix/Process  1 / 2
+//	Async       calc mix through `ProcessAsync`, inline           calls/s     async-inline  calc-mix          1 / 2
+//	Async       method of a registered service, inline            calls/s     async-inline  service           1 / 2
+//	Transports  `Process`, no network (same run)                  requests/s  tcp           process           1
+//	Transports  TCP, newline framing, `Inline` ordering, calc mix requests/s  tcp           tcp-inline        1
+//	Transports  TCP, `Concurrent` ordering, calc mix              requests/s  tcp           tcp-concurrent    1
+//	Transports  TCP, `Concurrent`, every call a `Blocking` method requests/s  tcp           tcp-suspend       1
+//	Transports  HTTP/1.1 keep-alive, calc mix (connections 1)     requests/s  http-1        http              1
+//	Transports  HTTP/1.1 keep-alive, calc mix (connections 16)    requests/s  http-16       http              16
 //
 // where the files are docs/bench/2026-11-29-{async-inline,tcp,http-1,http-16}.json.
-// When the README quotes a newer result set, update the file names here.
+// When the document quotes a newer result set, update the file names here.
 //
 // # Peer tables
 //
-// The README's Performance section quotes the latest peers set in two
-// tables, both checked cell by cell and both ways (a scenario or peer of the
-// set that a table lacks is a problem, as is a row or column the set does
-// not have); see checkPeerTables. The section must also name the set's file.
+// Two sections quote the latest peers set (see perfPeerSection and
+// readmePeerSection): "## Against the peers" of the performance document, in
+// a headline table and the full peer table, and "## Performance" of the
+// README, in the headline table alone. Each table is checked cell by cell
+// and both ways (a scenario or peer of the set that a table lacks is a
+// problem, as is a row or column the set does not have); see
+// checkPeerTables. Both sections must also name the set's file. A README
+// that also shows the peer table has it checked as well.
 //
 //	headline table  header "scenario", then the headers of headlineColumns;
 //	                one row per scenario title: this library's rate, the
@@ -89,26 +98,26 @@ import (
 	"strings"
 )
 
-// readmeFigures is the mapping from README table cells to data points; see
-// the package documentation.
-var readmeFigures = []figure{
+// perfFigures is the mapping from table cells of the performance document to
+// data points; see the package documentation.
+var perfFigures = []figure{
 	{Section: "Async", Row: "calc mix through `Process`", Column: "calls/s",
 		File: "2026-11-29-async-inline.json", Name: "calc-mix/Process", Workers: []int{1, 2}},
 	{Section: "Async", Row: "calc mix through `ProcessAsync`, inline", Column: "calls/s",
 		File: "2026-11-29-async-inline.json", Name: "calc-mix", Workers: []int{1, 2}},
 	{Section: "Async", Row: "method of a registered service, inline", Column: "calls/s",
 		File: "2026-11-29-async-inline.json", Name: "service", Workers: []int{1, 2}},
-	{Section: "Hosting", Row: "`Process`, no network (same run)", Column: "requests/s",
+	{Section: "Transports", Row: "`Process`, no network (same run)", Column: "requests/s",
 		File: "2026-11-29-tcp.json", Name: "process", Workers: []int{1}},
-	{Section: "Hosting", Row: "TCP, newline framing, `Inline` ordering, calc mix", Column: "requests/s",
+	{Section: "Transports", Row: "TCP, newline framing, `Inline` ordering, calc mix", Column: "requests/s",
 		File: "2026-11-29-tcp.json", Name: "tcp-inline", Workers: []int{1}},
-	{Section: "Hosting", Row: "TCP, `Concurrent` ordering, calc mix", Column: "requests/s",
+	{Section: "Transports", Row: "TCP, `Concurrent` ordering, calc mix", Column: "requests/s",
 		File: "2026-11-29-tcp.json", Name: "tcp-concurrent", Workers: []int{1}},
-	{Section: "Hosting", Row: "TCP, `Concurrent`, every call a `Blocking` method", Column: "requests/s",
+	{Section: "Transports", Row: "TCP, `Concurrent`, every call a `Blocking` method", Column: "requests/s",
 		File: "2026-11-29-tcp.json", Name: "tcp-suspend", Workers: []int{1}},
-	{Section: "Hosting", Row: "HTTP/1.1 keep-alive, calc mix", KeyColumn: "connections", KeyValue: "1", Column: "requests/s",
+	{Section: "Transports", Row: "HTTP/1.1 keep-alive, calc mix", KeyColumn: "connections", KeyValue: "1", Column: "requests/s",
 		File: "2026-11-29-http-1.json", Name: "http", Workers: []int{1}},
-	{Section: "Hosting", Row: "HTTP/1.1 keep-alive, calc mix", KeyColumn: "connections", KeyValue: "16", Column: "requests/s",
+	{Section: "Transports", Row: "HTTP/1.1 keep-alive, calc mix", KeyColumn: "connections", KeyValue: "16", Column: "requests/s",
 		File: "2026-11-29-http-16.json", Name: "http", Workers: []int{16}},
 }
 
@@ -122,11 +131,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	dataDir := fs.String("data", filepath.Join("docs", "bench"), "directory of rpcbench -json result files")
 	outDir := fs.String("out", filepath.Join("docs", "bench", "charts"), "directory of the SVG charts")
-	readme := fs.String("readme", "README.md", "README whose figures -check compares with the data")
-	check := fs.Bool("check", false, "write nothing; fail when a chart or a README figure differs from the data")
-	tables := fs.Bool("tables", false, "write nothing; print the README's peer tables from the latest peers set")
+	perf := fs.String("perf", filepath.Join("docs", "PERFORMANCE.md"), "performance document whose figures and peer tables -check compares with the data")
+	readme := fs.String("readme", "README.md", "README whose headline table -check compares with the data")
+	check := fs.Bool("check", false, "write nothing; fail when a chart or a figure of the documents differs from the data")
+	tables := fs.Bool("tables", false, "write nothing; print the peer tables of the performance document from the latest peers set")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: go run ./bench/benchchart [-check | -tables] [-data DIR] [-out DIR] [-readme FILE]")
+		fmt.Fprintln(stderr, "usage: go run ./bench/benchchart [-check | -tables] [-data DIR] [-out DIR] [-perf FILE] [-readme FILE]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -186,7 +196,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 			stale = true
 		}
 	}
-	text, err := os.ReadFile(*readme)
+	perfText, err := os.ReadFile(*perf)
+	if err != nil {
+		fmt.Fprintf(stderr, "benchchart: %v\n", err)
+		return 2
+	}
+	readmeText, err := os.ReadFile(*readme)
 	if err != nil {
 		fmt.Fprintf(stderr, "benchchart: %v\n", err)
 		return 2
@@ -195,9 +210,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	for _, r := range reports {
 		byFile[r.File] = r
 	}
-	problems = append(problems, checkFigures(*readme, string(text), readmeFigures, *dataDir, byFile)...)
+	problems = append(problems, checkFigures(*perf, string(perfText), perfFigures, *dataDir, byFile)...)
 	peers := latest(reports, "peers") // renderAll made sure there is one
-	problems = append(problems, checkPeerTables(*readme, string(text), peers, *dataDir)...)
+	problems = append(problems, checkPeerTables(*perf, string(perfText), perfPeerSection, true, peers, *dataDir)...)
+	problems = append(problems, checkPeerTables(*readme, string(readmeText), readmePeerSection, false, peers, *dataDir)...)
 
 	if len(problems) > 0 {
 		for _, p := range problems {
@@ -209,7 +225,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 1
 	}
-	fmt.Fprintf(stdout, "benchchart: %d charts in %s, %d figures and the peer tables (%s) of %s match %s\n",
-		len(charts), *outDir, len(readmeFigures), peers.File, *readme, *dataDir)
+	fmt.Fprintf(stdout, "benchchart: %d charts in %s, %d figures and the peer tables (%s) of %s, and the headline table of %s match %s\n",
+		len(charts), *outDir, len(perfFigures), peers.File, *perf, *readme, *dataDir)
 	return 0
 }

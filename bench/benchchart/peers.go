@@ -87,7 +87,7 @@ func (r *report) best(sc scenario) *row {
 	return b
 }
 
-// formatRatio formats a ratio as the README writes it: two decimals below
+// formatRatio formats a ratio as the documents write it: two decimals below
 // 10 ("0.57", "1.09"), one below 100 ("35.0"), none from 100 ("174").
 func formatRatio(v float64) string {
 	switch {
@@ -266,7 +266,7 @@ func renderPeers(r *report) ([]chart, error) {
 }
 
 // peerTables writes the headline table and the full peer table of r as the
-// README quotes them (see checkPeerTables), for pasting.
+// documents quote them (see checkPeerTables), for pasting.
 func peerTables(r *report) string {
 	var b strings.Builder
 	b.WriteString("| scenario |")

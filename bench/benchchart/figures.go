@@ -8,9 +8,10 @@ import (
 	"strings"
 )
 
-// A figure ties one README table cell to the data point it quotes.
+// A figure ties one table cell of the performance document to the data point
+// it quotes.
 type figure struct {
-	Section   string // the README section: the text of its "## " heading
+	Section   string // the document's section: the text of its "## " heading
 	Row       string // the table row's first cell, exactly
 	KeyColumn string // where rows share a first cell: a column's header...
 	KeyValue  string // ...and the row's value in it
@@ -20,7 +21,7 @@ type figure struct {
 	Workers   []int  // one per " / "-separated part of the cell
 }
 
-// describe names the figure's README row for messages.
+// describe names the figure's table row for messages.
 func (f figure) describe() string {
 	s := fmt.Sprintf("%s table, row %q", f.Section, f.Row)
 	if f.KeyColumn != "" {
@@ -36,7 +37,7 @@ type mdTable struct {
 }
 
 type mdRow struct {
-	line  int // 1-based line number in the README
+	line  int // 1-based line number in the document
 	cells []string
 }
 
@@ -76,8 +77,9 @@ func isDelimiter(line string) bool {
 	return true
 }
 
-// sectionTables returns the tables of the README section whose heading is
-// "## name", or false when there is no such section.
+// sectionTables returns the tables of the section of text whose heading is
+// "## name" (its "###" subsections included), or false when there is no such
+// section.
 func sectionTables(text, name string) ([]*mdTable, bool) {
 	lines := strings.Split(text, "\n")
 	start := -1
@@ -113,29 +115,30 @@ func sectionTables(text, name string) ([]*mdTable, bool) {
 	return tables, true
 }
 
-// checkFigures compares each figure's README cell with its data point and
-// returns one message per mismatch or figure it cannot find.
-func checkFigures(readmeName, text string, figs []figure, dataDir string, byFile map[string]*report) []string {
+// checkFigures compares each figure's cell in text, the document docName,
+// with its data point and returns one message per mismatch or figure it
+// cannot find.
+func checkFigures(docName, text string, figs []figure, dataDir string, byFile map[string]*report) []string {
 	var problems []string
 	for _, f := range figs {
-		if msg := checkFigure(readmeName, text, f, dataDir, byFile); msg != "" {
+		if msg := checkFigure(docName, text, f, dataDir, byFile); msg != "" {
 			problems = append(problems, msg)
 		}
 	}
 	return problems
 }
 
-func checkFigure(readmeName, text string, f figure, dataDir string, byFile map[string]*report) string {
+func checkFigure(docName, text string, f figure, dataDir string, byFile map[string]*report) string {
 	dataPath := filepath.Join(dataDir, f.File)
 	r := byFile[f.File]
 	if r == nil {
-		return fmt.Sprintf("%s: %s: data file %s is missing or not a result set", readmeName, f.describe(), dataPath)
+		return fmt.Sprintf("%s: %s: data file %s is missing or not a result set", docName, f.describe(), dataPath)
 	}
 	var want []string
 	for _, w := range f.Workers {
 		rw := r.find(f.Name, w)
 		if rw == nil {
-			return fmt.Sprintf("%s: %s: %s has no row %q at %d workers", readmeName, f.describe(), dataPath, f.Name, w)
+			return fmt.Sprintf("%s: %s: %s has no row %q at %d workers", docName, f.describe(), dataPath, f.Name, w)
 		}
 		want = append(want, formatRate(rw.MedianRPS))
 	}
@@ -149,7 +152,7 @@ func checkFigure(readmeName, text string, f figure, dataDir string, byFile map[s
 	tables, ok := sectionTables(text, f.Section)
 	if !ok {
 		return fmt.Sprintf("%s: no section \"## %s\" for %s; expected %s %q from %s",
-			readmeName, f.Section, f.describe(), f.Column, expected, source)
+			docName, f.Section, f.describe(), f.Column, expected, source)
 	}
 	var matches []string
 	var lines []int
@@ -183,46 +186,56 @@ func checkFigure(readmeName, text string, f figure, dataDir string, byFile map[s
 	switch len(matches) {
 	case 0:
 		return fmt.Sprintf("%s: %s with a %q column not found; expected %s %q from %s",
-			readmeName, f.describe(), f.Column, f.Column, expected, source)
+			docName, f.describe(), f.Column, f.Column, expected, source)
 	case 1:
 	default:
 		return fmt.Sprintf("%s: %s matches %d table lines (%v); make the mapping specific",
-			readmeName, f.describe(), len(matches), lines)
+			docName, f.describe(), len(matches), lines)
 	}
 	if matches[0] != expected {
-		return fmt.Sprintf("%s:%d: %s, %s: README says %q, expected %q from %s",
-			readmeName, lines[0], f.describe(), f.Column, matches[0], expected, source)
+		return fmt.Sprintf("%s:%d: %s, %s: has %q, expected %q from %s",
+			docName, lines[0], f.describe(), f.Column, matches[0], expected, source)
 	}
 	return ""
 }
 
-// peerSection is the README section with the peer tables.
-const peerSection = "Performance"
+// The sections that quote the latest peers set: in the performance document,
+// its headline table and the full peer table; in the README, the headline
+// table (and the peer table, checked too if the README has one).
+const (
+	perfPeerSection   = "Against the peers"
+	readmePeerSection = "Performance"
+)
 
 // checkPeerTables compares the headline table and the full peer table of the
-// README's Performance section with r, the latest peers set, cell by cell,
-// both ways: a scenario or peer of the set missing from a table is a
-// problem, and so is a table row or column the set does not have. The
-// section must also name the set's file.
+// section "## section" of text, the document docName, with r, the latest
+// peers set, cell by cell, both ways: a scenario or peer of the set missing
+// from a table is a problem, and so is a table row or column the set does
+// not have. The section must have a headline table and name the set's file;
+// it must have a peer table when needPeerTable is set, and a peer table it
+// has is checked either way.
 //
 // The headline table's header starts with "scenario" and has the headers of
 // headlineColumns; its rows start with a scenario's Title. The peer table's
 // header starts with "peer" followed by scenario Titles; its rows start with
 // a row's peer name, and each cell is peerCell's text, or empty where the
 // peer has no row in that scenario.
-func checkPeerTables(readmeName, text string, r *report, dataDir string) []string {
+func checkPeerTables(docName, text, section string, needPeerTable bool, r *report, dataDir string) []string {
 	var problems []string
 	add := func(format string, a ...any) {
-		problems = append(problems, readmeName+": "+fmt.Sprintf(format, a...))
+		problems = append(problems, docName+": "+fmt.Sprintf(format, a...))
+	}
+	addAt := func(line int, format string, a ...any) {
+		problems = append(problems, fmt.Sprintf("%s:%d: ", docName, line)+fmt.Sprintf(format, a...))
 	}
 	dataPath := filepath.Join(dataDir, r.File)
-	tables, ok := sectionTables(text, peerSection)
+	tables, ok := sectionTables(text, section)
 	if !ok {
-		add("no section \"## %s\" for the peer tables from %s", peerSection, dataPath)
+		add("no section \"## %s\" for the peer tables from %s", section, dataPath)
 		return problems
 	}
-	if !strings.Contains(sectionText(text, peerSection), "docs/bench/"+r.File) {
-		add("section %q does not name the peers set it quotes, docs/bench/%s", peerSection, r.File)
+	if !strings.Contains(sectionText(text, section), "docs/bench/"+r.File) {
+		add("section %q does not name the peers set it quotes, docs/bench/%s", section, r.File)
 	}
 	var headline, peerTable *mdTable
 	for _, t := range tables {
@@ -244,7 +257,7 @@ func checkPeerTables(readmeName, text string, r *report, dataDir string) []strin
 	}
 
 	if headline == nil {
-		add("section %q has no headline table (header starting with \"scenario\"); expected from %s", peerSection, dataPath)
+		add("section %q has no headline table (header starting with \"scenario\"); expected from %s", section, dataPath)
 	} else {
 		for _, c := range headlineColumns {
 			if headline.column(c.Header) < 0 {
@@ -256,7 +269,7 @@ func checkPeerTables(readmeName, text string, r *report, dataDir string) []strin
 			sc, ok := byTitle[rw.cells[0]]
 			self := r.self(sc)
 			if !ok || self == nil {
-				add("%d: headline table row %q is no scenario of %s", rw.line, rw.cells[0], dataPath)
+				addAt(rw.line, "headline table row %q is no scenario of %s", rw.cells[0], dataPath)
 				continue
 			}
 			seen[sc.Title] = true
@@ -270,8 +283,8 @@ func checkPeerTables(readmeName, text string, r *report, dataDir string) []strin
 					got = rw.cells[col]
 				}
 				if want := c.Cell(r, sc, self); got != want {
-					add("%d: headline table, %s, %s: README says %q, expected %q from %s",
-						rw.line, sc.Title, c.Header, got, want, dataPath)
+					addAt(rw.line, "headline table, %s, %s: has %q, expected %q from %s",
+						sc.Title, c.Header, got, want, dataPath)
 				}
 			}
 		}
@@ -283,7 +296,9 @@ func checkPeerTables(readmeName, text string, r *report, dataDir string) []strin
 	}
 
 	if peerTable == nil {
-		add("section %q has no peer table (header starting with \"peer\"); expected from %s", peerSection, dataPath)
+		if needPeerTable {
+			add("section %q has no peer table (header starting with \"peer\"); expected from %s", section, dataPath)
+		}
 		return problems
 	}
 	var cols []scenario // by peer table column; Title "" for unknown ones
@@ -309,7 +324,7 @@ func checkPeerTables(readmeName, text string, r *report, dataDir string) []strin
 	for _, rw := range peerTable.rows {
 		name := rw.cells[0]
 		if !slices.Contains(peerNames, name) {
-			add("%d: peer table row %q is no peer of %s", rw.line, name, dataPath)
+			addAt(rw.line, "peer table row %q is no peer of %s", name, dataPath)
 			continue
 		}
 		seen[name] = true
@@ -327,8 +342,8 @@ func checkPeerTables(readmeName, text string, r *report, dataDir string) []strin
 				got = rw.cells[i+1]
 			}
 			if got != want {
-				add("%d: peer table, %s, %s: README says %q, expected %q from %s",
-					rw.line, name, sc.Title, got, want, dataPath)
+				addAt(rw.line, "peer table, %s, %s: has %q, expected %q from %s",
+					name, sc.Title, got, want, dataPath)
 			}
 		}
 	}
