@@ -101,7 +101,7 @@ func TestCallOf(t *testing.T) {
 
 func TestCallSetError(t *testing.T) {
 	t.Parallel()
-	srv := jsonrpc.NewServer()
+	srv := jsonrpc.NewServer(jsonrpc.ErrorDetails()) // which error won shows in the message
 	for name, fn := range map[string]any{
 		"replace": func(ctx context.Context) int {
 			jsonrpc.CallOf(ctx).SetError(jsonrpc.NewError(-32010, "set by method"))

@@ -65,13 +65,16 @@
 // # Errors
 //
 // A method that returns an error which is, or wraps, an *Error answers with
-// that error object. Any other error answers with CodeServerError and the
-// error's text as message; context.Canceled and context.DeadlineExceeded
+// that error object. Any other error answers with CodeServerError and its
+// standard message, "Server error": the error's text stays on the server
+// unless ErrorDetails is set. context.Canceled and context.DeadlineExceeded
 // answer with CodeCancelled and CodeDeadline. Params that do not fit give
 // CodeInvalidParams with data naming the param. A panicking method answers
 // with CodeInternalError; the panic does not leave the call, and the server
 // keeps serving. OnError sees every such error, with its Go cause (a
-// *PanicError for a panic), and may rewrite the error object.
+// *PanicError for a panic), and may rewrite the error object. Client code
+// tells the standard errors apart with errors.Is and the sentinels
+// (errors.Is(err, jsonrpc.ErrMethodNotFound)).
 //
 // # Hooks
 //

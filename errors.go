@@ -147,11 +147,13 @@ func ErrorCode(err error) Code {
 	if err == nil {
 		return 0
 	}
-	return toError(err).Code
+	return toError(err, false).Code
 }
 
-// toError maps any error to the error object a response carries.
-func toError(err error) *Error {
+// toError maps any error to the error object a response carries. An error
+// that is not an *Error carries its text as the message only with details
+// on (ErrorDetails); otherwise the code's standard message.
+func toError(err error, details bool) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		if e == nil {
@@ -174,7 +176,10 @@ func toError(err error) *Error {
 	case errors.Is(err, context.DeadlineExceeded):
 		return &Error{Code: CodeDeadline, Message: "Deadline exceeded"}
 	}
-	return &Error{Code: CodeServerError, Message: err.Error()}
+	if details {
+		return &Error{Code: CodeServerError, Message: err.Error()}
+	}
+	return errServerError
 }
 
 func jsonString(s string) json.RawMessage { return wire.AppendQuote(nil, s) }
@@ -205,6 +210,7 @@ var (
 	errParse          = &Error{Code: CodeParseError, Message: "Parse error"}
 	errInvalidRequest = &Error{Code: CodeInvalidRequest, Message: "Invalid Request"}
 	errMethodNotFound = &Error{Code: CodeMethodNotFound, Message: "Method not found"}
+	errServerError    = &Error{Code: CodeServerError, Message: "Server error"}
 )
 
 // Sentinel errors of the Go API.

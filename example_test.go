@@ -106,13 +106,13 @@ func ExampleError() {
 		}
 		return 100 - amount, nil
 	})
-	srv.MustRegister("fail", func() error { return errors.New("disk full") })
+	srv.MustRegister("fail", func() error { return errors.New("disk full") }) // its text stays on the server
 
 	fmt.Println(srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"withdraw","params":[500],"id":1}`))
 	fmt.Println(srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"fail","id":2}`))
 	// Output:
 	// {"jsonrpc":"2.0","error":{"code":1001,"message":"insufficient funds","data":{"balance":100}},"id":1}
-	// {"jsonrpc":"2.0","error":{"code":-32000,"message":"disk full"},"id":2}
+	// {"jsonrpc":"2.0","error":{"code":-32000,"message":"Server error"},"id":2}
 }
 
 func ExampleOnPreProcess() {

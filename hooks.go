@@ -63,7 +63,7 @@ func (s *Server) callWithInfo(ctx context.Context, dst []byte, m *method, r *wir
 	var e *Error
 	if err != nil {
 		dst = dst[:start]
-		e = toError(err)
+		e = toError(err, s.cfg.details)
 		if cf.onError != nil {
 			mapped := e
 			e = rewrite(e, func() *Error { return cf.onError(c, call, err, mapped) })
@@ -80,7 +80,7 @@ func (s *Server) callWithInfo(ctx context.Context, dst []byte, m *method, r *wir
 		}
 		if perr != nil {
 			dst = dst[:start]
-			e = toError(perr)
+			e = toError(perr, cf.details)
 		}
 	}
 	switch {

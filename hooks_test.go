@@ -131,7 +131,7 @@ func TestOnPreProcess(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := jsonrpc.NewServer(jsonrpc.OnPreProcess(tt.pre))
+			srv := jsonrpc.NewServer(jsonrpc.OnPreProcess(tt.pre), jsonrpc.ErrorDetails())
 			ran := target(t, srv)
 			checkCase(t, srv, rpcCase{name: tt.name, req: tt.req, want: tt.want})
 			if got := ran.Load(); got != tt.ran {
@@ -213,7 +213,7 @@ func TestOnPostProcess(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var got seen
-			srv := demo.NewServer(jsonrpc.OnPostProcess(func(_ context.Context, c *jsonrpc.Call, result json.RawMessage, e *jsonrpc.Error) error {
+			srv := demo.NewServer(jsonrpc.ErrorDetails(), jsonrpc.OnPostProcess(func(_ context.Context, c *jsonrpc.Call, result json.RawMessage, e *jsonrpc.Error) error {
 				got.calls++
 				got.result = "<nil>"
 				if result != nil {

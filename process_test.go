@@ -375,7 +375,7 @@ var errorCases = []rpcCase{
 	{name: "-32602 named to positional-only", req: call("addInt", `{"a":1,"b":2}`, "1"), want: invalidParams, data: "named"},
 	{name: "-32602 named to echo", req: call("echo", `{"v":1}`, "1"), want: invalidParams, data: "named"},
 	{name: "wrapped *Error", req: call("fail", "", "1"), want: `{"jsonrpc":"2.0","error":{"code":-32001,"message":"custom failure","data":{"retry":true}},"id":1}`},
-	{name: "plain error", req: call("failPlain", "", "1"), want: wantErrorMessage(jsonrpc.CodeServerError, "plain failure", "1")},
+	{name: "plain error, without its text", req: call("failPlain", "", "1"), want: wantErrorMessage(jsonrpc.CodeServerError, "Server error", "1")},
 	{name: "panic", req: call("panic", "", "1"), want: wantError(jsonrpc.CodeInternalError, "1")},
 	{name: "unencodable result", req: call("nan", "", "1"), want: wantError(jsonrpc.CodeInternalError, "1")},
 	{name: "context.Canceled", req: call("cancelled", "", "1"), want: wantError(jsonrpc.CodeCancelled, "1")},
@@ -386,6 +386,18 @@ var errorCases = []rpcCase{
 }
 
 func TestErrors(t *testing.T) { t.Parallel(); runCases(t, newRuleServer(t).Server, errorCases) }
+
+// With ErrorDetails, a plain error's text is the message; nothing else
+// changes.
+func TestErrorDetails(t *testing.T) {
+	t.Parallel()
+	srv := newRuleServer(t, jsonrpc.ErrorDetails()).Server
+	runCases(t, srv, []rpcCase{
+		{name: "plain error with its text", req: call("failPlain", "", "1"), want: wantErrorMessage(jsonrpc.CodeServerError, "plain failure", "1")},
+		{name: "wrapped *Error", req: call("fail", "", "1"), want: `{"jsonrpc":"2.0","error":{"code":-32001,"message":"custom failure","data":{"retry":true}},"id":1}`},
+		{name: "panic", req: call("panic", "", "1"), want: wantError(jsonrpc.CodeInternalError, "1")},
+	})
+}
 
 // A method that panics answers -32603, and the server keeps serving.
 func TestPanicKeepsServing(t *testing.T) {
@@ -436,7 +448,7 @@ var batchCases = []rpcCase{
 		name: "mixed outcomes",
 		req:  "[" + call("foobar", "", `"a"`) + "," + `{"jsonrpc":"2.0","method":1,"id":2}` + "," + call("failPlain", "", "3") + "," + call("get_data", "", "4") + "]",
 		want: "[" + wantError(jsonrpc.CodeMethodNotFound, `"a"`) + "," + wantError(jsonrpc.CodeInvalidRequest, "2") + "," +
-			wantErrorMessage(jsonrpc.CodeServerError, "plain failure", "3") + "," + wantResult(`["hello",5]`, "4") + "]",
+			wantErrorMessage(jsonrpc.CodeServerError, "Server error", "3") + "," + wantResult(`["hello",5]`, "4") + "]",
 	},
 	{name: "all notifications", req: "[" + call("update", "[1]", "") + "," + call("foobar", "", "") + "," + call("panic", "", "") + "]", want: ""},
 	{name: "invalid notification answered", req: "[" + call("update", "[1]", "") + `,{"method":"update"}]`, want: "[" + invalidRequest + "]"},

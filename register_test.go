@@ -87,7 +87,7 @@ func TestRegisterService(t *testing.T) {
 		{name: "ForMethod default", req: call("svc.shout", `["ab"]`, "1"), want: wantResult(`"abab"`, "1")},
 		{name: "ForMethod only its method", req: call("svc.addInt", `{"a":1,"b":2}`, "1"), want: invalidParams, data: "named"},
 		{name: "pointer method", req: call("svc.pointerOnly", "", "1"), want: wantResult(`"pointer"`, "1")},
-		{name: "error", req: call("svc.fail", "", "1"), want: wantErrorMessage(jsonrpc.CodeServerError, "failed", "1")},
+		{name: "error", req: call("svc.fail", "", "1"), want: wantErrorMessage(jsonrpc.CodeServerError, "Server error", "1")},
 		{name: "variadic", req: call("svc.sum", "[1,2,3]", "1"), want: wantResult("3", "1")},
 	} {
 		checkCase(t, srv, c)

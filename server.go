@@ -53,6 +53,15 @@ func MaxBatch(n int) Option {
 	}
 }
 
+// ErrorDetails sends the text of errors that are not *Error to the client:
+// a method's plain error (errors.New("disk full")) answers with
+// CodeServerError and its text as the message. Without it the message is
+// the code's standard one, "Server error", so that what a Go error says
+// (file names, addresses, SQL) stays on the server; OnError sees the error
+// either way and may add detail. Errors that are *Error, params that do not
+// fit, and cancellations answer as documented whether it is set or not.
+func ErrorDetails() Option { return func(cf *config) { cf.details = true } }
+
 // config is shared, read-only, by a server and its sessions.
 type config struct {
 	codec        Codec
@@ -62,6 +71,7 @@ type config struct {
 	post         func(ctx context.Context, c *Call, result json.RawMessage, err *Error) error
 	onError      func(ctx context.Context, c *Call, cause error, e *Error) *Error
 	onParseError func(req []byte, cause error, e *Error) *Error
+	details      bool // ErrorDetails
 	hooks        bool // any call hook is set
 }
 
