@@ -4,6 +4,7 @@ package jsonrpc_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -69,4 +70,26 @@ func TestZeroAllocs(t *testing.T) {
 		allocCase{"method-not-found", `{"jsonrpc":"2.0","method":"noSuchMethod","params":[1],"id":6}`, `"code":-32601`},
 	)
 	checkZeroAllocs(t, demo.NewServer(), cases)
+}
+
+// With hooks, a call allocates its context and nothing else: the copy of the
+// result the post hook sees comes from a pool.
+func TestHookAllocs(t *testing.T) {
+	srv := demo.NewServer(
+		jsonrpc.OnPreProcess(func(context.Context, *jsonrpc.Call) error { return nil }),
+		jsonrpc.OnPostProcess(func(_ context.Context, _ *jsonrpc.Call, result json.RawMessage, _ *jsonrpc.Error) error {
+			if len(result) == 0 {
+				panic("no result")
+			}
+			return nil
+		}),
+	)
+	req := []byte(demo.Requests[0])
+	buf := make([]byte, 0, 4096)
+	allocs := testing.AllocsPerRun(1000, func() {
+		buf = srv.Process(context.Background(), buf[:0], req)
+	})
+	if allocs != 1 {
+		t.Errorf("Process with pre and post hooks made %v allocations per call, want 1 (the call's context)", allocs)
+	}
 }

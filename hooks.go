@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"runtime/debug"
+	"sync"
 
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
@@ -17,16 +18,17 @@ func OnPreProcess(f func(ctx context.Context, c *Call) error) Option {
 
 // OnPostProcess sets a hook that runs after each method call, with the call
 // and its outcome: the JSON result, or the error object the call will answer
-// with. A non-nil error it returns, or sets with Call.SetError, replaces the
-// outcome.
+// with. Both are copies, valid until the hook returns: changing them changes
+// nothing. A non-nil error it returns, or sets with Call.SetError, replaces
+// the outcome.
 func OnPostProcess(f func(ctx context.Context, c *Call, result json.RawMessage, err *Error) error) Option {
 	return func(cf *config) { cf.post = f }
 }
 
 // OnError sets a hook that sees every error a method call ends with (its
 // returned error, a pending error, a param error, a panic as *PanicError) as
-// cause, with the error object mapped from it, and returns the error object
-// to answer with.
+// cause, with a copy of the error object mapped from it, and returns the
+// error object to answer with (nil keeps the mapped one).
 func OnError(f func(ctx context.Context, c *Call, cause error, e *Error) *Error) Option {
 	return func(cf *config) { cf.onError = f }
 }
@@ -37,6 +39,12 @@ func OnError(f func(ctx context.Context, c *Call, cause error, e *Error) *Error)
 func OnParseError(f func(req []byte, cause error, e *Error) *Error) Option {
 	return func(cf *config) { cf.onParseError = f }
 }
+
+// resultCopies pools the copies of results that OnPostProcess hooks see;
+// copies over maxResultCopy are not kept.
+var resultCopies = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
+
+const maxResultCopy = 64 << 10
 
 // callWithInfo runs a call with its Call in the context, and the hooks.
 func (s *Server) callWithInfo(ctx context.Context, dst []byte, m *method, r *wire.Request) []byte {
@@ -65,16 +73,30 @@ func (s *Server) callWithInfo(ctx context.Context, dst []byte, m *method, r *wir
 		dst = dst[:start]
 		e = toError(err, s.cfg.details)
 		if cf.onError != nil {
-			mapped := e
-			e = rewrite(e, func() *Error { return cf.onError(c, call, err, mapped) })
+			mapped := *e // the hook may change what it is given
+			e = rewrite(e, func() *Error { return cf.onError(c, call, err, &mapped) })
 		}
 	}
 	if cf.post != nil {
-		var result json.RawMessage
+		// The hook sees copies: what it does to them cannot reach the
+		// response, nor the error objects other calls answer with.
+		var (
+			result json.RawMessage
+			rc     *[]byte
+			ec     *Error
+		)
 		if e == nil {
-			result = dst[resStart:len(dst):len(dst)] // the hook cannot append into dst
+			rc = resultCopies.Get().(*[]byte)
+			*rc = append((*rc)[:0], dst[resStart:]...)
+			result = (*rc)[:len(*rc):len(*rc)]
+		} else {
+			copied := *e
+			ec = &copied
 		}
-		perr := protect(func() error { return cf.post(c, call, result, e) })
+		perr := protect(func() error { return cf.post(c, call, result, ec) })
+		if rc != nil && cap(*rc) <= maxResultCopy {
+			resultCopies.Put(rc)
+		}
 		if pending := call.takeErr(); pending != nil {
 			perr = pending
 		}

@@ -391,3 +391,37 @@ func TestOnParseError(t *testing.T) {
 }
 
 // callInfo is what a method learns from jsonrpc.CallOf.
+
+// What hooks do to the values they are given cannot corrupt a response:
+// a post hook that writes into the result, or changes the error object, and
+// an error hook that changes the error object it is given, leave the
+// response and later responses as they were.
+func TestHooksCannotCorruptOutput(t *testing.T) {
+	t.Parallel()
+	srv := demo.NewServer(
+		jsonrpc.OnPostProcess(func(_ context.Context, _ *jsonrpc.Call, result json.RawMessage, e *jsonrpc.Error) error {
+			for i := range result {
+				result[i] = '}'
+			}
+			if e != nil {
+				e.Code, e.Message = 1, "changed by the post hook"
+			}
+			return nil
+		}),
+		jsonrpc.OnError(func(_ context.Context, _ *jsonrpc.Call, _ error, e *jsonrpc.Error) *jsonrpc.Error {
+			e.Message += " (seen)"
+			return nil // keep the mapped error
+		}),
+	)
+	srv.MustRegister("plain", func() error { return errors.New("secret") })
+	for range 3 {
+		for _, c := range []rpcCase{
+			{name: "result", req: call("subtract", "[42,23]", "1"), want: wantResult("19", "1")},
+			{name: "unknown method", req: call("nope", "", "2"), want: wantError(jsonrpc.CodeMethodNotFound, "2")},
+			{name: "plain error", req: call("plain", "", "3"), want: wantErrorMessage(jsonrpc.CodeServerError, "Server error", "3")},
+			{name: "invalid params", req: call("subtract", `["x"]`, "4"), want: wantError(jsonrpc.CodeInvalidParams, "4"), data: "param"},
+		} {
+			checkCase(t, srv, c)
+		}
+	}
+}
