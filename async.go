@@ -86,6 +86,7 @@ func rebase(r *wire.Request, old, new []byte) {
 
 // asyncBatch collects the answers of the blocking calls of a batch.
 type asyncBatch struct {
+	srv     *Server
 	sc      *asyncbuf.Buf // sc.Resp holds "[" and the answers so far; sc.Req the request copy
 	calls   []heldCall
 	parts   [][]byte     // the answer of each held call, filled as it finishes
@@ -119,7 +120,7 @@ func (s *Server) batchAsync(ctx context.Context, dst, req []byte, reply func([]b
 	for i := range held {
 		rebase(&held[i].r, req, sc.Req)
 	}
-	s.dispatch(ctx, &asyncBatch{sc: sc, calls: held, parts: make([][]byte, len(held)), reply: reply})
+	s.dispatch(ctx, &asyncBatch{srv: s, sc: sc, calls: held, parts: make([][]byte, len(held)), reply: reply})
 }
 
 // closeBatch ends a batch answer begun with "[" at start, or removes it when
@@ -150,12 +151,19 @@ func (b *asyncBatch) done() {
 		return
 	}
 	dst := b.sc.Resp
-	for _, p := range b.parts {
+	cf := b.srv.cfg
+	for i, p := range b.parts {
 		if len(p) == 0 {
 			continue
 		}
 		if len(dst) > 1 {
 			dst = append(dst, ',')
+		}
+		if len(dst)+len(p) > cf.maxResponse {
+			// Past the response limit: the call has run, but its answer
+			// is the limit error.
+			dst = appendError(dst, cf.errTooLarge, b.calls[i].r.ID)
+			continue
 		}
 		dst = append(dst, p...)
 	}

@@ -67,7 +67,7 @@ func TestCallOf(t *testing.T) {
 			srv := jsonrpc.NewServer()
 			if tt.session != "" {
 				var err error
-				if srv, err = jsonrpc.NewSessions().Create(tt.session); err != nil {
+				if srv, err = (&jsonrpc.Sessions{}).Create(tt.session); err != nil {
 					t.Fatal(err)
 				}
 			}

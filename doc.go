@@ -93,7 +93,7 @@
 // shared with another call.
 //
 // Sessions are method tables of their own, addressed by an id: Sessions
-// holds them, made with the options it was given; Create makes one, Lookup
+// holds them, each made with its Options; Create makes one, Lookup
 // finds one without creating it, Destroy removes it and IDs lists them. A
 // host routes requests to sessions (httprpc by URL path); clients cannot
 // create them.

@@ -27,6 +27,7 @@ const (
 	CodeServerError    Code = -32000 // a method returned an error that is not an *Error
 	CodeCancelled      Code = -32800 // the call's context was cancelled
 	CodeDeadline       Code = -32801 // the call's deadline passed
+	CodeLimitExceeded  Code = -32005 // a limit of the server refused the request or its answer (as in EIP-1474)
 )
 
 var codeNames = map[Code]string{
@@ -38,6 +39,7 @@ var codeNames = map[Code]string{
 	CodeServerError:    "Server error",
 	CodeCancelled:      "Request cancelled",
 	CodeDeadline:       "Deadline exceeded",
+	CodeLimitExceeded:  "Limit exceeded",
 }
 
 // String returns the standard message of a known code, or the code in

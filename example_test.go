@@ -148,7 +148,7 @@ func ExampleOnPreProcess() {
 
 func ExampleSessions() {
 	srv := jsonrpc.NewServer()
-	sessions := jsonrpc.NewSessions()
+	sessions := &jsonrpc.Sessions{}
 	alice, err := sessions.Create("alice")
 	if err != nil {
 		panic(err)

@@ -111,7 +111,7 @@ func (s *Server) callWithInfo(ctx context.Context, dst []byte, m *method, r *wir
 	case e != nil:
 		return appendError(dst[:start], e, r.ID)
 	}
-	return wire.AppendIDEnd(dst, r.ID)
+	return s.limit(wire.AppendIDEnd(dst, r.ID), start, r.ID)
 }
 
 // rewrite runs an error-rewriting hook and returns its error object, or e

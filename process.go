@@ -93,6 +93,7 @@ func (s *Server) answerBatch(ctx context.Context, dst, arr []byte, reqs []wire.R
 	dst = append(dst, '[')
 	var held []heldCall
 	pos := 0
+	over := false // the answers have passed the response limit
 	for k := range n {
 		r := &reqs[k%len(reqs)]
 		if k >= len(reqs) {
@@ -109,10 +110,23 @@ func (s *Server) answerBatch(ctx context.Context, dst, arr []byte, reqs []wire.R
 			dst = appendError(dst, errInvalidRequest, nil)
 		} else if m, out, ok := s.resolve(dst, r); !ok {
 			dst = out
+		} else if over {
+			if r.ID != nil {
+				dst = appendError(dst, s.cfg.errTooLarge, r.ID)
+			}
 		} else if hold && m.blocking {
 			held = append(held, heldCall{m: m, r: *r})
 		} else {
 			dst = s.call(ctx, dst, m, r)
+			if len(dst)-start > s.cfg.maxResponse {
+				// This answer passes the limit: it and the later calls
+				// are answered with the limit error, and not run.
+				over = true
+				dst = dst[:before]
+				if r.ID != nil {
+					dst = appendError(dst, s.cfg.errTooLarge, r.ID)
+				}
+			}
 		}
 		if len(dst) == before {
 			dst = dst[:mark]
@@ -188,7 +202,17 @@ func (s *Server) call(ctx context.Context, dst []byte, m *method, r *wire.Reques
 	case err != nil:
 		return appendError(dst[:start], toError(err, s.cfg.details), id)
 	}
-	return wire.AppendIDEnd(out, id)
+	return s.limit(wire.AppendIDEnd(out, id), start, id)
+}
+
+// limit returns dst, whose response to the request id begins at start, or
+// with that response replaced by the limit error when it is over the
+// response limit.
+func (s *Server) limit(dst []byte, start int, id []byte) []byte {
+	if len(dst)-start <= s.cfg.maxResponse {
+		return dst
+	}
+	return appendError(dst[:start], s.cfg.errTooLarge, id)
 }
 
 func isVersion2(v []byte) bool {

@@ -817,3 +817,80 @@ func TestProcessDstAfterReq(t *testing.T) {
 		}
 	}
 }
+
+// MaxResponse bounds a response as it is built: an answer over the limit is
+// replaced by the limit error with its id, and in a batch the calls after
+// the limit are not run.
+func TestMaxResponse(t *testing.T) {
+	t.Parallel()
+	var ran atomic.Int64
+	srv := jsonrpc.NewServer(jsonrpc.MaxResponse(300))
+	srv.MustRegister("big", func(n int) string { ran.Add(1); return strings.Repeat("x", n) })
+	srv.MustRegister("slow", func(n int) string { ran.Add(1); return strings.Repeat("y", n) }, jsonrpc.Blocking())
+	limit := func(id string) string {
+		return `{"jsonrpc":"2.0","error":{"code":-32005,"message":"Limit exceeded","data":"response exceeds the limit of 300 bytes"},"id":` + id + `}`
+	}
+	for _, tt := range []struct {
+		name, req, want string
+		ran             int64
+	}{
+		{"fits", call("big", "[10]", "1"), wantResult(`"xxxxxxxxxx"`, "1"), 1},
+		{"over", call("big", "[400]", "2"), limit("2"), 1},
+		{"notification over", call("big", "[400]", ""), "", 1},
+		{
+			"batch stops at the limit",
+			"[" + call("big", "[100]", "1") + "," + call("big", "[100]", "2") + "," + call("big", "[100]", "3") + "," + call("big", "[1]", "") + "," + call("nope", "", "5") + "," + call("big", "[1]", `"six"`) + "]",
+			"[" + wantResult(`"`+strings.Repeat("x", 100)+`"`, "1") + "," + wantResult(`"`+strings.Repeat("x", 100)+`"`, "2") + "," + limit("3") + "," + wantError(jsonrpc.CodeMethodNotFound, "5") + "," + limit(`"six"`) + "]",
+			3,
+		},
+		{
+			"blocking calls of a batch",
+			"[" + call("slow", "[100]", "1") + "," + call("slow", "[100]", "2") + "," + call("slow", "[100]", "3") + "]",
+			"[" + wantResult(`"`+strings.Repeat("y", 100)+`"`, "1") + "," + wantResult(`"`+strings.Repeat("y", 100)+`"`, "2") + "," + limit("3") + "]",
+			3,
+		},
+	} {
+		ran.Store(0)
+		done := make(chan []byte, 1)
+		srv.ProcessAsync(context.Background(), nil, []byte(tt.req), func(b []byte) { done <- bytes.Clone(b) })
+		got := <-done
+		testutil.CheckAnswer(t, tt.name, tt.req, got, tt.want)
+		if tt.want != "" && !strings.HasPrefix(tt.req, "[") && string(got) != tt.want {
+			t.Errorf("%s: got %s, want exactly %s", tt.name, got, tt.want)
+		}
+		if n := ran.Load(); n != tt.ran {
+			t.Errorf("%s: %d calls ran, want %d", tt.name, n, tt.ran)
+		}
+		if tt.name != "blocking calls of a batch" {
+			testutil.CheckAnswer(t, tt.name+" (Process)", tt.req, srv.Process(context.Background(), nil, []byte(tt.req)), tt.want)
+		}
+	}
+}
+
+// By default a response may be 16 MiB: a batch asking for 256 results of
+// 1 MiB each is answered with about 16 MiB, not 256.
+func TestMaxResponseDefault(t *testing.T) {
+	t.Parallel()
+	var ran atomic.Int64
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("big", func(n int) string { ran.Add(1); return strings.Repeat("x", n) })
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range 256 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(call("big", "[1048576]", fmt.Sprint(i)))
+	}
+	b.WriteString("]")
+	out := srv.Process(context.Background(), nil, []byte(b.String()))
+	if len(out) > jsonrpc.DefaultMaxResponse+256*150 {
+		t.Errorf("answer of %d bytes, want at most the %d-byte limit and the errors", len(out), jsonrpc.DefaultMaxResponse)
+	}
+	if n := ran.Load(); n > 16 {
+		t.Errorf("%d calls ran, want at most 16", n)
+	}
+	if err := testutil.ValidateResponse(out); err != nil {
+		t.Error(err)
+	}
+}

@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -20,12 +21,11 @@ type Codec interface {
 	Append(dst []byte, v any) ([]byte, error)
 }
 
-// Default limits.
+// The default limits; see the options that change them.
 const (
-	// DefaultMaxDepth is the default nesting limit of a request document.
-	DefaultMaxDepth = wire.DefaultMaxDepth
-	// DefaultMaxBatch is the default number of requests a batch may hold.
-	DefaultMaxBatch = 1024
+	defaultMaxDepth    = wire.DefaultMaxDepth
+	defaultMaxBatch    = 1024
+	defaultMaxResponse = 16 << 20
 )
 
 // An Option configures a Server at construction. Later options win.
@@ -36,20 +36,38 @@ type Option func(*config)
 // json.Marshal).
 func UseCodec(c Codec) Option { return func(cf *config) { cf.codec = c } }
 
-// MaxDepth limits how deeply a request document may nest arrays and objects
-// (DefaultMaxDepth when n <= 0). A deeper document is answered with
-// CodeParseError.
+// MaxDepth limits how deeply a request document may nest arrays and objects:
+// 128 levels by default, and when n <= 0. A deeper document is answered
+// with CodeParseError.
 func MaxDepth(n int) Option { return func(cf *config) { cf.scan.MaxDepth = n } }
 
-// MaxBatch limits the number of requests in a batch (DefaultMaxBatch when
-// n <= 0). A larger batch is answered with one CodeInvalidRequest error and
-// none of its requests run.
+// MaxBatch limits the number of requests in a batch: 1024 by default, and
+// when n <= 0. A larger batch is answered with one CodeInvalidRequest error
+// and none of its requests run.
 func MaxBatch(n int) Option {
 	return func(cf *config) {
 		if n <= 0 {
-			n = DefaultMaxBatch
+			n = defaultMaxBatch
 		}
 		cf.maxBatch = n
+	}
+}
+
+// MaxResponse limits the size of a response, in bytes: 16 MiB by default,
+// and when n <= 0. It is checked as the response is built, so that an
+// oversized answer is never sent and a batch stops growing: a response
+// object over the limit is replaced by a CodeLimitExceeded error with its id
+// and data naming the limit; in a batch, the answers that fit are kept, in
+// order, and the request that passes the limit and every later one with an
+// id is answered with that error instead, without being run. (The errors
+// themselves may take the batch past the limit, by about 100 bytes a
+// request.) One result is encoded whole before it is measured.
+func MaxResponse(n int) Option {
+	return func(cf *config) {
+		if n <= 0 {
+			n = defaultMaxResponse
+		}
+		cf.maxResponse = n
 	}
 }
 
@@ -67,6 +85,8 @@ type config struct {
 	codec        Codec
 	scan         wire.Scanner
 	maxBatch     int
+	maxResponse  int
+	errTooLarge  *Error // the answer to a response over maxResponse
 	pre          func(ctx context.Context, c *Call) error
 	post         func(ctx context.Context, c *Call, result json.RawMessage, err *Error) error
 	onError      func(ctx context.Context, c *Call, cause error, e *Error) *Error
@@ -99,11 +119,12 @@ type method struct {
 // NewServer returns a server with an empty method table and the given
 // options.
 func NewServer(opts ...Option) *Server {
-	cf := &config{codec: bind.JSON{}, maxBatch: DefaultMaxBatch}
+	cf := &config{codec: bind.JSON{}, maxBatch: defaultMaxBatch, maxResponse: defaultMaxResponse}
 	for _, o := range opts {
 		o(cf)
 	}
 	cf.hooks = cf.pre != nil || cf.post != nil || cf.onError != nil
+	cf.errTooLarge = NewError(CodeLimitExceeded, "").WithData(fmt.Sprintf("response exceeds the limit of %d bytes", cf.maxResponse))
 	return &Server{cfg: cf}
 }
 

@@ -14,18 +14,15 @@ import (
 // session is not visible to others.
 //
 // A session lives from Create to Destroy; hosts only look sessions up, so a
-// client cannot create one. The zero value is not usable: use NewSessions.
+// client cannot create one. The zero value is an empty set, ready to use.
 // Sessions is safe for concurrent use by multiple goroutines; lookups take no
-// lock.
+// lock. A Sessions must not be copied after first use.
 type Sessions struct {
-	opts []Option
-	m    sync.Map // session id -> *Server
-}
+	// Options are the options of each session's server, as NewServer takes
+	// them. They must not be changed after the first Create.
+	Options []Option
 
-// NewSessions returns an empty set whose sessions are servers made with
-// opts, as NewServer makes them.
-func NewSessions(opts ...Option) *Sessions {
-	return &Sessions{opts: slices.Clone(opts)}
+	m sync.Map // session id -> *Server
 }
 
 // Create makes the session id with an empty method table and returns its
@@ -36,7 +33,7 @@ func (ss *Sessions) Create(id string) (*Server, error) {
 	if id == "" {
 		return nil, errors.New("jsonrpc: empty session id")
 	}
-	s := NewServer(ss.opts...)
+	s := NewServer(ss.Options...)
 	s.id = id
 	if _, loaded := ss.m.LoadOrStore(id, s); loaded {
 		return nil, fmt.Errorf("%w: session %q", ErrDuplicate, id)

@@ -21,7 +21,7 @@ func TestSessions(t *testing.T) {
 		return nil
 	})
 	root := demo.NewServer(pre)
-	sessions := jsonrpc.NewSessions(pre)
+	sessions := &jsonrpc.Sessions{Options: []jsonrpc.Option{pre}}
 	if ids := sessions.IDs(); len(ids) != 0 {
 		t.Fatalf("a new set lists sessions %q", ids)
 	}
@@ -89,7 +89,7 @@ func TestSessions(t *testing.T) {
 // calls of the same session only.
 func TestSessionFromMethod(t *testing.T) {
 	t.Parallel()
-	sessions := jsonrpc.NewSessions()
+	sessions := &jsonrpc.Sessions{}
 	for _, id := range []string{"x", "y"} {
 		s, err := sessions.Create(id)
 		if err != nil {
@@ -113,7 +113,7 @@ func TestConcurrentSessions(t *testing.T) {
 	t.Parallel()
 	const workers, iterations = 16, 200
 	root := demo.NewServer()
-	sessions := jsonrpc.NewSessions()
+	sessions := &jsonrpc.Sessions{}
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {

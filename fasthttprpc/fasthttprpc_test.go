@@ -207,7 +207,7 @@ func TestBlockingBatchConcurrent(t *testing.T) {
 func TestSessions(t *testing.T) {
 	srv := jsonrpc.NewServer()
 	srv.MustRegister("who", func() string { return "default" })
-	sessions := jsonrpc.NewSessions()
+	sessions := &jsonrpc.Sessions{}
 	s1, err := sessions.Create("s1")
 	if err != nil {
 		t.Fatal(err)

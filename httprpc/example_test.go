@@ -51,7 +51,7 @@ func ExampleHandler() {
 
 func ExampleHandler_sessions() {
 	srv := jsonrpc.NewServer()
-	sessions := jsonrpc.NewSessions()
+	sessions := &jsonrpc.Sessions{}
 	whoami := func(ctx context.Context) string {
 		c := jsonrpc.CallOf(ctx)
 		r := c.ContextValue().(*http.Request) // the transport's context value

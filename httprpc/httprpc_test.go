@@ -516,7 +516,7 @@ func TestHTTPBlockingBatchConcurrent(t *testing.T) {
 func TestHTTPSessions(t *testing.T) {
 	t.Parallel()
 	srv := demo.NewServer()
-	sessions := jsonrpc.NewSessions()
+	sessions := &jsonrpc.Sessions{}
 	whoami := func(ctx context.Context) string { return "session " + jsonrpc.CallOf(ctx).SessionID() }
 	srv.MustRegister("whoami", whoami)
 	for _, id := range []string{"abc", "a b", "gone"} {

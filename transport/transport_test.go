@@ -67,7 +67,7 @@ func TestAppendError(t *testing.T) {
 func TestRoute(t *testing.T) {
 	t.Parallel()
 	root := jsonrpc.NewServer()
-	sessions := jsonrpc.NewSessions()
+	sessions := &jsonrpc.Sessions{}
 	abc, err := sessions.Create("abc")
 	if err != nil {
 		t.Fatal(err)
