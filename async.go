@@ -16,7 +16,9 @@ import (
 // Methods registered with Blocking run on goroutines of their own; the
 // elements of a batch that call them run concurrently, and the batch's answer
 // is delivered when the last one finishes, with the responses of the methods
-// that did not block first. When no method blocks, reply runs on the
+// that did not block first. At most Limits.MaxRunning such calls run on
+// goroutines of their own at once, server-wide; past that a call runs on the
+// caller's goroutine, which ProcessAsync then holds until it returns. When no method blocks, reply runs on the
 // caller's goroutine before ProcessAsync returns and the response is
 // appended to dst, so that reply's slice is dst[len(dst):] of the grown
 // buffer and nothing is allocated when dst has room. Otherwise reply runs on
@@ -47,7 +49,7 @@ func (s *Server) ProcessAsync(ctx context.Context, dst, req []byte, reply func(r
 		switch {
 		case !ok:
 			dst = out
-		case m.blocking:
+		case m.blocking && s.cfg.acquire():
 			// Run it later on a copy of the request.
 			sc := asyncbuf.Get()
 			sc.Req = append(sc.Req[:0], req...)
@@ -65,6 +67,7 @@ func (s *Server) ProcessAsync(ctx context.Context, dst, req []byte, reply func(r
 
 func (s *Server) runSuspended(ctx context.Context, sc *asyncbuf.Buf, m *method, r *wire.Request, reply func([]byte)) {
 	sc.Resp = s.call(ctx, sc.Resp[:0], m, r)
+	s.cfg.release()
 	reply(sc.Resp)
 	asyncbuf.Put(sc)
 }
@@ -132,12 +135,21 @@ func closeBatch(dst []byte, start int) []byte {
 	return append(dst, ']')
 }
 
+// dispatch runs the held calls of a batch, each on a goroutine of its own
+// while MaxRunning allows and the rest on the caller's goroutine, and
+// delivers the answer when the last one finishes.
 func (s *Server) dispatch(ctx context.Context, b *asyncBatch) {
 	b.pending.Store(int32(len(b.calls)) + 1)
 	for i := range b.calls {
-		go func() {
-			c := &b.calls[i]
+		c := &b.calls[i]
+		if !s.cfg.acquire() {
 			b.parts[i] = s.call(ctx, nil, c.m, &c.r)
+			b.done()
+			continue
+		}
+		go func() {
+			b.parts[i] = s.call(ctx, nil, c.m, &c.r)
+			s.cfg.release()
 			b.done()
 		}()
 	}

@@ -1,9 +1,11 @@
 package jsonrpc_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -382,5 +384,73 @@ func TestProcessAsyncAppendsToDst(t *testing.T) {
 	})
 	if string(dst) != "prefix" {
 		t.Errorf("dst changed: %s", dst)
+	}
+}
+
+// MaxRunning bounds the goroutines of Blocking calls for the whole server:
+// callers that each send a batch of blocking calls get at most MaxRunning
+// goroutines between them, the calls past the bound run on the callers'
+// goroutines, and every call is answered.
+func TestProcessAsyncMaxRunning(t *testing.T) {
+	const callers, perBatch, maxRunning = 20, 100, 50
+	srv := jsonrpc.NewServer(jsonrpc.UseLimits(jsonrpc.Limits{MaxRunning: maxRunning}))
+	release := make(chan struct{})
+	var active, peak atomic.Int64
+	srv.MustRegister("wait", func(ctx context.Context, n int) int {
+		a := active.Add(1)
+		for p := peak.Load(); a > p && !peak.CompareAndSwap(p, a); p = peak.Load() {
+		}
+		defer active.Add(-1)
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return n
+	}, jsonrpc.Blocking())
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range perBatch {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","method":"wait","params":[%d],"id":%d}`, i, i)
+	}
+	b.WriteString("]")
+	batch := []byte(b.String())
+
+	before := runtime.NumGoroutine()
+	answers := make(chan []byte, callers)
+	for range callers {
+		go srv.ProcessAsync(context.Background(), nil, batch, func(resp []byte) { answers <- bytes.Clone(resp) })
+	}
+	// Every slot is taken, and each caller runs one call itself.
+	deadline := time.Now().Add(10 * time.Second)
+	for active.Load() < maxRunning+callers {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d calls running, want %d", active.Load(), maxRunning+callers)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if n := runtime.NumGoroutine() - before; n > callers+maxRunning+5 {
+		t.Errorf("%d goroutines for %d callers and MaxRunning %d", n, callers, maxRunning)
+	}
+	close(release)
+	for range callers {
+		resp := <-answers
+		var rs []struct {
+			Result int
+			ID     int
+		}
+		if err := json.Unmarshal(resp, &rs); err != nil || len(rs) != perBatch {
+			t.Fatalf("answer of %d responses (%v): %.200s", len(rs), err, resp)
+		}
+		for _, r := range rs {
+			if r.Result != r.ID {
+				t.Fatalf("response %+v", r)
+			}
+		}
+	}
+	if p := peak.Load(); p > maxRunning+callers {
+		t.Errorf("%d calls ran at once, want at most %d", p, maxRunning+callers)
 	}
 }

@@ -47,7 +47,7 @@ func FuzzProcess(f *testing.F) {
 		{"demo", demoSrv, jsonrpc.DefaultMaxDepth},
 		{"hooks", hooked, jsonrpc.DefaultMaxDepth},
 		{"rules", newRuleServer(f).Server, jsonrpc.DefaultMaxDepth},
-		{"shallow", demo.NewServer(jsonrpc.MaxDepth(2)), 2},
+		{"shallow", demo.NewServer(jsonrpc.UseLimits(jsonrpc.Limits{MaxDepth: 2})), 2},
 	}
 	f.Fuzz(func(t *testing.T, req []byte) {
 		orig := bytes.Clone(req)

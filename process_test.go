@@ -520,7 +520,7 @@ func ticks(n int) string {
 	return "[" + strings.Join(reqs, ",") + "]"
 }
 
-// Requests for a server with MaxBatch(2).
+// Requests for a server with Limits.MaxBatch 2.
 var maxBatchCases = []struct {
 	rpcCase
 	ran int64 // number of calls of tick
@@ -538,7 +538,7 @@ func TestMaxBatch(t *testing.T) {
 	for _, c := range maxBatchCases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			rs := newRuleServer(t, jsonrpc.MaxBatch(2))
+			rs := newRuleServer(t, jsonrpc.UseLimits(jsonrpc.Limits{MaxBatch: 2}))
 			checkCase(t, rs.Server, c.rpcCase)
 			if got := rs.ticks.Load(); got != c.ran {
 				t.Errorf("tick ran %d times, want %d", got, c.ran)
@@ -547,7 +547,7 @@ func TestMaxBatch(t *testing.T) {
 	}
 	t.Run("default", func(t *testing.T) {
 		t.Parallel()
-		rs := newRuleServer(t, jsonrpc.MaxBatch(0))
+		rs := newRuleServer(t, jsonrpc.UseLimits(jsonrpc.Limits{MaxBatch: 0}))
 		var resps []json.RawMessage
 		if err := json.Unmarshal(rs.Process(context.Background(), nil, []byte(ticks(jsonrpc.DefaultMaxBatch))), &resps); err != nil || len(resps) != jsonrpc.DefaultMaxBatch {
 			t.Errorf("batch of DefaultMaxBatch: got %d responses (%v), want %d", len(resps), err, jsonrpc.DefaultMaxBatch)
@@ -631,15 +631,15 @@ func TestMaxDepth(t *testing.T) {
 	t.Run("default", func(t *testing.T) { t.Parallel(); runCases(t, newRuleServer(t).Server, depthCases) })
 	t.Run("3", func(t *testing.T) {
 		t.Parallel()
-		runCases(t, newRuleServer(t, jsonrpc.MaxDepth(3)).Server, smallDepthCases)
+		runCases(t, newRuleServer(t, jsonrpc.UseLimits(jsonrpc.Limits{MaxDepth: 3})).Server, smallDepthCases)
 	})
 	t.Run("1", func(t *testing.T) {
 		t.Parallel()
-		runCases(t, newRuleServer(t, jsonrpc.MaxDepth(1)).Server, depthOneCases)
+		runCases(t, newRuleServer(t, jsonrpc.UseLimits(jsonrpc.Limits{MaxDepth: 1})).Server, depthOneCases)
 	})
 }
 
-// With MaxDepth(1) only a request object without params fits: a batch
+// With Limits.MaxDepth 1 only a request object without params fits: a batch
 // nests its requests at depth 2.
 var depthOneCases = []rpcCase{
 	{name: "object", req: call("get_data", "", "1"), want: wantResult(`["hello",5]`, "1")},
@@ -824,7 +824,7 @@ func TestProcessDstAfterReq(t *testing.T) {
 func TestMaxResponse(t *testing.T) {
 	t.Parallel()
 	var ran atomic.Int64
-	srv := jsonrpc.NewServer(jsonrpc.MaxResponse(300))
+	srv := jsonrpc.NewServer(jsonrpc.UseLimits(jsonrpc.Limits{MaxResponse: 300}))
 	srv.MustRegister("big", func(n int) string { ran.Add(1); return strings.Repeat("x", n) })
 	srv.MustRegister("slow", func(n int) string { ran.Add(1); return strings.Repeat("y", n) }, jsonrpc.Blocking())
 	limit := func(id string) string {

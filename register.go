@@ -63,8 +63,9 @@ func BorrowStrings() MethodOption {
 
 // Blocking marks a method as one that may wait (on I/O, a channel, a lock
 // held elsewhere). ProcessAsync runs each call of a blocking method on a
-// goroutine of its own, so that the caller is not held up; Process still runs
-// it on the caller's goroutine.
+// goroutine of its own, so that the caller is not held up, as long as fewer
+// than Limits.MaxRunning such calls run; Process still runs it on the
+// caller's goroutine.
 func Blocking() MethodOption {
 	return func(c *methodConfig) { c.blocking = true }
 }

@@ -21,12 +21,6 @@ type Codec interface {
 	Append(dst []byte, v any) ([]byte, error)
 }
 
-// The default limits; see the options that change them.
-const (
-	defaultMaxDepth    = wire.DefaultMaxDepth
-	defaultMaxBatch    = 1024
-	defaultMaxResponse = 16 << 20
-)
 
 // An Option configures a Server at construction. Later options win.
 type Option func(*config)
@@ -36,40 +30,50 @@ type Option func(*config)
 // json.Marshal).
 func UseCodec(c Codec) Option { return func(cf *config) { cf.codec = c } }
 
-// MaxDepth limits how deeply a request document may nest arrays and objects:
-// 128 levels by default, and when n <= 0. A deeper document is answered
-// with CodeParseError.
-func MaxDepth(n int) Option { return func(cf *config) { cf.scan.MaxDepth = n } }
+// Limits bound what a request can make a Server do. A zero field means its
+// default, as does a negative one.
+type Limits struct {
+	// MaxDepth is how deeply a request document may nest arrays and
+	// objects: 128 levels by default. A deeper document is answered with
+	// CodeParseError.
+	MaxDepth int
 
-// MaxBatch limits the number of requests in a batch: 1024 by default, and
-// when n <= 0. A larger batch is answered with one CodeInvalidRequest error
-// and none of its requests run.
-func MaxBatch(n int) Option {
-	return func(cf *config) {
-		if n <= 0 {
-			n = defaultMaxBatch
-		}
-		cf.maxBatch = n
-	}
+	// MaxBatch is the number of requests a batch may hold: 1024 by
+	// default. A larger batch is answered with one CodeInvalidRequest error
+	// and none of its requests run.
+	MaxBatch int
+
+	// MaxResponse is the size of a response, in bytes: 16 MiB by default.
+	// It is checked as the response is built, so that an oversized answer is
+	// never sent and a batch stops growing: a response object over the limit
+	// is replaced by a CodeLimitExceeded error with its id and data naming
+	// the limit; in a batch the answers that fit are kept, in order, and the
+	// request that passes the limit and every later one with an id is
+	// answered with that error instead, without being run (calls of
+	// Blocking methods of the batch have run by then). The errors themselves
+	// may take a batch past the limit, by about 100 bytes a request. A
+	// single result is encoded whole before it is measured.
+	MaxResponse int
+
+	// MaxRunning is how many calls of Blocking methods ProcessAsync runs at
+	// once on goroutines of their own, for the whole server (for its
+	// sessions, each its own): 4096 by default. When that many run, a
+	// further call runs on the caller's goroutine, as Process runs it, so
+	// that the transport that called stops reading until it returns: the
+	// number of goroutines stays bounded and nothing is refused.
+	MaxRunning int
 }
 
-// MaxResponse limits the size of a response, in bytes: 16 MiB by default,
-// and when n <= 0. It is checked as the response is built, so that an
-// oversized answer is never sent and a batch stops growing: a response
-// object over the limit is replaced by a CodeLimitExceeded error with its id
-// and data naming the limit; in a batch, the answers that fit are kept, in
-// order, and the request that passes the limit and every later one with an
-// id is answered with that error instead, without being run. (The errors
-// themselves may take the batch past the limit, by about 100 bytes a
-// request.) One result is encoded whole before it is measured.
-func MaxResponse(n int) Option {
-	return func(cf *config) {
-		if n <= 0 {
-			n = defaultMaxResponse
-		}
-		cf.maxResponse = n
-	}
-}
+// The default limits; see Limits.
+const (
+	defaultMaxDepth    = wire.DefaultMaxDepth
+	defaultMaxBatch    = 1024
+	defaultMaxResponse = 16 << 20
+	defaultMaxRunning  = 4096
+)
+
+// UseLimits sets the server's limits. Later calls replace every field.
+func UseLimits(l Limits) Option { return func(cf *config) { cf.limits = l } }
 
 // ErrorDetails sends the text of errors that are not *Error to the client:
 // a method's plain error (errors.New("disk full")) answers with
@@ -80,12 +84,15 @@ func MaxResponse(n int) Option {
 // fit, and cancellations answer as documented whether it is set or not.
 func ErrorDetails() Option { return func(cf *config) { cf.details = true } }
 
-// config is shared, read-only, by a server and its sessions.
+// config holds a server's settings, read-only after NewServer, and the
+// count of its running Blocking calls.
 type config struct {
 	codec        Codec
 	scan         wire.Scanner
+	limits       Limits // as given; the fields below have the defaults applied
 	maxBatch     int
 	maxResponse  int
+	maxRunning   int64
 	errTooLarge  *Error // the answer to a response over maxResponse
 	pre          func(ctx context.Context, c *Call) error
 	post         func(ctx context.Context, c *Call, result json.RawMessage, err *Error) error
@@ -93,6 +100,12 @@ type config struct {
 	onParseError func(req []byte, cause error, e *Error) *Error
 	details      bool // ErrorDetails
 	hooks        bool // any call hook is set
+
+	// running counts the calls of Blocking methods on goroutines of their
+	// own. It is written by each such call, so it is kept off the cache
+	// line of the fields above, which every request reads.
+	_       [64]byte
+	running atomic.Int64
 }
 
 // A Server holds a method table and answers JSON-RPC 2.0 requests with it.
@@ -119,10 +132,15 @@ type method struct {
 // NewServer returns a server with an empty method table and the given
 // options.
 func NewServer(opts ...Option) *Server {
-	cf := &config{codec: bind.JSON{}, maxBatch: defaultMaxBatch, maxResponse: defaultMaxResponse}
+	cf := &config{codec: bind.JSON{}}
 	for _, o := range opts {
 		o(cf)
 	}
+	l := cf.limits
+	cf.scan.MaxDepth = orDefault(l.MaxDepth, defaultMaxDepth)
+	cf.maxBatch = orDefault(l.MaxBatch, defaultMaxBatch)
+	cf.maxResponse = orDefault(l.MaxResponse, defaultMaxResponse)
+	cf.maxRunning = int64(orDefault(l.MaxRunning, defaultMaxRunning))
 	cf.hooks = cf.pre != nil || cf.post != nil || cf.onError != nil
 	cf.errTooLarge = NewError(CodeLimitExceeded, "").WithData(fmt.Sprintf("response exceeds the limit of %d bytes", cf.maxResponse))
 	return &Server{cfg: cf}
@@ -135,3 +153,23 @@ func (s *Server) lookup(name []byte) *method {
 	}
 	return t.find(name)
 }
+
+func orDefault(n, def int) int {
+	if n <= 0 {
+		return def
+	}
+	return n
+}
+
+// acquire takes one of the MaxRunning slots for a call that runs on a
+// goroutine of its own, and reports whether there was one.
+func (cf *config) acquire() bool {
+	if cf.running.Add(1) > cf.maxRunning {
+		cf.running.Add(-1)
+		return false
+	}
+	return true
+}
+
+// release gives back a slot taken by acquire.
+func (cf *config) release() { cf.running.Add(-1) }

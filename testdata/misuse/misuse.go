@@ -19,5 +19,5 @@ func misuse(srv *jsonrpc.Server) {
 	srv.Register("add", svc{}.Add, jsonrpc.Skip("Add"))                                     // ERROR "cannot use jsonrpc.Skip\(.Add.\) .* as jsonrpc.MethodOption value"
 	srv.RegisterService("c", svc{}, jsonrpc.ForMethod("Add", jsonrpc.Rename("Add", "zzz"))) // ERROR "cannot use jsonrpc.Rename\(.Add., .zzz.\) .* as jsonrpc.MethodOption value"
 	jsonrpc.NewServer(jsonrpc.Blocking())                                                   // ERROR "cannot use jsonrpc.Blocking\(\) .* as jsonrpc.Option value"
-	srv.Register("add", svc{}.Add, jsonrpc.MaxBatch(1))                                     // ERROR "cannot use jsonrpc.MaxBatch\(1\) .* as jsonrpc.MethodOption value"
+	srv.Register("add", svc{}.Add, jsonrpc.UseLimits(jsonrpc.Limits{MaxBatch: 1}))          // ERROR "cannot use jsonrpc.UseLimits\(jsonrpc.Limits{.*}\) .* as jsonrpc.MethodOption value"
 }
