@@ -5,6 +5,7 @@ package jsonrpc_test
 import (
 	"context"
 	"encoding/json"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -91,5 +92,47 @@ func TestHookAllocs(t *testing.T) {
 	})
 	if allocs != 1 {
 		t.Errorf("Process with pre and post hooks made %v allocations per call, want 1 (the call's context)", allocs)
+	}
+}
+
+// The reflection path allocates in proportion to the values it builds: a
+// variadic call of 200,000 ints allocates its []int and a few fixed values,
+// not a value and a slice step per element.
+func TestVariadicAllocs(t *testing.T) {
+	const n = 200_000
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("sum", func(xs ...int) int {
+		total := 0
+		for _, x := range xs {
+			total += x
+		}
+		return total
+	})
+	var b strings.Builder
+	b.WriteString(`{"jsonrpc":"2.0","method":"sum","params":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('1')
+	}
+	b.WriteString(`],"id":1}`)
+	req := []byte(b.String())
+	buf := make([]byte, 0, 256)
+	if got := string(srv.Process(context.Background(), buf[:0], req)); got != `{"jsonrpc":"2.0","result":200000,"id":1}` {
+		t.Fatalf("sum answered %s", got)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const runs = 10
+	allocs := testing.AllocsPerRun(runs, func() { buf = srv.Process(context.Background(), buf[:0], req) })
+	runtime.ReadMemStats(&after)
+	perCall := (after.TotalAlloc - before.TotalAlloc) / (runs + 1) // AllocsPerRun runs once more to warm up
+	t.Logf("%v allocations and %d bytes per call of %d elements (a %d-byte request)", allocs, perCall, n, len(req))
+	if allocs > 16 {
+		t.Errorf("%v allocations per call of %d elements, want at most 16", allocs, n)
+	}
+	if want := uint64(2*n*8 + 64<<10); perCall > want {
+		t.Errorf("%d bytes allocated per call of %d elements (a %d-byte request), want at most %d", perCall, n, len(req), want)
 	}
 }

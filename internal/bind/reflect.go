@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
@@ -74,31 +73,38 @@ func (f *Func) appendValue(dst []byte, v reflect.Value) ([]byte, error) {
 
 // decodeValue decodes one param value of any type.
 func (f *Func) decodeValue(p *param, span []byte) (reflect.Value, error) {
-	v := reflect.New(p.t)
+	v := reflect.New(p.t).Elem()
+	if err := f.decodeAt(p, span, v); err != nil {
+		return reflect.Value{}, err
+	}
+	return v, nil
+}
+
+// decodeAt decodes one param value into dst, an addressable value of the
+// param's type.
+func (f *Func) decodeAt(p *param, span []byte, dst reflect.Value) error {
 	if p.class != classNone {
-		if err := f.decodeInto(p, span, v.UnsafePointer(), nil); err != nil {
-			return reflect.Value{}, err
-		}
-		return v.Elem(), nil
+		return f.decodeInto(p, span, dst.Addr().UnsafePointer(), nil)
 	}
-	if err := f.codec.Unmarshal(span, v.Interface()); err != nil {
-		return reflect.Value{}, &ParamError{Index: p.index, Name: p.name, Msg: err.Error()}
+	if err := f.codec.Unmarshal(span, dst.Addr().Interface()); err != nil {
+		return &ParamError{Index: p.index, Name: p.name, Msg: err.Error()}
 	}
-	return v.Elem(), nil
+	return nil
 }
 
 func (f *Func) bindArgs(in []reflect.Value, params []byte) ([]reflect.Value, error) {
 	n := len(f.params)
 	spans := make([][]byte, n)
-	var rest [][]byte
+	// rest is the array whose elements after the first skip are the
+	// variadic param's, when there are any.
+	var (
+		rest []byte
+		skip int
+	)
 	if f.variadic && params != nil && params[0] == '[' {
 		i := 0
-		for elem := range wire.Elements(params) {
-			if i < n-1 {
-				spans[i] = elem
-			} else {
-				rest = append(rest, elem)
-			}
+		for elem, pos, ok := wire.NextElement(params, 0); ok && i < n-1; elem, pos, ok = wire.NextElement(params, pos) {
+			spans[i] = elem
 			i++
 		}
 		for i := 0; i < f.required; i++ {
@@ -106,6 +112,7 @@ func (f *Func) bindArgs(in []reflect.Value, params []byte) ([]reflect.Value, err
 				return nil, f.missing(i)
 			}
 		}
+		rest, skip = params, n-1
 	} else {
 		if err := f.spans(params, nil, spans); err != nil {
 			return nil, err
@@ -115,7 +122,7 @@ func (f *Func) bindArgs(in []reflect.Value, params []byte) ([]reflect.Value, err
 			if wire.KindOf(last) != wire.Array {
 				return nil, &ParamError{Index: n - 1, Name: f.params[n-1].name, Msg: "want an array"}
 			}
-			rest = slices.Collect(wire.Elements(last))
+			rest = last
 		}
 	}
 	fixed := n
@@ -135,17 +142,36 @@ func (f *Func) bindArgs(in []reflect.Value, params []byte) ([]reflect.Value, err
 		in = append(in, v)
 	}
 	if f.variadic {
-		s := reflect.MakeSlice(f.params[n-1].t, 0, len(rest))
-		for _, span := range rest {
-			v, err := f.decodeValue(&f.rest, span)
-			if err != nil {
-				return nil, err
-			}
-			s = reflect.Append(s, v)
+		s, err := f.decodeRest(rest, skip)
+		if err != nil {
+			return nil, err
 		}
 		in = append(in, s)
 	}
 	return in, nil
+}
+
+// decodeRest decodes the elements of the array arr after its first skip
+// into a new slice of the variadic param's type, each straight into its
+// element: the slice is the only allocation it makes for primitive
+// elements, whatever their number. A nil arr gives an empty slice.
+func (f *Func) decodeRest(arr []byte, skip int) (reflect.Value, error) {
+	count := 0
+	for _, pos, ok := wire.NextElement(arr, 0); ok; _, pos, ok = wire.NextElement(arr, pos) {
+		count++
+	}
+	count = max(count-skip, 0)
+	s := reflect.MakeSlice(f.params[len(f.params)-1].t, count, count)
+	i := -skip
+	for elem, pos, ok := wire.NextElement(arr, 0); ok; elem, pos, ok = wire.NextElement(arr, pos) {
+		if i >= 0 {
+			if err := f.decodeAt(&f.rest, elem, s.Index(i)); err != nil {
+				return reflect.Value{}, err
+			}
+		}
+		i++
+	}
+	return s, nil
 }
 
 // bindStruct decodes params into the single struct param: an object by field
