@@ -66,10 +66,31 @@ func (s *Server) ProcessAsync(ctx context.Context, dst, req []byte, reply func(r
 }
 
 func (s *Server) runSuspended(ctx context.Context, sc *asyncbuf.Buf, m *method, r *wire.Request, reply func([]byte)) {
+	returned := false
+	defer func() {
+		if !returned {
+			// The method called runtime.Goexit: the goroutine ends, but the
+			// call is still answered.
+			sc.Resp = goexitAnswer(sc.Resp[:0], r)
+			s.cfg.release()
+			reply(sc.Resp)
+		}
+	}()
 	sc.Resp = s.call(ctx, sc.Resp[:0], m, r)
+	returned = true
 	s.cfg.release()
 	reply(sc.Resp)
 	asyncbuf.Put(sc)
+}
+
+// goexitAnswer appends the answer to the request r whose method called
+// runtime.Goexit instead of returning: an internal error, or nothing for a
+// notification.
+func goexitAnswer(dst []byte, r *wire.Request) []byte {
+	if r.ID == nil {
+		return dst
+	}
+	return appendError(dst, errGoexit, r.ID)
 }
 
 // rebase moves the spans of r from old to new, a copy of old.
@@ -148,7 +169,16 @@ func (s *Server) dispatch(ctx context.Context, b *asyncBatch) {
 			continue
 		}
 		go func() {
+			returned := false
+			defer func() {
+				if !returned { // runtime.Goexit, as in runSuspended
+					b.parts[i] = goexitAnswer(nil, &c.r)
+					s.cfg.release()
+					b.done()
+				}
+			}()
 			b.parts[i] = s.call(ctx, nil, c.m, &c.r)
+			returned = true
 			s.cfg.release()
 			b.done()
 		}()

@@ -454,3 +454,29 @@ func TestProcessAsyncMaxRunning(t *testing.T) {
 		t.Errorf("%d calls ran at once, want at most %d", p, maxRunning+callers)
 	}
 }
+
+// A Blocking method that calls runtime.Goexit on its goroutine is answered
+// with an internal error, alone and in a batch, and its slot is released.
+func TestProcessAsyncGoexit(t *testing.T) {
+	srv := jsonrpc.NewServer(jsonrpc.UseLimits(jsonrpc.Limits{MaxRunning: 1}))
+	srv.MustRegister("quit", func() int { runtime.Goexit(); return 0 }, jsonrpc.Blocking())
+	srv.MustRegister("ok", func() int { return 1 }, jsonrpc.Blocking())
+	internal := `{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":"the method called runtime.Goexit"},"id":1}`
+	for _, tt := range []struct{ req, want string }{
+		{`{"jsonrpc":"2.0","method":"quit","id":1}`, internal},
+		{`{"jsonrpc":"2.0","method":"quit"}`, ""},
+		{`[{"jsonrpc":"2.0","method":"quit","id":1},{"jsonrpc":"2.0","method":"ok","id":2}]`, "[" + internal + `,{"jsonrpc":"2.0","result":1,"id":2}]`},
+		{`{"jsonrpc":"2.0","method":"ok","id":3}`, `{"jsonrpc":"2.0","result":1,"id":3}`},
+	} {
+		got := make(chan string, 1)
+		srv.ProcessAsync(context.Background(), nil, []byte(tt.req), func(b []byte) { got <- string(b) })
+		select {
+		case g := <-got:
+			if g != tt.want {
+				t.Errorf("%s: got %s, want %s", tt.req, g, tt.want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: no answer", tt.req)
+		}
+	}
+}

@@ -213,6 +213,7 @@ var (
 	errInvalidRequest = &Error{Code: CodeInvalidRequest, Message: "Invalid Request"}
 	errMethodNotFound = &Error{Code: CodeMethodNotFound, Message: "Method not found"}
 	errServerError    = &Error{Code: CodeServerError, Message: "Server error"}
+	errGoexit         = &Error{Code: CodeInternalError, Message: "Internal error", Data: jsonString("the method called runtime.Goexit")}
 )
 
 // Sentinel errors of the Go API.

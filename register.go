@@ -65,7 +65,9 @@ func BorrowStrings() MethodOption {
 // held elsewhere). ProcessAsync runs each call of a blocking method on a
 // goroutine of its own, so that the caller is not held up, as long as fewer
 // than Limits.MaxRunning such calls run; Process still runs it on the
-// caller's goroutine.
+// caller's goroutine. A method must not call runtime.Goexit: on a goroutine
+// of its own its call is then answered with CodeInternalError, and on the
+// caller's goroutine it ends the caller's goroutine.
 func Blocking() MethodOption {
 	return func(c *methodConfig) { c.blocking = true }
 }
