@@ -110,13 +110,13 @@
 // The answers to bad input:
 //
 //   - Not JSON, including invalid UTF-8 in a string, a byte-order mark, text
-//     after the value, empty input and nesting deeper than MaxDepth:
+//     after the value, empty input and nesting deeper than Limits.MaxDepth:
 //     CodeParseError with id null.
 //   - Not a request object (a number, a string, a member of the wrong type,
 //     or a member given twice): CodeInvalidRequest, with the request's id
 //     when it had a valid one and no member was repeated, otherwise null.
 //   - An empty batch: one CodeInvalidRequest error object, not an array. A
-//     batch larger than MaxBatch: one CodeInvalidRequest object, and none of
+//     batch larger than Limits.MaxBatch: one CodeInvalidRequest object, and none of
 //     its requests run. Invalid elements of a batch: one error each.
 //   - An unknown method: CodeMethodNotFound.
 //
@@ -128,7 +128,17 @@
 //
 // # Limits
 //
-// Request documents may nest at most MaxDepth (default 128) levels and
-// batches hold at most MaxBatch (default 1024) requests. Message size limits
-// belong to the transport that reads the bytes.
+// Every limit is on by default; UseLimits changes them (see Limits):
+//
+//   - MaxDepth, 128: how deeply a request document may nest;
+//   - MaxBatch, 1024: the requests of a batch;
+//   - MaxResponse, 16 MiB: the size of a response, checked as it is built;
+//     past it a request is answered with CodeLimitExceeded and its id, and
+//     a batch runs no more calls;
+//   - MaxRunning, 4096: the calls of Blocking methods on goroutines of
+//     their own, server-wide; past it they run on the caller's goroutine.
+//
+// The limits of the bytes on the wire (message and body sizes, connections,
+// time to send a message, idle time) belong to the transport that reads
+// them; each documents its own.
 package jsonrpc
