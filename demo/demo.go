@@ -1,11 +1,17 @@
 // Package demo holds the services that cmd/jsonrpcd serves and that the
 // tests and benchmarks use: the calculator of JSON-RPC.NET's benchmark, the
-// example methods of the JSON-RPC 2.0 specification, and echo.
+// example methods of the JSON-RPC 2.0 specification, echo, and two methods
+// for load tests: sleep, which waits (a Blocking method), and repeat, which
+// answers a small request with a large result.
 package demo
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
 )
@@ -66,7 +72,40 @@ func (*Spec) GetData() []any { return []any{"hello", 5} }
 // Echo returns its single param unchanged.
 func Echo(v json.RawMessage) json.RawMessage { return v }
 
-// Register adds the calculator, the specification's methods and echo to s.
+// Sleep waits ms milliseconds, or until the call's context ends, and returns
+// ms. It is registered Blocking, as sleep, taking ms by name too.
+func Sleep(ctx context.Context, ms int) (int, error) {
+	if ms < 0 || ms > maxSleep {
+		return 0, jsonrpc.ErrInvalidParams.WithData(fmt.Sprintf("ms must be from 0 to %d", maxSleep))
+	}
+	t := time.NewTimer(time.Duration(ms) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return ms, nil
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+// maxSleep is the longest Sleep, in milliseconds: a minute.
+const maxSleep = 60_000
+
+// Repeat returns s repeated n times, up to MaxRepeat bytes: a large answer to
+// a small request, for load tests of the response limits.
+func Repeat(s string, n int) (string, error) {
+	if n < 0 || len(s)*n > MaxRepeat {
+		return "", jsonrpc.ErrInvalidParams.WithData(fmt.Sprintf("the result would exceed %d bytes", MaxRepeat))
+	}
+	return strings.Repeat(s, n), nil
+}
+
+// MaxRepeat is the largest result of Repeat, in bytes: 64 MiB, more than a
+// server's default response limit, so that the limit is what stops it.
+const MaxRepeat = 64 << 20
+
+// Register adds the calculator, the specification's methods, echo, sleep and
+// repeat to s.
 // Calculator methods are plain functions so that they take the fast path;
 // the specification's methods show RegisterService with renames.
 func Register(s *jsonrpc.Server) (*Spec, error) {
@@ -83,6 +122,8 @@ func Register(s *jsonrpc.Server) (*Spec, error) {
 		{"Test2", c.Test2, nil},
 		{"StringMe", c.StringMe, []jsonrpc.MethodOption{borrow}},
 		{"echo", Echo, nil},
+		{"sleep", Sleep, []jsonrpc.MethodOption{jsonrpc.Blocking(), jsonrpc.ParamNames("ms")}},
+		{"repeat", Repeat, []jsonrpc.MethodOption{jsonrpc.ParamNames("s", "n")}},
 	} {
 		if err := s.Register(m.name, m.fn, m.opts...); err != nil {
 			return nil, err
