@@ -1,0 +1,265 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// An attack is what one hostile client does. run does it until ctx ends,
+// then releases everything it holds, and returns what it managed (for the
+// report) or an error when it could not attack at all.
+type attack struct {
+	name string
+	what string
+	run  func(ctx context.Context, a addrs) (string, error)
+}
+
+// attacks are the findings of the bounding work, each as a client does it.
+var attacks = []attack{
+	{"idle-tcp", "6,000 idle TCP connections", func(ctx context.Context, a addrs) (string, error) {
+		return holdConns(ctx, a.tcp, 6000, nil)
+	}},
+	{"idle-http", "6,000 idle HTTP connections", func(ctx context.Context, a addrs) (string, error) {
+		return holdConns(ctx, a.http, 6000, nil)
+	}},
+	{"blocking-tcp", "4 TCP connections pipelining batches of 1,024 Blocking calls", func(ctx context.Context, a addrs) (string, error) {
+		return flood(ctx, a.tcp, 4, func(w io.Writer) error { _, err := io.WriteString(w, sleepBatch+"\n"); return err })
+	}},
+	{"blocking-http", "64 HTTP requests at once, each a batch of 1,024 Blocking calls", func(ctx context.Context, a addrs) (string, error) {
+		return posts(ctx, a.http, 64, sleepBatch)
+	}},
+	{"stalled-bodies", "100 HTTP requests that send all of a large body but its last byte", func(ctx context.Context, a addrs) (string, error) {
+		return holdConns(ctx, a.http, 100, stalledBody)
+	}},
+	{"stalled-ws", "100 WebSocket connections that send all of a large message but its last byte", func(ctx context.Context, a addrs) (string, error) {
+		return holdConns(ctx, a.http, 100, stalledWS)
+	}},
+	{"big-responses", "4 TCP connections asking for batches of 256 results of 1 MiB", func(ctx context.Context, a addrs) (string, error) {
+		return flood(ctx, a.tcp, 4, func(w io.Writer) error { _, err := io.WriteString(w, bigBatch+"\n"); return err })
+	}},
+	{"slow-reader", "4 TCP connections that ask for large results and never read", func(ctx context.Context, a addrs) (string, error) {
+		return holdConns(ctx, a.tcp, 4, slowReader)
+	}},
+	{"big-variadic", "8 HTTP requests at once of a variadic call with 1 MiB of params", func(ctx context.Context, a addrs) (string, error) {
+		return posts(ctx, a.http, 8, bigSum)
+	}},
+	{"alike-names", "2 TCP connections pipelining batches of 1,024 unknown methods with alike names", func(ctx context.Context, a addrs) (string, error) {
+		return flood(ctx, a.tcp, 2, func(w io.Writer) error { _, err := io.WriteString(w, alikeBatch+"\n"); return err })
+	}},
+}
+
+// The request documents of the attacks.
+var (
+	sleepBatch = batchOf(1024, func(i int) string { return fmt.Sprintf(`{"jsonrpc":"2.0","method":"sleep","params":[5000],"id":%d}`, i) })
+	bigBatch   = batchOf(256, func(i int) string { return fmt.Sprintf(`{"jsonrpc":"2.0","method":"repeat","params":["x",1048576],"id":%d}`, i) })
+	alikeBatch = batchOf(1024, func(i int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","method":"service.method%05d.endpoint","id":%d}`, i, i)
+	})
+	bigSum = `{"jsonrpc":"2.0","method":"sum","params":[` + strings.Repeat("1,", 512<<10) + `1],"id":1}`
+)
+
+func batchOf(n int, elem func(int) string) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(elem(i))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// holdConns opens up to n connections to addr, runs prepare on each (when
+// not nil) and holds them until ctx ends.
+func holdConns(ctx context.Context, addr string, n int, prepare func(net.Conn) error) (string, error) {
+	var (
+		mu    sync.Mutex
+		conns []net.Conn
+		fails int
+		first error
+	)
+	sem := make(chan struct{}, 64)
+	var wg sync.WaitGroup
+	for range n {
+		if ctx.Err() != nil {
+			break
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			d := net.Dialer{Timeout: 2 * time.Second}
+			c, err := d.DialContext(ctx, "tcp", addr)
+			if err == nil && prepare != nil {
+				if err = prepare(c); err != nil {
+					c.Close()
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				fails++
+				if first == nil {
+					first = err
+				}
+				return
+			}
+			conns = append(conns, c)
+		})
+	}
+	wg.Wait()
+	<-ctx.Done()
+	for _, c := range conns {
+		c.Close()
+	}
+	if len(conns) == 0 && first != nil {
+		return "", fmt.Errorf("no connection: %w", first)
+	}
+	return fmt.Sprintf("%d held, %d not", len(conns), fails), nil
+}
+
+// flood opens n connections to addr and writes write's document on each
+// as fast as the server takes it, reading and discarding what comes back,
+// until ctx ends.
+func flood(ctx context.Context, addr string, n int, write func(io.Writer) error) (string, error) {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	sent, read := 0, int64(0)
+	var first error
+	for range n {
+		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			return "", err
+		}
+		wg.Go(func() {
+			<-ctx.Done()
+			c.Close()
+		})
+		wg.Go(func() {
+			k, _ := io.Copy(io.Discard, c)
+			mu.Lock()
+			read += k
+			mu.Unlock()
+		})
+		wg.Go(func() {
+			w := bufio.NewWriter(c)
+			for ctx.Err() == nil {
+				if err := write(w); err != nil {
+					break
+				}
+				if err := w.Flush(); err != nil {
+					mu.Lock()
+					if first == nil && ctx.Err() == nil {
+						first = err
+					}
+					mu.Unlock()
+					break
+				}
+				mu.Lock()
+				sent++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return fmt.Sprintf("%d documents sent, %.1f MB read back", sent, float64(read)/1e6), nil
+}
+
+// posts keeps n HTTP POSTs of body in flight until ctx ends.
+func posts(ctx context.Context, addr string, n int, body string) (string, error) {
+	tr := &http.Transport{MaxIdleConnsPerHost: n, MaxConnsPerHost: n}
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{Transport: tr}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done, statuses := 0, map[int]int{}
+	for range n {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/", strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := hc.Do(req)
+				if err != nil {
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				mu.Lock()
+				done++
+				statuses[resp.StatusCode]++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return fmt.Sprintf("%d answered, statuses %v", done, statuses), nil
+}
+
+// stalledBody sends an HTTP request whose declared body is 4 MiB minus one
+// byte, and all of it but the last byte.
+func stalledBody(c net.Conn) error {
+	const n = 4<<20 - 1
+	body := `{"jsonrpc":"2.0","method":"echo","params":["` + strings.Repeat("x", n-len(`{"jsonrpc":"2.0","method":"echo","params":["`)-len(`"],"id":1}`)) + `"],"id":1}`
+	head := fmt.Sprintf("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", n)
+	c.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	_, err := io.WriteString(c, head+body[:len(body)-1])
+	return err
+}
+
+// stalledWS upgrades to WebSocket and sends a text frame of 4 MiB minus one
+// byte, all of it but the last byte.
+func stalledWS(c net.Conn) error {
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(c, "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
+		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"); err != nil {
+		return err
+	}
+	r := bufio.NewReader(c)
+	status, err := r.ReadString('\n')
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(status, " 101 ") {
+		return fmt.Errorf("upgrade answered %q", strings.TrimSpace(status))
+	}
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return err
+		}
+		if line == "\r\n" {
+			break
+		}
+	}
+	const n = 4<<20 - 1
+	var frame bytes.Buffer
+	frame.WriteByte(0x81)       // FIN, text
+	frame.WriteByte(0x80 | 127) // masked, 64-bit length
+	binary.Write(&frame, binary.BigEndian, uint64(n))
+	frame.Write([]byte{0, 0, 0, 0}) // a zero mask leaves the payload as is
+	frame.WriteString(strings.Repeat(" ", n-1))
+	_, err = c.Write(frame.Bytes())
+	return err
+}
+
+// slowReader asks for large results and reads nothing.
+func slowReader(c net.Conn) error {
+	req := batchOf(64, func(i int) string { return fmt.Sprintf(`{"jsonrpc":"2.0","method":"repeat","params":["x",65536],"id":%d}`, i) }) + "\n"
+	c.SetWriteDeadline(time.Now().Add(2 * time.Second))
+	for range 64 {
+		if _, err := io.WriteString(c, req); err != nil {
+			break // the server stopped reading: it is full, as intended
+		}
+	}
+	return nil
+}

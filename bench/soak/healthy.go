@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+)
+
+// A healthy client calls the server at a steady pace over a connection it
+// opened before the attack, and records each call's latency.
+type healthy struct {
+	name string
+	call func(id int) error // one call and its answer, checked
+
+	mu   sync.Mutex // protects the fields below
+	lat  []time.Duration
+	errs []error
+}
+
+// healthyPace is the time between the calls of a healthy client.
+const healthyPace = 5 * time.Millisecond
+
+// callTimeout bounds one healthy call: a call slower than this is a failure.
+const callTimeout = 10 * time.Second
+
+// run calls until ctx ends.
+func (h *healthy) run(ctx context.Context) {
+	for id := 1; ctx.Err() == nil; id++ {
+		start := time.Now()
+		err := h.call(id)
+		d := time.Since(start)
+		h.mu.Lock()
+		if err != nil {
+			h.errs = append(h.errs, err)
+		} else {
+			h.lat = append(h.lat, d)
+		}
+		h.mu.Unlock()
+		if err != nil {
+			return // the connection is gone; the error is the finding
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(healthyPace):
+		}
+	}
+}
+
+// take returns the latencies and errors so far and starts afresh.
+func (h *healthy) take() ([]time.Duration, []error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	lat, errs := h.lat, h.errs
+	h.lat, h.errs = nil, nil
+	return lat, errs
+}
+
+// tcpHealthy calls add over one newline-delimited TCP connection.
+func tcpHealthy(addr string) (*healthy, func(), error) {
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := bufio.NewReader(c)
+	h := &healthy{name: "TCP", call: func(id int) error {
+		c.SetDeadline(time.Now().Add(callTimeout))
+		if _, err := fmt.Fprintf(c, `{"jsonrpc":"2.0","method":"add","params":[%d,1],"id":%d}`+"\n", id, id); err != nil {
+			return err
+		}
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return err
+		}
+		return checkAdd(line, id)
+	}}
+	return h, func() { c.Close() }, nil
+}
+
+// httpHealthy calls add over one HTTP/1.1 keep-alive connection.
+func httpHealthy(addr string) (*healthy, func(), error) {
+	tr := &http.Transport{MaxIdleConnsPerHost: 1, MaxConnsPerHost: 1}
+	hc := &http.Client{Transport: tr, Timeout: callTimeout}
+	url := "http://" + addr + "/"
+	h := &healthy{name: "HTTP", call: func(id int) error {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","method":"add","params":[%d,1],"id":%d}`, id, id)
+		resp, err := hc.Post(url, "application/json", bytes.NewReader([]byte(body)))
+		if err != nil {
+			return err
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("HTTP %s: %s", resp.Status, b)
+		}
+		return checkAdd(string(b), id)
+	}}
+	// Open the connection now, before any attack.
+	if err := h.call(0); err != nil {
+		return nil, nil, err
+	}
+	return h, tr.CloseIdleConnections, nil
+}
+
+// checkAdd checks the answer to add(id, 1).
+func checkAdd(resp string, id int) error {
+	want := fmt.Sprintf(`{"jsonrpc":"2.0","result":%d,"id":%d}`, id+1, id)
+	if got := string(bytes.TrimSpace([]byte(resp))); got != want {
+		return fmt.Errorf("answer %.200s, want %s", got, want)
+	}
+	return nil
+}
+
+// percentile returns the p-th percentile (0 < p <= 100) of ds, or 0 for none.
+func percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := int(float64(len(s))*p/100+0.5) - 1
+	return s[min(max(i, 0), len(s)-1)]
+}

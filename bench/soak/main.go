@@ -1,0 +1,177 @@
+// Command soak runs the attacks of a hostile client against cmd/jsonrpcd,
+// one after another, while healthy clients call it beside them, and checks
+// that every bound holds: the server's resident memory stays under -max-rss,
+// and the healthy clients' 99th-percentile latency under -max-p99, with no
+// failed call.
+//
+// Run it from the repository root:
+//
+//	go run ./bench/soak              # every attack, 3 s each
+//	go run ./bench/soak -only idle-tcp,stalled-bodies -d 10s
+//	go run ./bench/soak -list
+//
+// It builds cmd/jsonrpcd (or runs -jsonrpcd), starts it on loopback ports of
+// its choosing, and prints one row per attack: what the attacker managed,
+// the server's peak RSS and open files, the healthy calls and their p50 and
+// p99. It exits 1 when a bound was broken, 2 when it could not run.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("soak", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	d := fs.Duration("d", 3*time.Second, "how long each attack runs")
+	only := fs.String("only", "", "comma-separated `names` of the attacks to run (default all)")
+	list := fs.Bool("list", false, "list the attacks and exit")
+	bin := fs.String("jsonrpcd", "", "the jsonrpcd `binary` to attack (default: build cmd/jsonrpcd)")
+	maxRSS := fs.Int64("max-rss", 256, "bound on the server's resident memory, in `MB`")
+	maxP99 := fs.Duration("max-p99", 50*time.Millisecond, "bound on the healthy clients' 99th-percentile latency")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *list {
+		for _, a := range attacks {
+			fmt.Fprintf(stdout, "%-15s %s\n", a.name, a.what)
+		}
+		return 0
+	}
+	chosen, err := choose(*only)
+	if err != nil {
+		fmt.Fprintln(stderr, "soak:", err)
+		return 2
+	}
+	if *bin == "" {
+		dir, err := os.MkdirTemp("", "soak")
+		if err != nil {
+			fmt.Fprintln(stderr, "soak:", err)
+			return 2
+		}
+		defer os.RemoveAll(dir)
+		if *bin, err = buildServer(context.Background(), dir); err != nil {
+			fmt.Fprintln(stderr, "soak:", err)
+			return 2
+		}
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "attack\tattacker\tpeak RSS\topen files\thealthy calls\tp50\tp99\tverdict")
+	broken := 0
+	for _, a := range chosen {
+		// A server of its own for each attack, so that what one leaves
+		// behind is not counted against the next.
+		srv, err := startServer(*bin)
+		if err != nil {
+			fmt.Fprintln(stderr, "soak:", err)
+			return 2
+		}
+		row, ok := runAttack(srv, a, *d, *maxRSS<<20, *maxP99)
+		srv.stop()
+		fmt.Fprintln(tw, row)
+		tw.Flush()
+		if !ok {
+			broken++
+		}
+	}
+	tw.Flush()
+	if broken > 0 {
+		fmt.Fprintf(stdout, "soak: %d of %d attacks broke a bound (RSS under %d MB, healthy p99 under %v, no failed call)\n", broken, len(chosen), *maxRSS, *maxP99)
+		return 1
+	}
+	fmt.Fprintf(stdout, "soak: every bound held under %d attacks\n", len(chosen))
+	return 0
+}
+
+// choose returns the attacks named in the comma-separated list, or all.
+func choose(only string) ([]attack, error) {
+	if only == "" {
+		return attacks, nil
+	}
+	var out []attack
+	for name := range strings.SplitSeq(only, ",") {
+		i := slices.IndexFunc(attacks, func(a attack) bool { return a.name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("no attack %q (see -list)", name)
+		}
+		out = append(out, attacks[i])
+	}
+	return out, nil
+}
+
+// runAttack runs a for d beside fresh healthy clients, and returns its row
+// of the report and whether every bound held.
+func runAttack(srv *server, a attack, d time.Duration, maxRSS int64, maxP99 time.Duration) (string, bool) {
+	var clients []*healthy
+	for _, open := range []func(string) (*healthy, func(), error){tcpHealthy, httpHealthy} {
+		addr := srv.addr.tcp
+		if len(clients) == 1 {
+			addr = srv.addr.http
+		}
+		h, closeFn, err := open(addr)
+		if err != nil {
+			return fmt.Sprintf("%s\t\t\t\t\t\t\tFAIL: a healthy client could not connect before the attack: %v", a.name, err), false
+		}
+		defer closeFn()
+		clients = append(clients, h)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var m sampler
+	var wg sync.WaitGroup
+	wg.Go(func() { m.run(ctx, srv, 20*time.Millisecond) })
+	for _, h := range clients {
+		wg.Go(func() { h.run(ctx) })
+	}
+	got, err := a.run(ctx, srv.addr)
+	cancel()
+	wg.Wait()
+
+	rss, fds := m.peaks()
+	var lat []time.Duration
+	var errs []error
+	for _, h := range clients {
+		l, e := h.take()
+		lat = append(lat, l...)
+		for _, err := range e {
+			errs = append(errs, fmt.Errorf("%s: %w", h.name, err))
+		}
+	}
+	p50, p99 := percentile(lat, 50), percentile(lat, 99)
+	var problems []string
+	if err != nil {
+		problems = append(problems, "the attack could not run: "+err.Error())
+	}
+	if rss > maxRSS {
+		problems = append(problems, fmt.Sprintf("RSS %d MB over %d MB", rss>>20, maxRSS>>20))
+	}
+	if p99 > maxP99 {
+		problems = append(problems, fmt.Sprintf("p99 %v over %v", p99.Round(time.Millisecond), maxP99))
+	}
+	if len(errs) > 0 {
+		problems = append(problems, fmt.Sprintf("%d healthy calls failed, first: %v", len(errs), errs[0]))
+	}
+	if len(lat) == 0 {
+		problems = append(problems, "no healthy call completed")
+	}
+	verdict := "ok"
+	if len(problems) > 0 {
+		verdict = "FAIL: " + strings.Join(problems, "; ")
+	}
+	row := fmt.Sprintf("%s\t%s\t%d MB\t%d\t%d\t%v\t%v\t%s", a.name, got, rss>>20, fds, len(lat),
+		p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond), verdict)
+	return row, len(problems) == 0
+}

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// addrs are where the server under test listens.
+type addrs struct {
+	http string // host:port of HTTP; WebSocket is at /ws on it
+	tcp  string // host:port of newline-delimited TCP
+}
+
+// server is the jsonrpcd process under test.
+type server struct {
+	cmd  *exec.Cmd
+	addr addrs
+	out  *lineLog // what it printed
+}
+
+// buildServer builds cmd/jsonrpcd into dir and returns the binary's path.
+func buildServer(ctx context.Context, dir string) (string, error) {
+	bin := filepath.Join(dir, "jsonrpcd")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/jsonrpc-go/jsonrpc/cmd/jsonrpcd")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("building jsonrpcd: %w", err)
+	}
+	return bin, nil
+}
+
+// startServer starts bin on loopback ports of its choosing, with args added,
+// and waits until it has said where it listens.
+func startServer(bin string, args ...string) (*server, error) {
+	cmd := exec.Command(bin, append([]string{"-http", "127.0.0.1:0", "-tcp", "127.0.0.1:0"}, args...)...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	log := &lineLog{}
+	cmd.Stderr = log
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &server{cmd: cmd, out: log}
+	found := make(chan error, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		reported := false
+		for sc.Scan() {
+			line := sc.Text()
+			log.Write([]byte(line + "\n"))
+			if a, ok := strings.CutPrefix(line, "jsonrpcd: HTTP on http://"); ok {
+				s.addr.http = strings.TrimSuffix(a, "/")
+			}
+			if a, ok := strings.CutPrefix(line, "jsonrpcd: TCP (newline-delimited) on "); ok {
+				s.addr.tcp = a
+			}
+			if !reported && s.addr.http != "" && s.addr.tcp != "" {
+				reported = true
+				found <- nil
+			}
+		}
+		if !reported {
+			found <- fmt.Errorf("jsonrpcd exited without saying where it listens:\n%s", log)
+		}
+	}()
+	select {
+	case err := <-found:
+		if err != nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+			return nil, err
+		}
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, fmt.Errorf("jsonrpcd said nothing in 30 s:\n%s", log)
+	}
+	return s, nil
+}
+
+// stop ends the server with SIGKILL and waits for it.
+func (s *server) stop() {
+	s.cmd.Process.Kill()
+	s.cmd.Wait()
+}
+
+// rss returns the server's resident set size in bytes, read from
+// /proc/PID/status.
+func (s *server) rss() (int64, error) {
+	return procRSS(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+}
+
+// procRSS reads the VmRSS line of a /proc status file.
+func procRSS(path string) (int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	return parseRSS(string(b))
+}
+
+// parseRSS finds VmRSS in the text of a /proc status file, in bytes.
+func parseRSS(status string) (int64, error) {
+	for line := range strings.Lines(status) {
+		rest, ok := strings.CutPrefix(line, "VmRSS:")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) != 2 || f[1] != "kB" {
+			return 0, fmt.Errorf("unexpected VmRSS line %q", line)
+		}
+		kb, err := strconv.ParseInt(f[0], 10, 64)
+		return kb << 10, err
+	}
+	return 0, fmt.Errorf("no VmRSS line")
+}
+
+// fds counts the server's open file descriptors.
+func (s *server) fds() int {
+	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", s.cmd.Process.Pid))
+	if err != nil {
+		return -1
+	}
+	return len(ents)
+}
+
+// A sampler records the peaks of the server's RSS and open files while an
+// attack runs.
+type sampler struct {
+	mu      sync.Mutex // protects the fields below
+	peakRSS int64
+	peakFDs int
+}
+
+// run samples s every interval until ctx ends.
+func (m *sampler) run(ctx context.Context, s *server, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		rss, err := s.rss()
+		fds := s.fds()
+		m.mu.Lock()
+		if err == nil && rss > m.peakRSS {
+			m.peakRSS = rss
+		}
+		if fds > m.peakFDs {
+			m.peakFDs = fds
+		}
+		m.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (m *sampler) peaks() (rss int64, fds int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.peakRSS, m.peakFDs
+}
+
+// lineLog collects a process's output for error messages.
+type lineLog struct {
+	mu sync.Mutex // protects b
+	b  strings.Builder
+}
+
+func (l *lineLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.b.Len() < 64<<10 {
+		l.b.Write(p)
+	}
+	return len(p), nil
+}
+
+func (l *lineLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+var _ io.Writer = (*lineLog)(nil)

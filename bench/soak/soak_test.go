@@ -1,0 +1,59 @@
+package main
+
+import (
+	"testing"
+	"time"
+)
+
+func TestParseRSS(t *testing.T) {
+	status := "Name:\tjsonrpcd\nVmPeak:\t  900 kB\nVmRSS:\t   12345 kB\nThreads:\t5\n"
+	if got, err := parseRSS(status); err != nil || got != 12345<<10 {
+		t.Errorf("parseRSS = %d, %v; want %d", got, err, 12345<<10)
+	}
+	for _, bad := range []string{"", "VmRSS: 12 MB\n", "VmRSS: x kB\n"} {
+		if _, err := parseRSS(bad); err == nil {
+			t.Errorf("parseRSS(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	var ds []time.Duration
+	for i := 100; i >= 1; i-- {
+		ds = append(ds, time.Duration(i)*time.Millisecond)
+	}
+	for _, tt := range []struct {
+		p    float64
+		want time.Duration
+	}{{50, 50 * time.Millisecond}, {99, 99 * time.Millisecond}, {100, 100 * time.Millisecond}, {1, time.Millisecond}} {
+		if got := percentile(ds, tt.p); got != tt.want {
+			t.Errorf("percentile(%v) = %v, want %v", tt.p, got, tt.want)
+		}
+	}
+	if percentile(nil, 99) != 0 {
+		t.Error("percentile of nothing is not 0")
+	}
+}
+
+func TestChoose(t *testing.T) {
+	all, err := choose("")
+	if err != nil || len(all) != len(attacks) {
+		t.Fatalf("choose(\"\") = %d attacks, %v", len(all), err)
+	}
+	two, err := choose("idle-tcp,alike-names")
+	if err != nil || len(two) != 2 || two[0].name != "idle-tcp" || two[1].name != "alike-names" {
+		t.Errorf("choose of two = %v, %v", two, err)
+	}
+	if _, err := choose("nope"); err == nil {
+		t.Error("choose of an unknown attack succeeded")
+	}
+}
+
+func TestCheckAdd(t *testing.T) {
+	if err := checkAdd(`{"jsonrpc":"2.0","result":8,"id":7}`+"\n", 7); err != nil {
+		t.Error(err)
+	}
+	if err := checkAdd(`{"jsonrpc":"2.0","result":9,"id":7}`, 7); err == nil {
+		t.Error("a wrong sum passed")
+	}
+}
