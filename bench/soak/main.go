@@ -79,10 +79,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "soak:", err)
 			return 2
 		}
+		fmt.Fprintf(stderr, "soak: %s: %s, for %v\n", a.name, a.what, *d)
 		row, ok := runAttack(srv, a, *d, *maxRSS<<20, *maxP99)
 		srv.stop()
 		fmt.Fprintln(tw, row)
-		tw.Flush()
 		if !ok {
 			broken++
 		}
