@@ -44,7 +44,10 @@
 // Params are positional (a JSON array) unless the function is given names
 // with ParamNames, after which both positional and named (a JSON object)
 // calls work. A function whose only param is a struct takes named params by
-// the struct's json field names, and positional params in field order.
+// the struct's json field names, positional params in field order, and the
+// struct whole as the only element of a positional array ([{"name":"x"}], as
+// go-ethereum's client sends it) when the object's members all name fields
+// or the first field cannot take an object.
 // Defaults makes trailing params optional. RegisterService registers every
 // exported method of a value, or of the values a factory makes per call;
 // its naming rule is documented there.

@@ -96,6 +96,12 @@ type point struct {
 
 func (p point) String() string { return fmt.Sprintf("%d,%d,%s,%d", p.X, p.Y, p.Label, p.Hidden) }
 
+// wrapped is a struct param whose first field takes an object.
+type wrapped struct {
+	P point  `json:"p"`
+	Q string `json:"q"`
+}
+
 func newRuleServer(tb testing.TB, opts ...jsonrpc.Option) *ruleServer {
 	tb.Helper()
 	rs := &ruleServer{Server: jsonrpc.NewServer(opts...)}
@@ -127,6 +133,7 @@ func newRuleServer(tb testing.TB, opts ...jsonrpc.Option) *ruleServer {
 			[]jsonrpc.MethodOption{jsonrpc.ParamNames("a", "b", "c"), jsonrpc.Defaults(2, 3)}},
 		{"join", func(sep string, parts ...string) string { return strings.Join(parts, sep) }, nil},
 		{"point", func(p point) string { return p.String() }, nil},
+		{"wrapped", func(w wrapped) string { return w.P.String() + " " + w.Q }, nil},
 		{"pointPtr", func(p *point) string { return p.String() }, nil},
 	} {
 		if err := rs.Register(m.name, m.fn, m.opts...); err != nil {
@@ -697,6 +704,13 @@ var structCases = []rpcCase{
 	{name: "no params", req: call("point", "", "1"), want: wantResult(`"0,0,,0"`, "1")},
 	{name: "pointer named", req: call("pointPtr", `{"x":1,"y":2}`, "1"), want: wantResult(`"1,2,,0"`, "1")},
 	{name: "pointer positional", req: call("pointPtr", `[1,2,"p"]`, "1"), want: wantResult(`"1,2,p,0"`, "1")},
+	{name: "whole in an array", req: call("point", `[{"x":1,"y":2,"label":"p"}]`, "1"), want: wantResult(`"1,2,p,0"`, "1")},
+	{name: "pointer whole in an array", req: call("pointPtr", `[{"y":2}]`, "1"), want: wantResult(`"0,2,,0"`, "1")},
+	{name: "whole in an array, unknown member", req: call("point", `[{"x":1,"z":2}]`, "1"), want: invalidParams, data: "z"},
+	{name: "whole in an array, then more", req: call("point", `[{"x":1},2]`, "1"), want: invalidParams, data: `"x"`},
+	{name: "object as the first field", req: call("wrapped", `[{"x":5},"q"]`, "1"), want: wantResult(`"5,0,,0 q"`, "1")},
+	{name: "object as the only field given", req: call("wrapped", `[{"x":5}]`, "1"), want: wantResult(`"5,0,,0 "`, "1")},
+	{name: "wrapped whole in an array", req: call("wrapped", `[{"p":{"x":5},"q":"r"}]`, "1"), want: wantResult(`"5,0,,0 r"`, "1")},
 }
 
 func TestStructParam(t *testing.T) { t.Parallel(); runCases(t, newRuleServer(t).Server, structCases) }

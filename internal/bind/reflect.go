@@ -183,6 +183,12 @@ func (f *Func) bindStruct(params []byte) (reflect.Value, error) {
 		st = st.Elem()
 	}
 	nv := reflect.New(st)
+	if obj, ok := f.wholeStruct(params); ok {
+		// The struct sent whole as the only element of a positional
+		// array, as go-ethereum's client and vscode-jsonrpc's byPosition
+		// send it.
+		params = obj
+	}
 	switch {
 	case params == nil:
 	case params[0] == '{':
@@ -213,6 +219,27 @@ func (f *Func) bindStruct(params []byte) (reflect.Value, error) {
 		return nv, nil
 	}
 	return nv.Elem(), nil
+}
+
+// wholeStruct reports whether params, a positional array, holds the struct
+// param whole: its only element is an object, and every member of the
+// object names a field of the struct (so that an array whose element is the
+// value of the first field, itself an object, still binds by position).
+func (f *Func) wholeStruct(params []byte) ([]byte, bool) {
+	if len(params) == 0 || params[0] != '[' {
+		return nil, false
+	}
+	elem, pos, ok := wire.NextElement(params, 0)
+	if !ok || elem[0] != '{' {
+		return nil, false
+	}
+	if _, _, more := wire.NextElement(params, pos); more {
+		return nil, false
+	}
+	if len(f.fields) > 0 && f.fields[0].p.class == classNone && f.checkFieldNames(elem) != nil {
+		return nil, false // the object is the first field's value
+	}
+	return elem, true
 }
 
 // checkFieldNames rejects a named param that matches no field of the struct
