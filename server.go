@@ -21,7 +21,6 @@ type Codec interface {
 	Append(dst []byte, v any) ([]byte, error)
 }
 
-
 // An Option configures a Server at construction. Later options win.
 type Option func(*config)
 

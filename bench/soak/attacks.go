@@ -59,8 +59,12 @@ var attacks = []attack{
 
 // The request documents of the attacks.
 var (
-	sleepBatch = batchOf(1024, func(i int) string { return fmt.Sprintf(`{"jsonrpc":"2.0","method":"sleep","params":[5000],"id":%d}`, i) })
-	bigBatch   = batchOf(256, func(i int) string { return fmt.Sprintf(`{"jsonrpc":"2.0","method":"repeat","params":["x",1048576],"id":%d}`, i) })
+	sleepBatch = batchOf(1024, func(i int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","method":"sleep","params":[5000],"id":%d}`, i)
+	})
+	bigBatch = batchOf(256, func(i int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","method":"repeat","params":["x",1048576],"id":%d}`, i)
+	})
 	alikeBatch = batchOf(1024, func(i int) string {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","method":"service.method%05d.endpoint","id":%d}`, i, i)
 	})
@@ -254,7 +258,9 @@ func stalledWS(c net.Conn) error {
 
 // slowReader asks for large results and reads nothing.
 func slowReader(c net.Conn) error {
-	req := batchOf(64, func(i int) string { return fmt.Sprintf(`{"jsonrpc":"2.0","method":"repeat","params":["x",65536],"id":%d}`, i) }) + "\n"
+	req := batchOf(64, func(i int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","method":"repeat","params":["x",65536],"id":%d}`, i)
+	}) + "\n"
 	c.SetWriteDeadline(time.Now().Add(2 * time.Second))
 	for range 64 {
 		if _, err := io.WriteString(c, req); err != nil {
