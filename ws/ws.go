@@ -29,6 +29,7 @@ import (
 // Defaults of Handler's limits.
 const (
 	DefaultMaxMessage   = 4 << 20
+	DefaultMaxConns     = 4096
 	DefaultMaxInFlight  = 64
 	DefaultWriteTimeout = 30 * time.Second
 )
@@ -50,6 +51,11 @@ type Handler struct {
 	// connection with status 1009 (message too big). Default
 	// DefaultMaxMessage.
 	MaxMessage int64
+	// MaxConns is how many connections the Handler serves at once; <= 0
+	// means DefaultMaxConns (4096). An upgrade request past it is answered
+	// with 503 Service Unavailable, before the upgrade; a connection's place
+	// frees when it ends.
+	MaxConns int
 	// MaxInFlight limits the calls in flight on one connection. Default
 	// DefaultMaxInFlight.
 	MaxInFlight int
@@ -62,6 +68,7 @@ type Handler struct {
 
 	mu       sync.Mutex // protects the fields below
 	conns    map[*wsConn]struct{}
+	open     int // ServeHTTP calls admitted, upgraded or upgrading
 	stopping bool
 	serving  sync.WaitGroup // ServeHTTP calls that accepted a connection
 }
@@ -176,6 +183,27 @@ func (h *Handler) untrack(c *wsConn) {
 	h.serving.Done()
 }
 
+// admit counts a connection about to be upgraded, or returns why it is
+// refused.
+func (h *Handler) admit() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case h.stopping:
+		return "server shutting down"
+	case h.open >= orDefault(h.MaxConns, DefaultMaxConns):
+		return "too many connections"
+	}
+	h.open++
+	return ""
+}
+
+func (h *Handler) leave() {
+	h.mu.Lock()
+	h.open--
+	h.mu.Unlock()
+}
+
 func orDefault[T int | int64 | time.Duration](v, def T) T {
 	if v <= 0 {
 		return def
@@ -185,15 +213,14 @@ func orDefault[T int | int64 | time.Duration](v, def T) T {
 
 // ServeHTTP upgrades the request to a WebSocket connection and serves it
 // until the peer closes it, the request's context ends or the handler shuts
-// down.
+// down. It answers 503 Service Unavailable, without upgrading, when MaxConns
+// connections are open or the handler is shutting down.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h.mu.Lock()
-	stopping := h.stopping
-	h.mu.Unlock()
-	if stopping {
-		http.Error(w, "server shutting down", http.StatusServiceUnavailable)
+	if refused := h.admit(); refused != "" {
+		http.Error(w, refused, http.StatusServiceUnavailable)
 		return
 	}
+	defer h.leave()
 	conn, err := websocket.Accept(w, r, h.AcceptOptions)
 	if err != nil {
 		return // Accept has answered the request
