@@ -1,13 +1,18 @@
 package ws_test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/coder/websocket"
@@ -84,6 +89,18 @@ func call(method string, param any, id int) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","method":%q,"params":[%v],"id":%d}`, method, param, id)
 }
 
+// closed reports the error that ended r's reads, or nil when they have not
+// ended.
+func closed(r *reader) error {
+	select {
+	case err := <-r.err:
+		r.err <- err
+		return err
+	default:
+		return nil
+	}
+}
+
 // Past MaxConns connections, an upgrade is refused with 503 before it is
 // made; a connection that ends frees its place.
 func TestMaxConns(t *testing.T) {
@@ -129,5 +146,186 @@ func TestMaxConns(t *testing.T) {
 			t.Fatalf("a connection that ended did not free its place: %v", err)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A connection with no call in flight is closed with 1001 (going away) after
+// IdleTimeout without a message; a call in flight holds it open, and the
+// timeout starts again when it is answered.
+func TestIdleTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  time.Duration
+		want time.Duration
+	}{
+		{"default", 0, ws.DefaultIdleTimeout},
+		{"set", 10 * time.Second, 10 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := newRPC()
+				ps := newPipeServer(t, &ws.Handler{Server: s.Server, IdleTimeout: tc.set})
+				conn := ps.dial(t)
+				r := readAll(conn)
+				send(t, conn, call("addInt", "1,2", 1))
+				<-r.msgs
+				time.Sleep(tc.want - time.Millisecond)
+				synctest.Wait()
+				if err := closed(r); err != nil {
+					t.Fatalf("closed before the idle timeout: %v", err)
+				}
+				// A message resets the timeout.
+				send(t, conn, call("addInt", "1,2", 2))
+				<-r.msgs
+				time.Sleep(tc.want - time.Millisecond)
+				synctest.Wait()
+				if err := closed(r); err != nil {
+					t.Fatalf("closed before the idle timeout after a message: %v", err)
+				}
+				// A call longer than the timeout is not cut off.
+				send(t, conn, call("nap", (3*tc.want).Milliseconds(), 3))
+				time.Sleep(3*tc.want - time.Millisecond)
+				synctest.Wait()
+				if err := closed(r); err != nil {
+					t.Fatalf("closed with a call in flight: %v", err)
+				}
+				time.Sleep(time.Millisecond)
+				if msg := <-r.msgs; !strings.Contains(msg, `"id":3`) {
+					t.Fatalf("answer %s", msg)
+				}
+				// The timeout starts when the last call is answered.
+				time.Sleep(tc.want - time.Millisecond)
+				synctest.Wait()
+				if err := closed(r); err != nil {
+					t.Fatalf("closed before the idle timeout after a call: %v", err)
+				}
+				time.Sleep(2 * time.Millisecond)
+				synctest.Wait()
+				err := closed(r)
+				if err == nil {
+					t.Fatalf("open %v after the last message, with an idle timeout of %v", tc.want+time.Millisecond, tc.want)
+				}
+				if websocket.CloseStatus(err) != websocket.StatusGoingAway {
+					t.Fatalf("closed with %v, want status 1001", err)
+				}
+			})
+		})
+	}
+}
+
+// A negative IdleTimeout keeps idle connections.
+func TestIdleTimeoutDisabled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newRPC()
+		ps := newPipeServer(t, &ws.Handler{Server: s.Server, IdleTimeout: -1})
+		conn := ps.dial(t)
+		r := readAll(conn)
+		time.Sleep(24 * time.Hour)
+		synctest.Wait()
+		if err := closed(r); err != nil {
+			t.Fatalf("closed: %v", err)
+		}
+		send(t, conn, call("addInt", "1,2", 1))
+		if msg := <-r.msgs; msg != `{"jsonrpc":"2.0","result":3,"id":1}` {
+			t.Fatalf("answer %s", msg)
+		}
+	})
+}
+
+// A message begun and not finished within ReadTimeout closes the connection
+// with 1008 (policy violation), and its part is not run.
+func TestReadTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  time.Duration
+		want time.Duration
+	}{
+		{"default", 0, ws.DefaultReadTimeout},
+		{"set", 5 * time.Second, 5 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := newRPC()
+				ps := newPipeServer(t, &ws.Handler{Server: s.Server, ReadTimeout: tc.set, IdleTimeout: time.Hour})
+				conn := ps.dial(t)
+				r := readAll(conn)
+				time.Sleep(time.Minute) // idle: the read timeout is not running
+				w, err := conn.Writer(context.Background(), websocket.MessageText)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Longer than the client's write buffer, so that the first
+				// frame reaches the server.
+				if _, err := w.Write([]byte(`{"jsonrpc":"2.0","method":"echo","params":["` + strings.Repeat("x", 64<<10))); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(tc.want - time.Millisecond)
+				synctest.Wait()
+				if err := closed(r); err != nil {
+					t.Fatalf("closed before the read timeout: %v", err)
+				}
+				time.Sleep(2 * time.Millisecond)
+				synctest.Wait()
+				err = closed(r)
+				if err == nil {
+					t.Fatalf("a message begun %v ago is still being read, with a read timeout of %v", tc.want+time.Millisecond, tc.want)
+				}
+				if websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
+					t.Fatalf("closed with %v, want status 1008", err)
+				}
+				w.Write([]byte(`"],"id":1}`))
+				w.Close()
+				synctest.Wait()
+				if msg, err := r.next(); err == nil {
+					t.Errorf("the message was answered: %.100s", msg)
+				}
+			})
+		})
+	}
+}
+
+// A frame that declares more than MaxMessage bytes is read only up to the
+// limit and closes the connection with 1009; nothing is allocated from the
+// length it declares.
+func TestDeclaredLengthNotAllocated(t *testing.T) {
+	leaktest.Check(t)
+	const limit = 1 << 20
+	s := newRPC()
+	url := serveTCP(t, &ws.Handler{Server: s.Server, MaxMessage: limit})
+	nc, err := net.Dial("tcp", strings.TrimPrefix(url, "ws://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	nc.SetDeadline(time.Now().Add(30 * time.Second))
+	fmt.Fprintf(nc, "GET / HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n", strings.TrimPrefix(url, "ws://"))
+	br := bufio.NewReader(nc)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("upgrade: %v, %v", resp, err)
+	}
+	payload := []byte(strings.Repeat("x", 2*limit))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	// A text frame declaring 1 TiB, masked with a zero key, then 2 MiB of
+	// its payload.
+	hdr := []byte{0x81, 0x80 | 127, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+	if _, err := nc.Write(append(hdr, `["`...)); err != nil {
+		t.Fatal(err)
+	}
+	go nc.Write(payload) // the server stops reading it
+	// The server's close frame: 0x88, a length, then the status.
+	frame := make([]byte, 4)
+	if _, err := io.ReadFull(br, frame); err != nil {
+		t.Fatal(err)
+	}
+	if code := int(frame[2])<<8 | int(frame[3]); frame[0] != 0x88 || code != int(websocket.StatusMessageTooBig) {
+		t.Fatalf("frame % x, want a close frame with status 1009", frame)
+	}
+	runtime.ReadMemStats(&after)
+	t.Logf("grew %d", after.TotalAlloc-before.TotalAlloc)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 4*limit {
+		t.Errorf("%d bytes allocated reading a frame that declares 1 TiB, with MaxMessage %d", grew, limit)
 	}
 }
