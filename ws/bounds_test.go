@@ -3,6 +3,7 @@ package ws_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -284,6 +285,180 @@ func TestReadTimeout(t *testing.T) {
 	}
 }
 
+// Shutdown returns by its context's deadline, with the context's error,
+// cancelling the calls still running: those that honour cancellation end,
+// and one that does not cannot hold Shutdown up.
+func TestShutdownDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newRPC()
+		h := &ws.Handler{Server: s.Server}
+		ps := newPipeServer(t, h)
+		conn := ps.dial(t)
+		r := readAll(conn)
+		send(t, conn, call("wait", 1, 1))
+		send(t, conn, call("stubborn", 30, 2))
+		<-s.started
+		synctest.Wait()
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		err := h.Shutdown(ctx)
+		if took := time.Since(start); took != time.Second || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Shutdown with a 1s context returned %v after %v", err, took)
+		}
+		synctest.Wait()
+		select {
+		case err := <-s.stopped:
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("the call's context ended with %v", err)
+			}
+		default:
+			t.Error("the call's context was not cancelled")
+		}
+		if closed(r) == nil {
+			t.Error("the connection is open after Shutdown returned")
+		}
+		time.Sleep(30 * time.Second) // let the stubborn call end
+	})
+}
+
+// Requests received but not started when Shutdown begins are answered with
+// CodeLimitExceeded and "server shutting down", with their ids; the calls in
+// flight finish and are answered; then the connection closes with 1001.
+func TestShutdownRefusesUnstarted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newRPC()
+		h := &ws.Handler{Server: s.Server, MaxInFlight: 1}
+		ps := newPipeServer(t, h)
+		conn := ps.dial(t)
+		r := readAll(conn)
+		send(t, conn, call("wait", 1, 1))
+		<-s.started
+		go func() {
+			for _, m := range []string{
+				call("addInt", "1,2", 2),
+				`{"jsonrpc":"2.0","method":"notify_hello","params":[7]}`,
+				`[` + call("addInt", "1,2", 3) + `,{"jsonrpc":"2.0","method":"notify_hello","params":[7]},` + call("wait", 5, 4) + `]`,
+				`{"jsonrpc":"2.0","method":"addInt","params":[1,2],"id":"five"}`,
+				`[{"jsonrpc":"2.0","method":"notify_hello","params":[7]}]`,
+				`{"jsonrpc":"2.0","method":"addInt","params":[1,2],"id":{"x":1}}`,
+				`{"jsonrpc":"2.0","method":"foobar,"params":"bar","baz]`,
+			} {
+				conn.Write(context.Background(), websocket.MessageText, []byte(m))
+			}
+		}()
+		synctest.Wait()
+		shut := make(chan error, 1)
+		go func() { shut <- h.Shutdown(context.Background()) }()
+		synctest.Wait()
+		// New connections are refused at once.
+		if c, resp, err := ps.tryDial(); err == nil {
+			c.CloseNow()
+			t.Error("a connection was accepted while shutting down")
+		} else if resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
+			t.Errorf("refused with %v, want status 503", err)
+		}
+		const refused = `{"jsonrpc":"2.0","error":{"code":-32005,"message":"Limit exceeded","data":"server shutting down"},"id":`
+		for _, want := range []string{
+			refused + `2}`,
+			`[` + refused + `3},` + refused + `4}]`,
+			refused + `"five"}`,
+			refused + `null}`,
+			refused + `null}`,
+		} {
+			select {
+			case got := <-r.msgs:
+				if got != want {
+					t.Errorf("got  %s\nwant %s", got, want)
+				}
+			default:
+				t.Fatalf("no answer; want %s", want)
+			}
+		}
+		select {
+		case err := <-shut:
+			t.Fatalf("Shutdown returned %v with a call in flight", err)
+		default:
+		}
+		s.releaseAll()
+		synctest.Wait()
+		if got := <-r.msgs; got != `{"jsonrpc":"2.0","result":1,"id":1}` {
+			t.Errorf("the call in flight: %s", got)
+		}
+		if err := closed(r); websocket.CloseStatus(err) != websocket.StatusGoingAway {
+			t.Errorf("closed with %v, want status 1001", err)
+		}
+		if err := <-shut; err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+		select {
+		case x := <-s.started:
+			t.Errorf("wait(%d) ran after Shutdown began", x)
+		default:
+		}
+	})
+}
+
+// Every answer written before the close handshake reaches the client: 64
+// pipelined calls, Shutdown while they run, 64 answers and a close frame
+// with 1001, ten times over loopback TCP.
+func TestShutdownDeliversEveryAnswer(t *testing.T) {
+	leaktest.Check(t)
+	for run := range 10 {
+		s := newRPC()
+		h := &ws.Handler{Server: s.Server}
+		url := serveTCP(t, h)
+		conn, _, err := websocket.Dial(context.Background(), url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.CloseNow()
+		r := readAll(conn)
+		for i := range 64 {
+			send(t, conn, call("nap", 50, i))
+		}
+		// Half of the runs shut down once every call runs, half as soon as
+		// the first does: calls received and not started get the shutdown
+		// error instead of a result.
+		all := run%2 == 0
+		n := 1
+		if all {
+			n = 64
+		}
+		for range n {
+			<-s.started
+		}
+		shut := make(chan error, 1)
+		go func() { shut <- h.Shutdown(context.Background()) }()
+		results, refusals := 0, 0
+		ids := map[string]bool{}
+		for len(ids) < 64 {
+			msg, err := r.next()
+			if err != nil {
+				t.Fatalf("run %d: %d answers (%d results, %d refused), then %v", run, len(ids), results, refusals, err)
+			}
+			switch {
+			case strings.Contains(msg, `"result":50`):
+				results++
+			case strings.Contains(msg, `"code":-32005`) && strings.Contains(msg, "server shutting down"):
+				refusals++
+			default:
+				t.Fatalf("run %d: answer %s", run, msg)
+			}
+			ids[msg[strings.LastIndex(msg, `"id":`):]] = true
+		}
+		if all && results != 64 {
+			t.Errorf("run %d: %d results of 64 calls that had started", run, results)
+		}
+		if msg, err := r.next(); websocket.CloseStatus(err) != websocket.StatusGoingAway {
+			t.Errorf("run %d: after the answers, %q and %v; want a close with status 1001", run, msg, err)
+		}
+		if err := <-shut; err != nil {
+			t.Errorf("run %d: Shutdown: %v", run, err)
+		}
+	}
+}
+
 // A frame that declares more than MaxMessage bytes is read only up to the
 // limit and closes the connection with 1009; nothing is allocated from the
 // length it declares.
@@ -328,4 +503,79 @@ func TestDeclaredLengthNotAllocated(t *testing.T) {
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 4*limit {
 		t.Errorf("%d bytes allocated reading a frame that declares 1 TiB, with MaxMessage %d", grew, limit)
 	}
+}
+
+// Shutdown returns by its deadline when a peer does not answer the close
+// frame: the library's close handshake would wait for it five seconds.
+func TestShutdownDeadlineSilentPeer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newRPC()
+		h := &ws.Handler{Server: s.Server}
+		ps := newPipeServer(t, h)
+		nc, err := ps.l.dial(context.Background(), "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer nc.Close()
+		go fmt.Fprintf(nc, "GET / HTTP/1.1\r\nHost: pipe\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+		br := bufio.NewReader(nc)
+		if resp, err := http.ReadResponse(br, nil); err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+			t.Fatalf("upgrade: %v, %v", resp, err)
+		}
+		read := make(chan error, 1)
+		go func() { // reads the close frame and never answers it
+			_, err := io.Copy(io.Discard, br)
+			read <- err
+		}()
+		synctest.Wait() // the connection is served
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		err = h.Shutdown(ctx)
+		if took := time.Since(start); took != time.Second || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Shutdown with a 1s context returned %v after %v", err, took)
+		}
+		synctest.Wait()
+		select {
+		case <-read:
+		default:
+			t.Error("the connection is open after Shutdown returned")
+		}
+	})
+}
+
+// A message being read when Shutdown begins, with no call in flight, is
+// answered with the shutdown error before the connection closes.
+func TestShutdownAnswersMessageInProgress(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newRPC()
+		h := &ws.Handler{Server: s.Server}
+		ps := newPipeServer(t, h)
+		conn := ps.dial(t)
+		r := readAll(conn)
+		w, err := conn.Writer(context.Background(), websocket.MessageText)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Longer than the client's write buffer, so that the first frame
+		// reaches the server.
+		w.Write([]byte(`{"jsonrpc":"2.0","method":"echo","params":["` + strings.Repeat("x", 64<<10)))
+		synctest.Wait()
+		shut := make(chan error, 1)
+		go func() { shut <- h.Shutdown(context.Background()) }()
+		time.Sleep(time.Second)
+		w.Write([]byte(`"],"id":1}`))
+		w.Close()
+		synctest.Wait()
+		want := `{"jsonrpc":"2.0","error":{"code":-32005,"message":"Limit exceeded","data":"server shutting down"},"id":1}`
+		if msg, err := r.next(); msg != want {
+			t.Errorf("answer %q, %v; want %s", msg, err, want)
+		}
+		if _, err := r.next(); websocket.CloseStatus(err) != websocket.StatusGoingAway {
+			t.Errorf("closed with %v, want status 1001", err)
+		}
+		if err := <-shut; err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+	})
 }

@@ -10,7 +10,14 @@
 //
 //	ch, err := ws.Dial(ctx, "ws://127.0.0.1:8080/ws", nil)
 //	c := client.New(ch)
-
+//
+// # Shutdown
+//
+// Handler.Shutdown closes every connection gracefully: the calls in flight
+// finish and are answered, requests that arrive meanwhile are answered with
+// an error instead of being run, and the connection ends with the WebSocket
+// close handshake (status 1001, going away), so that the peer reads every
+// answer written before the close frame.
 package ws
 
 import (
@@ -18,6 +25,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -113,13 +121,25 @@ const (
 	reasonReadTimeout = "read timeout"
 )
 
-// Shutdown stops the handler gracefully: new connections are refused with
-// 503, no further call is read from the open ones, the calls in flight
-// finish and their answers are written, and then each connection is closed
-// with status 1001 (going away). If ctx ends first, the remaining
-// connections are closed at once and ctx's error is returned. Register it
-// with http.Server.RegisterOnShutdown, or call it before http.Server.Shutdown:
-// net/http does not track WebSocket connections.
+// Shutdown stops the handler gracefully. From the moment it is called,
+// upgrade requests are refused with 503 Service Unavailable. Each connection
+// goes on reading, and answers each message it reads from then on without
+// running it: a request with an id gets an error with that id, code
+// jsonrpc.CodeLimitExceeded (-32005) and data ShutdownData ("server shutting
+// down"); a batch gets an array of such errors, one for each request with an
+// id (a batch of more than 1024 requests, jsonrpc's default MaxBatch, gets
+// one error with id null); a notification gets nothing. The calls in flight finish and their
+// answers are written; then the connection is closed with the close
+// handshake and status 1001 (going away), so that the peer receives every
+// answer before the connection ends. Messages that arrive after the close
+// frame are not answered, as the protocol requires; a client sees the close
+// frame and fails their calls.
+//
+// Shutdown returns nil once every connection has ended. If ctx ends first,
+// it cancels the contexts of the calls still running, closes the remaining
+// connections at once, and returns ctx's error, without waiting for methods
+// that ignore their context. Call it before http.Server.Shutdown, with the
+// same context: net/http does not track WebSocket connections.
 func (h *Handler) Shutdown(ctx context.Context) error {
 	h.mu.Lock()
 	h.stopping = true
@@ -146,7 +166,6 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	for _, c := range conns {
 		c.kill()
 	}
-	<-drained
 	return ctx.Err()
 }
 
@@ -225,14 +244,23 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer h.release(c)
-	conn, err := websocket.Accept(w, r, h.AcceptOptions)
+	var aw http.ResponseWriter = w
+	rec := recordHijack(w)
+	if rec != nil {
+		aw = rec
+	}
+	conn, err := websocket.Accept(aw, r, h.AcceptOptions)
 	if err != nil {
 		return // Accept has answered the request
+	}
+	var netConn net.Conn
+	if rec != nil {
+		netConn = rec.conn
 	}
 	conn.SetReadLimit(orDefault(h.MaxMessage, DefaultMaxMessage))
 	ctx, cancel := context.WithCancel(transport.WithContextValue(r.Context(), r))
 	defer cancel()
-	if c.attach(ctx, cancel, conn) {
+	if c.attach(ctx, cancel, conn, netConn) {
 		c.serve(orDefault(h.MaxMessage, DefaultMaxMessage))
 	}
 	c.finish()
@@ -251,8 +279,9 @@ const (
 type action uint8
 
 const (
-	run  action = iota // run it
-	drop               // nothing: shutting down, or the close frame is sent
+	run    action = iota // run it
+	refuse               // answer it with the shutdown error
+	drop                 // nothing: the close frame is sent, no answer can follow
 )
 
 // wsConn is one served connection.
@@ -268,9 +297,10 @@ type wsConn struct {
 	replyFunc    func([]byte) // c.reply, bound once
 
 	// Set by attach, before the reading goroutine starts.
-	ctx    context.Context
-	cancel context.CancelFunc
-	conn   *websocket.Conn
+	ctx     context.Context
+	cancel  context.CancelFunc
+	conn    *websocket.Conn
+	netConn net.Conn // the hijacked connection, or nil
 
 	mu        sync.Mutex // protects the fields below
 	attached  bool
@@ -287,10 +317,10 @@ type wsConn struct {
 
 // attach records the upgraded connection; false means Shutdown's deadline
 // has passed and it must not be served.
-func (c *wsConn) attach(ctx context.Context, cancel context.CancelFunc, conn *websocket.Conn) bool {
+func (c *wsConn) attach(ctx context.Context, cancel context.CancelFunc, conn *websocket.Conn, netConn net.Conn) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.ctx, c.cancel, c.conn = ctx, cancel, conn
+	c.ctx, c.cancel, c.conn, c.netConn = ctx, cancel, conn, netConn
 	c.attached = true
 	return !c.killed // if stopping, the first awaitMessage closes
 }
@@ -327,7 +357,9 @@ func (c *wsConn) serve(limit int64) {
 
 // finish ends the connection once its reading has stopped: the calls still
 // in flight are cancelled (their answers can no longer be written), and the
-// connection is closed once a close begun by startClose is over.
+// close handshake, begun by startClose or begun here, ends before the
+// connection is closed, so that the peer's last frames are read and the
+// socket is not closed on unread input.
 func (c *wsConn) finish() {
 	c.mu.Lock()
 	started, killed := c.closeSent, c.killed
@@ -336,9 +368,19 @@ func (c *wsConn) finish() {
 	cancel, conn := c.cancel, c.conn
 	c.mu.Unlock()
 	cancel()
+	if killed && c.netConn != nil {
+		c.netConn.Close()
+	}
 	c.calls.Wait()
-	if started && !killed {
+	switch {
+	case killed:
+	case started:
 		<-c.closeDone
+	default:
+		// Reading failed: the peer's close frame, a limit the library
+		// answered with a close frame of its own, or a broken connection.
+		// Close finishes the handshake where there is one to finish.
+		conn.Close(websocket.StatusInternalError, "")
 	}
 	conn.CloseNow()
 }
@@ -380,23 +422,28 @@ func readMessage(r io.Reader, buf []byte, limit int64) ([]byte, error) {
 	}
 }
 
-// dispatch runs the message msg or drops it, and reports whether reading
-// goes on.
+// dispatch runs the message msg, refuses it or drops it, and reports whether
+// reading goes on.
 func (c *wsConn) dispatch(msg []byte) bool {
 	held := false
 	select {
 	case c.slots <- struct{}{}:
 		held = true
-	case <-c.stopped: // dropped below, without waiting for a slot
+	case <-c.stopped: // refused below, without waiting for a slot
 	case <-c.ctx.Done():
 		return false
 	}
-	if c.begin() == run {
+	switch c.begin() {
+	case run:
 		c.calls.Add(1)
 		// The answer of a call that completes inline is appended after the
 		// message, in the same buffer.
 		c.srv.ProcessAsync(c.ctx, msg[len(msg):], msg, c.replyFunc)
 		return true
+	case refuse:
+		if resp := appendRefusal(nil, msg); len(resp) > 0 {
+			c.write(resp)
+		}
 	}
 	if held {
 		<-c.slots
@@ -440,8 +487,11 @@ func (c *wsConn) write(resp []byte) {
 func (c *wsConn) begin() action {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closing || c.stopping {
+	switch {
+	case c.closing:
 		return drop
+	case c.stopping:
+		return refuse
 	}
 	c.inflight++
 	return run
@@ -471,8 +521,8 @@ func (c *wsConn) awaitMessage() {
 }
 
 // idle runs when the connection has no call in flight and its reading
-// goroutine waits for a message: a connection shutting down closes, others
-// arm the idle timeout.
+// goroutine waits for a message, having answered or refused every message
+// it read: a connection shutting down closes, others arm the idle timeout.
 // c.mu must be held.
 func (c *wsConn) idle() {
 	switch {
@@ -562,7 +612,8 @@ func (c *wsConn) startClose(code websocket.StatusCode, reason string) {
 }
 
 // stop makes the connection run no further message; once its calls in
-// flight are answered, it closes with 1001 (going away).
+// flight are answered, and a message it is reading is refused, it closes
+// with 1001 (going away).
 func (c *wsConn) stop() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -580,13 +631,17 @@ func (c *wsConn) stop() {
 func (c *wsConn) kill() {
 	c.mu.Lock()
 	c.killed = true
-	attached, cancel, conn := c.attached, c.cancel, c.conn
+	attached, cancel, conn, netConn := c.attached, c.cancel, c.conn, c.netConn
 	c.mu.Unlock()
 	if !attached {
 		return // attach sees killed
 	}
 	cancel()
-	conn.CloseNow()
+	if netConn != nil {
+		netConn.Close()
+	} else {
+		go conn.CloseNow()
+	}
 }
 
 // Dial connects to a JSON-RPC server over WebSocket at url and returns the
