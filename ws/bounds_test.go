@@ -19,6 +19,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/demo"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
 	"github.com/jsonrpc-go/jsonrpc/ws"
@@ -456,6 +457,90 @@ func TestShutdownDeliversEveryAnswer(t *testing.T) {
 		if err := <-shut; err != nil {
 			t.Errorf("run %d: Shutdown: %v", run, err)
 		}
+	}
+}
+
+// MaxInFlight counts the messages of a connection, and the server's
+// MaxRunning bounds the goroutines its Blocking calls take: one connection
+// sending batches of Blocking calls holds at most MaxRunning of them on
+// goroutines (one more runs on its reading goroutine), not MaxInFlight times
+// the batch size.
+func TestConnGoroutinesBounded(t *testing.T) {
+	leaktest.Check(t)
+	const maxRunning, maxInFlight, batch = 8, 4, 50
+	s := newRPC(jsonrpc.UseLimits(jsonrpc.Limits{MaxRunning: maxRunning}))
+	url := serveTCP(t, &ws.Handler{Server: s.Server, MaxInFlight: maxInFlight})
+	conn := rawConn(t, url)
+	r := readAll(conn)
+	before := runtime.NumGoroutine()
+	for m := range maxInFlight * 2 {
+		var b strings.Builder
+		b.WriteByte('[')
+		for i := range batch {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(call("wait", m*batch+i, m*batch+i))
+		}
+		b.WriteByte(']')
+		send(t, conn, b.String())
+	}
+	for range maxRunning + 1 {
+		<-s.started
+	}
+	select {
+	case x := <-s.started:
+		t.Fatalf("call %d started beyond MaxRunning+1 = %d", x, maxRunning+1)
+	case <-time.After(50 * time.Millisecond):
+	}
+	if n := runtime.NumGoroutine() - before; n > maxRunning+2 {
+		t.Errorf("%d more goroutines with %d batches of %d Blocking calls; want at most MaxRunning+2 = %d", n, maxInFlight*2, batch, maxRunning+2)
+	}
+	s.releaseAll()
+	for range maxInFlight * 2 {
+		select {
+		case msg := <-r.msgs:
+			if strings.Count(msg, `"result"`) != batch {
+				t.Errorf("batch answer %.200s", msg)
+			}
+		case err := <-r.err:
+			t.Fatal(err)
+		}
+	}
+}
+
+// A response at the server's MaxResponse is written whole and reaches a
+// client of ws.Dial; one byte more is answered with CodeLimitExceeded. At
+// the default MaxResponse (16 MiB), a response near the limit passes the
+// client's read limit (client.DefaultMaxMessage, 64 MiB).
+func TestResponseLimit(t *testing.T) {
+	leaktest.Check(t)
+	const overhead = len(`{"jsonrpc":"2.0","result":"","id":1}`)
+	for _, tc := range []struct {
+		name  string
+		limit int // MaxResponse, 0 for the default
+		n     int
+		ok    bool
+	}{
+		{"at", 1 << 20, 1<<20 - overhead, true},
+		{"over", 1 << 20, 1<<20 - overhead + 1, false},
+		{"default", 0, 16<<20 - overhead, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newRPC(jsonrpc.UseLimits(jsonrpc.Limits{MaxResponse: tc.limit}))
+			c := dial(t, serveTCP(t, &ws.Handler{Server: s.Server}))
+			got, err := client.Call[string](context.Background(), c, "repeat", []int{tc.n})
+			switch {
+			case tc.ok && (err != nil || len(got) != tc.n || strings.Trim(got, "x") != ""):
+				t.Errorf("repeat(%d): %d bytes, %v", tc.n, len(got), err)
+			case !tc.ok && jsonrpc.ErrorCode(err) != jsonrpc.CodeLimitExceeded:
+				t.Errorf("repeat(%d) over the limit: %d bytes, %v", tc.n, len(got), err)
+			}
+			// The connection goes on.
+			if got, err := client.Call[int](context.Background(), c, "addInt", []int{1, 2}); err != nil || got != 3 {
+				t.Errorf("next call: %d, %v", got, err)
+			}
+		})
 	}
 }
 

@@ -11,6 +11,29 @@
 //	ch, err := ws.Dial(ctx, "ws://127.0.0.1:8080/ws", nil)
 //	c := client.New(ch)
 //
+// # Limits
+//
+// Every limit of a Handler is on by default, and each is a field whose zero
+// value means its default. It serves at most MaxConns connections at once
+// (4096): an upgrade request past them is answered with 503 Service
+// Unavailable before any upgrade. A message may hold MaxMessage bytes
+// (4 MiB): a longer one closes the connection with status 1009 (message too
+// big), and is read only up to the limit; nothing is allocated from the
+// length its frames declare. A connection with no call in flight that waits
+// IdleTimeout (2 minutes) for a message is closed with status 1001 (going
+// away), and one whose peer takes longer than ReadTimeout (30 s) to finish a
+// message it has begun is closed with status 1008 (policy violation). At most
+// MaxInFlight messages (64) of a connection are being answered at once; its
+// reading pauses at the limit. A peer that does not take an answer within
+// WriteTimeout (30 s) is disconnected.
+//
+// The server's own limits (jsonrpc.Limits) bound the rest: MaxResponse
+// (16 MiB) every answer, MaxBatch (1024) the requests of a batch, and
+// MaxRunning (4096) the goroutines of Blocking calls for every connection
+// together. On the client side, a channel from Dial reads messages of up to
+// client.DefaultMaxMessage bytes (64 MiB), more than any answer a server
+// with the default limits sends.
+//
 // # Shutdown
 //
 // Handler.Shutdown closes every connection gracefully: the calls in flight
