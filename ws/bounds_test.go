@@ -67,7 +67,7 @@ func newRPC(opts ...jsonrpc.Option) *rpc {
 		time.Sleep(time.Duration(sec) * time.Second)
 		return sec
 	}, jsonrpc.Blocking())
-	s.MustRegister("repeat", func(n int) string { return strings.Repeat("x", n) })
+	s.MustRegister("xs", func(n int) string { return strings.Repeat("x", n) })
 	return s
 }
 
@@ -529,7 +529,7 @@ func TestResponseLimit(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newRPC(jsonrpc.UseLimits(jsonrpc.Limits{MaxResponse: tc.limit}))
 			c := dial(t, serveTCP(t, &ws.Handler{Server: s.Server}))
-			got, err := client.Call[string](context.Background(), c, "repeat", []int{tc.n})
+			got, err := client.Call[string](context.Background(), c, "xs", []int{tc.n})
 			switch {
 			case tc.ok && (err != nil || len(got) != tc.n || strings.Trim(got, "x") != ""):
 				t.Errorf("repeat(%d): %d bytes, %v", tc.n, len(got), err)
