@@ -664,3 +664,67 @@ func TestShutdownAnswersMessageInProgress(t *testing.T) {
 		}
 	})
 }
+
+// MaxBuffered bounds what large messages being read hold over all
+// connections: a connection whose message would pass it is closed with 1013
+// (try again later), while the others are served, and the room comes back
+// once their messages are answered.
+func TestMaxBuffered(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newRPC()
+		ps := newPipeServer(t, &ws.Handler{Server: s.Server, MaxBuffered: 256 << 10})
+		echo := func(n int) (string, string) {
+			req := `{"jsonrpc":"2.0","method":"echo","params":["` + strings.Repeat("x", n) + `"],"id":1}`
+			return req, `{"jsonrpc":"2.0","result":"` + strings.Repeat("x", n) + `","id":1}`
+		}
+		// a holds about 192 KiB of the budget while its message is read.
+		a := ps.dial(t)
+		a.SetReadLimit(1 << 20)
+		ra := readAll(a)
+		aw, err := a.Writer(context.Background(), websocket.MessageText)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reqA, wantA := echo(200 << 10)
+		if _, err := aw.Write([]byte(reqA[:150<<10])); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		// b's message needs more than what is left.
+		b := ps.dial(t)
+		rb := readAll(b)
+		reqB, _ := echo(150 << 10)
+		go b.Write(context.Background(), websocket.MessageText, []byte(reqB))
+		synctest.Wait()
+		if _, err := rb.next(); websocket.CloseStatus(err) != websocket.StatusTryAgainLater {
+			t.Fatalf("b: %v, want a close with status 1013", err)
+		}
+		// a goes on, and is answered.
+		aw.Write([]byte(reqA[150<<10:]))
+		aw.Close()
+		if got, err := ra.next(); err != nil || got != wantA {
+			t.Fatalf("a: %.80s, %v", got, err)
+		}
+		// The room is back: a large message on a new connection is read.
+		c := ps.dial(t)
+		c.SetReadLimit(1 << 20)
+		rc := readAll(c)
+		reqC, wantC := echo(150 << 10)
+		if err := c.Write(context.Background(), websocket.MessageText, []byte(reqC)); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := rc.next(); err != nil || got != wantC {
+			t.Fatalf("c: %.80s, %v", got, err)
+		}
+		// Small messages never count.
+		if err := c.Write(context.Background(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","method":"echo","params":["y"],"id":2}`)); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := rc.next(); err != nil || got != `{"jsonrpc":"2.0","result":"y","id":2}` {
+			t.Fatalf("c, small: %s, %v", got, err)
+		}
+		a.CloseNow()
+		b.CloseNow()
+		c.CloseNow()
+	})
+}

@@ -57,12 +57,14 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
+	"github.com/jsonrpc-go/jsonrpc/internal/budget"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // Defaults of Handler's limits.
 const (
 	DefaultMaxMessage   = 4 << 20
+	DefaultMaxBuffered  = 64 << 20
 	DefaultMaxConns     = 4096
 	DefaultMaxInFlight  = 64
 	DefaultIdleTimeout  = 2 * time.Minute
@@ -90,6 +92,15 @@ type Handler struct {
 	// the limit, and nothing is allocated from the length its frames
 	// declare.
 	MaxMessage int64
+
+	// MaxBuffered bounds the memory that messages larger than 64 KiB hold
+	// while they are read, over all the Handler's connections together;
+	// <= 0 means DefaultMaxBuffered (64 MiB). A message that would pass it
+	// closes its connection with status 1013 (try again later), so that
+	// peers that send large messages slowly cannot hold MaxConns ×
+	// MaxMessage bytes between them. Messages up to 64 KiB, read into
+	// pooled buffers, do not count.
+	MaxBuffered int64
 
 	// MaxConns is how many connections the Handler serves at once; <= 0
 	// means DefaultMaxConns (4096). An upgrade request past it is answered
@@ -133,6 +144,7 @@ type Handler struct {
 
 	mu       sync.Mutex // protects the fields below
 	conns    map[*wsConn]struct{}
+	buffered *budget.Budget // MaxBuffered, made by the first admit
 	stopping bool
 	drained  chan struct{} // made by Shutdown; closed when no connection is left
 }
@@ -142,6 +154,7 @@ const (
 	reasonShutdown    = "server shutting down"
 	reasonIdle        = "idle timeout"
 	reasonReadTimeout = "read timeout"
+	reasonBusy        = "too many large messages at once"
 )
 
 // Shutdown stops the handler gracefully. From the moment it is called,
@@ -213,9 +226,11 @@ func (h *Handler) admit() (*wsConn, string) {
 	}
 	if h.conns == nil {
 		h.conns = map[*wsConn]struct{}{}
+		h.buffered = budget.New(orDefault(h.MaxBuffered, DefaultMaxBuffered))
 	}
 	c := &wsConn{
 		srv:          h.Server,
+		buffered:     h.buffered,
 		idleTimeout:  timeout(h.IdleTimeout, DefaultIdleTimeout),
 		readTimeout:  timeout(h.ReadTimeout, DefaultReadTimeout),
 		writeTimeout: timeout(h.WriteTimeout, DefaultWriteTimeout),
@@ -310,7 +325,8 @@ const (
 // wsConn is one served connection.
 type wsConn struct {
 	srv          *jsonrpc.Server
-	idleTimeout  time.Duration // 0: none
+	buffered     *budget.Budget // the Handler's MaxBuffered
+	idleTimeout  time.Duration  // 0: none
 	readTimeout  time.Duration
 	writeTimeout time.Duration
 	slots        chan struct{} // one element per message in flight, up to MaxInFlight
@@ -364,16 +380,27 @@ func (c *wsConn) serve(limit int64) {
 			break
 		}
 		c.gotFrame()
-		buf, err = readMessage(r, buf[:0], limit)
+		var taken int64
+		buf, taken, err = readMessage(r, buf[:0], limit, c.buffered)
 		c.gotMessage()
+		if errors.Is(err, errBudget) {
+			c.buffered.Give(taken)
+			c.mu.Lock()
+			c.startClose(websocket.StatusTryAgainLater, reasonBusy)
+			c.mu.Unlock()
+			break
+		}
 		if err != nil {
+			c.buffered.Give(taken)
 			break
 		}
-		if !c.dispatch(buf) {
-			break
-		}
+		ok := c.dispatch(buf)
 		if cap(buf) > maxKeptBuffer {
 			buf = make([]byte, 0, initialBuffer)
+		}
+		c.buffered.Give(taken) // the message is answered, or copied by the server
+		if !ok {
+			break
 		}
 	}
 }
@@ -416,12 +443,15 @@ const (
 
 // readMessage reads the message r holds into buf, which grows as bytes
 // arrive, never past limit+1 bytes (the library reads one byte past the
-// limit to detect a longer message, and then fails the read).
-func readMessage(r io.Reader, buf []byte, limit int64) ([]byte, error) {
+// limit to detect a longer message, and then fails the read). Growth past
+// maxKeptBuffer takes from b; it returns what it took, to be given back once
+// the buffer is dropped, and errBudget when b had no room.
+func readMessage(r io.Reader, buf []byte, limit int64, b *budget.Budget) ([]byte, int64, error) {
 	most := limit
 	if most < math.MaxInt64 {
 		most++
 	}
+	var taken int64
 	for {
 		if len(buf) == cap(buf) {
 			n := max(2*cap(buf), initialBuffer)
@@ -429,6 +459,12 @@ func readMessage(r io.Reader, buf []byte, limit int64) ([]byte, error) {
 				n = int(most)
 			}
 			if n > len(buf) {
+				if need := int64(max(n-maxKeptBuffer, 0)) - taken; need > 0 {
+					if !b.Take(need) {
+						return buf, taken, errBudget
+					}
+					taken += need
+				}
 				buf = append(make([]byte, 0, n), buf...)
 			}
 		}
@@ -436,14 +472,18 @@ func readMessage(r io.Reader, buf []byte, limit int64) ([]byte, error) {
 		buf = buf[:len(buf)+k]
 		switch {
 		case errors.Is(err, io.EOF):
-			return buf, nil
+			return buf, taken, nil
 		case err != nil:
-			return buf, err
+			return buf, taken, err
 		case k == 0 && len(buf) == cap(buf):
-			return buf, errors.New("ws: message exceeds the limit") // not reached: the library fails the read first
+			return buf, taken, errors.New("ws: message exceeds the limit") // not reached: the library fails the read first
 		}
 	}
 }
+
+// errBudget is readMessage's error when the Handler's MaxBuffered has no
+// room for the message.
+var errBudget = errors.New("ws: MaxBuffered spent")
 
 // dispatch runs the message msg, refuses it or drops it, and reports whether
 // reading goes on.
