@@ -332,14 +332,11 @@ func (c *conn) writeOwn(resp []byte) {
 	c.write(resp)
 }
 
-// write appends a response to the writer, replacing one over MaxResponse.
-// The caller owns the writer.
+// write appends a response to the writer; the caller owns it. The size of
+// a response is bounded where it is built (jsonrpc.Limits.MaxResponse).
 func (c *conn) write(resp []byte) {
 	if len(resp) == 0 || c.closed.Load() {
 		return // nothing to write, or nobody to write it to
-	}
-	if len(resp) > c.st.maxResponse {
-		resp = responseTooLarge(resp, c.st.maxResponse)
 	}
 	if err := c.wr.Write(resp); err != nil {
 		c.close(err)

@@ -36,12 +36,13 @@
 //
 // # Limits
 //
-// Every limit is on by default: the size of one message (MaxMessage, 4 MiB)
-// and of one response (MaxResponse, 16 MiB), the unanswered requests of a
-// connection (MaxInFlight, 64), the time a connection may idle (2 minutes),
+// Every limit is on by default: the size of one message (MaxMessage, 4 MiB),
+// the unanswered requests of a connection (MaxInFlight, 64), the time a connection may idle (2 minutes),
 // take to send one message (30 s) and take to accept a write (30 s). A
 // length a peer declares (Header's Content-Length) is checked against the
 // limit before anything is allocated for it, and a message over the limit
-// is skipped, not buffered. A panicking method is answered with an internal
-// error by the jsonrpc package; the connection goes on.
+// is skipped, not buffered. The size of a response is the jsonrpc.Server's
+// limit (jsonrpc.Limits.MaxResponse, 16 MiB), checked as the response is
+// built. A panicking method is answered with an internal error by the
+// jsonrpc package; the connection goes on.
 package stream

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -244,21 +245,102 @@ func TestReadTimeout(t *testing.T) {
 	}
 }
 
+// TestMaxResponse: the size of a response is the root's limit
+// (jsonrpc.Limits.MaxResponse), checked as the response is built: an answer
+// over it is a CodeLimitExceeded error with its id, and a batch keeps the
+// answers that fit.
 func TestMaxResponse(t *testing.T) {
 	leakCheck(t)
-	dial := serverOn(t, &Server{Server: demo.NewServer(), MaxResponse: 200}, "pipe")
+	h := jsonrpc.NewServer(jsonrpc.UseLimits(jsonrpc.Limits{MaxResponse: 200}))
+	h.MustRegister("echo", func(s string) string { return s })
+	dial := serverOn(t, &Server{Server: h}, "pipe")
 	c := newClient(t, dial(), Line)
 	big := `"` + strings.Repeat("z", 300) + `"`
-	c.send(call("StringMe", 7, "["+big+"]"))
-	want := `{"jsonrpc":"2.0","error":{"code":-32603,"message":"response too large","data":"response of 336 bytes exceeds the limit of 200 bytes"},"id":7}`
+	c.send(call("echo", 7, "["+big+"]"))
+	e := `{"jsonrpc":"2.0","error":{"code":-32005,"message":"Limit exceeded","data":"response exceeds the limit of 200 bytes"},"id":%d}`
+	if got, want := c.recv(), fmt.Sprintf(e, 7); got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	c.send(`[` + call("echo", 1, `["a"]`) + `,` + call("echo", 2, "["+big+"]") + `,` + call("echo", 3, `["b"]`) + `]`)
+	want := `[{"jsonrpc":"2.0","result":"a","id":1},` + fmt.Sprintf(e, 2) + `,` + fmt.Sprintf(e, 3) + `]`
 	if got := c.recv(); got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
-	c.send(`[` + call("Test2", 1, "[1]") + `,` + call("StringMe", 2, "["+big+"]") + `,` + call("Test2", 3, "[3]") + `]`)
-	e := `{"jsonrpc":"2.0","error":{"code":-32603,"message":"response too large","data":"batch response exceeds the limit of 200 bytes"},"id":%d}`
-	want = `[{"jsonrpc":"2.0","result":1,"id":1},` + fmt.Sprintf(e, 2) + `,` + fmt.Sprintf(e, 3) + `]`
-	if got := c.recv(); got != want {
-		t.Fatalf("got  %s\nwant %s", got, want)
+}
+
+// blobServer has "blob", whose result is a string of n bytes, and "add".
+func blobServer(opts ...jsonrpc.Option) *jsonrpc.Server {
+	h := jsonrpc.NewServer(opts...)
+	h.MustRegister("blob", func(n int) string { return strings.Repeat("b", n) })
+	h.MustRegister("add", func(a, b int) int { return a + b })
+	return h
+}
+
+// TestMaxResponseIsTheServers: the stream adds no response limit of its
+// own, so a server that allows 32 MiB answers gets a 20 MiB answer whole.
+func TestMaxResponseIsTheServers(t *testing.T) {
+	leakCheck(t)
+	h := blobServer(jsonrpc.UseLimits(jsonrpc.Limits{MaxResponse: 32 << 20}))
+	dial := serverOn(t, &Server{Server: h}, "pipe")
+	c := newClient(t, dial(), Line)
+	c.send(call("blob", 1, "[20971520]"))
+	got := c.recv()
+	if want := `{"jsonrpc":"2.0","result":"` + strings.Repeat("b", 20<<20) + `","id":1}`; got != want {
+		t.Fatalf("got %.120s... (%d bytes), want the 20 MiB result (%d bytes)", got, len(got), len(want))
+	}
+}
+
+// TestHugeBatchResponse: a batch of 256 calls answering 1 MiB each is
+// answered with at most the default 16 MiB (and an error object for each
+// call past it), on every framing, and the connection stays usable.
+func TestHugeBatchResponse(t *testing.T) {
+	leakCheck(t)
+	const n, size = 256, 1 << 20
+	calls := make([]string, n)
+	for i := range calls {
+		calls[i] = call("blob", i, fmt.Sprintf("[%d]", size))
+	}
+	batch := "[" + strings.Join(calls, ",") + "]"
+	for _, fr := range framings {
+		t.Run(fr.name, func(t *testing.T) {
+			dial := serverOn(t, &Server{Server: blobServer(), Framing: fr.f}, "tcp")
+			c := newClient(t, dial(), fr.f)
+			c.send(batch)
+			got := c.recv()
+			if len(got) > 16<<20+n*120 {
+				t.Fatalf("answer of %d bytes, want at most the 16 MiB limit and the errors", len(got))
+			}
+			var answers []struct {
+				ID     int
+				Result string
+				Error  *jsonrpc.Error
+			}
+			if err := json.Unmarshal([]byte(got), &answers); err != nil {
+				t.Fatalf("answer %.200s: %v", got, err)
+			}
+			if len(answers) != n {
+				t.Fatalf("%d answers, want %d", len(answers), n)
+			}
+			results := 0
+			for i, a := range answers {
+				switch {
+				case a.ID != i:
+					t.Fatalf("answer %d has id %d", i, a.ID)
+				case a.Error == nil && len(a.Result) == size:
+					results++
+				case a.Error != nil && a.Error.Code == jsonrpc.CodeLimitExceeded:
+				default:
+					t.Fatalf("answer %d: %.200v", i, a)
+				}
+			}
+			if results == 0 || results >= 16 {
+				t.Fatalf("%d whole results, want some and fewer than 16", results)
+			}
+			c.send(call("add", 1000, "[1,2]"))
+			if got, want := c.recv(), `{"jsonrpc":"2.0","result":3,"id":1000}`; got != want {
+				t.Fatalf("after the batch: got %s, want %s", got, want)
+			}
+		})
 	}
 }
 

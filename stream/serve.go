@@ -56,7 +56,6 @@ const (
 	DefaultIdleTimeout  = 2 * time.Minute
 	DefaultReadTimeout  = 30 * time.Second
 	DefaultWriteTimeout = 30 * time.Second
-	DefaultMaxResponse  = 16 << 20
 )
 
 // A Server serves a *jsonrpc.Server over byte streams: the connections of a
@@ -120,13 +119,6 @@ type Server struct {
 	// negative value disables it.
 	WriteTimeout time.Duration
 
-	// MaxResponse is the size limit of one response (a whole batch
-	// response), in bytes; <= 0 means DefaultMaxResponse (16 MiB). A larger
-	// response is replaced by an error response with code -32603 ("response
-	// too large") and the request's id; for a batch, the elements that fit
-	// in order are kept and each later one is replaced by such an error.
-	MaxResponse int
-
 	// ErrorLog receives a line for each connection that ends with an error
 	// other than the peer's end of input, and for errors accepting
 	// connections. nil logs nothing.
@@ -148,7 +140,6 @@ type settings struct {
 	idle         time.Duration // 0: none
 	readTimeout  time.Duration // 0: none
 	writeTimeout time.Duration // 0: none
-	maxResponse  int
 }
 
 func (s *Server) settings() settings {
@@ -161,7 +152,6 @@ func (s *Server) settings() settings {
 		idle:         timeout(s.IdleTimeout, DefaultIdleTimeout),
 		readTimeout:  timeout(s.ReadTimeout, DefaultReadTimeout),
 		writeTimeout: timeout(s.WriteTimeout, DefaultWriteTimeout),
-		maxResponse:  s.MaxResponse,
 	}
 	if st.handler == nil {
 		st.handler = jsonrpc.NewServer()
@@ -174,9 +164,6 @@ func (s *Server) settings() settings {
 	}
 	if st.maxInFlight <= 0 {
 		st.maxInFlight = DefaultMaxInFlight
-	}
-	if st.maxResponse <= 0 {
-		st.maxResponse = DefaultMaxResponse
 	}
 	return st
 }
