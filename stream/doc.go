@@ -36,8 +36,10 @@
 //
 // # Limits
 //
-// Every limit is on by default: the size of one message (MaxMessage, 4 MiB),
-// the unanswered requests of a connection (MaxInFlight, 64), the time a connection may idle (2 minutes),
+// Every limit is on by default: the connections served at once (MaxConns,
+// 4096; at the limit no more are accepted until one ends), the size of one
+// message (MaxMessage, 4 MiB), the unanswered requests of a connection
+// (MaxInFlight, 64), the time a connection may idle (2 minutes),
 // take to send one message (30 s) and take to accept a write (30 s). A
 // length a peer declares (Header's Content-Length) is checked against the
 // limit before anything is allocated for it, and a message over the limit

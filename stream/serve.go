@@ -52,6 +52,13 @@ func (o Ordering) String() string {
 
 // Default settings of a Server.
 const (
+	// DefaultMaxConns is the default of MaxConns. An idle connection holds
+	// about 75 KiB (its read and write buffers and its goroutine), so 4096
+	// of them about 300 MiB; 4096 open files fit the usual limits of a
+	// process (Go raises the soft limit to the hard one, 524288 under
+	// systemd) with room for the rest of the program; and it matches the
+	// default of jsonrpc.Limits.MaxRunning, one waiting call per connection.
+	DefaultMaxConns     = 4096
 	DefaultMaxInFlight  = 64
 	DefaultIdleTimeout  = 2 * time.Minute
 	DefaultReadTimeout  = 30 * time.Second
@@ -89,6 +96,15 @@ type Server struct {
 	// skip it (Line, Header), and closes the connection otherwise (Raw).
 	// Nothing is ever allocated from a length the peer declares beyond it.
 	MaxMessage int
+
+	// MaxConns is how many connections the Server serves at once, over all
+	// its listeners and ServeConn calls; <= 0 means DefaultMaxConns (4096).
+	// At the limit Serve holds the connection it accepted last, unserved,
+	// and accepts no other until a connection ends, so that the kernel's
+	// listen backlog holds the rest and the number of open files stays
+	// bounded (by MaxConns and one per listener); ServeConn waits likewise
+	// before serving. The connections being served are not affected.
+	MaxConns int
 
 	// MaxInFlight is, with Concurrent ordering, how many requests of one
 	// connection may be unanswered at once; <= 0 means DefaultMaxInFlight
@@ -128,6 +144,8 @@ type Server struct {
 	closing   bool // Shutdown or Close was called
 	listeners map[net.Listener]struct{}
 	conns     map[*conn]struct{}
+	slots     chan struct{} // one element per connection served (MaxConns); made on first use
+	closed    chan struct{} // closed by Shutdown and Close; made with slots
 }
 
 // settings are a Server's fields with the defaults applied.
@@ -179,7 +197,8 @@ func timeout(d, def time.Duration) time.Duration {
 }
 
 // Serve accepts connections on l and serves each on a goroutine of its own
-// until Shutdown or Close, after which it returns ErrServerClosed. It returns
+// until Shutdown or Close, after which it returns ErrServerClosed. While the
+// Server serves MaxConns connections it accepts none (see MaxConns). It returns
 // any other error of l.Accept that is not temporary. Serve closes l when it
 // returns. Connections are served with context.Background as the base of
 // their calls' contexts.
@@ -221,13 +240,58 @@ func (s *Server) Serve(l net.Listener) error {
 			return err
 		}
 		backoff = 0
+		if err := s.acquire(context.Background()); err != nil {
+			nc.Close()
+			return err
+		}
 		go func() {
-			if err := s.ServeConn(context.Background(), nc); err != nil && err != ErrServerClosed {
+			if err := s.serveConn(context.Background(), nc); err != nil && err != ErrServerClosed {
 				s.logf("stream: connection %v: %v", nc.RemoteAddr(), err)
 			}
 		}()
 	}
 }
+
+// gates returns the Server's connection slots and the channel that
+// Shutdown and Close close, making them on first use.
+func (s *Server) gates() (slots chan struct{}, closed chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.slots == nil {
+		n := s.MaxConns
+		if n <= 0 {
+			n = DefaultMaxConns
+		}
+		s.slots = make(chan struct{}, n)
+		s.closed = make(chan struct{})
+		if s.closing {
+			close(s.closed)
+		}
+	}
+	return s.slots, s.closed
+}
+
+// acquire takes a connection slot, waiting while MaxConns connections are
+// served. It fails when the Server closes or ctx ends first.
+func (s *Server) acquire(ctx context.Context) error {
+	slots, closed := s.gates()
+	select {
+	case slots <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case slots <- struct{}{}:
+		return nil
+	case <-closed:
+		return ErrServerClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// release gives back a slot taken by acquire.
+func (s *Server) release() { <-s.slots }
 
 func isTemporary(err error) bool {
 	t, ok := err.(interface{ Temporary() bool })
@@ -238,7 +302,9 @@ func isTemporary(err error) bool {
 // ends it, ctx is cancelled, or the Server is shut down, and then closes c.
 // Methods' contexts derive from ctx and carry c as the transport's context
 // value. c may be any io.ReadWriteCloser: a net.Conn, or a reader and writer
-// joined with ReadWriteCloser (Stdio for standard input and output).
+// joined with ReadWriteCloser (Stdio for standard input and output). While
+// the Server serves MaxConns connections, ServeConn waits for one to end
+// before it begins.
 //
 // It returns nil when the peer's input ended (io.EOF at a message boundary)
 // and every response was written; ErrServerClosed after Shutdown or Close;
@@ -246,6 +312,16 @@ func isTemporary(err error) bool {
 // connection (a read or write error, a timeout, an error wrapping
 // ErrMalformed, or a *TooLargeError the framing cannot recover from).
 func (s *Server) ServeConn(ctx context.Context, c io.ReadWriteCloser) error {
+	if err := s.acquire(ctx); err != nil {
+		c.Close()
+		return err
+	}
+	return s.serveConn(ctx, c)
+}
+
+// serveConn serves c in a slot taken by acquire, and gives it back.
+func (s *Server) serveConn(ctx context.Context, c io.ReadWriteCloser) error {
+	defer s.release()
 	cn := newConn(s, ctx, c, s.settings())
 	s.mu.Lock()
 	if s.closing {
@@ -275,7 +351,7 @@ func (s *Server) ServeConn(ctx context.Context, c io.ReadWriteCloser) error {
 // ServeConn return ErrServerClosed, and later calls of them fail with it.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
-	s.closing = true
+	s.setClosingLocked()
 	err := s.closeListenersLocked()
 	conns := make([]*conn, 0, len(s.conns))
 	for c := range s.conns {
@@ -304,12 +380,21 @@ func (s *Server) Shutdown(ctx context.Context) error {
 func (s *Server) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.closing = true
+	s.setClosingLocked()
 	err := s.closeListenersLocked()
 	for c := range s.conns {
 		c.close(ErrServerClosed)
 	}
 	return err
+}
+
+// setClosingLocked marks the Server closing and wakes whoever waits for a
+// connection slot.
+func (s *Server) setClosingLocked() {
+	if !s.closing && s.closed != nil {
+		close(s.closed)
+	}
+	s.closing = true
 }
 
 func (s *Server) closeListenersLocked() error {
