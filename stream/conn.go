@@ -38,7 +38,9 @@ type conn struct {
 	reply func([]byte) // replyInline or replyConcurrent, bound once
 
 	// Read side, used by the read goroutine only.
-	newMsg      bool      // no byte of the next message has been read
+	starter     starter   // rd, when it tells when a message begins
+	newRead     bool      // a Read of the next message has started; no read from rwc yet
+	newMsg      bool      // without a starter: no byte of the next message has been read
 	msgDeadline time.Time // when the message being read must be complete
 	ahead       bool      // reading ahead while a suspended call runs (Inline)
 
@@ -62,8 +64,11 @@ type conn struct {
 
 	// idleArmable is set while the reader waits for a new message with no
 	// idle timeout because calls are in flight; armIdle starts the timeout
-	// when the last one replies. Guarded by dmu.
-	idleArmable bool
+	// when the last one replies. idleDeadline is when the wait for the
+	// next message ends, once set: white space read meanwhile does not
+	// move it. Guarded by dmu.
+	idleArmable  bool
+	idleDeadline time.Time
 
 	// Lifecycle.
 	dmu      sync.Mutex  // orders stopReading with the read deadlines
@@ -90,6 +95,7 @@ func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, st setti
 	c.ctx, c.cancel = context.WithCancel(transport.WithContextValue(parent, rwc))
 	c.stopAf = context.AfterFunc(parent, func() { c.close(parent.Err()) })
 	c.rd = st.framing.NewReader(connReader{c}, st.maxMessage)
+	c.starter, _ = c.rd.(starter)
 	c.wr = st.framing.NewWriter(connWriter{c})
 	c.dst = make([]byte, 0, 4<<10)
 	c.cond.L = &c.wmu
@@ -151,8 +157,7 @@ func (c *conn) readLoop() error {
 			return err
 		}
 		if !pending {
-			c.newMsg = c.rd.Buffered() == 0
-			c.msgDeadline = time.Time{}
+			c.startRead()
 			msg, err = c.rd.Read()
 		}
 		pending = false
@@ -216,8 +221,7 @@ func (c *conn) await() (msg []byte, err error, pending bool) {
 		return nil, nil, false // the reply came meanwhile
 	}
 	c.ahead = true
-	c.newMsg = c.rd.Buffered() == 0
-	c.msgDeadline = time.Time{}
+	c.startRead()
 	msg, err = c.rd.Read()
 	c.ahead = false
 	var tl *TooLargeError
@@ -227,6 +231,23 @@ func (c *conn) await() (msg []byte, err error, pending bool) {
 	<-c.wake
 	c.replies.Add(^uint64(0)) // clear the waiting bit
 	return msg, err, true
+}
+
+// startRead runs before each Read of the framing: the message it reads has
+// its own read timeout, and the wait for it its own idle timeout.
+func (c *conn) startRead() {
+	c.newRead = true
+	c.newMsg = c.rd.Buffered() == 0
+}
+
+// begun reports whether the message being read has begun: a byte of it
+// other than white space between messages has been read. Without a
+// starter, any byte begins it.
+func (c *conn) begun() bool {
+	if c.starter != nil {
+		return c.starter.begun()
+	}
+	return !c.newMsg
 }
 
 // busy reports whether calls are in flight while the reader reads: the
@@ -250,7 +271,8 @@ func (c *conn) armIdle() {
 	defer c.dmu.Unlock()
 	if c.idleArmable && !c.stopping.Load() {
 		c.idleArmable = false
-		c.rdl.SetReadDeadline(time.Now().Add(c.st.idle))
+		c.idleDeadline = time.Now().Add(c.st.idle)
+		c.rdl.SetReadDeadline(c.idleDeadline)
 	}
 }
 
@@ -371,23 +393,34 @@ func (c *conn) beforeRead() error {
 		return errStopping
 	}
 	c.idleArmable = false
+	if c.newRead {
+		c.newRead = false
+		c.idleDeadline, c.msgDeadline = time.Time{}, time.Time{}
+	}
 	if c.rdl == nil {
 		return nil
 	}
 	var d time.Time
 	switch {
-	case c.newMsg:
-		// While calls are in flight the connection is not idle: armIdle
-		// starts the timeout when the last one replies. busy is read
-		// under dmu, as armIdle runs, so that no reply is missed.
+	case !c.begun():
+		// Waiting for the next message. While calls are in flight the
+		// connection is not idle: armIdle starts the timeout when the last
+		// one replies. busy is read under dmu, as armIdle runs, so that no
+		// reply is missed. White space between messages does not restart
+		// the timeout, nor turn it into the read timeout.
 		switch {
 		case c.st.idle <= 0:
+		case !c.idleDeadline.IsZero():
+			d = c.idleDeadline
 		case c.busy():
 			c.idleArmable = true
 		default:
-			d = time.Now().Add(c.st.idle)
+			c.idleDeadline = time.Now().Add(c.st.idle)
+			d = c.idleDeadline
 		}
 	case c.st.readTimeout > 0:
+		// Inside a message: the read timeout runs from the first read
+		// that finds it begun.
 		if c.msgDeadline.IsZero() {
 			c.msgDeadline = time.Now().Add(c.st.readTimeout)
 		}
@@ -406,11 +439,8 @@ func (c *conn) afterRead(n int) {
 		c.readerIdle = false
 		c.wmu.Unlock()
 	}
-	if n > 0 && c.newMsg {
+	if n > 0 {
 		c.newMsg = false
-		if c.st.readTimeout > 0 {
-			c.msgDeadline = time.Now().Add(c.st.readTimeout)
-		}
 	}
 }
 

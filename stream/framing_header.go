@@ -20,18 +20,23 @@ func (headerFraming) NewReader(r io.Reader, max int) Reader {
 func (headerFraming) NewWriter(w io.Writer) Writer { return newFrameWriter(w, frameHeader) }
 
 type headerReader struct {
-	in   inbuf
-	max  int
-	skip int64 // body bytes of a too-large message still to discard
-	err  error // sticky malformed-framing error
+	in    inbuf
+	max   int
+	skip  int64 // body bytes of a too-large message still to discard
+	err   error // sticky malformed-framing error
+	inMsg bool  // a header line of the message being read has been read
 }
 
 func (h *headerReader) Buffered() int { return h.in.buffered() }
+
+// begun: the blank lines allowed between messages do not begin one.
+func (h *headerReader) begun() bool { return h.inMsg || h.skip > 0 || !h.in.onlySpace() }
 
 func (h *headerReader) Read() ([]byte, error) {
 	if h.err != nil {
 		return nil, h.err
 	}
+	defer func() { h.inMsg = false }()
 	in := &h.in
 	// Discard the body of a message that was too large.
 	for h.skip > 0 {
@@ -83,7 +88,7 @@ func (h *headerReader) Read() ([]byte, error) {
 			}
 			break
 		}
-		first = false
+		first, h.inMsg = false, true
 		colon := bytes.IndexByte(line, ':')
 		if colon <= 0 {
 			return nil, h.malformed("header line %q has no field name", clip(line))

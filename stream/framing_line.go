@@ -27,6 +27,8 @@ type lineReader struct {
 
 func (l *lineReader) Buffered() int { return l.in.buffered() }
 
+func (l *lineReader) begun() bool { return l.pending || !l.in.onlySpace() }
+
 func (l *lineReader) Read() ([]byte, error) {
 	in := &l.in
 	for {

@@ -37,6 +37,8 @@ type rawReader struct {
 
 func (x *rawReader) Buffered() int { return x.in.buffered() }
 
+func (x *rawReader) begun() bool { return x.scanned > 0 || !x.in.onlySpace() }
+
 func (x *rawReader) Read() ([]byte, error) {
 	if x.err != nil {
 		return nil, x.err

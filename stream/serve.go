@@ -117,16 +117,18 @@ type Server struct {
 	Order Ordering
 
 	// IdleTimeout is how long a connection with no call in flight may wait
-	// for the first byte of its next message before it is closed; a call
-	// that runs longer is not cut off, and the timeout starts when the last
-	// call in flight replies. 0 means DefaultIdleTimeout (2 minutes); a
-	// negative value disables it.
+	// for its next message to begin before it is closed; white space
+	// between messages (blank lines, the newline after a Raw value) does
+	// not begin one, nor restart the wait. A call that runs longer is not
+	// cut off: the timeout starts when the last call in flight replies.
+	// 0 means DefaultIdleTimeout (2 minutes); a negative value disables it.
 	IdleTimeout time.Duration
 
-	// ReadTimeout bounds the time to read one message once its first byte
-	// has arrived, so that a peer that stalls inside a message cannot hold
-	// the connection's buffers forever. 0 means DefaultReadTimeout (30 s);
-	// a negative value disables it.
+	// ReadTimeout bounds the time to read one message once it has begun
+	// (with a byte other than white space between messages), so that a
+	// peer that stalls inside a message cannot hold the connection's
+	// buffers forever. 0 means DefaultReadTimeout (30 s); a negative value
+	// disables it.
 	ReadTimeout time.Duration
 
 	// WriteTimeout bounds each write to the connection. A peer that does
