@@ -69,6 +69,7 @@ type conn struct {
 	// move it. Guarded by dmu.
 	idleArmable  bool
 	idleDeadline time.Time
+	readDeadline time.Time // the read deadline last set on rdl
 
 	// Lifecycle.
 	dmu      sync.Mutex  // orders stopReading with the read deadlines
@@ -167,8 +168,8 @@ func (c *conn) readLoop() error {
 			}
 			var tl *TooLargeError
 			if errors.As(err, &tl) {
-				resp := transport.AppendError(nil, jsonrpc.NewError(jsonrpc.CodeParseError, "").
-					WithData(fmt.Sprintf("message exceeds the limit of %d bytes", tl.Limit)), nil)
+				resp := transport.AppendError(nil, jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").
+					WithData(fmt.Sprintf("message exceeds the limit of %d bytes", tl.Limit)), tl.ID)
 				c.writeOwn(resp)
 				if tl.Recoverable {
 					continue
@@ -272,7 +273,7 @@ func (c *conn) armIdle() {
 	if c.idleArmable && !c.stopping.Load() {
 		c.idleArmable = false
 		c.idleDeadline = time.Now().Add(c.st.idle)
-		c.rdl.SetReadDeadline(c.idleDeadline)
+		c.setReadDeadline(c.idleDeadline)
 	}
 }
 
@@ -426,10 +427,20 @@ func (c *conn) beforeRead() error {
 		}
 		d = c.msgDeadline
 	}
-	// An error here (net.Pipe's after the peer closed) is left to the read
-	// to report.
-	c.rdl.SetReadDeadline(d)
+	c.setReadDeadline(d)
 	return nil
+}
+
+// setReadDeadline sets the read deadline, when it changes: reads that go on
+// under one deadline (a message arriving in pieces) do not reset it. It
+// runs under dmu. An error (net.Pipe's after the peer closed) is left to
+// the read to report.
+func (c *conn) setReadDeadline(d time.Time) {
+	if d.Equal(c.readDeadline) {
+		return
+	}
+	c.readDeadline = d
+	c.rdl.SetReadDeadline(d)
 }
 
 // afterRead runs after each read from the connection.
@@ -452,7 +463,7 @@ func (c *conn) stopReading() {
 	c.stopping.Store(true)
 	switch {
 	case c.rdl != nil:
-		c.rdl.SetReadDeadline(time.Unix(1, 0))
+		c.setReadDeadline(time.Unix(1, 0))
 	default:
 		if cr, ok := c.rwc.(interface{ CloseRead() error }); ok && cr.CloseRead() == nil {
 			return

@@ -36,15 +36,26 @@
 //
 // # Limits
 //
-// Every limit is on by default: the connections served at once (MaxConns,
-// 4096; at the limit no more are accepted until one ends), the size of one
-// message (MaxMessage, 4 MiB), the unanswered requests of a connection
-// (MaxInFlight, 64), the time a connection may idle (2 minutes),
-// take to send one message (30 s) and take to accept a write (30 s). A
-// length a peer declares (Header's Content-Length) is checked against the
-// limit before anything is allocated for it, and a message over the limit
-// is skipped, not buffered. The size of a response is the jsonrpc.Server's
-// limit (jsonrpc.Limits.MaxResponse, 16 MiB), checked as the response is
-// built. A panicking method is answered with an internal error by the
-// jsonrpc package; the connection goes on.
+// Every bound is on by default; each is a field of Server, with its
+// default:
+//
+//   - MaxConns (4096): the connections served at once; at the limit no
+//     more are accepted until one ends.
+//   - MaxMessage (4 MiB): the size of one incoming message. A length a
+//     peer declares (Header's Content-Length) is checked before anything
+//     is allocated for it; a message over the limit is never buffered
+//     whole, and is answered with jsonrpc.CodeLimitExceeded and its id
+//     when the bytes read of it hold one.
+//   - MaxInFlight (64): the unanswered requests of a connection under
+//     Concurrent ordering. The calls of Blocking methods that run on
+//     goroutines of their own are bounded server-wide by the
+//     jsonrpc.Server (jsonrpc.Limits.MaxRunning).
+//   - IdleTimeout (2 minutes): the wait for the next message to begin.
+//   - ReadTimeout (30 s): the time to read one message once it has begun.
+//   - WriteTimeout (30 s): the time one write may take.
+//
+// The size of a response is the jsonrpc.Server's limit
+// (jsonrpc.Limits.MaxResponse, 16 MiB), checked as the response is built.
+// A panicking method is answered with an internal error by the jsonrpc
+// package; the connection goes on.
 package stream

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -73,12 +74,18 @@ type TooLargeError struct {
 	// Length is the message's length when the framing declares it in
 	// advance (Header), otherwise -1.
 	Length int64
-	// Recoverable reports whether the message is skipped, so that the
-	// Reader can be read again: true for Line (the line was consumed up to
-	// its newline) and Header (the declared body is skipped by the next
-	// Read, without buffering it), false for Raw, which cannot find the end
-	// of a value it does not keep.
+	// Recoverable reports whether the message was skipped, so that the
+	// Reader can be read again: true for Line (the line was read up to its
+	// newline) and Header (the declared body was read), neither buffered
+	// whole; false for Raw, which cannot find the end of a value it does
+	// not keep.
 	Recoverable bool
+	// ID is the message's request id when the bytes read of it hold one: a
+	// top-level "id" member whose value is a JSON string or number, at most
+	// 1 KiB long, given once. Line and Header read the whole message (and
+	// report it at its end), Raw its first Limit bytes. It is nil when no
+	// id was found, and for a batch.
+	ID json.RawMessage
 }
 
 func (e *TooLargeError) Error() string {

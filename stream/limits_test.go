@@ -17,64 +17,94 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/demo"
 )
 
-const tooLargeAnswer = `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error","data":"message exceeds the limit of 64 bytes"},"id":null}`
+// tooLargeAnswer is the answer to a message over a limit of 64 bytes, with
+// id as the answer carries it.
+func tooLargeAnswer(id string) string {
+	return `{"jsonrpc":"2.0","error":{"code":-32005,"message":"Limit exceeded","data":"message exceeds the limit of 64 bytes"},"id":` + id + `}`
+}
 
-func TestLineTooLarge(t *testing.T) {
+// TestTooLargeAnswered: a message over MaxMessage is answered with
+// CodeLimitExceeded and its id when the bytes read of it hold the id: Line
+// and Header read the whole message as they skip it, so the id is found
+// wherever it is, and the connection goes on; Raw reads the first
+// MaxMessage bytes, so an id after a huge param is not found (id null), and
+// closes the connection.
+func TestTooLargeAnswered(t *testing.T) {
 	leakCheck(t)
+	huge := `"` + strings.Repeat("x", 100000) + `"`
+	idFirst := `{"id":"first","jsonrpc":"2.0","method":"StringMe","params":[` + huge + `]}`
+	idAfter := `{"jsonrpc":"2.0","method":"StringMe","params":[` + huge + `],"id":2}`
 	for _, tr := range transports {
-		t.Run(tr, func(t *testing.T) {
-			dial := serverOn(t, &Server{Server: demo.NewServer(), MaxMessage: 64}, tr)
-			c := newClient(t, dial(), Line)
-			sent := c.sendAsync(`{"jsonrpc":"2.0","method":"StringMe","params":["`+strings.Repeat("x", 100000)+`"],"id":1}`, call("Test2", 2, "[2]"))
-			if got := c.recv(); got != tooLargeAnswer {
-				t.Fatalf("got %s, want %s", got, tooLargeAnswer)
-			}
-			if got := c.recv(); got != `{"jsonrpc":"2.0","result":2,"id":2}` {
-				t.Fatalf("the request after the long line: got %s", got)
-			}
-			if err := <-sent; err != nil {
-				t.Fatal(err)
-			}
-		})
+		for _, fr := range framings {
+			t.Run(tr+"/"+fr.name, func(t *testing.T) {
+				dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: fr.f, MaxMessage: 64}, tr)
+				if fr.f == Raw {
+					for msg, id := range map[string]string{idFirst: `"first"`, idAfter: `null`} {
+						c := newClient(t, dial(), fr.f)
+						c.sendAsync(msg)
+						if got, want := c.recv(), tooLargeAnswer(id); got != want {
+							t.Fatalf("got  %s\nwant %s", got, want)
+						}
+						c.expectEOF()
+					}
+					return
+				}
+				c := newClient(t, dial(), fr.f)
+				sent := c.sendAsync(idFirst, call("Test2", 1, "[1]"), idAfter, call("Test2", 3, "[3]"))
+				for _, want := range []string{
+					tooLargeAnswer(`"first"`),
+					`{"jsonrpc":"2.0","result":1,"id":1}`,
+					tooLargeAnswer(`2`),
+					`{"jsonrpc":"2.0","result":3,"id":3}`,
+				} {
+					if got := c.recv(); got != want {
+						t.Fatalf("got  %s\nwant %s", got, want)
+					}
+				}
+				if err := <-sent; err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
 	}
 }
 
-// TestHeaderHugeLength: a declared length of 1 TiB is answered at once and
-// never allocated; the connection goes on after the body is skipped.
+// TestHeaderHugeLength: a declared length of 1 TiB is never allocated: its
+// body is read through the connection's buffer and dropped, and the message
+// is answered when the body ends (here, with the input).
 func TestHeaderHugeLength(t *testing.T) {
 	leakCheck(t)
+	body := []byte(`{"id":"big","params":"` + strings.Repeat("y", 8<<20))
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
 			dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: Header, MaxMessage: 64}, tr)
 			conn := dial()
 			c := newClient(t, conn, Header)
 			var before, after runtime.MemStats
+			runtime.GC()
 			runtime.ReadMemStats(&before)
 			conn.SetWriteDeadline(time.Now().Add(wait))
 			if _, err := conn.Write([]byte("Content-Length: 1099511627776\r\n\r\n")); err != nil {
 				t.Fatal(err)
 			}
-			if got := c.recv(); got != tooLargeAnswer {
-				t.Fatalf("got %s, want %s", got, tooLargeAnswer)
-			}
-			runtime.ReadMemStats(&after)
-			if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
-				t.Fatalf("answering allocated %d bytes", grew)
-			}
-			// A declared length over the limit with its body: skipped, and
-			// the next message is answered. (The first connection would
-			// skip its 1 TiB.)
-			c = newClient(t, dial(), Header)
-			body := `"` + strings.Repeat("y", 1000) + `"`
-			sent := c.sendAsync(body, call("Test2", 3, "[3]"))
-			if got := c.recv(); got != tooLargeAnswer {
-				t.Fatalf("got %s, want %s", got, tooLargeAnswer)
-			}
-			if got := c.recv(); got != `{"jsonrpc":"2.0","result":3,"id":3}` {
-				t.Fatalf("after a skipped body: got %s", got)
-			}
-			if err := <-sent; err != nil {
+			if _, err := conn.Write(body); err != nil {
 				t.Fatal(err)
+			}
+			cw, ok := conn.(interface{ CloseWrite() error })
+			if !ok {
+				// net.Pipe: its Write returns once the server has read it all.
+				runtime.ReadMemStats(&after)
+			} else {
+				// The end of the input ends the body: it is answered.
+				cw.CloseWrite()
+				if got, want := c.recv(), tooLargeAnswer(`"big"`); got != want {
+					t.Fatalf("got  %s\nwant %s", got, want)
+				}
+				runtime.ReadMemStats(&after)
+				c.expectEOF()
+			}
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > 2<<20 {
+				t.Fatalf("reading 8 MiB of a 1 TiB message allocated %d bytes", grew)
 			}
 		})
 	}
@@ -84,9 +114,9 @@ func TestRawTooLargeCloses(t *testing.T) {
 	leakCheck(t)
 	dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: Raw, MaxMessage: 64}, "pipe")
 	c := newClient(t, dial(), Raw)
-	c.sendAsync(`{"jsonrpc":"2.0","method":"StringMe","params":["` + strings.Repeat("x", 1000) + `"],"id":1}`)
-	if got := c.recv(); got != tooLargeAnswer {
-		t.Fatalf("got %s, want %s", got, tooLargeAnswer)
+	c.sendAsync(`{"jsonrpc":"2.0","id":1,"method":"StringMe","params":["` + strings.Repeat("x", 1000) + `"]}`)
+	if got, want := c.recv(), tooLargeAnswer("1"); got != want {
+		t.Fatalf("got %s, want %s", got, want)
 	}
 	c.expectEOF()
 }

@@ -92,9 +92,12 @@ type Server struct {
 
 	// MaxMessage is the size limit of one incoming message, in bytes;
 	// <= 0 means DefaultMaxMessage (4 MiB). A message over it is answered
-	// with a parse error whose data names the limit when the framing can
-	// skip it (Line, Header), and closes the connection otherwise (Raw).
-	// Nothing is ever allocated from a length the peer declares beyond it.
+	// with jsonrpc.CodeLimitExceeded, data naming the limit, and the
+	// message's id when the bytes read of it hold one (TooLargeError.ID):
+	// Line and Header read such a message to its end without buffering it,
+	// answer it there and go on; Raw answers at once and closes the
+	// connection, since it cannot find the end. Nothing is ever allocated
+	// from a length the peer declares beyond it.
 	MaxMessage int
 
 	// MaxConns is how many connections the Server serves at once, over all
