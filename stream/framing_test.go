@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -274,3 +275,72 @@ func TestWriterStickyError(t *testing.T) {
 type errWriter struct{}
 
 func (errWriter) Write([]byte) (int, error) { return 0, errors.New("broken") }
+
+// endless yields head, then n bytes of fill, then io.EOF, without
+// allocating.
+type endless struct {
+	head []byte
+	fill byte
+	n    int64
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	if len(e.head) > 0 {
+		k := copy(p, e.head)
+		e.head = e.head[k:]
+		return k, nil
+	}
+	if e.n == 0 {
+		return 0, io.EOF
+	}
+	k := int(min(int64(len(p)), e.n))
+	for i := range k {
+		p[i] = e.fill
+	}
+	e.n -= int64(k)
+	return k, nil
+}
+
+// TestPartialMessageBounded: a message that never ends (32 MiB of it, then
+// the end of the input) makes each framing's Reader buffer at most about
+// MaxMessage bytes, whatever its header declares; a declared length over
+// the limit is never allocated.
+func TestPartialMessageBounded(t *testing.T) {
+	const max, n = 1 << 20, 32 << 20
+	for _, tc := range []struct {
+		name  string
+		f     Framing
+		head  string
+		fill  byte
+		bound uint64 // bytes the Reader may allocate
+	}{
+		{"Line", Line, `{"jsonrpc":"2.0","params":["`, 'x', 3 * max},
+		{"Raw string", Raw, `{"jsonrpc":"2.0","params":["`, 'x', 3 * max},
+		{"Raw nesting", Raw, ``, '[', 3 * max},
+		{"Header at the limit", Header, fmt.Sprintf("Content-Length: %d\r\n\r\n", max), 'x', 3 * max},
+		{"Header over the limit", Header, "Content-Length: 1099511627776\r\n\r\n", 'x', 64 << 10},
+		{"Header block", Header, "X-Long: ", 'x', 64 << 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := &endless{head: []byte(tc.head), fill: tc.fill, n: n}
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			r := tc.f.NewReader(src, max)
+			for range 100 {
+				msg, err := r.Read()
+				if len(msg) > max {
+					t.Fatalf("read a message of %d bytes", len(msg))
+				}
+				var tl *TooLargeError
+				if err != nil && (!errors.As(err, &tl) || !tl.Recoverable) {
+					break
+				}
+			}
+			runtime.ReadMemStats(&after)
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > tc.bound {
+				t.Fatalf("allocated %d bytes reading a message that does not end, want at most %d", grew, tc.bound)
+			}
+		})
+	}
+}
