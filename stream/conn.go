@@ -57,6 +57,7 @@ type conn struct {
 	waiters     bool // the reader waits on cond
 	flushQueued bool // the flusher has been asked to flush
 	flushReq    chan struct{}
+	flusherDone chan struct{}
 
 	// running mirrors inflight for the read deadline, which is set under dmu
 	// (Concurrent ordering).
@@ -72,12 +73,13 @@ type conn struct {
 	readDeadline time.Time // the read deadline last set on rdl
 
 	// Lifecycle.
-	dmu      sync.Mutex  // orders stopReading with the read deadlines
-	stopping atomic.Bool // Shutdown: read no further request
-	cmu      sync.Mutex  // guards err
-	closed   atomic.Bool // close was called
-	err      error       // why the connection was closed
-	done     chan struct{}
+	lingering bool        // lingerClose is draining the input; guarded by dmu
+	dmu       sync.Mutex  // orders stopReading with the read deadlines
+	stopping  atomic.Bool // Shutdown: read no further request
+	cmu       sync.Mutex  // guards err
+	closed    atomic.Bool // close was called
+	err       error       // why the connection was closed
+	done      chan struct{}
 }
 
 type readDeadliner interface{ SetReadDeadline(time.Time) error }
@@ -109,39 +111,60 @@ func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, st setti
 	return c
 }
 
-// serve runs the read loop, then drains the calls in flight, flushes and
-// closes the connection.
+// serve runs the connection: the read loop, then finish.
 func (c *conn) serve() error {
-	defer close(c.done)
-	defer c.stopAf()
 	if c.flushReq != nil {
-		flusherDone := make(chan struct{})
-		go c.flusher(flusherDone)
-		defer func() {
-			close(c.flushReq)
-			<-flusherDone
-		}()
+		c.flusherDone = make(chan struct{})
+		go c.flusher(c.flusherDone)
 	}
-	err := c.readLoop()
+	return c.finish(c.readLoop())
+}
+
+// finish ends the connection after its read loop returned err: it waits for
+// the calls in flight and writes their answers, closes the connection
+// (lingering when the server ends it, see lingerClose), and lets the Server
+// forget it. It returns what ServeConn returns.
+func (c *conn) finish(err error) error {
 	graceful := errors.Is(err, errStopping)
 	if !graceful {
-		// The peer's input ended or failed: calls in flight are cancelled;
-		// their answers are still written if the peer reads them.
+		// The peer's input ended or failed, or the server ends the
+		// connection: calls in flight are cancelled; their answers are
+		// still written if the peer reads them.
 		c.cancel()
 	}
 	c.drain()
+	why := err
 	if err == io.EOF || graceful {
 		// A clean end: report a failed final write, if any.
-		err = nil
+		why = nil
 	}
-	c.close(err)
+	if graceful || serverEnds(err) {
+		c.lingerClose(why)
+	} else {
+		c.close(why)
+	}
 	c.cancel()
+	if c.flushReq != nil {
+		close(c.flushReq)
+		<-c.flusherDone
+	}
+	c.stopAf()
+	c.srv.forget(c)
+	close(c.done)
 	if graceful {
 		return ErrServerClosed
 	}
 	c.cmu.Lock()
 	defer c.cmu.Unlock()
 	return c.err
+}
+
+// serverEnds reports whether err, which ended the read loop, is the server's
+// decision to end a working connection (a timeout, input that breaks the
+// framing or its limit), after which the peer may still be sending.
+func serverEnds(err error) bool {
+	var tl *TooLargeError
+	return errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, ErrMalformed) || errors.As(err, &tl)
 }
 
 func (c *conn) readLoop() error {
@@ -151,9 +174,6 @@ func (c *conn) readLoop() error {
 		pending bool // msg and err were read ahead and are still to be handled
 	)
 	for {
-		if c.stopping.Load() {
-			return errStopping
-		}
 		if err := c.closedErr(); err != nil {
 			return err
 		}
@@ -163,9 +183,6 @@ func (c *conn) readLoop() error {
 		}
 		pending = false
 		if err != nil {
-			if c.stopping.Load() {
-				return errStopping
-			}
 			var tl *TooLargeError
 			if errors.As(err, &tl) {
 				resp := transport.AppendError(nil, jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").
@@ -175,10 +192,21 @@ func (c *conn) readLoop() error {
 					continue
 				}
 			}
+			if c.stopping.Load() {
+				return errStopping
+			}
 			return err
 		}
+		if c.stopping.Load() {
+			// Read before Shutdown stopped the reading, and not started.
+			c.refuse(msg)
+			continue
+		}
 		if c.st.order == Concurrent {
-			c.acquire()
+			if !c.acquire() {
+				c.refuse(msg)
+				continue
+			}
 			c.st.handler.ProcessAsync(c.ctx, c.dst[:0], msg, c.reply)
 			continue
 		}
@@ -188,6 +216,15 @@ func (c *conn) readLoop() error {
 			msg, err, pending = c.await()
 		}
 	}
+}
+
+// errShutdown answers the requests that Shutdown leaves unstarted.
+var errShutdown = jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("server shutting down")
+
+// refuse answers a message that will not run because the Server is shutting
+// down: each request in it with errShutdown.
+func (c *conn) refuse(msg []byte) {
+	c.writeOwn(appendErrors(c.dst[:0], msg, errShutdown))
 }
 
 // replyInline writes a response under Inline ordering. It runs on the read
@@ -278,18 +315,23 @@ func (c *conn) armIdle() {
 }
 
 // acquire takes a slot for one request under Concurrent ordering, waiting
-// while MaxInFlight requests are unanswered.
-func (c *conn) acquire() {
+// while MaxInFlight requests are unanswered. It reports false, taking none,
+// once Shutdown has stopped the reading.
+func (c *conn) acquire() bool {
 	c.wmu.Lock()
-	for c.inflight >= c.st.maxInFlight {
+	defer c.wmu.Unlock()
+	for c.inflight >= c.st.maxInFlight && !c.stopping.Load() {
 		c.flush()
 		c.readerIdle, c.waiters = true, true
 		c.cond.Wait()
 	}
 	c.readerIdle = false
+	if c.stopping.Load() {
+		return false
+	}
 	c.inflight++
 	c.running.Add(1)
-	c.wmu.Unlock()
+	return true
 }
 
 // replyConcurrent writes a response under Concurrent ordering, from any
@@ -455,22 +497,59 @@ func (c *conn) afterRead(n int) {
 	}
 }
 
-// stopReading makes the read goroutine stop at the next message boundary,
-// or at once when it is blocked reading.
+// stopReading makes the read goroutine stop reading from the connection:
+// it handles what it has read already (answering requests not yet started
+// with errShutdown), and is interrupted when it is blocked reading or
+// waiting for a slot (MaxInFlight).
 func (c *conn) stopReading() {
 	c.dmu.Lock()
-	defer c.dmu.Unlock()
 	c.stopping.Store(true)
 	switch {
+	case c.lingering:
+		// Closing already: the linger ends by itself.
 	case c.rdl != nil:
 		c.setReadDeadline(time.Unix(1, 0))
 	default:
-		if cr, ok := c.rwc.(interface{ CloseRead() error }); ok && cr.CloseRead() == nil {
-			return
+		if cr, ok := c.rwc.(interface{ CloseRead() error }); !ok || cr.CloseRead() != nil {
+			// No way to interrupt a read alone: the answers in flight are
+			// lost.
+			c.close(ErrServerClosed)
 		}
-		// No way to interrupt a read alone: the answers in flight are lost.
-		c.close(ErrServerClosed)
 	}
+	c.dmu.Unlock()
+	c.wmu.Lock()
+	if c.waiters {
+		c.waiters = false
+		c.cond.Broadcast()
+	}
+	c.wmu.Unlock()
+}
+
+// lingerClose closes a connection that the server ends while the peer may
+// still be sending (Shutdown, a timeout, a framing error), once the answers
+// are flushed: it shuts down the writing side (CloseWrite), so that the peer
+// reads every answer and then the end of the input, and reads and drops the
+// peer's input until it ends or LingerTimeout passes, before it closes.
+// Closing with input unread would make the kernel reset the connection,
+// and the peer could lose answers it had not read yet. Connections without
+// CloseWrite or read deadlines are closed at once.
+func (c *conn) lingerClose(why error) {
+	cw, ok := c.rwc.(interface{ CloseWrite() error })
+	if !ok || c.rdl == nil || c.st.linger <= 0 || c.closed.Load() || cw.CloseWrite() != nil {
+		c.close(why)
+		return
+	}
+	c.dmu.Lock()
+	c.lingering = true
+	c.setReadDeadline(time.Now().Add(c.st.linger))
+	c.dmu.Unlock()
+	buf := c.dst[:cap(c.dst)] // no call is in flight
+	for {
+		if _, err := c.rwc.Read(buf); err != nil {
+			break
+		}
+	}
+	c.close(why)
 }
 
 // close closes the connection once, recording why, and cancels the calls'

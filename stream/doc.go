@@ -12,7 +12,7 @@
 //	s := &stream.Server{Server: srv}           // Line framing, Inline ordering
 //	go s.Serve(listener)                        // or s.ServeConn(ctx, stream.Stdio())
 //	...
-//	s.Shutdown(ctx)                             // answers the calls in flight, then closes
+//	s.Shutdown(ctx)                             // answers every request read, then closes
 //
 // # Ordering
 //
@@ -53,6 +53,10 @@
 //   - IdleTimeout (2 minutes): the wait for the next message to begin.
 //   - ReadTimeout (30 s): the time to read one message once it has begun.
 //   - WriteTimeout (30 s): the time one write may take.
+//   - LingerTimeout (1 s): how long a connection that the server closes
+//     (Shutdown, a timeout, a framing error) goes on reading, after its
+//     last answer, for the peer to close first, so that unread input does
+//     not make the kernel reset the connection and lose those answers.
 //
 // The size of a response is the jsonrpc.Server's limit
 // (jsonrpc.Limits.MaxResponse, 16 MiB), checked as the response is built.

@@ -426,6 +426,7 @@ func TestShutdownGraceful(t *testing.T) {
 			}
 		}
 		c.expectEOF()
+		c.conn.Close() // which ends the server's linger
 		select {
 		case err := <-shut:
 			if err != nil {

@@ -63,6 +63,11 @@ const (
 	DefaultIdleTimeout  = 2 * time.Minute
 	DefaultReadTimeout  = 30 * time.Second
 	DefaultWriteTimeout = 30 * time.Second
+	// DefaultLingerTimeout is the default of LingerTimeout: long enough for
+	// a peer on a network to read the last answers and close its end, short
+	// enough not to hold a connection's slot (MaxConns) for long, and what
+	// net/http waits in the same case, doubled.
+	DefaultLingerTimeout = time.Second
 )
 
 // A Server serves a *jsonrpc.Server over byte streams: the connections of a
@@ -140,6 +145,19 @@ type Server struct {
 	// negative value disables it.
 	WriteTimeout time.Duration
 
+	// LingerTimeout is how long a connection that the server ends while
+	// its peer may still be sending (at Shutdown, on a timeout, or after
+	// input that breaks the framing or its limit) goes on reading, after
+	// its last answer is written and its writing side shut down, for the
+	// peer to close its end: closing with input unread would make the
+	// kernel reset the connection, and the peer lose answers it had not
+	// read yet. The input read meanwhile is dropped. It applies to
+	// connections with CloseWrite and read deadlines (TCP and Unix
+	// sockets; ReadWriteCloser over files with deadlines); others close at
+	// once. 0 means DefaultLingerTimeout (1 s); a negative value disables
+	// it.
+	LingerTimeout time.Duration
+
 	// ErrorLog receives a line for each connection that ends with an error
 	// other than the peer's end of input, and for errors accepting
 	// connections. nil logs nothing.
@@ -163,6 +181,7 @@ type settings struct {
 	idle         time.Duration // 0: none
 	readTimeout  time.Duration // 0: none
 	writeTimeout time.Duration // 0: none
+	linger       time.Duration // 0: none
 }
 
 func (s *Server) settings() settings {
@@ -175,6 +194,7 @@ func (s *Server) settings() settings {
 		idle:         timeout(s.IdleTimeout, DefaultIdleTimeout),
 		readTimeout:  timeout(s.ReadTimeout, DefaultReadTimeout),
 		writeTimeout: timeout(s.WriteTimeout, DefaultWriteTimeout),
+		linger:       timeout(s.LingerTimeout, DefaultLingerTimeout),
 	}
 	if st.handler == nil {
 		st.handler = jsonrpc.NewServer()
@@ -324,15 +344,16 @@ func (s *Server) ServeConn(ctx context.Context, c io.ReadWriteCloser) error {
 	return s.serveConn(ctx, c)
 }
 
-// serveConn serves c in a slot taken by acquire, and gives it back.
+// serveConn serves c in a slot taken by acquire; the connection gives it
+// back when it ends (forget).
 func (s *Server) serveConn(ctx context.Context, c io.ReadWriteCloser) error {
-	defer s.release()
 	cn := newConn(s, ctx, c, s.settings())
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
 		cn.close(ErrServerClosed)
-		cn.cancel()
+		cn.stopAf()
+		s.release()
 		return ErrServerClosed
 	}
 	if s.conns == nil {
@@ -340,20 +361,31 @@ func (s *Server) serveConn(ctx context.Context, c io.ReadWriteCloser) error {
 	}
 	s.conns[cn] = struct{}{}
 	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.conns, cn)
-		s.mu.Unlock()
-	}()
 	return cn.serve()
 }
 
-// Shutdown stops the Server gracefully: it closes the listeners, stops
-// reading new requests on every connection, lets the calls in flight finish
-// and write their responses, and then closes the connections. Requests that
-// were received but not yet started are dropped. If ctx ends first, Shutdown
-// closes everything as Close does and returns ctx's error. Serve and
-// ServeConn return ErrServerClosed, and later calls of them fail with it.
+// forget removes a connection that has ended and closed, and gives back its
+// slot.
+func (s *Server) forget(c *conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+	s.release()
+}
+
+// Shutdown stops the Server gracefully. It closes the listeners at once,
+// so that no connection is accepted, and on every connection stops reading:
+// the calls that have started finish and their answers are written, and the
+// requests read but not started are answered with jsonrpc.CodeLimitExceeded
+// and the data "server shutting down", each with its id (the request did
+// not run, and may be sent again, to another server); notifications among
+// them are dropped. Then each connection shuts down its writing side, so
+// that its peer reads every answer and then the end of the input, and
+// closes once the peer has closed its end or LingerTimeout has passed.
+//
+// If ctx ends first, Shutdown closes everything as Close does, cancelling
+// the calls still running, and returns ctx's error. Serve and ServeConn
+// return ErrServerClosed, and later calls of them fail with it.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.setClosingLocked()
