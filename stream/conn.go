@@ -111,7 +111,9 @@ func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, st setti
 	return c
 }
 
-// serve runs the connection: the read loop, then finish.
+// serve runs the connection: the read loop, then finish. When a method
+// ends the read goroutine with runtime.Goexit, abandoned hands both to a
+// new goroutine (the code after readLoop does not run on the old one).
 func (c *conn) serve() error {
 	if c.flushReq != nil {
 		c.flusherDone = make(chan struct{})
@@ -207,11 +209,11 @@ func (c *conn) readLoop() error {
 				c.refuse(msg)
 				continue
 			}
-			c.st.handler.ProcessAsync(c.ctx, c.dst[:0], msg, c.reply)
+			c.process(msg)
 			continue
 		}
 		c.calls += 2
-		c.st.handler.ProcessAsync(c.ctx, c.dst[:0], msg, c.reply)
+		c.process(msg)
 		if c.replies.Load() != c.calls {
 			msg, err, pending = c.await()
 		}
@@ -225,6 +227,36 @@ var errShutdown = jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("serv
 // down: each request in it with errShutdown.
 func (c *conn) refuse(msg []byte) {
 	c.writeOwn(appendErrors(c.dst[:0], msg, errShutdown))
+}
+
+// process hands msg to the server. A deferred check notices a method that
+// ended the read goroutine with runtime.Goexit instead of returning.
+func (c *conn) process(msg []byte) {
+	returned := false
+	defer func() {
+		if !returned {
+			c.abandoned(msg)
+		}
+	}()
+	c.st.handler.ProcessAsync(c.ctx, c.dst[:0], msg, c.reply)
+	returned = true
+}
+
+// errGoexit answers the requests of a message whose handling ended the
+// goroutine running it.
+var errGoexit = jsonrpc.NewError(jsonrpc.CodeInternalError, "").WithData("the call ended without returning (runtime.Goexit)")
+
+// abandoned runs on the read goroutine as it ends inside ProcessAsync (a
+// method called runtime.Goexit, or a panic escaped): ProcessAsync will not
+// reply, so it answers each request of msg with errGoexit in its place, and
+// a new goroutine goes on serving the connection.
+func (c *conn) abandoned(msg []byte) {
+	c.reply(appendErrors(nil, msg, errGoexit))
+	go func() {
+		if err := c.finish(c.readLoop()); err != nil && err != ErrServerClosed {
+			c.srv.logf("stream: connection: %v", err)
+		}
+	}()
 }
 
 // replyInline writes a response under Inline ordering. It runs on the read

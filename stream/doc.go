@@ -61,5 +61,9 @@
 // The size of a response is the jsonrpc.Server's limit
 // (jsonrpc.Limits.MaxResponse, 16 MiB), checked as the response is built.
 // A panicking method is answered with an internal error by the jsonrpc
-// package; the connection goes on.
+// package; the connection goes on. So does a method that calls
+// runtime.Goexit on the connection's goroutine (one not registered
+// Blocking): the connection answers each request of the message with an
+// internal error and goes on serving on a new goroutine, while the
+// goroutine that called ServeConn ends, as Goexit ends it.
 package stream

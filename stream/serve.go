@@ -331,6 +331,11 @@ func isTemporary(err error) bool {
 // the Server serves MaxConns connections, ServeConn waits for one to end
 // before it begins.
 //
+// A method that calls runtime.Goexit on the connection's goroutine ends
+// the goroutine that called ServeConn, which then does not return: the
+// connection is served on to its end on another goroutine (see the package
+// documentation).
+//
 // It returns nil when the peer's input ended (io.EOF at a message boundary)
 // and every response was written; ErrServerClosed after Shutdown or Close;
 // ctx's error when ctx was cancelled; otherwise the error that ended the
