@@ -2,13 +2,17 @@ package stream
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
+	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
 )
 
@@ -240,4 +244,68 @@ func TestMaxConnsNetwork(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGoroutinesPerConnection: one connection with Concurrent ordering that
+// sends batches of Blocking calls cannot make more than MaxInFlight plus
+// the server's MaxRunning goroutines: past MaxRunning a call runs on the
+// connection's goroutine, which stops reading meanwhile. Every call is
+// answered once they are released.
+func TestGoroutinesPerConnection(t *testing.T) {
+	leakCheck(t)
+	const maxRunning, maxInFlight, batches, size = 8, 4, 20, 100
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		h := jsonrpc.NewServer(jsonrpc.UseLimits(jsonrpc.Limits{MaxRunning: maxRunning}))
+		h.MustRegister("wait", func(ctx context.Context, n int) (int, error) {
+			select {
+			case <-release:
+				return n, nil
+			case <-ctx.Done():
+				return 0, ctx.Err()
+			}
+		}, jsonrpc.Blocking())
+		before := runtime.NumGoroutine()
+		s := &Server{Server: h, Order: Concurrent, MaxInFlight: maxInFlight}
+		cc, done := pipeConn(t, s)
+		c := newClient(t, cc, Line)
+		msgs := make([]string, batches)
+		calls := make([]string, size)
+		for b := range msgs {
+			for i := range calls {
+				id := b*size + i
+				calls[i] = call("wait", id, fmt.Sprintf("[%d]", id))
+			}
+			msgs[b] = "[" + strings.Join(calls, ",") + "]"
+		}
+		sent := c.sendAsync(msgs...)
+		got := answers(c)
+		synctest.Wait()
+		// The connection's goroutine, its flusher, and the client's reader
+		// and writer are the others.
+		if n := runtime.NumGoroutine() - before; n > maxInFlight+maxRunning+4 {
+			t.Fatalf("%d goroutines with batches of Blocking calls waiting, want at most MaxInFlight + MaxRunning + 4 = %d", n, maxInFlight+maxRunning+4)
+		}
+		close(release)
+		ids := map[int]bool{}
+		for range batches {
+			var batch []struct{ ID, Result int }
+			if err := json.Unmarshal([]byte(<-got), &batch); err != nil || len(batch) != size {
+				t.Fatalf("a batch answer of %d: %v", len(batch), err)
+			}
+			for _, a := range batch {
+				if a.Result != a.ID || ids[a.ID] {
+					t.Fatalf("answer %+v", a)
+				}
+				ids[a.ID] = true
+			}
+		}
+		if err := <-sent; err != nil {
+			t.Fatal(err)
+		}
+		cc.Close()
+		if err := <-done; err != nil {
+			t.Fatalf("ServeConn = %v", err)
+		}
+	})
 }
