@@ -347,7 +347,7 @@ func (c *conn) armIdle() {
 }
 
 // acquire takes a slot for one request under Concurrent ordering, waiting
-// while MaxInFlight requests are unanswered. It reports false, taking none,
+// while MaxInFlight messages are unanswered. It reports false, taking none,
 // once Shutdown has stopped the reading.
 func (c *conn) acquire() bool {
 	c.wmu.Lock()

@@ -22,7 +22,7 @@
 // requests is answered with few write system calls. With Concurrent
 // ordering, calls of methods registered with jsonrpc.Blocking wait on
 // goroutines of their own while the connection goes on reading, up to
-// MaxInFlight unanswered requests, and responses are written as they
+// MaxInFlight unanswered messages, and responses are written as they
 // complete, out of order.
 //
 // # Writes
@@ -46,7 +46,7 @@
 //     is allocated for it; a message over the limit is never buffered
 //     whole, and is answered with jsonrpc.CodeLimitExceeded and its id
 //     when the bytes read of it hold one.
-//   - MaxInFlight (64): the unanswered requests of a connection under
+//   - MaxInFlight (64): the unanswered messages of a connection under
 //     Concurrent ordering. The calls of Blocking methods that run on
 //     goroutines of their own are bounded server-wide by the
 //     jsonrpc.Server (jsonrpc.Limits.MaxRunning).

@@ -33,7 +33,7 @@ const (
 	Inline Ordering = iota
 	// Concurrent lets calls of Blocking methods wait without holding up the
 	// connection: the read goroutine goes on reading while up to
-	// MaxInFlight requests are unanswered, and each response is written
+	// MaxInFlight messages are unanswered, and each response is written
 	// when it is ready, so responses may come out of request order (clients
 	// match them by id). Responses are serialized into the connection's
 	// writer under a per-connection mutex.
@@ -114,10 +114,15 @@ type Server struct {
 	// before serving. The connections being served are not affected.
 	MaxConns int
 
-	// MaxInFlight is, with Concurrent ordering, how many requests of one
-	// connection may be unanswered at once; <= 0 means DefaultMaxInFlight
-	// (64). When it is reached the connection stops reading until a call
-	// finishes; nothing is lost. Inline ordering has one at a time.
+	// MaxInFlight is, with Concurrent ordering, how many messages (a
+	// request or a batch) of one connection may be unanswered at once;
+	// <= 0 means DefaultMaxInFlight (64). When it is reached the connection
+	// stops reading until one is answered; nothing is lost. It bounds what
+	// a connection holds for its unanswered messages (each keeps a copy of
+	// its request); the goroutines of the calls are bounded server-wide by
+	// jsonrpc.Limits.MaxRunning, past which a call runs on the
+	// connection's goroutine, which stops reading meanwhile. Inline ordering
+	// has one at a time.
 	MaxInFlight int
 
 	// Order is how a connection runs its requests: Inline (the zero value)
