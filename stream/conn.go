@@ -43,6 +43,7 @@ type conn struct {
 	newMsg      bool      // without a starter: no byte of the next message has been read
 	msgDeadline time.Time // when the message being read must be complete
 	ahead       bool      // reading ahead while a suspended call runs (Inline)
+	inCall      []byte    // the message ProcessAsync is handling on this goroutine
 
 	// Inline ordering.
 	calls   uint64        // ProcessAsync calls made, times two
@@ -175,6 +176,15 @@ func (c *conn) readLoop() error {
 		err     error
 		pending bool // msg and err were read ahead and are still to be handled
 	)
+	defer func() {
+		if c.inCall != nil {
+			// The goroutine ends inside ProcessAsync, which will not
+			// reply.
+			msg := c.inCall
+			c.inCall = nil
+			c.abandoned(msg)
+		}
+	}()
 	for {
 		if err := c.closedErr(); err != nil {
 			return err
@@ -229,17 +239,13 @@ func (c *conn) refuse(msg []byte) {
 	c.writeOwn(appendErrors(c.dst[:0], msg, errShutdown))
 }
 
-// process hands msg to the server. A deferred check notices a method that
-// ended the read goroutine with runtime.Goexit instead of returning.
+// process hands msg to the server. readLoop's deferred check notices a
+// method that ends the read goroutine with runtime.Goexit (inCall is still
+// set then).
 func (c *conn) process(msg []byte) {
-	returned := false
-	defer func() {
-		if !returned {
-			c.abandoned(msg)
-		}
-	}()
+	c.inCall = msg
 	c.st.handler.ProcessAsync(c.ctx, c.dst[:0], msg, c.reply)
-	returned = true
+	c.inCall = nil
 }
 
 // errGoexit answers the requests of a message whose handling ended the
@@ -249,7 +255,8 @@ var errGoexit = jsonrpc.NewError(jsonrpc.CodeInternalError, "").WithData("the ca
 // abandoned runs on the read goroutine as it ends inside ProcessAsync (a
 // method called runtime.Goexit, or a panic escaped): ProcessAsync will not
 // reply, so it answers each request of msg with errGoexit in its place, and
-// a new goroutine goes on serving the connection.
+// a new goroutine goes on serving the connection. (The code after readLoop
+// in serve does not run on the goroutine that ends.)
 func (c *conn) abandoned(msg []byte) {
 	c.reply(appendErrors(nil, msg, errGoexit))
 	go func() {
