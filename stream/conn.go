@@ -41,7 +41,7 @@ type conn struct {
 	starter     starter   // rd, when it tells when a message begins
 	newRead     bool      // a Read of the next message has started; no read from rwc yet
 	newMsg      bool      // without a starter: no byte of the next message has been read
-	msgDeadline time.Time // when the message being read must be complete
+	msgDeadline time.Time // when the message being read must be complete; set under dmu
 	ahead       bool      // reading ahead while a suspended call runs (Inline)
 	inCall      []byte    // the message ProcessAsync is handling on this goroutine
 
@@ -76,7 +76,7 @@ type conn struct {
 	// Lifecycle.
 	lingering bool        // lingerClose is draining the input; guarded by dmu
 	dmu       sync.Mutex  // orders stopReading with the read deadlines
-	stopping  atomic.Bool // Shutdown: read no further request
+	stopping  atomic.Bool // Shutdown: start no call; read only what is buffered
 	cmu       sync.Mutex  // guards err
 	closed    atomic.Bool // close was called
 	err       error       // why the connection was closed

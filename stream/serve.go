@@ -138,10 +138,10 @@ type Server struct {
 	IdleTimeout time.Duration
 
 	// ReadTimeout bounds the time to read one message once it has begun
-	// (with a byte other than white space between messages), so that a
-	// peer that stalls inside a message cannot hold the connection's
-	// buffers forever. 0 means DefaultReadTimeout (30 s); a negative value
-	// disables it.
+	// (with a byte other than white space between messages; with a Framing
+	// not of this package, with any byte), so that a peer that stalls
+	// inside a message cannot hold the connection's buffers forever. 0 means
+	// DefaultReadTimeout (30 s); a negative value disables it.
 	ReadTimeout time.Duration
 
 	// WriteTimeout bounds each write to the connection. A peer that does
