@@ -40,7 +40,11 @@ const CommandCloseTimeout = 5 * time.Second
 // client's pending calls fail too, and Send returns, now and later, an error
 // wrapping ErrClosed and the write's error.
 //
-// Recv reads the next message, of at most DefaultMaxMessage bytes.
+// Recv reads the next message, of at most DefaultMaxMessage bytes. When the
+// input ends (io.EOF: the server closed its end, as a stream.Server does
+// when it shuts down), Recv closes rwc, since no answer can come any more:
+// a server that waits for its peers to close (stream.Server.LingerTimeout)
+// need not wait for this one.
 // Close closes rwc, which must unblock a pending Read of rwc for Close to
 // unblock a pending Recv; a net.Conn and the pipes of os.Pipe do.
 func Stream(rwc io.ReadWriteCloser, f stream.Framing) Channel {
@@ -92,7 +96,13 @@ func (s *streamChannel) Send(ctx context.Context, msg []byte) error {
 	return nil
 }
 
-func (s *streamChannel) Recv() ([]byte, error) { return s.r.Read() }
+func (s *streamChannel) Recv() ([]byte, error) {
+	msg, err := s.r.Read()
+	if err == io.EOF {
+		s.Close()
+	}
+	return msg, err
+}
 
 func (s *streamChannel) Close() error {
 	s.closeOnce.Do(func() { s.closeErr = s.rwc.Close() })

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
 
 	"github.com/jsonrpc-go/jsonrpc/client"
@@ -203,5 +204,42 @@ func TestCommandKill(t *testing.T) {
 	}
 	if _, err := ch.Recv(); err == nil {
 		t.Error("Recv after Close: no error")
+	}
+}
+
+// TestStreamClosesAtEOF: when a stream.Server shuts down, a client that
+// sees the end of its input closes its end, so that the server, which
+// waits for that (stream.Server.LingerTimeout), closes at once; the
+// client's calls then fail with ErrClosed.
+func TestStreamClosesAtEOF(t *testing.T) {
+	leaktest.Check(t)
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("one", func() int { return 1 })
+	s := &stream.Server{Server: srv, LingerTimeout: time.Minute}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(l) }()
+	ch, err := client.Dial(context.Background(), "tcp", l.Addr().String(), stream.Line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.New(ch)
+	defer c.Close()
+	if n, err := client.Call[int](context.Background(), c, "one", nil); err != nil || n != 1 {
+		t.Fatalf("one = %v, %v", n, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown = %v: the server lingered for a client that did not close", err)
+	}
+	if err := <-served; err != stream.ErrServerClosed {
+		t.Fatalf("Serve = %v", err)
+	}
+	if _, err := client.Call[int](context.Background(), c, "one", nil); !errors.Is(err, client.ErrClosed) {
+		t.Fatalf("a call after the server shut down: %v, want ErrClosed", err)
 	}
 }

@@ -38,9 +38,12 @@ type conn struct {
 	reply func([]byte) // replyInline or replyConcurrent, bound once
 
 	// Read side, used by the read goroutine only.
-	newMsg      bool      // no byte of the next message has been read
-	msgDeadline time.Time // when the message being read must be complete
+	starter     starter   // rd, when it tells when a message begins
+	newRead     bool      // a Read of the next message has started; no read from rwc yet
+	newMsg      bool      // without a starter: no byte of the next message has been read
+	msgDeadline time.Time // when the message being read must be complete; set under dmu
 	ahead       bool      // reading ahead while a suspended call runs (Inline)
+	inCall      []byte    // the message ProcessAsync is handling on this goroutine
 
 	// Inline ordering.
 	calls   uint64        // ProcessAsync calls made, times two
@@ -55,6 +58,7 @@ type conn struct {
 	waiters     bool // the reader waits on cond
 	flushQueued bool // the flusher has been asked to flush
 	flushReq    chan struct{}
+	flusherDone chan struct{}
 
 	// running mirrors inflight for the read deadline, which is set under dmu
 	// (Concurrent ordering).
@@ -62,16 +66,21 @@ type conn struct {
 
 	// idleArmable is set while the reader waits for a new message with no
 	// idle timeout because calls are in flight; armIdle starts the timeout
-	// when the last one replies. Guarded by dmu.
-	idleArmable bool
+	// when the last one replies. idleDeadline is when the wait for the
+	// next message ends, once set: white space read meanwhile does not
+	// move it. Guarded by dmu.
+	idleArmable  bool
+	idleDeadline time.Time
+	readDeadline time.Time // the read deadline last set on rdl
 
 	// Lifecycle.
-	dmu      sync.Mutex  // orders stopReading with the read deadlines
-	stopping atomic.Bool // Shutdown: read no further request
-	cmu      sync.Mutex  // guards err
-	closed   atomic.Bool // close was called
-	err      error       // why the connection was closed
-	done     chan struct{}
+	lingering bool        // lingerClose is draining the input; guarded by dmu
+	dmu       sync.Mutex  // orders stopReading with the read deadlines
+	stopping  atomic.Bool // Shutdown: start no call; read only what is buffered
+	cmu       sync.Mutex  // guards err
+	closed    atomic.Bool // close was called
+	err       error       // why the connection was closed
+	done      chan struct{}
 }
 
 type readDeadliner interface{ SetReadDeadline(time.Time) error }
@@ -90,6 +99,7 @@ func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, st setti
 	c.ctx, c.cancel = context.WithCancel(transport.WithContextValue(parent, rwc))
 	c.stopAf = context.AfterFunc(parent, func() { c.close(parent.Err()) })
 	c.rd = st.framing.NewReader(connReader{c}, st.maxMessage)
+	c.starter, _ = c.rd.(starter)
 	c.wr = st.framing.NewWriter(connWriter{c})
 	c.dst = make([]byte, 0, 4<<10)
 	c.cond.L = &c.wmu
@@ -102,33 +112,48 @@ func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, st setti
 	return c
 }
 
-// serve runs the read loop, then drains the calls in flight, flushes and
-// closes the connection.
+// serve runs the connection: the read loop, then finish. When a method
+// ends the read goroutine with runtime.Goexit, abandoned hands both to a
+// new goroutine (the code after readLoop does not run on the old one).
 func (c *conn) serve() error {
-	defer close(c.done)
-	defer c.stopAf()
 	if c.flushReq != nil {
-		flusherDone := make(chan struct{})
-		go c.flusher(flusherDone)
-		defer func() {
-			close(c.flushReq)
-			<-flusherDone
-		}()
+		c.flusherDone = make(chan struct{})
+		go c.flusher(c.flusherDone)
 	}
-	err := c.readLoop()
+	return c.finish(c.readLoop())
+}
+
+// finish ends the connection after its read loop returned err: it waits for
+// the calls in flight and writes their answers, closes the connection
+// (lingering when the server ends it, see lingerClose), and lets the Server
+// forget it. It returns what ServeConn returns.
+func (c *conn) finish(err error) error {
 	graceful := errors.Is(err, errStopping)
 	if !graceful {
-		// The peer's input ended or failed: calls in flight are cancelled;
-		// their answers are still written if the peer reads them.
+		// The peer's input ended or failed, or the server ends the
+		// connection: calls in flight are cancelled; their answers are
+		// still written if the peer reads them.
 		c.cancel()
 	}
 	c.drain()
+	why := err
 	if err == io.EOF || graceful {
 		// A clean end: report a failed final write, if any.
-		err = nil
+		why = nil
 	}
-	c.close(err)
+	if graceful || serverEnds(err) {
+		c.lingerClose(why)
+	} else {
+		c.close(why)
+	}
 	c.cancel()
+	if c.flushReq != nil {
+		close(c.flushReq)
+		<-c.flusherDone
+	}
+	c.stopAf()
+	c.srv.forget(c)
+	close(c.done)
 	if graceful {
 		return ErrServerClosed
 	}
@@ -137,51 +162,108 @@ func (c *conn) serve() error {
 	return c.err
 }
 
+// serverEnds reports whether err, which ended the read loop, is the server's
+// decision to end a working connection (a timeout, input that breaks the
+// framing or its limit), after which the peer may still be sending.
+func serverEnds(err error) bool {
+	var tl *TooLargeError
+	return errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, ErrMalformed) || errors.As(err, &tl)
+}
+
 func (c *conn) readLoop() error {
 	var (
 		msg     []byte
 		err     error
 		pending bool // msg and err were read ahead and are still to be handled
 	)
-	for {
-		if c.stopping.Load() {
-			return errStopping
+	defer func() {
+		if c.inCall != nil {
+			// The goroutine ends inside ProcessAsync, which will not
+			// reply.
+			msg := c.inCall
+			c.inCall = nil
+			c.abandoned(msg)
 		}
+	}()
+	for {
 		if err := c.closedErr(); err != nil {
 			return err
 		}
 		if !pending {
-			c.newMsg = c.rd.Buffered() == 0
-			c.msgDeadline = time.Time{}
+			c.startRead()
 			msg, err = c.rd.Read()
 		}
 		pending = false
 		if err != nil {
-			if c.stopping.Load() {
-				return errStopping
-			}
 			var tl *TooLargeError
 			if errors.As(err, &tl) {
-				resp := transport.AppendError(nil, jsonrpc.NewError(jsonrpc.CodeParseError, "").
-					WithData(fmt.Sprintf("message exceeds the limit of %d bytes", tl.Limit)), nil)
+				resp := transport.AppendError(nil, jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").
+					WithData(fmt.Sprintf("message exceeds the limit of %d bytes", tl.Limit)), tl.ID)
 				c.writeOwn(resp)
 				if tl.Recoverable {
 					continue
 				}
 			}
+			if c.stopping.Load() {
+				return errStopping
+			}
 			return err
 		}
+		if c.stopping.Load() {
+			// Read before Shutdown stopped the reading, and not started.
+			c.refuse(msg)
+			continue
+		}
 		if c.st.order == Concurrent {
-			c.acquire()
-			c.st.handler.ProcessAsync(c.ctx, c.dst[:0], msg, c.reply)
+			if !c.acquire() {
+				c.refuse(msg)
+				continue
+			}
+			c.process(msg)
 			continue
 		}
 		c.calls += 2
-		c.st.handler.ProcessAsync(c.ctx, c.dst[:0], msg, c.reply)
+		c.process(msg)
 		if c.replies.Load() != c.calls {
 			msg, err, pending = c.await()
 		}
 	}
+}
+
+// errShutdown answers the requests that Shutdown leaves unstarted.
+var errShutdown = jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("server shutting down")
+
+// refuse answers a message that will not run because the Server is shutting
+// down: each request in it with errShutdown.
+func (c *conn) refuse(msg []byte) {
+	c.writeOwn(appendErrors(c.dst[:0], msg, errShutdown))
+}
+
+// process hands msg to the server. readLoop's deferred check notices a
+// method that ends the read goroutine with runtime.Goexit (inCall is still
+// set then).
+func (c *conn) process(msg []byte) {
+	c.inCall = msg
+	c.st.handler.ProcessAsync(c.ctx, c.dst[:0], msg, c.reply)
+	c.inCall = nil
+}
+
+// errGoexit answers the requests of a message whose handling ended the
+// goroutine running it.
+var errGoexit = jsonrpc.NewError(jsonrpc.CodeInternalError, "").WithData("the call ended without returning (runtime.Goexit)")
+
+// abandoned runs on the read goroutine as it ends inside ProcessAsync (a
+// method called runtime.Goexit, or a panic escaped): ProcessAsync will not
+// reply, so it answers each request of msg with errGoexit in its place, and
+// a new goroutine goes on serving the connection. (The code after readLoop
+// in serve does not run on the goroutine that ends.)
+func (c *conn) abandoned(msg []byte) {
+	c.reply(appendErrors(nil, msg, errGoexit))
+	go func() {
+		if err := c.finish(c.readLoop()); err != nil && err != ErrServerClosed {
+			c.srv.logf("stream: connection: %v", err)
+		}
+	}()
 }
 
 // replyInline writes a response under Inline ordering. It runs on the read
@@ -216,8 +298,7 @@ func (c *conn) await() (msg []byte, err error, pending bool) {
 		return nil, nil, false // the reply came meanwhile
 	}
 	c.ahead = true
-	c.newMsg = c.rd.Buffered() == 0
-	c.msgDeadline = time.Time{}
+	c.startRead()
 	msg, err = c.rd.Read()
 	c.ahead = false
 	var tl *TooLargeError
@@ -227,6 +308,23 @@ func (c *conn) await() (msg []byte, err error, pending bool) {
 	<-c.wake
 	c.replies.Add(^uint64(0)) // clear the waiting bit
 	return msg, err, true
+}
+
+// startRead runs before each Read of the framing: the message it reads has
+// its own read timeout, and the wait for it its own idle timeout.
+func (c *conn) startRead() {
+	c.newRead = true
+	c.newMsg = c.rd.Buffered() == 0
+}
+
+// begun reports whether the message being read has begun: a byte of it
+// other than white space between messages has been read. Without a
+// starter, any byte begins it.
+func (c *conn) begun() bool {
+	if c.starter != nil {
+		return c.starter.begun()
+	}
+	return !c.newMsg
 }
 
 // busy reports whether calls are in flight while the reader reads: the
@@ -250,23 +348,29 @@ func (c *conn) armIdle() {
 	defer c.dmu.Unlock()
 	if c.idleArmable && !c.stopping.Load() {
 		c.idleArmable = false
-		c.rdl.SetReadDeadline(time.Now().Add(c.st.idle))
+		c.idleDeadline = time.Now().Add(c.st.idle)
+		c.setReadDeadline(c.idleDeadline)
 	}
 }
 
 // acquire takes a slot for one request under Concurrent ordering, waiting
-// while MaxInFlight requests are unanswered.
-func (c *conn) acquire() {
+// while MaxInFlight messages are unanswered. It reports false, taking none,
+// once Shutdown has stopped the reading.
+func (c *conn) acquire() bool {
 	c.wmu.Lock()
-	for c.inflight >= c.st.maxInFlight {
+	defer c.wmu.Unlock()
+	for c.inflight >= c.st.maxInFlight && !c.stopping.Load() {
 		c.flush()
 		c.readerIdle, c.waiters = true, true
 		c.cond.Wait()
 	}
 	c.readerIdle = false
+	if c.stopping.Load() {
+		return false
+	}
 	c.inflight++
 	c.running.Add(1)
-	c.wmu.Unlock()
+	return true
 }
 
 // replyConcurrent writes a response under Concurrent ordering, from any
@@ -332,14 +436,11 @@ func (c *conn) writeOwn(resp []byte) {
 	c.write(resp)
 }
 
-// write appends a response to the writer, replacing one over MaxResponse.
-// The caller owns the writer.
+// write appends a response to the writer; the caller owns it. The size of
+// a response is bounded where it is built (jsonrpc.Limits.MaxResponse).
 func (c *conn) write(resp []byte) {
 	if len(resp) == 0 || c.closed.Load() {
 		return // nothing to write, or nobody to write it to
-	}
-	if len(resp) > c.st.maxResponse {
-		resp = responseTooLarge(resp, c.st.maxResponse)
 	}
 	if err := c.wr.Write(resp); err != nil {
 		c.close(err)
@@ -374,32 +475,53 @@ func (c *conn) beforeRead() error {
 		return errStopping
 	}
 	c.idleArmable = false
+	if c.newRead {
+		c.newRead = false
+		c.idleDeadline, c.msgDeadline = time.Time{}, time.Time{}
+	}
 	if c.rdl == nil {
 		return nil
 	}
 	var d time.Time
 	switch {
-	case c.newMsg:
-		// While calls are in flight the connection is not idle: armIdle
-		// starts the timeout when the last one replies. busy is read
-		// under dmu, as armIdle runs, so that no reply is missed.
+	case !c.begun():
+		// Waiting for the next message. While calls are in flight the
+		// connection is not idle: armIdle starts the timeout when the last
+		// one replies. busy is read under dmu, as armIdle runs, so that no
+		// reply is missed. White space between messages does not restart
+		// the timeout, nor turn it into the read timeout.
 		switch {
 		case c.st.idle <= 0:
+		case !c.idleDeadline.IsZero():
+			d = c.idleDeadline
 		case c.busy():
 			c.idleArmable = true
 		default:
-			d = time.Now().Add(c.st.idle)
+			c.idleDeadline = time.Now().Add(c.st.idle)
+			d = c.idleDeadline
 		}
 	case c.st.readTimeout > 0:
+		// Inside a message: the read timeout runs from the first read
+		// that finds it begun.
 		if c.msgDeadline.IsZero() {
 			c.msgDeadline = time.Now().Add(c.st.readTimeout)
 		}
 		d = c.msgDeadline
 	}
-	// An error here (net.Pipe's after the peer closed) is left to the read
-	// to report.
-	c.rdl.SetReadDeadline(d)
+	c.setReadDeadline(d)
 	return nil
+}
+
+// setReadDeadline sets the read deadline, when it changes: reads that go on
+// under one deadline (a message arriving in pieces) do not reset it. It
+// runs under dmu. An error (net.Pipe's after the peer closed) is left to
+// the read to report.
+func (c *conn) setReadDeadline(d time.Time) {
+	if d.Equal(c.readDeadline) {
+		return
+	}
+	c.readDeadline = d
+	c.rdl.SetReadDeadline(d)
 }
 
 // afterRead runs after each read from the connection.
@@ -409,30 +531,64 @@ func (c *conn) afterRead(n int) {
 		c.readerIdle = false
 		c.wmu.Unlock()
 	}
-	if n > 0 && c.newMsg {
+	if n > 0 {
 		c.newMsg = false
-		if c.st.readTimeout > 0 {
-			c.msgDeadline = time.Now().Add(c.st.readTimeout)
-		}
 	}
 }
 
-// stopReading makes the read goroutine stop at the next message boundary,
-// or at once when it is blocked reading.
+// stopReading makes the read goroutine stop reading from the connection:
+// it handles what it has read already (answering requests not yet started
+// with errShutdown), and is interrupted when it is blocked reading or
+// waiting for a slot (MaxInFlight).
 func (c *conn) stopReading() {
 	c.dmu.Lock()
-	defer c.dmu.Unlock()
 	c.stopping.Store(true)
 	switch {
+	case c.lingering:
+		// Closing already: the linger ends by itself.
 	case c.rdl != nil:
-		c.rdl.SetReadDeadline(time.Unix(1, 0))
+		c.setReadDeadline(time.Unix(1, 0))
 	default:
-		if cr, ok := c.rwc.(interface{ CloseRead() error }); ok && cr.CloseRead() == nil {
-			return
+		if cr, ok := c.rwc.(interface{ CloseRead() error }); !ok || cr.CloseRead() != nil {
+			// No way to interrupt a read alone: the answers in flight are
+			// lost.
+			c.close(ErrServerClosed)
 		}
-		// No way to interrupt a read alone: the answers in flight are lost.
-		c.close(ErrServerClosed)
 	}
+	c.dmu.Unlock()
+	c.wmu.Lock()
+	if c.waiters {
+		c.waiters = false
+		c.cond.Broadcast()
+	}
+	c.wmu.Unlock()
+}
+
+// lingerClose closes a connection that the server ends while the peer may
+// still be sending (Shutdown, a timeout, a framing error), once the answers
+// are flushed: it shuts down the writing side (CloseWrite), so that the peer
+// reads every answer and then the end of the input, and reads and drops the
+// peer's input until it ends or LingerTimeout passes, before it closes.
+// Closing with input unread would make the kernel reset the connection,
+// and the peer could lose answers it had not read yet. Connections without
+// CloseWrite or read deadlines are closed at once.
+func (c *conn) lingerClose(why error) {
+	cw, ok := c.rwc.(interface{ CloseWrite() error })
+	if !ok || c.rdl == nil || c.st.linger <= 0 || c.closed.Load() || cw.CloseWrite() != nil {
+		c.close(why)
+		return
+	}
+	c.dmu.Lock()
+	c.lingering = true
+	c.setReadDeadline(time.Now().Add(c.st.linger))
+	c.dmu.Unlock()
+	buf := c.dst[:cap(c.dst)] // no call is in flight
+	for {
+		if _, err := c.rwc.Read(buf); err != nil {
+			break
+		}
+	}
+	c.close(why)
 }
 
 // close closes the connection once, recording why, and cancels the calls'

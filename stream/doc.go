@@ -12,7 +12,7 @@
 //	s := &stream.Server{Server: srv}           // Line framing, Inline ordering
 //	go s.Serve(listener)                        // or s.ServeConn(ctx, stream.Stdio())
 //	...
-//	s.Shutdown(ctx)                             // answers the calls in flight, then closes
+//	s.Shutdown(ctx)                             // answers every request read, then closes
 //
 // # Ordering
 //
@@ -22,7 +22,7 @@
 // requests is answered with few write system calls. With Concurrent
 // ordering, calls of methods registered with jsonrpc.Blocking wait on
 // goroutines of their own while the connection goes on reading, up to
-// MaxInFlight unanswered requests, and responses are written as they
+// MaxInFlight unanswered messages, and responses are written as they
 // complete, out of order.
 //
 // # Writes
@@ -36,12 +36,34 @@
 //
 // # Limits
 //
-// Every limit is on by default: the size of one message (MaxMessage, 4 MiB)
-// and of one response (MaxResponse, 16 MiB), the unanswered requests of a
-// connection (MaxInFlight, 64), the time a connection may idle (2 minutes),
-// take to send one message (30 s) and take to accept a write (30 s). A
-// length a peer declares (Header's Content-Length) is checked against the
-// limit before anything is allocated for it, and a message over the limit
-// is skipped, not buffered. A panicking method is answered with an internal
-// error by the jsonrpc package; the connection goes on.
+// Every bound is on by default; each is a field of Server, with its
+// default:
+//
+//   - MaxConns (4096): the connections served at once; at the limit no
+//     more are accepted until one ends.
+//   - MaxMessage (4 MiB): the size of one incoming message. A length a
+//     peer declares (Header's Content-Length) is checked before anything
+//     is allocated for it; a message over the limit is never buffered
+//     whole, and is answered with jsonrpc.CodeLimitExceeded and its id
+//     when the bytes read of it hold one.
+//   - MaxInFlight (64): the unanswered messages of a connection under
+//     Concurrent ordering. The calls of Blocking methods that run on
+//     goroutines of their own are bounded server-wide by the
+//     jsonrpc.Server (jsonrpc.Limits.MaxRunning).
+//   - IdleTimeout (2 minutes): the wait for the next message to begin.
+//   - ReadTimeout (30 s): the time to read one message once it has begun.
+//   - WriteTimeout (30 s): the time one write may take.
+//   - LingerTimeout (1 s): how long a connection that the server closes
+//     (Shutdown, a timeout, a framing error) goes on reading, after its
+//     last answer, for the peer to close first, so that unread input does
+//     not make the kernel reset the connection and lose those answers.
+//
+// The size of a response is the jsonrpc.Server's limit
+// (jsonrpc.Limits.MaxResponse, 16 MiB), checked as the response is built.
+// A panicking method is answered with an internal error by the jsonrpc
+// package; the connection goes on. So does a method that calls
+// runtime.Goexit on the connection's goroutine (one not registered
+// Blocking): the connection answers each request of the message with an
+// internal error and goes on serving on a new goroutine, while the
+// goroutine that called ServeConn ends, as Goexit ends it.
 package stream

@@ -1,9 +1,12 @@
 package stream
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
 
 // A Framing splits a byte stream into messages and writes messages to one.
@@ -71,12 +74,18 @@ type TooLargeError struct {
 	// Length is the message's length when the framing declares it in
 	// advance (Header), otherwise -1.
 	Length int64
-	// Recoverable reports whether the message is skipped, so that the
-	// Reader can be read again: true for Line (the line was consumed up to
-	// its newline) and Header (the declared body is skipped by the next
-	// Read, without buffering it), false for Raw, which cannot find the end
-	// of a value it does not keep.
+	// Recoverable reports whether the message was skipped, so that the
+	// Reader can be read again: true for Line (the line was read up to its
+	// newline) and Header (the declared body was read), neither buffered
+	// whole; false for Raw, which cannot find the end of a value it does
+	// not keep.
 	Recoverable bool
+	// ID is the message's request id when the bytes read of it hold one: a
+	// top-level "id" member whose value is a JSON string or number, at most
+	// 1 KiB long, given once. Line and Header read the whole message (and
+	// report it at its end), Raw its first Limit bytes. It is nil when no
+	// id was found, and for a batch.
+	ID json.RawMessage
 }
 
 func (e *TooLargeError) Error() string {
@@ -118,6 +127,10 @@ type inbuf struct {
 	buf  []byte
 	r, w int
 	err  error // the underlying reader's error, returned once the buffer is drained
+
+	// The unread input from spaceAt holds space bytes of white space
+	// (onlySpace); spaceAt is -1 when that is unknown.
+	spaceAt, space int
 }
 
 func newInbuf(src io.Reader, max int) inbuf {
@@ -125,8 +138,28 @@ func newInbuf(src io.Reader, max int) inbuf {
 	if max+2 < n {
 		n = max + 2
 	}
-	return inbuf{src: src, buf: make([]byte, n)}
+	return inbuf{src: src, buf: make([]byte, n), spaceAt: -1}
 }
+
+// onlySpace reports whether the unread input holds nothing but white space.
+// It looks at each byte once, however often it is called while the input
+// grows.
+func (b *inbuf) onlySpace() bool {
+	if b.spaceAt != b.r {
+		b.spaceAt, b.space = b.r, 0
+	}
+	for b.space < b.w-b.r && wire.IsSpace(b.buf[b.r+b.space]) {
+		b.space++
+	}
+	return b.space == b.w-b.r
+}
+
+// A starter is a Reader that tells when the next message has begun: when a
+// byte of it other than the white space allowed between messages has been
+// read. The Readers of this package are starters; the Server times a
+// message from its start (ReadTimeout) and the wait for one before it
+// (IdleTimeout).
+type starter interface{ begun() bool }
 
 // errFull reports that the unread input already holds limit bytes.
 var errFull = errors.New("stream: buffer full")
@@ -144,14 +177,14 @@ func (b *inbuf) fill(limit int) error {
 		switch {
 		case b.r > 0:
 			b.w = copy(b.buf, b.buf[b.r:b.w])
-			b.r = 0
+			b.r, b.spaceAt = 0, -1
 		case len(b.buf) >= limit:
 			return errFull
 		default:
 			n := min(max(2*len(b.buf), bufSize), limit)
 			nb := make([]byte, n)
 			b.w = copy(nb, b.buf[b.r:b.w])
-			b.r = 0
+			b.r, b.spaceAt = 0, -1
 			b.buf = nb
 		}
 	}
@@ -177,7 +210,7 @@ func (b *inbuf) fill(limit int) error {
 }
 
 // drop discards the unread input.
-func (b *inbuf) drop() { b.r, b.w = 0, 0 }
+func (b *inbuf) drop() { b.r, b.w, b.spaceAt = 0, 0, -1 }
 
 func (b *inbuf) buffered() int { return b.w - b.r }
 

@@ -20,31 +20,25 @@ func (headerFraming) NewReader(r io.Reader, max int) Reader {
 func (headerFraming) NewWriter(w io.Writer) Writer { return newFrameWriter(w, frameHeader) }
 
 type headerReader struct {
-	in   inbuf
-	max  int
-	skip int64 // body bytes of a too-large message still to discard
-	err  error // sticky malformed-framing error
+	in    inbuf
+	max   int
+	skip  int64 // body bytes of a too-large message still to discard
+	err   error // sticky malformed-framing error
+	inMsg bool  // a header line of the message being read has been read
+	ids   idScan
 }
 
 func (h *headerReader) Buffered() int { return h.in.buffered() }
+
+// begun: the blank lines allowed between messages do not begin one.
+func (h *headerReader) begun() bool { return h.inMsg || h.skip > 0 || !h.in.onlySpace() }
 
 func (h *headerReader) Read() ([]byte, error) {
 	if h.err != nil {
 		return nil, h.err
 	}
+	defer func() { h.inMsg = false }()
 	in := &h.in
-	// Discard the body of a message that was too large.
-	for h.skip > 0 {
-		if in.r == in.w {
-			in.drop()
-			if err := in.fill(len(in.buf)); err != nil {
-				return nil, eofErr(err)
-			}
-		}
-		n := min(int64(in.w-in.r), h.skip)
-		in.r += int(n)
-		h.skip -= n
-	}
 	// The header block.
 	length := int64(-1)
 	block := 0    // header bytes consumed
@@ -83,7 +77,7 @@ func (h *headerReader) Read() ([]byte, error) {
 			}
 			break
 		}
-		first = false
+		first, h.inMsg = false, true
 		colon := bytes.IndexByte(line, ':')
 		if colon <= 0 {
 			return nil, h.malformed("header line %q has no field name", clip(line))
@@ -104,8 +98,7 @@ func (h *headerReader) Read() ([]byte, error) {
 		return nil, h.malformed("no Content-Length header")
 	}
 	if length > int64(h.max) {
-		h.skip = length
-		return nil, &TooLargeError{Limit: h.max, Length: length, Recoverable: true}
+		return nil, h.skipBody(length)
 	}
 	// The body.
 	n := int(length)
@@ -117,6 +110,33 @@ func (h *headerReader) Read() ([]byte, error) {
 	body := in.buf[in.r : in.r+n]
 	in.r += n
 	return body, nil
+}
+
+// skipBody reads and discards the body of length bytes of a message over the
+// limit, looking for its id, and returns the *TooLargeError that reports
+// it. When the input ends first, it reports the message all the same, and
+// the next Read io.ErrUnexpectedEOF.
+func (h *headerReader) skipBody(length int64) error {
+	in := &h.in
+	h.skip = length
+	h.ids.reset()
+	for h.skip > 0 {
+		if in.r == in.w {
+			in.drop()
+			if err := in.fill(len(in.buf)); err != nil {
+				if err != io.EOF {
+					return err
+				}
+				h.skip, h.err = 0, io.ErrUnexpectedEOF
+				break
+			}
+		}
+		n := int(min(int64(in.w-in.r), h.skip))
+		h.ids.feed(in.buf[in.r : in.r+n])
+		in.r += n
+		h.skip -= int64(n)
+	}
+	return &TooLargeError{Limit: h.max, Length: length, Recoverable: true, ID: h.ids.ID()}
 }
 
 func (h *headerReader) malformed(format string, args ...any) error {

@@ -21,11 +21,14 @@ func (lineFraming) NewWriter(w io.Writer) Writer { return newFrameWriter(w, fram
 type lineReader struct {
 	in      inbuf
 	max     int
-	scanned int  // bytes of in's unread input known to hold no newline
-	pending bool // the previous line was too long and its end is not yet read
+	scanned int    // bytes of in's unread input known to hold no newline
+	pending bool   // the previous line was too long and its end is not yet read
+	ids     idScan // the id of a line too long, read as it passes
 }
 
 func (l *lineReader) Buffered() int { return l.in.buffered() }
+
+func (l *lineReader) begun() bool { return l.pending || !l.in.onlySpace() }
 
 func (l *lineReader) Read() ([]byte, error) {
 	in := &l.in
@@ -39,9 +42,12 @@ func (l *lineReader) Read() ([]byte, error) {
 			}
 			if l.pending {
 				l.pending = false
+				l.ids.feed(line)
 				return nil, l.tooLarge()
 			}
 			if len(line) > l.max {
+				l.ids.reset()
+				l.ids.feed(line)
 				return nil, l.tooLarge()
 			}
 			if blank(line) {
@@ -51,7 +57,12 @@ func (l *lineReader) Read() ([]byte, error) {
 		}
 		l.scanned = in.w - in.r
 		if l.pending || l.scanned > l.max+1 {
-			// Too long: keep reading up to its newline, buffering nothing.
+			// Too long: keep reading up to its newline, buffering nothing
+			// but looking for its id.
+			if !l.pending {
+				l.ids.reset()
+			}
+			l.ids.feed(in.buf[in.r:in.w])
 			l.pending = true
 			in.drop()
 			l.scanned = 0
@@ -70,6 +81,8 @@ func (l *lineReader) Read() ([]byte, error) {
 					line = line[:n-1]
 				}
 				if len(line) > l.max {
+					l.ids.reset()
+					l.ids.feed(line)
 					return nil, l.tooLarge()
 				}
 				if !blank(line) {
@@ -83,7 +96,7 @@ func (l *lineReader) Read() ([]byte, error) {
 }
 
 func (l *lineReader) tooLarge() error {
-	return &TooLargeError{Limit: l.max, Length: -1, Recoverable: true}
+	return &TooLargeError{Limit: l.max, Length: -1, Recoverable: true, ID: l.ids.ID()}
 }
 
 func blank(b []byte) bool {

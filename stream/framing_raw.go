@@ -26,6 +26,7 @@ type rawReader struct {
 	in  inbuf
 	max int
 	err error // sticky: after a value over the limit
+	ids idScan
 
 	// Scanning state of the value at in.r, kept across fills.
 	scanned int  // bytes of the value scanned so far
@@ -36,6 +37,8 @@ type rawReader struct {
 }
 
 func (x *rawReader) Buffered() int { return x.in.buffered() }
+
+func (x *rawReader) begun() bool { return x.scanned > 0 || !x.in.onlySpace() }
 
 func (x *rawReader) Read() ([]byte, error) {
 	if x.err != nil {
@@ -64,7 +67,11 @@ func (x *rawReader) Read() ([]byte, error) {
 			return v, nil
 		}
 		if ok || x.scanned > x.max {
-			x.err = &TooLargeError{Limit: x.max, Length: -1}
+			// The id is looked for in the first Limit bytes of the value,
+			// however much more was read.
+			x.ids.reset()
+			x.ids.feed(in.buf[in.r : in.r+x.max])
+			x.err = &TooLargeError{Limit: x.max, Length: -1, ID: x.ids.ID()}
 			in.drop()
 			return nil, x.err
 		}

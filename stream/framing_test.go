@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -33,7 +34,7 @@ func readAll(r Reader) []item {
 			out = append(out, item{msg: string(msg)})
 			continue
 		}
-		out = append(out, item{err: err.Error()})
+		out = append(out, errItem(err))
 		var tl *TooLargeError
 		if !errors.As(err, &tl) || !tl.Recoverable {
 			return out
@@ -129,10 +130,21 @@ func msgs(ss ...string) []item {
 	return out
 }
 
-func errItem(err error) item { return item{err: err.Error()} }
+// errItem is the item of an error; that of a *TooLargeError shows its ID.
+func errItem(err error) item {
+	var tl *TooLargeError
+	if errors.As(err, &tl) && tl.ID != nil {
+		return item{err: err.Error() + " (id " + string(tl.ID) + ")"}
+	}
+	return item{err: err.Error()}
+}
 
 func tooLarge(limit int, length int64, rec bool) item {
 	return errItem(&TooLargeError{Limit: limit, Length: length, Recoverable: rec})
+}
+
+func tooLargeID(limit int, length int64, rec bool, id string) item {
+	return errItem(&TooLargeError{Limit: limit, Length: length, Recoverable: rec, ID: []byte(id)})
 }
 
 func runReaderCases(t *testing.T, f Framing, cases []readerCase) {
@@ -160,6 +172,9 @@ func TestLineReader(t *testing.T) {
 		{"too long then more", strings.Repeat("x", 100) + "\nok\n", 10, []item{tooLarge(10, -1, true), {msg: "ok"}, eof}},
 		{"too long at the end", "ok\n" + strings.Repeat("x", 100), 10, []item{{msg: "ok"}, tooLarge(10, -1, true), eof}},
 		{"too long, long run", strings.Repeat("y", 200000) + "\nz\n", 1000, []item{tooLarge(1000, -1, true), {msg: "z"}, eof}},
+		{"too long, id first", `{"id":1,"p":"` + strings.Repeat("y", 100) + "\"}\nz\n", 10, []item{tooLargeID(10, -1, true, "1"), {msg: "z"}, eof}},
+		{"too long, id last", `{"p":"` + strings.Repeat("y", 200000) + `","id":"z"}` + "\r\nz", 1000, []item{tooLargeID(1000, -1, true, `"z"`), {msg: "z"}, eof}},
+		{"too long at the end, id", `{"id":3,"p":"` + strings.Repeat("y", 100) + `"}`, 10, []item{tooLargeID(10, -1, true, "3"), eof}},
 	})
 }
 
@@ -185,6 +200,10 @@ func TestHeaderReader(t *testing.T) {
 			[]item{tooLarge(5, 10, true), {msg: "ok"}, eof}},
 		{"huge declared length", "Content-Length: 1099511627776\r\n\r\n{}", 5,
 			[]item{tooLarge(5, 1<<40, true), ueof}},
+		{"too large, id last", "Content-Length: 20\r\n\r\n" + `{"p":"xxxxx","id":2}` + "Content-Length: 2\r\n\r\nok", 5,
+			[]item{tooLargeID(5, 20, true, "2"), {msg: "ok"}, eof}},
+		{"too large, cut short", "Content-Length: 100\r\n\r\n" + `{"id":"a","p":"xxxxx`, 5,
+			[]item{tooLargeID(5, 100, true, `"a"`), ueof}},
 	})
 }
 
@@ -201,6 +220,8 @@ func TestRawReader(t *testing.T) {
 		{"exactly the limit", `[1,2]`, 5, append(msgs(`[1,2]`), eof)},
 		{"too large", `{"a":1}{}`, 5, []item{tooLarge(5, -1, false)}},
 		{"too large scalar", `123456 1`, 5, []item{tooLarge(5, -1, false)}},
+		{"too large, id first", `{"id":7,"p":"xxxxxxxxxx"}{}`, 10, []item{tooLargeID(10, -1, false, "7")}},
+		{"too large, id past the limit", `{"p":"x","id":7}`, 10, []item{tooLarge(10, -1, false)}},
 	})
 }
 
@@ -254,3 +275,72 @@ func TestWriterStickyError(t *testing.T) {
 type errWriter struct{}
 
 func (errWriter) Write([]byte) (int, error) { return 0, errors.New("broken") }
+
+// endless yields head, then n bytes of fill, then io.EOF, without
+// allocating.
+type endless struct {
+	head []byte
+	fill byte
+	n    int64
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	if len(e.head) > 0 {
+		k := copy(p, e.head)
+		e.head = e.head[k:]
+		return k, nil
+	}
+	if e.n == 0 {
+		return 0, io.EOF
+	}
+	k := int(min(int64(len(p)), e.n))
+	for i := range k {
+		p[i] = e.fill
+	}
+	e.n -= int64(k)
+	return k, nil
+}
+
+// TestPartialMessageBounded: a message that never ends (32 MiB of it, then
+// the end of the input) makes each framing's Reader buffer at most about
+// MaxMessage bytes, whatever its header declares; a declared length over
+// the limit is never allocated.
+func TestPartialMessageBounded(t *testing.T) {
+	const max, n = 1 << 20, 32 << 20
+	for _, tc := range []struct {
+		name  string
+		f     Framing
+		head  string
+		fill  byte
+		bound uint64 // bytes the Reader may allocate
+	}{
+		{"Line", Line, `{"jsonrpc":"2.0","params":["`, 'x', 3 * max},
+		{"Raw string", Raw, `{"jsonrpc":"2.0","params":["`, 'x', 3 * max},
+		{"Raw nesting", Raw, ``, '[', 3 * max},
+		{"Header at the limit", Header, fmt.Sprintf("Content-Length: %d\r\n\r\n", max), 'x', 3 * max},
+		{"Header over the limit", Header, "Content-Length: 1099511627776\r\n\r\n", 'x', 64 << 10},
+		{"Header block", Header, "X-Long: ", 'x', 64 << 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := &endless{head: []byte(tc.head), fill: tc.fill, n: n}
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			r := tc.f.NewReader(src, max)
+			for range 100 {
+				msg, err := r.Read()
+				if len(msg) > max {
+					t.Fatalf("read a message of %d bytes", len(msg))
+				}
+				var tl *TooLargeError
+				if err != nil && (!errors.As(err, &tl) || !tl.Recoverable) {
+					break
+				}
+			}
+			runtime.ReadMemStats(&after)
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > tc.bound {
+				t.Fatalf("allocated %d bytes reading a message that does not end, want at most %d", grew, tc.bound)
+			}
+		})
+	}
+}

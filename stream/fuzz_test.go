@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"testing"
 	"testing/iotest"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
 
 // fuzzFraming checks that f's Reader never panics and that reading in
@@ -38,4 +40,38 @@ func FuzzHeaderReader(f *testing.F) {
 
 func FuzzRawReader(f *testing.F) {
 	fuzzFraming(f, Raw, `{"a":"}"}[1,{"b":[]}]"s\"}"{}`, ` 12 true null "x" ]`, `{"a":[1,2`)
+}
+
+// FuzzIDScan checks that idScan finds the same id fed whole or in pieces,
+// and, for a valid request object, the id the server's scanner reads.
+func FuzzIDScan(f *testing.F) {
+	for _, s := range []string{`{"jsonrpc":"2.0","method":"m","params":[1,{"id":2}],"id":7}`, `{"id":"a\"b"}`,
+		`{"\u0069d":1,"id":2}`, `[{"id":1}]`, ` {"x":"}","id":-0.5e1}`, `{"id":"\ud800"}`} {
+		f.Add([]byte(s), uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, msg []byte, piece uint8) {
+		var whole, pieces idScan
+		whole.reset()
+		whole.feed(msg)
+		pieces.reset()
+		for m, n := msg, max(int(piece), 1); len(m) > 0; m = m[min(n, len(m)):] {
+			pieces.feed(m[:min(n, len(m))])
+		}
+		got := whole.ID()
+		if string(got) != string(pieces.ID()) {
+			t.Fatalf("%q: id %s whole, %s in pieces of %d", msg, got, pieces.ID(), piece)
+		}
+		var r wire.Request
+		kind, err := (wire.Scanner{}).ScanRequest(msg, &r)
+		if err != nil || kind != wire.Object {
+			return
+		}
+		want := r.ID
+		if r.Dup || len(want) > maxIDScan || (wire.KindOf(want) != wire.String && wire.KindOf(want) != wire.Number) {
+			want = nil
+		}
+		if string(got) != string(want) {
+			t.Fatalf("%q: id %s, the server reads %s", msg, got, want)
+		}
+	})
 }

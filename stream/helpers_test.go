@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"path/filepath"
 	"testing"
@@ -146,13 +147,17 @@ func (c *client) recvErr() error {
 	}
 }
 
-// expectEOF checks that the server closed the connection.
+// expectEOF checks that the server closed the connection: that the input
+// ends (io.EOF), not that it timed out or was reset.
 func (c *client) expectEOF() {
 	c.t.Helper()
 	err := c.recvErr()
 	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
+	switch {
+	case errors.As(err, &ne) && ne.Timeout():
 		c.t.Fatalf("the server did not close the connection within %v", wait)
+	case err != io.EOF:
+		c.t.Fatalf("the connection ended with %v, want io.EOF", err)
 	}
 }
 

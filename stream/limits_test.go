@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -16,64 +17,94 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/demo"
 )
 
-const tooLargeAnswer = `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error","data":"message exceeds the limit of 64 bytes"},"id":null}`
+// tooLargeAnswer is the answer to a message over a limit of 64 bytes, with
+// id as the answer carries it.
+func tooLargeAnswer(id string) string {
+	return `{"jsonrpc":"2.0","error":{"code":-32005,"message":"Limit exceeded","data":"message exceeds the limit of 64 bytes"},"id":` + id + `}`
+}
 
-func TestLineTooLarge(t *testing.T) {
+// TestTooLargeAnswered: a message over MaxMessage is answered with
+// CodeLimitExceeded and its id when the bytes read of it hold the id: Line
+// and Header read the whole message as they skip it, so the id is found
+// wherever it is, and the connection goes on; Raw reads the first
+// MaxMessage bytes, so an id after a huge param is not found (id null), and
+// closes the connection.
+func TestTooLargeAnswered(t *testing.T) {
 	leakCheck(t)
+	huge := `"` + strings.Repeat("x", 100000) + `"`
+	idFirst := `{"id":"first","jsonrpc":"2.0","method":"StringMe","params":[` + huge + `]}`
+	idAfter := `{"jsonrpc":"2.0","method":"StringMe","params":[` + huge + `],"id":2}`
 	for _, tr := range transports {
-		t.Run(tr, func(t *testing.T) {
-			dial := serverOn(t, &Server{Server: demo.NewServer(), MaxMessage: 64}, tr)
-			c := newClient(t, dial(), Line)
-			sent := c.sendAsync(`{"jsonrpc":"2.0","method":"StringMe","params":["`+strings.Repeat("x", 100000)+`"],"id":1}`, call("Test2", 2, "[2]"))
-			if got := c.recv(); got != tooLargeAnswer {
-				t.Fatalf("got %s, want %s", got, tooLargeAnswer)
-			}
-			if got := c.recv(); got != `{"jsonrpc":"2.0","result":2,"id":2}` {
-				t.Fatalf("the request after the long line: got %s", got)
-			}
-			if err := <-sent; err != nil {
-				t.Fatal(err)
-			}
-		})
+		for _, fr := range framings {
+			t.Run(tr+"/"+fr.name, func(t *testing.T) {
+				dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: fr.f, MaxMessage: 64}, tr)
+				if fr.f == Raw {
+					for msg, id := range map[string]string{idFirst: `"first"`, idAfter: `null`} {
+						c := newClient(t, dial(), fr.f)
+						c.sendAsync(msg)
+						if got, want := c.recv(), tooLargeAnswer(id); got != want {
+							t.Fatalf("got  %s\nwant %s", got, want)
+						}
+						c.expectEOF()
+					}
+					return
+				}
+				c := newClient(t, dial(), fr.f)
+				sent := c.sendAsync(idFirst, call("Test2", 1, "[1]"), idAfter, call("Test2", 3, "[3]"))
+				for _, want := range []string{
+					tooLargeAnswer(`"first"`),
+					`{"jsonrpc":"2.0","result":1,"id":1}`,
+					tooLargeAnswer(`2`),
+					`{"jsonrpc":"2.0","result":3,"id":3}`,
+				} {
+					if got := c.recv(); got != want {
+						t.Fatalf("got  %s\nwant %s", got, want)
+					}
+				}
+				if err := <-sent; err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
 	}
 }
 
-// TestHeaderHugeLength: a declared length of 1 TiB is answered at once and
-// never allocated; the connection goes on after the body is skipped.
+// TestHeaderHugeLength: a declared length of 1 TiB is never allocated: its
+// body is read through the connection's buffer and dropped, and the message
+// is answered when the body ends (here, with the input).
 func TestHeaderHugeLength(t *testing.T) {
 	leakCheck(t)
+	body := []byte(`{"id":"big","params":"` + strings.Repeat("y", 8<<20))
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
 			dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: Header, MaxMessage: 64}, tr)
 			conn := dial()
 			c := newClient(t, conn, Header)
 			var before, after runtime.MemStats
+			runtime.GC()
 			runtime.ReadMemStats(&before)
 			conn.SetWriteDeadline(time.Now().Add(wait))
 			if _, err := conn.Write([]byte("Content-Length: 1099511627776\r\n\r\n")); err != nil {
 				t.Fatal(err)
 			}
-			if got := c.recv(); got != tooLargeAnswer {
-				t.Fatalf("got %s, want %s", got, tooLargeAnswer)
-			}
-			runtime.ReadMemStats(&after)
-			if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
-				t.Fatalf("answering allocated %d bytes", grew)
-			}
-			// A declared length over the limit with its body: skipped, and
-			// the next message is answered. (The first connection would
-			// skip its 1 TiB.)
-			c = newClient(t, dial(), Header)
-			body := `"` + strings.Repeat("y", 1000) + `"`
-			sent := c.sendAsync(body, call("Test2", 3, "[3]"))
-			if got := c.recv(); got != tooLargeAnswer {
-				t.Fatalf("got %s, want %s", got, tooLargeAnswer)
-			}
-			if got := c.recv(); got != `{"jsonrpc":"2.0","result":3,"id":3}` {
-				t.Fatalf("after a skipped body: got %s", got)
-			}
-			if err := <-sent; err != nil {
+			if _, err := conn.Write(body); err != nil {
 				t.Fatal(err)
+			}
+			cw, ok := conn.(interface{ CloseWrite() error })
+			if !ok {
+				// net.Pipe: its Write returns once the server has read it all.
+				runtime.ReadMemStats(&after)
+			} else {
+				// The end of the input ends the body: it is answered.
+				cw.CloseWrite()
+				if got, want := c.recv(), tooLargeAnswer(`"big"`); got != want {
+					t.Fatalf("got  %s\nwant %s", got, want)
+				}
+				runtime.ReadMemStats(&after)
+				c.expectEOF()
+			}
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > 2<<20 {
+				t.Fatalf("reading 8 MiB of a 1 TiB message allocated %d bytes", grew)
 			}
 		})
 	}
@@ -83,9 +114,9 @@ func TestRawTooLargeCloses(t *testing.T) {
 	leakCheck(t)
 	dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: Raw, MaxMessage: 64}, "pipe")
 	c := newClient(t, dial(), Raw)
-	c.sendAsync(`{"jsonrpc":"2.0","method":"StringMe","params":["` + strings.Repeat("x", 1000) + `"],"id":1}`)
-	if got := c.recv(); got != tooLargeAnswer {
-		t.Fatalf("got %s, want %s", got, tooLargeAnswer)
+	c.sendAsync(`{"jsonrpc":"2.0","id":1,"method":"StringMe","params":["` + strings.Repeat("x", 1000) + `"]}`)
+	if got, want := c.recv(), tooLargeAnswer("1"); got != want {
+		t.Fatalf("got %s, want %s", got, want)
 	}
 	c.expectEOF()
 }
@@ -244,21 +275,102 @@ func TestReadTimeout(t *testing.T) {
 	}
 }
 
+// TestMaxResponse: the size of a response is the root's limit
+// (jsonrpc.Limits.MaxResponse), checked as the response is built: an answer
+// over it is a CodeLimitExceeded error with its id, and a batch keeps the
+// answers that fit.
 func TestMaxResponse(t *testing.T) {
 	leakCheck(t)
-	dial := serverOn(t, &Server{Server: demo.NewServer(), MaxResponse: 200}, "pipe")
+	h := jsonrpc.NewServer(jsonrpc.UseLimits(jsonrpc.Limits{MaxResponse: 200}))
+	h.MustRegister("echo", func(s string) string { return s })
+	dial := serverOn(t, &Server{Server: h}, "pipe")
 	c := newClient(t, dial(), Line)
 	big := `"` + strings.Repeat("z", 300) + `"`
-	c.send(call("StringMe", 7, "["+big+"]"))
-	want := `{"jsonrpc":"2.0","error":{"code":-32603,"message":"response too large","data":"response of 336 bytes exceeds the limit of 200 bytes"},"id":7}`
+	c.send(call("echo", 7, "["+big+"]"))
+	e := `{"jsonrpc":"2.0","error":{"code":-32005,"message":"Limit exceeded","data":"response exceeds the limit of 200 bytes"},"id":%d}`
+	if got, want := c.recv(), fmt.Sprintf(e, 7); got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	c.send(`[` + call("echo", 1, `["a"]`) + `,` + call("echo", 2, "["+big+"]") + `,` + call("echo", 3, `["b"]`) + `]`)
+	want := `[{"jsonrpc":"2.0","result":"a","id":1},` + fmt.Sprintf(e, 2) + `,` + fmt.Sprintf(e, 3) + `]`
 	if got := c.recv(); got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
-	c.send(`[` + call("Test2", 1, "[1]") + `,` + call("StringMe", 2, "["+big+"]") + `,` + call("Test2", 3, "[3]") + `]`)
-	e := `{"jsonrpc":"2.0","error":{"code":-32603,"message":"response too large","data":"batch response exceeds the limit of 200 bytes"},"id":%d}`
-	want = `[{"jsonrpc":"2.0","result":1,"id":1},` + fmt.Sprintf(e, 2) + `,` + fmt.Sprintf(e, 3) + `]`
-	if got := c.recv(); got != want {
-		t.Fatalf("got  %s\nwant %s", got, want)
+}
+
+// blobServer has "blob", whose result is a string of n bytes, and "add".
+func blobServer(opts ...jsonrpc.Option) *jsonrpc.Server {
+	h := jsonrpc.NewServer(opts...)
+	h.MustRegister("blob", func(n int) string { return strings.Repeat("b", n) })
+	h.MustRegister("add", func(a, b int) int { return a + b })
+	return h
+}
+
+// TestMaxResponseIsTheServers: the stream adds no response limit of its
+// own, so a server that allows 32 MiB answers gets a 20 MiB answer whole.
+func TestMaxResponseIsTheServers(t *testing.T) {
+	leakCheck(t)
+	h := blobServer(jsonrpc.UseLimits(jsonrpc.Limits{MaxResponse: 32 << 20}))
+	dial := serverOn(t, &Server{Server: h}, "pipe")
+	c := newClient(t, dial(), Line)
+	c.send(call("blob", 1, "[20971520]"))
+	got := c.recv()
+	if want := `{"jsonrpc":"2.0","result":"` + strings.Repeat("b", 20<<20) + `","id":1}`; got != want {
+		t.Fatalf("got %.120s... (%d bytes), want the 20 MiB result (%d bytes)", got, len(got), len(want))
+	}
+}
+
+// TestHugeBatchResponse: a batch of 256 calls answering 1 MiB each is
+// answered with at most the default 16 MiB (and an error object for each
+// call past it), on every framing, and the connection stays usable.
+func TestHugeBatchResponse(t *testing.T) {
+	leakCheck(t)
+	const n, size = 256, 1 << 20
+	calls := make([]string, n)
+	for i := range calls {
+		calls[i] = call("blob", i, fmt.Sprintf("[%d]", size))
+	}
+	batch := "[" + strings.Join(calls, ",") + "]"
+	for _, fr := range framings {
+		t.Run(fr.name, func(t *testing.T) {
+			dial := serverOn(t, &Server{Server: blobServer(), Framing: fr.f}, "tcp")
+			c := newClient(t, dial(), fr.f)
+			c.send(batch)
+			got := c.recv()
+			if len(got) > 16<<20+n*120 {
+				t.Fatalf("answer of %d bytes, want at most the 16 MiB limit and the errors", len(got))
+			}
+			var answers []struct {
+				ID     int
+				Result string
+				Error  *jsonrpc.Error
+			}
+			if err := json.Unmarshal([]byte(got), &answers); err != nil {
+				t.Fatalf("answer %.200s: %v", got, err)
+			}
+			if len(answers) != n {
+				t.Fatalf("%d answers, want %d", len(answers), n)
+			}
+			results := 0
+			for i, a := range answers {
+				switch {
+				case a.ID != i:
+					t.Fatalf("answer %d has id %d", i, a.ID)
+				case a.Error == nil && len(a.Result) == size:
+					results++
+				case a.Error != nil && a.Error.Code == jsonrpc.CodeLimitExceeded:
+				default:
+					t.Fatalf("answer %d: %.200v", i, a)
+				}
+			}
+			if results == 0 || results >= 16 {
+				t.Fatalf("%d whole results, want some and fewer than 16", results)
+			}
+			c.send(call("add", 1000, "[1,2]"))
+			if got, want := c.recv(), `{"jsonrpc":"2.0","result":3,"id":1000}`; got != want {
+				t.Fatalf("after the batch: got %s, want %s", got, want)
+			}
+		})
 	}
 }
 
@@ -314,6 +426,7 @@ func TestShutdownGraceful(t *testing.T) {
 			}
 		}
 		c.expectEOF()
+		c.conn.Close() // which ends the server's linger
 		select {
 		case err := <-shut:
 			if err != nil {

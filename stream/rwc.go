@@ -10,11 +10,12 @@ import (
 // ReadWriteCloser joins a reader and a writer into one io.ReadWriteCloser for
 // ServeConn, such as standard input and output, or the two ends of a pair of
 // pipes. Its Close closes r and then w, each when it is an io.Closer (so do
-// not pass one value as both), and returns their errors joined. When r and w have deadline methods (an *os.File
-// that is a pipe or a terminal, a net.Conn), the result forwards
-// SetReadDeadline to r and SetWriteDeadline to w, so that ServeConn's
-// timeouts and Shutdown work on it; otherwise those methods return
-// os.ErrNoDeadline and ServeConn serves without timeouts.
+// not pass one value as both), and returns their errors joined; it also has
+// CloseRead and CloseWrite, which close one of them. When r and w have
+// deadline methods (an *os.File that is a pipe or a terminal, a net.Conn),
+// the result forwards SetReadDeadline to r and SetWriteDeadline to w, so
+// that ServeConn's timeouts and Shutdown work on it; otherwise those methods
+// return os.ErrNoDeadline and ServeConn serves without timeouts.
 func ReadWriteCloser(r io.Reader, w io.Writer) io.ReadWriteCloser {
 	return &pair{r: r, w: w}
 }
@@ -44,6 +45,16 @@ func (p *pair) Close() error {
 // CloseRead closes the reader alone, when it is an io.Closer.
 func (p *pair) CloseRead() error {
 	if c, ok := p.r.(io.Closer); ok {
+		return c.Close()
+	}
+	return errors.ErrUnsupported
+}
+
+// CloseWrite closes the writer alone, when it is an io.Closer, so that the
+// peer reads the end of its input while the reader goes on (see
+// Server.LingerTimeout).
+func (p *pair) CloseWrite() error {
+	if c, ok := p.w.(io.Closer); ok {
 		return c.Close()
 	}
 	return errors.ErrUnsupported

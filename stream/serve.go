@@ -33,7 +33,7 @@ const (
 	Inline Ordering = iota
 	// Concurrent lets calls of Blocking methods wait without holding up the
 	// connection: the read goroutine goes on reading while up to
-	// MaxInFlight requests are unanswered, and each response is written
+	// MaxInFlight messages are unanswered, and each response is written
 	// when it is ready, so responses may come out of request order (clients
 	// match them by id). Responses are serialized into the connection's
 	// writer under a per-connection mutex.
@@ -52,11 +52,22 @@ func (o Ordering) String() string {
 
 // Default settings of a Server.
 const (
+	// DefaultMaxConns is the default of MaxConns. An idle connection holds
+	// about 75 KiB (its read and write buffers and its goroutine), so 4096
+	// of them about 300 MiB; 4096 open files fit the usual limits of a
+	// process (Go raises the soft limit to the hard one, 524288 under
+	// systemd) with room for the rest of the program; and it matches the
+	// default of jsonrpc.Limits.MaxRunning, one waiting call per connection.
+	DefaultMaxConns     = 4096
 	DefaultMaxInFlight  = 64
 	DefaultIdleTimeout  = 2 * time.Minute
 	DefaultReadTimeout  = 30 * time.Second
 	DefaultWriteTimeout = 30 * time.Second
-	DefaultMaxResponse  = 16 << 20
+	// DefaultLingerTimeout is the default of LingerTimeout: long enough for
+	// a peer on a network to read the last answers and close its end, short
+	// enough not to hold a connection's slot (MaxConns) for long, and what
+	// net/http waits in the same case, doubled.
+	DefaultLingerTimeout = time.Second
 )
 
 // A Server serves a *jsonrpc.Server over byte streams: the connections of a
@@ -86,15 +97,32 @@ type Server struct {
 
 	// MaxMessage is the size limit of one incoming message, in bytes;
 	// <= 0 means DefaultMaxMessage (4 MiB). A message over it is answered
-	// with a parse error whose data names the limit when the framing can
-	// skip it (Line, Header), and closes the connection otherwise (Raw).
-	// Nothing is ever allocated from a length the peer declares beyond it.
+	// with jsonrpc.CodeLimitExceeded, data naming the limit, and the
+	// message's id when the bytes read of it hold one (TooLargeError.ID):
+	// Line and Header read such a message to its end without buffering it,
+	// answer it there and go on; Raw answers at once and closes the
+	// connection, since it cannot find the end. Nothing is ever allocated
+	// from a length the peer declares beyond it.
 	MaxMessage int
 
-	// MaxInFlight is, with Concurrent ordering, how many requests of one
-	// connection may be unanswered at once; <= 0 means DefaultMaxInFlight
-	// (64). When it is reached the connection stops reading until a call
-	// finishes; nothing is lost. Inline ordering has one at a time.
+	// MaxConns is how many connections the Server serves at once, over all
+	// its listeners and ServeConn calls; <= 0 means DefaultMaxConns (4096).
+	// At the limit Serve holds the connection it accepted last, unserved,
+	// and accepts no other until a connection ends, so that the kernel's
+	// listen backlog holds the rest and the number of open files stays
+	// bounded (by MaxConns and one per listener); ServeConn waits likewise
+	// before serving. The connections being served are not affected.
+	MaxConns int
+
+	// MaxInFlight is, with Concurrent ordering, how many messages (a
+	// request or a batch) of one connection may be unanswered at once;
+	// <= 0 means DefaultMaxInFlight (64). When it is reached the connection
+	// stops reading until one is answered; nothing is lost. It bounds what
+	// a connection holds for its unanswered messages (each keeps a copy of
+	// its request); the goroutines of the calls are bounded server-wide by
+	// jsonrpc.Limits.MaxRunning, past which a call runs on the
+	// connection's goroutine, which stops reading meanwhile. Inline ordering
+	// has one at a time.
 	MaxInFlight int
 
 	// Order is how a connection runs its requests: Inline (the zero value)
@@ -102,16 +130,18 @@ type Server struct {
 	Order Ordering
 
 	// IdleTimeout is how long a connection with no call in flight may wait
-	// for the first byte of its next message before it is closed; a call
-	// that runs longer is not cut off, and the timeout starts when the last
-	// call in flight replies. 0 means DefaultIdleTimeout (2 minutes); a
-	// negative value disables it.
+	// for its next message to begin before it is closed; white space
+	// between messages (blank lines, the newline after a Raw value) does
+	// not begin one, nor restart the wait. A call that runs longer is not
+	// cut off: the timeout starts when the last call in flight replies.
+	// 0 means DefaultIdleTimeout (2 minutes); a negative value disables it.
 	IdleTimeout time.Duration
 
-	// ReadTimeout bounds the time to read one message once its first byte
-	// has arrived, so that a peer that stalls inside a message cannot hold
-	// the connection's buffers forever. 0 means DefaultReadTimeout (30 s);
-	// a negative value disables it.
+	// ReadTimeout bounds the time to read one message once it has begun
+	// (with a byte other than white space between messages; with a Framing
+	// not of this package, with any byte), so that a peer that stalls
+	// inside a message cannot hold the connection's buffers forever. 0 means
+	// DefaultReadTimeout (30 s); a negative value disables it.
 	ReadTimeout time.Duration
 
 	// WriteTimeout bounds each write to the connection. A peer that does
@@ -120,12 +150,18 @@ type Server struct {
 	// negative value disables it.
 	WriteTimeout time.Duration
 
-	// MaxResponse is the size limit of one response (a whole batch
-	// response), in bytes; <= 0 means DefaultMaxResponse (16 MiB). A larger
-	// response is replaced by an error response with code -32603 ("response
-	// too large") and the request's id; for a batch, the elements that fit
-	// in order are kept and each later one is replaced by such an error.
-	MaxResponse int
+	// LingerTimeout is how long a connection that the server ends while
+	// its peer may still be sending (at Shutdown, on a timeout, or after
+	// input that breaks the framing or its limit) goes on reading, after
+	// its last answer is written and its writing side shut down, for the
+	// peer to close its end: closing with input unread would make the
+	// kernel reset the connection, and the peer lose answers it had not
+	// read yet. The input read meanwhile is dropped. It applies to
+	// connections with CloseWrite and read deadlines (TCP and Unix
+	// sockets; ReadWriteCloser over files with deadlines); others close at
+	// once. 0 means DefaultLingerTimeout (1 s); a negative value disables
+	// it.
+	LingerTimeout time.Duration
 
 	// ErrorLog receives a line for each connection that ends with an error
 	// other than the peer's end of input, and for errors accepting
@@ -136,6 +172,8 @@ type Server struct {
 	closing   bool // Shutdown or Close was called
 	listeners map[net.Listener]struct{}
 	conns     map[*conn]struct{}
+	slots     chan struct{} // one element per connection served (MaxConns); made on first use
+	closed    chan struct{} // closed by Shutdown and Close; made with slots
 }
 
 // settings are a Server's fields with the defaults applied.
@@ -148,7 +186,7 @@ type settings struct {
 	idle         time.Duration // 0: none
 	readTimeout  time.Duration // 0: none
 	writeTimeout time.Duration // 0: none
-	maxResponse  int
+	linger       time.Duration // 0: none
 }
 
 func (s *Server) settings() settings {
@@ -161,7 +199,7 @@ func (s *Server) settings() settings {
 		idle:         timeout(s.IdleTimeout, DefaultIdleTimeout),
 		readTimeout:  timeout(s.ReadTimeout, DefaultReadTimeout),
 		writeTimeout: timeout(s.WriteTimeout, DefaultWriteTimeout),
-		maxResponse:  s.MaxResponse,
+		linger:       timeout(s.LingerTimeout, DefaultLingerTimeout),
 	}
 	if st.handler == nil {
 		st.handler = jsonrpc.NewServer()
@@ -174,9 +212,6 @@ func (s *Server) settings() settings {
 	}
 	if st.maxInFlight <= 0 {
 		st.maxInFlight = DefaultMaxInFlight
-	}
-	if st.maxResponse <= 0 {
-		st.maxResponse = DefaultMaxResponse
 	}
 	return st
 }
@@ -192,7 +227,8 @@ func timeout(d, def time.Duration) time.Duration {
 }
 
 // Serve accepts connections on l and serves each on a goroutine of its own
-// until Shutdown or Close, after which it returns ErrServerClosed. It returns
+// until Shutdown or Close, after which it returns ErrServerClosed. While the
+// Server serves MaxConns connections it accepts none (see MaxConns). It returns
 // any other error of l.Accept that is not temporary. Serve closes l when it
 // returns. Connections are served with context.Background as the base of
 // their calls' contexts.
@@ -234,13 +270,58 @@ func (s *Server) Serve(l net.Listener) error {
 			return err
 		}
 		backoff = 0
+		if err := s.acquire(context.Background()); err != nil {
+			nc.Close()
+			return err
+		}
 		go func() {
-			if err := s.ServeConn(context.Background(), nc); err != nil && err != ErrServerClosed {
+			if err := s.serveConn(context.Background(), nc); err != nil && err != ErrServerClosed {
 				s.logf("stream: connection %v: %v", nc.RemoteAddr(), err)
 			}
 		}()
 	}
 }
+
+// gates returns the Server's connection slots and the channel that
+// Shutdown and Close close, making them on first use.
+func (s *Server) gates() (slots chan struct{}, closed chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.slots == nil {
+		n := s.MaxConns
+		if n <= 0 {
+			n = DefaultMaxConns
+		}
+		s.slots = make(chan struct{}, n)
+		s.closed = make(chan struct{})
+		if s.closing {
+			close(s.closed)
+		}
+	}
+	return s.slots, s.closed
+}
+
+// acquire takes a connection slot, waiting while MaxConns connections are
+// served. It fails when the Server closes or ctx ends first.
+func (s *Server) acquire(ctx context.Context) error {
+	slots, closed := s.gates()
+	select {
+	case slots <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case slots <- struct{}{}:
+		return nil
+	case <-closed:
+		return ErrServerClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// release gives back a slot taken by acquire.
+func (s *Server) release() { <-s.slots }
 
 func isTemporary(err error) bool {
 	t, ok := err.(interface{ Temporary() bool })
@@ -251,7 +332,14 @@ func isTemporary(err error) bool {
 // ends it, ctx is cancelled, or the Server is shut down, and then closes c.
 // Methods' contexts derive from ctx and carry c as the transport's context
 // value. c may be any io.ReadWriteCloser: a net.Conn, or a reader and writer
-// joined with ReadWriteCloser (Stdio for standard input and output).
+// joined with ReadWriteCloser (Stdio for standard input and output). While
+// the Server serves MaxConns connections, ServeConn waits for one to end
+// before it begins.
+//
+// A method that calls runtime.Goexit on the connection's goroutine ends
+// the goroutine that called ServeConn, which then does not return: the
+// connection is served on to its end on another goroutine (see the package
+// documentation).
 //
 // It returns nil when the peer's input ended (io.EOF at a message boundary)
 // and every response was written; ErrServerClosed after Shutdown or Close;
@@ -259,12 +347,23 @@ func isTemporary(err error) bool {
 // connection (a read or write error, a timeout, an error wrapping
 // ErrMalformed, or a *TooLargeError the framing cannot recover from).
 func (s *Server) ServeConn(ctx context.Context, c io.ReadWriteCloser) error {
+	if err := s.acquire(ctx); err != nil {
+		c.Close()
+		return err
+	}
+	return s.serveConn(ctx, c)
+}
+
+// serveConn serves c in a slot taken by acquire; the connection gives it
+// back when it ends (forget).
+func (s *Server) serveConn(ctx context.Context, c io.ReadWriteCloser) error {
 	cn := newConn(s, ctx, c, s.settings())
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
 		cn.close(ErrServerClosed)
-		cn.cancel()
+		cn.stopAf()
+		s.release()
 		return ErrServerClosed
 	}
 	if s.conns == nil {
@@ -272,23 +371,34 @@ func (s *Server) ServeConn(ctx context.Context, c io.ReadWriteCloser) error {
 	}
 	s.conns[cn] = struct{}{}
 	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.conns, cn)
-		s.mu.Unlock()
-	}()
 	return cn.serve()
 }
 
-// Shutdown stops the Server gracefully: it closes the listeners, stops
-// reading new requests on every connection, lets the calls in flight finish
-// and write their responses, and then closes the connections. Requests that
-// were received but not yet started are dropped. If ctx ends first, Shutdown
-// closes everything as Close does and returns ctx's error. Serve and
-// ServeConn return ErrServerClosed, and later calls of them fail with it.
+// forget removes a connection that has ended and closed, and gives back its
+// slot.
+func (s *Server) forget(c *conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+	s.release()
+}
+
+// Shutdown stops the Server gracefully. It closes the listeners at once,
+// so that no connection is accepted, and on every connection stops reading:
+// the calls that have started finish and their answers are written, and the
+// requests read but not started are answered with jsonrpc.CodeLimitExceeded
+// and the data "server shutting down", each with its id (the request did
+// not run, and may be sent again, to another server); notifications among
+// them are dropped. Then each connection shuts down its writing side, so
+// that its peer reads every answer and then the end of the input, and
+// closes once the peer has closed its end or LingerTimeout has passed.
+//
+// If ctx ends first, Shutdown closes everything as Close does, cancelling
+// the calls still running, and returns ctx's error. Serve and ServeConn
+// return ErrServerClosed, and later calls of them fail with it.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
-	s.closing = true
+	s.setClosingLocked()
 	err := s.closeListenersLocked()
 	conns := make([]*conn, 0, len(s.conns))
 	for c := range s.conns {
@@ -317,12 +427,21 @@ func (s *Server) Shutdown(ctx context.Context) error {
 func (s *Server) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.closing = true
+	s.setClosingLocked()
 	err := s.closeListenersLocked()
 	for c := range s.conns {
 		c.close(ErrServerClosed)
 	}
 	return err
+}
+
+// setClosingLocked marks the Server closing and wakes whoever waits for a
+// connection slot.
+func (s *Server) setClosingLocked() {
+	if !s.closing && s.closed != nil {
+		close(s.closed)
+	}
+	s.closing = true
 }
 
 func (s *Server) closeListenersLocked() error {

@@ -230,7 +230,7 @@ func TestInlineReadAhead(t *testing.T) {
 			close(b.release)
 			for i, want := range []string{
 				`{"jsonrpc":"2.0","result":1,"id":1}`,
-				`"code":-32700`,
+				`"code":-32005`,
 				`{"jsonrpc":"2.0","result":5,"id":2}`,
 			} {
 				if got := c.recv(); !strings.Contains(got, want) {

@@ -60,6 +60,11 @@ func TestReadWriteCloser(t *testing.T) {
 	if strings.Join(closed, ",") != "r,w" {
 		t.Fatalf("closed %v, want r and w", closed)
 	}
+	closed = nil
+	rwc = ReadWriteCloser(closer{r, "r", &closed}, closer{w, "w", &closed})
+	if err := rwc.(interface{ CloseWrite() error }).CloseWrite(); err != nil || strings.Join(closed, ",") != "w" {
+		t.Fatalf("CloseWrite = %v, closed %v, want w alone", err, closed)
+	}
 	// Neither side has deadlines: ServeConn serves without timeouts.
 	if err := rwc.(readDeadliner).SetReadDeadline(time.Time{}); err != os.ErrNoDeadline {
 		t.Fatalf("SetReadDeadline = %v, want os.ErrNoDeadline", err)
