@@ -102,7 +102,6 @@ func shutdown(t *testing.T, s *Server, c *client) {
 // goroutine the jsonrpc package runs it on; the call is answered with an
 // internal error and the connection goes on.
 func TestGoexitBlocking(t *testing.T) {
-	t.Skip("needs the jsonrpc package to answer a Blocking call whose goroutine ends in runtime.Goexit: that goroutine is the package's, and defers no check")
 	leakCheck(t)
 	eachOrderAndTransport(t, func(t *testing.T, order Ordering, tr string) {
 		s := &Server{Server: goexitServer(), Order: order}

@@ -34,7 +34,7 @@ func TestStdio(t *testing.T) {
 		`[{"jsonrpc":"2.0","result":19,"id":"a"},{"jsonrpc":"2.0","result":7,"id":2}]`,
 		`{"jsonrpc":"2.0","result":"crlf","id":3}`,
 		`{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}`,
-		`{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error","data":"message exceeds the limit of 256 bytes"},"id":null}`,
+		`{"jsonrpc":"2.0","error":{"code":-32005,"message":"Limit exceeded","data":"message exceeds the limit of 256 bytes"},"id":4}`,
 		`{"jsonrpc":"2.0","result":0.5,"id":5}`,
 	}, "\n") + "\n"
 	var out, errOut bytes.Buffer
