@@ -59,32 +59,49 @@ const shutdownTimeout = 10 * time.Second
 // run serves until ctx ends (or, with -stdio, until the input ends) and
 // returns the exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cfg, status, ok := parseFlags(args, stderr)
+	if !ok {
+		return status
+	}
+	srv := demo.NewServer()
+	if cfg.stdio {
+		return serveStdio(ctx, srv, stdin, stdout, stderr, cfg.maxMessage)
+	}
+	return serveNetwork(ctx, srv, cfg, stdout, stderr)
+}
+
+// config is what the flags ask for.
+type config struct {
+	httpAddr, tcpAddr string
+	ws, stdio         bool
+	maxMessage        int
+}
+
+// parseFlags reads the command line. ok is false when the command is to
+// exit at once with status (after -h, or a bad command line).
+func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok bool) {
 	fs := flag.NewFlagSet("jsonrpcd", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	httpAddr := fs.String("http", "127.0.0.1:8080", "HTTP `address`; empty disables HTTP and WebSocket")
-	tcpAddr := fs.String("tcp", "127.0.0.1:9090", "TCP `address`, newline-delimited; empty disables")
-	wsOn := fs.Bool("ws", true, "serve WebSocket at /ws of the HTTP address")
-	stdio := fs.Bool("stdio", false, "serve standard input and output only, one request per line")
-	maxMessage := fs.Int("max-message", stream.DefaultMaxMessage, "largest request accepted, in `bytes`")
+	fs.StringVar(&cfg.httpAddr, "http", "127.0.0.1:8080", "HTTP `address`; empty disables HTTP and WebSocket")
+	fs.StringVar(&cfg.tcpAddr, "tcp", "127.0.0.1:9090", "TCP `address`, newline-delimited; empty disables")
+	fs.BoolVar(&cfg.ws, "ws", true, "serve WebSocket at /ws of the HTTP address")
+	fs.BoolVar(&cfg.stdio, "stdio", false, "serve standard input and output only, one request per line")
+	fs.IntVar(&cfg.maxMessage, "max-message", stream.DefaultMaxMessage, "largest request accepted, in `bytes`")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-stdio] [-max-message N]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0
+			return cfg, 0, false
 		}
-		return 2
+		return cfg, 2, false
 	}
 	if fs.NArg() > 0 {
 		fs.Usage()
-		return 2
+		return cfg, 2, false
 	}
-	srv := demo.NewServer()
-	if *stdio {
-		return serveStdio(ctx, srv, stdin, stdout, stderr, *maxMessage)
-	}
-	return serveNetwork(ctx, srv, *httpAddr, *tcpAddr, *wsOn, *maxMessage, stdout, stderr)
+	return cfg, 0, true
 }
 
 // serveStdio answers the lines of stdin on stdout until stdin ends.
@@ -104,7 +121,8 @@ func serveStdio(ctx context.Context, srv *jsonrpc.Server, stdin io.Reader, stdou
 
 // serveNetwork serves the HTTP and TCP listeners until ctx ends, then shuts
 // them down gracefully.
-func serveNetwork(ctx context.Context, srv *jsonrpc.Server, httpAddr, tcpAddr string, wsOn bool, maxMessage int, stdout, stderr io.Writer) int {
+func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, stderr io.Writer) int {
+	httpAddr, tcpAddr, wsOn, maxMessage := cfg.httpAddr, cfg.tcpAddr, cfg.ws, cfg.maxMessage
 	if httpAddr == "" && tcpAddr == "" {
 		fmt.Fprintln(stderr, "jsonrpcd: nothing to serve: -http and -tcp are both empty (use -stdio for the console)")
 		return 2
