@@ -25,6 +25,9 @@
 //	-ws          serve WebSocket at /ws of the HTTP address (default true)
 //	-stdio       serve standard input and output only
 //	-max-message N  largest request accepted, in bytes (default 4 MiB)
+//	-max-conns N    connections open at once on each listener, WebSocket
+//	                connections counted in HTTP's (default 4096); at the cap,
+//	                a new connection waits in the kernel's backlog until one closes
 package main
 
 import (
@@ -56,6 +59,10 @@ func main() {
 // shutdownTimeout bounds the graceful shutdown.
 const shutdownTimeout = 10 * time.Second
 
+// defaultMaxConns is how many connections each listener has open at once
+// unless -max-conns says otherwise.
+const defaultMaxConns = 4096
+
 // run serves until ctx ends (or, with -stdio, until the input ends) and
 // returns the exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -75,6 +82,7 @@ type config struct {
 	httpAddr, tcpAddr string
 	ws, stdio         bool
 	maxMessage        int
+	maxConns          int
 }
 
 // parseFlags reads the command line. ok is false when the command is to
@@ -87,8 +95,9 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.BoolVar(&cfg.ws, "ws", true, "serve WebSocket at /ws of the HTTP address")
 	fs.BoolVar(&cfg.stdio, "stdio", false, "serve standard input and output only, one request per line")
 	fs.IntVar(&cfg.maxMessage, "max-message", stream.DefaultMaxMessage, "largest request accepted, in `bytes`")
+	fs.IntVar(&cfg.maxConns, "max-conns", defaultMaxConns, "connections open at once on each listener; at the cap, new ones wait to be accepted")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-stdio] [-max-message N]\n\n")
+		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-stdio] [-max-message N] [-max-conns N]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -99,6 +108,10 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	}
 	if fs.NArg() > 0 {
 		fs.Usage()
+		return cfg, 2, false
+	}
+	if cfg.maxConns <= 0 {
+		fmt.Fprintln(stderr, "jsonrpcd: -max-conns must be at least 1")
 		return cfg, 2, false
 	}
 	return cfg, 0, true
@@ -131,11 +144,12 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 	var shutdowns []func(context.Context) error
 
 	if httpAddr != "" {
-		l, err := net.Listen("tcp", httpAddr)
+		nl, err := net.Listen("tcp", httpAddr)
 		if err != nil {
 			fmt.Fprintln(stderr, "jsonrpcd:", err)
 			return 1
 		}
+		l := newLimitListener(nl, cfg.maxConns)
 		mux := http.NewServeMux()
 		mux.Handle("/", &httprpc.Handler{Server: srv, MaxBody: int64(maxMessage)})
 		if wsOn {
@@ -157,7 +171,7 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		}
 	}
 	if tcpAddr != "" {
-		l, err := net.Listen("tcp", tcpAddr)
+		nl, err := net.Listen("tcp", tcpAddr)
 		if err != nil {
 			fmt.Fprintln(stderr, "jsonrpcd:", err)
 			for _, sd := range shutdowns {
@@ -165,6 +179,7 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 			}
 			return 1
 		}
+		l := newLimitListener(nl, cfg.maxConns)
 		ts := &stream.Server{Server: srv, MaxMessage: maxMessage, Order: stream.Concurrent}
 		go func() { errc <- ts.Serve(l) }()
 		shutdowns = append(shutdowns, ts.Shutdown)
