@@ -3,8 +3,10 @@
 //
 // By default it listens on loopback: HTTP on 127.0.0.1:8080 (JSON-RPC at /,
 // WebSocket at /ws) and newline-delimited TCP on 127.0.0.1:9090. It prints
-// where it listens and shuts down gracefully on SIGINT or SIGTERM: it stops
-// accepting, lets the calls in flight finish and answers them.
+// where it listens and shuts down gracefully on SIGINT or SIGTERM: every
+// listener stops accepting at once, and the calls in flight on every
+// connection finish and are answered, for at most -shutdown-timeout (10 s);
+// then the connections left are closed and it exits with status 1.
 //
 //	$ go run ./cmd/jsonrpcd
 //	$ curl -s -H 'Content-Type: application/json' \
@@ -28,6 +30,7 @@
 //	-max-conns N    connections open at once on each listener, WebSocket
 //	                connections counted in HTTP's (default 4096); at the cap,
 //	                a new connection waits in the kernel's backlog until one closes
+//	-shutdown-timeout D  bound of the graceful shutdown (default 10s)
 package main
 
 import (
@@ -56,8 +59,9 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// shutdownTimeout bounds the graceful shutdown.
-const shutdownTimeout = 10 * time.Second
+// defaultShutdownTimeout bounds the graceful shutdown unless
+// -shutdown-timeout says otherwise.
+const defaultShutdownTimeout = 10 * time.Second
 
 // defaultMaxConns is how many connections each listener has open at once
 // unless -max-conns says otherwise.
@@ -83,6 +87,7 @@ type config struct {
 	ws, stdio         bool
 	maxMessage        int
 	maxConns          int
+	shutdownTimeout   time.Duration
 }
 
 // parseFlags reads the command line. ok is false when the command is to
@@ -96,8 +101,9 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.BoolVar(&cfg.stdio, "stdio", false, "serve standard input and output only, one request per line")
 	fs.IntVar(&cfg.maxMessage, "max-message", stream.DefaultMaxMessage, "largest request accepted, in `bytes`")
 	fs.IntVar(&cfg.maxConns, "max-conns", defaultMaxConns, "connections open at once on each listener; at the cap, new ones wait to be accepted")
+	fs.DurationVar(&cfg.shutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "bound of the graceful shutdown, after which the connections left are closed")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-stdio] [-max-message N] [-max-conns N]\n\n")
+		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-stdio] [-max-message N] [-max-conns N] [-shutdown-timeout D]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -132,57 +138,71 @@ func serveStdio(ctx context.Context, srv *jsonrpc.Server, stdin io.Reader, stdou
 	return 0
 }
 
+// A host is one of the servers of serveNetwork, with its listener.
+type host struct {
+	l        net.Listener
+	shutdown func(context.Context) error // graceful: answers the calls in flight
+	close    func()                      // at once, when the shutdown's bound has passed
+}
+
 // serveNetwork serves the HTTP and TCP listeners until ctx ends, then shuts
-// them down gracefully.
+// them down gracefully (see shutdown).
 func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, stderr io.Writer) int {
-	httpAddr, tcpAddr, wsOn, maxMessage := cfg.httpAddr, cfg.tcpAddr, cfg.ws, cfg.maxMessage
-	if httpAddr == "" && tcpAddr == "" {
+	if cfg.httpAddr == "" && cfg.tcpAddr == "" {
 		fmt.Fprintln(stderr, "jsonrpcd: nothing to serve: -http and -tcp are both empty (use -stdio for the console)")
 		return 2
 	}
 	errc := make(chan error, 2)
-	var shutdowns []func(context.Context) error
+	var hosts []host
 
-	if httpAddr != "" {
-		nl, err := net.Listen("tcp", httpAddr)
+	if cfg.httpAddr != "" {
+		nl, err := net.Listen("tcp", cfg.httpAddr)
 		if err != nil {
 			fmt.Fprintln(stderr, "jsonrpcd:", err)
 			return 1
 		}
 		l := newLimitListener(nl, cfg.maxConns)
 		mux := http.NewServeMux()
-		mux.Handle("/", &httprpc.Handler{Server: srv, MaxBody: int64(maxMessage)})
-		if wsOn {
-			wh := &ws.Handler{Server: srv, MaxMessage: int64(maxMessage)}
+		mux.Handle("/", &httprpc.Handler{Server: srv, MaxBody: int64(cfg.maxMessage)})
+		var wh *ws.Handler
+		if cfg.ws {
+			wh = &ws.Handler{Server: srv, MaxMessage: int64(cfg.maxMessage)}
 			mux.Handle("/ws", wh)
-			// net/http does not track WebSocket connections: shut them
-			// down first.
-			shutdowns = append(shutdowns, wh.Shutdown)
 		}
 		var protocols http.Protocols
 		protocols.SetHTTP1(true)
 		protocols.SetUnencryptedHTTP2(true) // h2c, for clients that ask for it
 		hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, Protocols: &protocols}
 		go func() { errc <- hs.Serve(l) }()
-		shutdowns = append(shutdowns, hs.Shutdown)
+		hosts = append(hosts, host{l: l,
+			shutdown: func(ctx context.Context) error {
+				if wh == nil {
+					return hs.Shutdown(ctx)
+				}
+				// net/http does not track WebSocket connections: the
+				// handler shuts them down, at the same time.
+				wsErr := make(chan error, 1)
+				go func() { wsErr <- wh.Shutdown(ctx) }()
+				return errors.Join(hs.Shutdown(ctx), <-wsErr)
+			},
+			close: func() { hs.Close() }, // the WebSocket handler closes its connections when ctx ends
+		})
 		fmt.Fprintf(stdout, "jsonrpcd: HTTP on http://%s/\n", l.Addr())
-		if wsOn {
+		if cfg.ws {
 			fmt.Fprintf(stdout, "jsonrpcd: WebSocket on ws://%s/ws\n", l.Addr())
 		}
 	}
-	if tcpAddr != "" {
-		nl, err := net.Listen("tcp", tcpAddr)
+	if cfg.tcpAddr != "" {
+		nl, err := net.Listen("tcp", cfg.tcpAddr)
 		if err != nil {
 			fmt.Fprintln(stderr, "jsonrpcd:", err)
-			for _, sd := range shutdowns {
-				sd(context.Background())
-			}
+			shutdown(hosts, cfg.shutdownTimeout, stderr)
 			return 1
 		}
 		l := newLimitListener(nl, cfg.maxConns)
-		ts := &stream.Server{Server: srv, MaxMessage: maxMessage, Order: stream.Concurrent}
+		ts := &stream.Server{Server: srv, MaxMessage: cfg.maxMessage, Order: stream.Concurrent}
 		go func() { errc <- ts.Serve(l) }()
-		shutdowns = append(shutdowns, ts.Shutdown)
+		hosts = append(hosts, host{l: l, shutdown: ts.Shutdown, close: func() { ts.Close() }})
 		fmt.Fprintf(stdout, "jsonrpcd: TCP (newline-delimited) on %s\n", l.Addr())
 	}
 
@@ -193,14 +213,48 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		fmt.Fprintln(stderr, "jsonrpcd:", err)
 		status = 1
 	}
+	for _, h := range hosts {
+		h.l.Close()
+	}
 	fmt.Fprintln(stdout, "jsonrpcd: shutting down")
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	for _, sd := range shutdowns {
-		if err := sd(sctx); err != nil {
-			fmt.Fprintln(stderr, "jsonrpcd: shutdown:", err)
-			status = 1
-		}
+	if !shutdown(hosts, cfg.shutdownTimeout, stderr) {
+		status = 1
 	}
 	return status
+}
+
+// shutdown stops every host at once: it closes every listener first, then
+// shuts the hosts down gracefully at the same time, all under one bound.
+// When the bound passes it closes what is left and returns at once, without
+// waiting for methods that ignore their contexts: the process is about to
+// exit. It reports whether every host shut down in time and without error.
+func shutdown(hosts []host, bound time.Duration, stderr io.Writer) bool {
+	for _, h := range hosts {
+		h.l.Close()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	errs := make(chan error, len(hosts))
+	for _, h := range hosts {
+		go func() { errs <- h.shutdown(ctx) }()
+	}
+	ok := true
+	for range hosts {
+		select {
+		case err := <-errs:
+			if err != nil && ctx.Err() == nil {
+				fmt.Fprintln(stderr, "jsonrpcd: shutdown:", err)
+				ok = false
+			}
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			for _, h := range hosts {
+				h.close()
+			}
+			fmt.Fprintf(stderr, "jsonrpcd: shutdown: calls still running after %v; closed their connections\n", bound)
+			return false
+		}
+	}
+	return ok
 }
