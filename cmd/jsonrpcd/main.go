@@ -22,15 +22,37 @@
 //
 // Flags:
 //
-//	-http ADDR   HTTP address (default 127.0.0.1:8080; empty disables HTTP and WebSocket)
-//	-tcp ADDR    TCP address, newline-delimited (default 127.0.0.1:9090; empty disables)
-//	-ws          serve WebSocket at /ws of the HTTP address (default true)
-//	-stdio       serve standard input and output only
-//	-max-message N  largest request accepted, in bytes (default 4 MiB)
-//	-max-conns N    connections open at once on each listener, WebSocket
-//	                connections counted in HTTP's (default 4096); at the cap,
-//	                a new connection waits in the kernel's backlog until one closes
-//	-shutdown-timeout D  bound of the graceful shutdown (default 10s)
+//	-http ADDR
+//		HTTP address (default 127.0.0.1:8080; empty disables HTTP and WebSocket)
+//	-tcp ADDR
+//		TCP address, newline-delimited (default 127.0.0.1:9090; empty disables)
+//	-ws
+//		serve WebSocket at /ws of the HTTP address (default true)
+//	-stdio
+//		serve standard input and output only
+//	-max-message N
+//		largest request accepted, in bytes (default 4 MiB)
+//	-max-conns N
+//		connections open at once on each listener, WebSocket connections
+//		counted in HTTP's (default 4096); at the cap a new connection waits
+//		in the kernel's backlog until one closes
+//	-read-timeout D
+//		time to read a request: over HTTP its headers and body, over TCP a
+//		message once its first byte has come (default 30s; 0 disables)
+//	-write-timeout D
+//		time to write an answer (default 30s; 0 disables). Over HTTP,
+//		net/http counts it from the end of the request's headers, and
+//		jsonrpcd adds the read timeout for the body: a call that runs longer
+//		than the two loses its answer, and its connection is closed
+//	-idle-timeout D
+//		how long a connection with nothing in flight is kept open: an HTTP
+//		keep-alive connection between requests, a TCP connection with no
+//		call running (default 2m; 0 disables)
+//	-shutdown-timeout D
+//		bound of the graceful shutdown (default 10s)
+//
+// The HTTP server also reads a request's headers within 10 s (or the read
+// timeout, when shorter) and refuses headers over 64 KiB with 431.
 package main
 
 import (
@@ -39,6 +61,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -63,9 +86,16 @@ func main() {
 // -shutdown-timeout says otherwise.
 const defaultShutdownTimeout = 10 * time.Second
 
-// defaultMaxConns is how many connections each listener has open at once
-// unless -max-conns says otherwise.
-const defaultMaxConns = 4096
+// Defaults of the flags, and the limits without a flag.
+const (
+	defaultMaxConns     = 4096             // connections open on each listener
+	defaultReadTimeout  = 30 * time.Second // reading a request
+	defaultWriteTimeout = 30 * time.Second // writing an answer
+	defaultIdleTimeout  = 2 * time.Minute  // a connection with nothing in flight
+
+	readHeaderTimeout = 10 * time.Second // reading an HTTP request's headers, at most
+	maxHeaderBytes    = 64 << 10         // an HTTP request's headers
+)
 
 // run serves until ctx ends (or, with -stdio, until the input ends) and
 // returns the exit status.
@@ -87,7 +117,9 @@ type config struct {
 	ws, stdio         bool
 	maxMessage        int
 	maxConns          int
-	shutdownTimeout   time.Duration
+
+	readTimeout, writeTimeout, idleTimeout time.Duration // 0: none
+	shutdownTimeout                        time.Duration
 }
 
 // parseFlags reads the command line. ok is false when the command is to
@@ -101,9 +133,12 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.BoolVar(&cfg.stdio, "stdio", false, "serve standard input and output only, one request per line")
 	fs.IntVar(&cfg.maxMessage, "max-message", stream.DefaultMaxMessage, "largest request accepted, in `bytes`")
 	fs.IntVar(&cfg.maxConns, "max-conns", defaultMaxConns, "connections open at once on each listener; at the cap, new ones wait to be accepted")
+	fs.DurationVar(&cfg.readTimeout, "read-timeout", defaultReadTimeout, "time to read a request: over HTTP its headers and body, over TCP a message once begun; 0 disables")
+	fs.DurationVar(&cfg.writeTimeout, "write-timeout", defaultWriteTimeout, "time to write an answer; over HTTP from the end of the request's headers, with the read timeout added: it bounds the call too; 0 disables")
+	fs.DurationVar(&cfg.idleTimeout, "idle-timeout", defaultIdleTimeout, "how long a connection with nothing in flight stays open; 0 disables")
 	fs.DurationVar(&cfg.shutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "bound of the graceful shutdown, after which the connections left are closed")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-stdio] [-max-message N] [-max-conns N] [-shutdown-timeout D]\n\n")
+		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-stdio] [-max-message N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -118,6 +153,10 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	}
 	if cfg.maxConns <= 0 {
 		fmt.Fprintln(stderr, "jsonrpcd: -max-conns must be at least 1")
+		return cfg, 2, false
+	}
+	if cfg.readTimeout < 0 || cfg.writeTimeout < 0 || cfg.idleTimeout < 0 || cfg.shutdownTimeout < 0 {
+		fmt.Fprintln(stderr, "jsonrpcd: a timeout cannot be negative")
 		return cfg, 2, false
 	}
 	return cfg, 0, true
@@ -163,16 +202,16 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		}
 		l := newLimitListener(nl, cfg.maxConns)
 		mux := http.NewServeMux()
-		mux.Handle("/", &httprpc.Handler{Server: srv, MaxBody: int64(cfg.maxMessage)})
+		mux.Handle("/", &httprpc.Handler{Server: srv, MaxBody: int64(cfg.maxMessage), ReadTimeout: orNone(cfg.readTimeout)})
 		var wh *ws.Handler
 		if cfg.ws {
-			wh = &ws.Handler{Server: srv, MaxMessage: int64(cfg.maxMessage)}
+			wh = &ws.Handler{Server: srv, MaxMessage: int64(cfg.maxMessage), WriteTimeout: cfg.writeTimeout}
+			if cfg.writeTimeout == 0 {
+				wh.WriteTimeout = math.MaxInt64 // ws.Handler has no "none"
+			}
 			mux.Handle("/ws", wh)
 		}
-		var protocols http.Protocols
-		protocols.SetHTTP1(true)
-		protocols.SetUnencryptedHTTP2(true) // h2c, for clients that ask for it
-		hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, Protocols: &protocols}
+		hs := newHTTPServer(mux, cfg)
 		go func() { errc <- hs.Serve(l) }()
 		hosts = append(hosts, host{l: l,
 			shutdown: func(ctx context.Context) error {
@@ -200,7 +239,14 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 			return 1
 		}
 		l := newLimitListener(nl, cfg.maxConns)
-		ts := &stream.Server{Server: srv, MaxMessage: cfg.maxMessage, Order: stream.Concurrent}
+		ts := &stream.Server{
+			Server:       srv,
+			MaxMessage:   cfg.maxMessage,
+			Order:        stream.Concurrent,
+			ReadTimeout:  orNone(cfg.readTimeout),
+			WriteTimeout: orNone(cfg.writeTimeout),
+			IdleTimeout:  orNone(cfg.idleTimeout),
+		}
 		go func() { errc <- ts.Serve(l) }()
 		hosts = append(hosts, host{l: l, shutdown: ts.Shutdown, close: func() { ts.Close() }})
 		fmt.Fprintf(stdout, "jsonrpcd: TCP (newline-delimited) on %s\n", l.Addr())
@@ -221,6 +267,43 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		status = 1
 	}
 	return status
+}
+
+// newHTTPServer returns the HTTP server of h, with every timeout of cfg.
+// (A hijacked connection, WebSocket's, has no deadline of net/http's.)
+func newHTTPServer(h http.Handler, cfg config) *http.Server {
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(true) // h2c, for clients that ask for it
+	headers := readHeaderTimeout
+	if cfg.readTimeout > 0 {
+		headers = min(headers, cfg.readTimeout)
+	}
+	// net/http's write deadline runs from the end of the headers, through
+	// the reading of the body: the read timeout is added, so that a body
+	// that times out can still be answered with 408.
+	write := cfg.writeTimeout
+	if write > 0 {
+		write += cfg.readTimeout
+	}
+	return &http.Server{
+		Handler:           h,
+		Protocols:         &protocols,
+		ReadHeaderTimeout: headers,
+		ReadTimeout:       cfg.readTimeout,         // 0: none
+		WriteTimeout:      write,                   // 0: none
+		IdleTimeout:       orNone(cfg.idleTimeout), // 0 would mean ReadTimeout
+		MaxHeaderBytes:    maxHeaderBytes,
+	}
+}
+
+// orNone is a flag's duration for the fields of httprpc and stream, where 0
+// means the default: 0 (none) becomes -1.
+func orNone(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // shutdown stops every host at once: it closes every listener first, then
