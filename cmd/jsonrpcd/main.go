@@ -5,8 +5,9 @@
 // WebSocket at /ws) and newline-delimited TCP on 127.0.0.1:9090. It prints
 // where it listens and shuts down gracefully on SIGINT or SIGTERM: every
 // listener stops accepting at once, and the calls in flight on every
-// connection finish and are answered, for at most -shutdown-timeout (10 s);
-// then the connections left are closed and it exits with status 1.
+// connection finish and are answered. Calls still running after
+// -shutdown-timeout (10 s) lose their connections, and it exits with
+// status 1.
 //
 //	$ go run ./cmd/jsonrpcd
 //	$ curl -s -H 'Content-Type: application/json' \
@@ -47,7 +48,8 @@
 //	-idle-timeout D
 //		how long a connection with nothing in flight is kept open: an HTTP
 //		keep-alive connection between requests, a TCP connection with no
-//		call running (default 2m; 0 disables)
+//		call running (default 2m; 0 disables). WebSocket connections have
+//		the write timeout only
 //	-shutdown-timeout D
 //		bound of the graceful shutdown (default 10s)
 //
