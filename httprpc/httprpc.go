@@ -255,7 +255,7 @@ func readBody(buf []byte, body io.Reader, contentLength int64) ([]byte, error) {
 	}
 	for {
 		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+			buf = grow(buf, contentLength)
 		}
 		m, err := body.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+m]
@@ -266,6 +266,23 @@ func readBody(buf []byte, body io.Reader, contentLength int64) ([]byte, error) {
 			return buf, err
 		}
 	}
+}
+
+// grow returns full with room for more: twice its capacity, but no more than
+// the body's length and the read that reports EOF when contentLength (not
+// negative) says what that is, so that the buffer of a body ends the size of
+// the body, and what a connection holds follows what its client sent.
+func grow(full []byte, contentLength int64) []byte {
+	if contentLength < 0 {
+		return append(full, 0)[:len(full)]
+	}
+	n := 2 * int64(cap(full))
+	if n >= contentLength {
+		n = contentLength + 1 // the end of the body and the read of EOF
+	}
+	b := make([]byte, len(full), n)
+	copy(b, full)
+	return b
 }
 
 // maxHTTPBuffer is the largest buffer the pool keeps: bodies larger than
