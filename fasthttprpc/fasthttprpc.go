@@ -2,14 +2,14 @@
 // github.com/valyala/fasthttp instead of net/http.
 //
 // It answers the protocol of httprpc.Handler (one request document per
-// POST; 404, 405, 415, 413, 204 and 200 as documented there) at a fraction
+// POST; 404, 405, 415, 413, 408, 204 and 200 as documented there) at a fraction
 // of net/http's cost per request: fasthttp reuses its request and response
 // objects and allocates nothing per request in the steady state. Choose it
 // for many small calls over HTTP/1.1 keep-alive; keep net/http (package
 // httprpc) for HTTP/2, for net/http middleware, and for everything
 // else that needs the standard library's types.
 //
-//	s := fasthttprpc.NewServer(srv) // a fasthttp.Server with bounded timeouts
+//	s := fasthttprpc.NewServer(srv) // a fasthttp.Server with bounded timeouts and streamed bodies
 //	log.Fatal(s.ListenAndServe("127.0.0.1:8080"))
 //
 // or, to configure the fasthttp.Server yourself:

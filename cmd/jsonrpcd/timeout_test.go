@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
@@ -106,4 +109,37 @@ func TestTimeouts(t *testing.T) {
 		io.WriteString(c, req[:20])
 		closedWithin(t, "a message never finished", c)
 	})
+}
+
+// TestTimeoutsDisabled: with every timeout 0 (none), each host still serves.
+func TestTimeoutsDisabled(t *testing.T) {
+	s := startServing(t, demo.NewServer(), "-read-timeout", "0", "-write-timeout", "0", "-idle-timeout", "0")
+	req := `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`
+	want := `{"jsonrpc":"2.0","result":3,"id":1}`
+
+	c := dial(t, s.httpAddr)
+	c.SetDeadline(time.Now().Add(wait))
+	io.WriteString(c, postRequest(req))
+	if b, err := readHTTPAnswer(bufio.NewReader(c)); err != nil || string(b) != want {
+		t.Errorf("HTTP: %s, %v", b, err)
+	}
+
+	tc := dial(t, s.tcpAddr)
+	tc.SetDeadline(time.Now().Add(wait))
+	io.WriteString(tc, req+"\n")
+	if line, err := bufio.NewReader(tc).ReadString('\n'); err != nil || line != want+"\n" {
+		t.Errorf("TCP: %q, %v", line, err)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	wc, _, err := websocket.Dial(ctx, s.wsURL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wc.CloseNow()
+	wc.Write(ctx, websocket.MessageText, []byte(req))
+	if _, msg, err := wc.Read(ctx); err != nil || string(msg) != want {
+		t.Errorf("WebSocket: %s, %v", msg, err)
+	}
 }
