@@ -84,16 +84,13 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// defaultShutdownTimeout bounds the graceful shutdown unless
-// -shutdown-timeout says otherwise.
-const defaultShutdownTimeout = 10 * time.Second
-
 // Defaults of the flags, and the limits without a flag.
 const (
-	defaultMaxConns     = 4096             // connections open on each listener
-	defaultReadTimeout  = 30 * time.Second // reading a request
-	defaultWriteTimeout = 30 * time.Second // writing an answer
-	defaultIdleTimeout  = 2 * time.Minute  // a connection with nothing in flight
+	defaultMaxConns        = 4096             // connections open on each listener
+	defaultReadTimeout     = 30 * time.Second // reading a request
+	defaultWriteTimeout    = 30 * time.Second // writing an answer
+	defaultIdleTimeout     = 2 * time.Minute  // a connection with nothing in flight
+	defaultShutdownTimeout = 10 * time.Second // the graceful shutdown
 
 	readHeaderTimeout = 10 * time.Second // reading an HTTP request's headers, at most
 	maxHeaderBytes    = 64 << 10         // an HTTP request's headers
