@@ -6,6 +6,7 @@
 package fasthttprpc_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/valyala/fasthttp"
@@ -34,5 +35,22 @@ func TestHandlerAllocs(t *testing.T) {
 	// context value (jsonrpc.WithContextValue).
 	if allocs > 1 {
 		t.Errorf("%v allocations per request, want at most 1", allocs)
+	}
+
+	// A streamed body (StreamRequestBody) is read into the pooled buffer.
+	const req = `{"jsonrpc":"2.0","method":"add","params":[2,3],"id":2}`
+	body := strings.NewReader(req)
+	stream := func() {
+		body.Reset(req)
+		ctx.Request.SetBodyStream(body, len(req))
+		ctx.Response.Reset()
+		h.ServeFastHTTP(&ctx)
+	}
+	stream()
+	if got := string(ctx.Response.Body()); got != `{"jsonrpc":"2.0","result":5,"id":2}` {
+		t.Fatalf("streamed: answer %s", got)
+	}
+	if allocs := testing.AllocsPerRun(200, stream); allocs > 1 {
+		t.Errorf("streamed: %v allocations per request, want at most 1", allocs)
 	}
 }

@@ -2,33 +2,56 @@
 // github.com/valyala/fasthttp instead of net/http.
 //
 // It answers the protocol of httprpc.Handler (one request document per
-// POST; 404, 405, 415, 413, 204 and 200 as documented there) at a fraction
+// POST; 404, 405, 415, 413, 408, 204 and 200 as documented there) at a fraction
 // of net/http's cost per request: fasthttp reuses its request and response
 // objects and allocates nothing per request in the steady state. Choose it
 // for many small calls over HTTP/1.1 keep-alive; keep net/http (package
 // httprpc) for HTTP/2, for net/http middleware, and for everything
 // else that needs the standard library's types.
 //
-//	s := fasthttprpc.NewServer(srv) // a fasthttp.Server with bounded timeouts
+//	s := fasthttprpc.NewServer(srv) // a fasthttp.Server with bounded timeouts and streamed bodies
 //	log.Fatal(s.ListenAndServe("127.0.0.1:8080"))
 //
 // or, to configure the fasthttp.Server yourself:
 //
 //	h := &fasthttprpc.Handler{Server: srv}
 //	s := &fasthttp.Server{Handler: h.ServeFastHTTP, ErrorHandler: h.ErrorHandler,
-//		ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
+//		ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute,
+//		StreamRequestBody: true, DisablePreParseMultipartForm: true} // see Request bodies
 //
 // fasthttp.Server's zero timeouts mean none: a client that opens
 // connections and sends nothing keeps them, and a goroutine each, for
 // ever. Set them, or use NewServer.
 //
-// # Differences from httprpc.Handler
+// # Request bodies
 //
-// The body limit is the fasthttp.Server's MaxRequestBodySize (4 MiB by
-// default, the same as httprpc.DefaultMaxBody): fasthttp reads the
-// whole body before the handler runs, and a larger one never reaches it.
-// With Handler.ErrorHandler as the server's ErrorHandler it is answered
-// with 413, as httprpc.Handler answers it; fasthttp's own default is 400.
+// fasthttp, by default, reads a request's whole body before the handler
+// runs, into a buffer it allocates at once from the declared Content-Length:
+// a client that declares 4 MiB and sends a hundred bytes holds 4 MiB of the
+// server's memory until the read times out. With the fasthttp.Server's
+// StreamRequestBody set, as NewServer sets it, fasthttp reads at most 8 KiB
+// ahead and the Handler reads the rest from the connection, into a buffer
+// that grows as the bytes arrive: what a connection holds is what its client
+// sent. A fasthttp.Server of your own should set it too, with
+// DisablePreParseMultipartForm (which NewServer also sets): fasthttp would
+// otherwise read a multipart body before the handler runs, streaming or not,
+// and with streaming without the body limit.
+//
+// The body limit is then the Handler's (MaxBody; NewServer's Handler takes
+// the server's MaxRequestBodySize): a declared length over it is answered
+// with 413 without reading more than fasthttp read ahead, a chunked body as
+// soon as it passes the limit. A body that stops coming is answered with 408
+// when the server's ReadTimeout passes. Without streaming, the limit is the
+// fasthttp.Server's MaxRequestBodySize, which fasthttp checks before the
+// handler runs; a larger body never reaches it and, with
+// Handler.ErrorHandler as the server's ErrorHandler, is answered with 413,
+// as httprpc.Handler answers it (fasthttp's own default is 400).
+//
+// When the Handler answers a streamed request without reading all of its
+// body (404, 405, 415, 413, 408, 400), it closes the connection after the
+// answer: fasthttp would read the rest of the body as the next request.
+//
+// # Differences from httprpc.Handler
 //
 // Methods run with the *fasthttp.RequestCtx as their context, which carries
 // it as the transport's context value as well:
@@ -40,6 +63,10 @@ package fasthttprpc
 
 import (
 	"errors"
+	"io"
+	"os"
+	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -57,6 +84,13 @@ type Handler struct {
 	// prefix itself). It must not be nil.
 	Server *jsonrpc.Server
 
+	// MaxBody is the largest request body accepted, in bytes, when the
+	// fasthttp.Server streams request bodies (StreamRequestBody): a larger
+	// one is answered with 413. DefaultMaxBody when MaxBody <= 0. Without
+	// streaming the limit is the server's MaxRequestBodySize, which fasthttp
+	// applies before the handler runs (see Request bodies).
+	MaxBody int
+
 	// Sessions and SessionPrefix, when SessionPrefix is not empty, route
 	// requests to sessions by URL path as httprpc.Handler does
 	// (transport.Route): SessionPrefix+id is the session id of Sessions,
@@ -66,31 +100,117 @@ type Handler struct {
 }
 
 // ServeFastHTTP answers one HTTP request.
-func (h *Handler) ServeFastHTTP(ctx *fasthttp.RequestCtx) {
+func (h *Handler) ServeFastHTTP(ctx *fasthttp.RequestCtx) { h.serve(ctx, h.MaxBody) }
+
+// serve answers one HTTP request; limit is the body limit of a streamed
+// body (DefaultMaxBody when <= 0).
+func (h *Handler) serve(ctx *fasthttp.RequestCtx, limit int) {
 	srv := h.Server
 	if h.SessionPrefix != "" {
 		var ok bool
 		if srv, ok = transport.Route(h.Server, h.Sessions, h.SessionPrefix, string(ctx.Path())); !ok {
 			ctx.Error("jsonrpc: no such session", fasthttp.StatusNotFound)
+			closeIfUnread(ctx)
 			return
 		}
 	}
 	if !ctx.IsPost() {
 		ctx.Error("jsonrpc: method not allowed; use POST", fasthttp.StatusMethodNotAllowed)
 		ctx.Response.Header.Set("Allow", fasthttp.MethodPost) // after Error, which resets the headers
+		closeIfUnread(ctx)
 		return
 	}
 	if ct := ctx.Request.Header.ContentType(); !isJSON(ct) {
 		ctx.Error("jsonrpc: unsupported Content-Type; use application/json", fasthttp.StatusUnsupportedMediaType)
+		closeIfUnread(ctx)
 		return
 	}
 
 	x := exchanges.Get().(*exchange)
 	x.ctx = ctx
-	srv.ProcessAsync(transport.WithContextValue(ctx, ctx), x.buf[:0], ctx.PostBody(), x.reply)
+	var req, dst []byte
+	if ctx.Request.IsBodyStream() {
+		if limit <= 0 {
+			limit = DefaultMaxBody
+		}
+		var err error
+		req, err = readStream(x.buf[:0], ctx, limit)
+		x.buf = req
+		if err != nil {
+			x.ctx = nil
+			putExchange(x)
+			streamError(ctx, err, limit)
+			return
+		}
+		// Methods that read the body from the RequestCtx find it there;
+		// fasthttp forgets it when the handler returns.
+		ctx.Request.SetBodyRaw(req)
+		dst = req[len(req):] // the answer goes after the request
+	} else {
+		req, dst = ctx.PostBody(), x.buf[:0]
+	}
+	srv.ProcessAsync(transport.WithContextValue(ctx, ctx), dst, req, x.reply)
 	<-x.done
 	x.ctx = nil
-	exchanges.Put(x)
+	putExchange(x)
+}
+
+// errBodyTooLarge is readStream's error for a body over the limit.
+var errBodyTooLarge = errors.New("request body too large")
+
+// readStream appends the streamed body of ctx's request to buf, reading no
+// more than limit+1 bytes. Room is made up front for a declared length up
+// to maxBuffer only; past that the buffer grows as the bytes arrive, so
+// that a declared length costs no memory before the body comes.
+func readStream(buf []byte, ctx *fasthttp.RequestCtx, limit int) ([]byte, error) {
+	n := ctx.Request.Header.ContentLength() // -1: chunked
+	if n > limit {
+		return buf, errBodyTooLarge
+	}
+	if n >= 0 {
+		buf = slices.Grow(buf, min(n+1, maxBuffer))
+	}
+	r := ctx.RequestBodyStream()
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		m, err := r.Read(buf[len(buf):min(cap(buf), limit+1)])
+		buf = buf[:len(buf)+m]
+		if len(buf) > limit {
+			return buf, errBodyTooLarge
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+// streamError answers a streamed body that could not be read, and closes
+// the connection: the rest of the body is unread.
+func streamError(ctx *fasthttp.RequestCtx, err error, limit int) {
+	var timeout interface{ Timeout() bool }
+	switch {
+	case err == errBodyTooLarge:
+		ctx.Error("jsonrpc: request body larger than "+strconv.Itoa(limit)+" bytes", fasthttp.StatusRequestEntityTooLarge)
+	case errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &timeout) && timeout.Timeout():
+		ctx.Error("jsonrpc: timed out reading the request body", fasthttp.StatusRequestTimeout)
+	default:
+		ctx.Error("jsonrpc: reading the request body: "+err.Error(), fasthttp.StatusBadRequest)
+	}
+	ctx.SetConnectionClose()
+}
+
+// closeIfUnread closes the connection after the answer when the request's
+// body is streamed and may not have been read: fasthttp does not skip the
+// rest of a streamed body, and would read it as the next request.
+func closeIfUnread(ctx *fasthttp.RequestCtx) {
+	if ctx.Request.IsBodyStream() && ctx.Request.Header.ContentLength() != 0 {
+		ctx.SetConnectionClose()
+	}
 }
 
 // Limits of the fasthttp.Server that NewServer returns.
@@ -103,19 +223,25 @@ const (
 
 // NewServer returns a fasthttp.Server that serves srv with a Handler and its
 // ErrorHandler, the body limit DefaultMaxBody (4 MiB, fasthttp's default
-// too), and bounded timeouts: DefaultReadTimeout,
-// DefaultWriteTimeout and DefaultIdleTimeout. Its fields may be changed
-// before it serves.
+// too), bounded timeouts (DefaultReadTimeout, DefaultWriteTimeout and
+// DefaultIdleTimeout), and request bodies streamed to the handler, so that
+// a connection holds the bytes its client sent and not the length it
+// declared (StreamRequestBody and DisablePreParseMultipartForm; see Request
+// bodies). Its fields may be changed before it serves; the handler takes
+// the body limit from MaxRequestBodySize.
 func NewServer(srv *jsonrpc.Server) *fasthttp.Server {
 	h := &Handler{Server: srv}
-	return &fasthttp.Server{
-		Handler:            h.ServeFastHTTP,
-		ErrorHandler:       h.ErrorHandler,
-		MaxRequestBodySize: DefaultMaxBody,
-		ReadTimeout:        DefaultReadTimeout,
-		WriteTimeout:       DefaultWriteTimeout,
-		IdleTimeout:        DefaultIdleTimeout,
+	s := &fasthttp.Server{
+		ErrorHandler:                 h.ErrorHandler,
+		MaxRequestBodySize:           DefaultMaxBody,
+		ReadTimeout:                  DefaultReadTimeout,
+		WriteTimeout:                 DefaultWriteTimeout,
+		IdleTimeout:                  DefaultIdleTimeout,
+		StreamRequestBody:            true,
+		DisablePreParseMultipartForm: true,
 	}
+	s.Handler = func(ctx *fasthttp.RequestCtx) { h.serve(ctx, s.MaxRequestBodySize) }
+	return s
 }
 
 // ErrorHandler answers a request that fasthttp could not read, for use as
@@ -144,8 +270,9 @@ func isJSON(ct []byte) bool {
 	return transport.IsJSONContentType(string(ct))
 }
 
-// An exchange is the per-request state, pooled: the response buffer, the
-// reply callback, bound once, and the channel it signals.
+// An exchange is the per-request state, pooled: the buffer of a streamed
+// request and of the response, the reply callback, bound once, and the
+// channel it signals.
 type exchange struct {
 	buf   []byte
 	ctx   *fasthttp.RequestCtx
@@ -158,6 +285,17 @@ var exchanges = sync.Pool{New: func() any {
 	x.reply = x.write
 	return x
 }}
+
+// maxBuffer is the largest buffer the pool keeps: the buffers of larger
+// streamed bodies are dropped after their request.
+const maxBuffer = 64 << 10
+
+func putExchange(x *exchange) {
+	if cap(x.buf) > maxBuffer {
+		return
+	}
+	exchanges.Put(x)
+}
 
 // write is the ProcessAsync reply. The response is copied into fasthttp's
 // body buffer, so x.buf can be reused at once. (A response that outgrew

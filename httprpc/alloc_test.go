@@ -7,16 +7,21 @@ import (
 	"io"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/jsonrpc-go/jsonrpc/demo"
 	"github.com/jsonrpc-go/jsonrpc/httprpc"
 )
 
-// allocRW is a ResponseWriter that allocates nothing once warm.
+// allocRW is a ResponseWriter that allocates nothing once warm. It has a
+// read deadline, as net/http's writers have.
 type allocRW struct {
-	h    http.Header
-	body bytes.Buffer
+	h         http.Header
+	body      bytes.Buffer
+	deadlines int
 }
+
+func (w *allocRW) SetReadDeadline(time.Time) error { w.deadlines++; return nil }
 
 func (w *allocRW) Header() http.Header         { return w.h }
 func (w *allocRW) Write(b []byte) (int, error) { return w.body.Write(b) }
@@ -41,7 +46,7 @@ func (r *rewindBody) Close() error { return nil }
 
 // TestHandlerAllocs: the handler itself allocates one value per request,
 // the context that carries the *http.Request to the methods; the answer's
-// headers and buffers allocate nothing.
+// headers and buffers, and the body's read deadline, allocate nothing.
 func TestHandlerAllocs(t *testing.T) {
 	h := &httprpc.Handler{Server: demo.NewServer()}
 	body := &rewindBody{b: []byte(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`)}
@@ -64,6 +69,9 @@ func TestHandlerAllocs(t *testing.T) {
 	}
 	if got := w.h.Get("Content-Type"); got != "application/json" {
 		t.Errorf("Content-Type %q", got)
+	}
+	if w.deadlines != 2 {
+		t.Errorf("%d read deadlines set, want 2 (set and cleared)", w.deadlines)
 	}
 	if allocs := testing.AllocsPerRun(200, serve); allocs != 1 {
 		t.Errorf("%v allocations per request, want 1", allocs)

@@ -11,9 +11,11 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/transport"
@@ -22,6 +24,10 @@ import (
 // DefaultMaxBody is the default limit, in bytes, of the body of a request:
 // 4 MiB. See Handler.MaxBody.
 const DefaultMaxBody = 4 << 20
+
+// DefaultReadTimeout is the default bound of the time to read the body of a
+// request: 30 seconds. See Handler.ReadTimeout.
+const DefaultReadTimeout = 30 * time.Second
 
 // Handler serves a *jsonrpc.Server over HTTP, one JSON-RPC request document
 // per POST. Its fields configure it; the zero value of each field but Server
@@ -55,6 +61,8 @@ const DefaultMaxBody = 4 << 20
 //     through http.MaxBytesReader and is answered as soon as the limit is
 //     passed, never read in full. Over HTTP/1 the connection is closed
 //     after a 413.
+//   - 408 Request Timeout: the body was not read within ReadTimeout. The
+//     connection is closed after it (over HTTP/1).
 //   - 400 Bad Request: the body could not be read (a broken chunked
 //     encoding, a client that went away).
 //   - 200 OK with Content-Type application/json and the response as body,
@@ -92,6 +100,23 @@ type Handler struct {
 	// MaxBody is the largest request body accepted, in bytes; a larger one
 	// is answered with 413. DefaultMaxBody when MaxBody <= 0.
 	MaxBody int64
+
+	// ReadTimeout bounds the time to read a request's body, from when the
+	// handler starts to read it; a body not read by then is answered with
+	// 408. It protects a server whose http.Server has no ReadTimeout, under
+	// which net/http reads a body for as long as the client takes to send
+	// it, holding the handler and the body read so far. DefaultReadTimeout
+	// when ReadTimeout is 0; a negative ReadTimeout leaves the deadline to
+	// the http.Server. When the http.Server's own ReadTimeout is set and no
+	// longer, the handler leaves the server's deadline, which started
+	// earlier, in place.
+	//
+	// The deadline is set with the ResponseWriter's SetReadDeadline, as
+	// http.ResponseController does (through Unwrap for a wrapped writer):
+	// on the connection over HTTP/1 and on the stream over HTTP/2. It is
+	// cleared once the body is read, so that it never ends a call. A
+	// ResponseWriter without SetReadDeadline is served without it.
+	ReadTimeout time.Duration
 
 	// Sessions and SessionPrefix, when SessionPrefix is not empty, route
 	// requests to sessions by URL path (transport.Route): a request for
@@ -142,18 +167,28 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength < 0 {
 		body = http.MaxBytesReader(w, body, limit)
 	}
+	deadline := h.readDeadline(w, r)
 
 	x := httpExchanges.Get().(*httpExchange)
 	req, err := readBody(x.buf[:0], body, r.ContentLength)
 	x.buf = req
+	if deadline != nil {
+		deadline.SetReadDeadline(time.Time{})
+	}
 	if err != nil {
 		putExchange(x)
 		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
+		switch {
+		case errors.As(err, &tooLarge):
 			bodyTooLarge(w, limit)
-			return
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			if r.ProtoMajor == 1 {
+				w.Header().Set("Connection", "close")
+			}
+			http.Error(w, "jsonrpc: timed out reading the request body", http.StatusRequestTimeout)
+		default:
+			http.Error(w, "jsonrpc: reading the request body: "+err.Error(), http.StatusBadRequest)
 		}
-		http.Error(w, "jsonrpc: reading the request body: "+err.Error(), http.StatusBadRequest)
 		return
 	}
 	x.w = w
@@ -162,6 +197,46 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	<-x.done
 	x.w = nil
 	putExchange(x)
+}
+
+// readDeadliner is what http.ResponseController looks for to set a read
+// deadline, and rwUnwrapper what it follows to the writer that has it.
+type (
+	readDeadliner interface{ SetReadDeadline(time.Time) error }
+	rwUnwrapper   interface{ Unwrap() http.ResponseWriter }
+)
+
+// readDeadline sets the deadline of reading r's body (see
+// Handler.ReadTimeout) and returns what it was set on, to be cleared when
+// the body is read; nil when none was set. It follows
+// http.ResponseController's rules without its error values, which would
+// allocate for writers that have no deadline.
+func (h *Handler) readDeadline(w http.ResponseWriter, r *http.Request) readDeadliner {
+	d := h.ReadTimeout
+	if d < 0 || r.ContentLength == 0 {
+		// No body: net/http is already reading ahead on the connection,
+		// and a deadline there would end it.
+		return nil
+	}
+	if d == 0 {
+		d = DefaultReadTimeout
+	}
+	if hs, ok := r.Context().Value(http.ServerContextKey).(*http.Server); ok && hs.ReadTimeout > 0 && hs.ReadTimeout <= d {
+		return nil
+	}
+	for {
+		switch t := w.(type) {
+		case readDeadliner:
+			if t.SetReadDeadline(time.Now().Add(d)) != nil {
+				return nil
+			}
+			return t
+		case rwUnwrapper:
+			w = t.Unwrap()
+		default:
+			return nil
+		}
+	}
 }
 
 // bodyTooLarge answers 413.
@@ -180,7 +255,7 @@ func readBody(buf []byte, body io.Reader, contentLength int64) ([]byte, error) {
 	}
 	for {
 		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+			buf = grow(buf, contentLength)
 		}
 		m, err := body.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+m]
@@ -191,6 +266,23 @@ func readBody(buf []byte, body io.Reader, contentLength int64) ([]byte, error) {
 			return buf, err
 		}
 	}
+}
+
+// grow returns full with room for more: twice its capacity, but no more than
+// the body's length and the read that reports EOF when contentLength (not
+// negative) says what that is, so that the buffer of a body ends the size of
+// the body, and what a connection holds follows what its client sent.
+func grow(full []byte, contentLength int64) []byte {
+	if contentLength < 0 {
+		return append(full, 0)[:len(full)]
+	}
+	n := 2 * int64(cap(full))
+	if n >= contentLength {
+		n = contentLength + 1 // the end of the body and the read of EOF
+	}
+	b := make([]byte, len(full), n)
+	copy(b, full)
+	return b
 }
 
 // maxHTTPBuffer is the largest buffer the pool keeps: bodies larger than

@@ -3,8 +3,11 @@
 //
 // By default it listens on loopback: HTTP on 127.0.0.1:8080 (JSON-RPC at /,
 // WebSocket at /ws) and newline-delimited TCP on 127.0.0.1:9090. It prints
-// where it listens and shuts down gracefully on SIGINT or SIGTERM: it stops
-// accepting, lets the calls in flight finish and answers them.
+// where it listens and shuts down gracefully on SIGINT or SIGTERM: every
+// listener stops accepting at once, and the calls in flight on every
+// connection finish and are answered. Calls still running after
+// -shutdown-timeout (10 s) lose their connections, and it exits with
+// status 1.
 //
 //	$ go run ./cmd/jsonrpcd
 //	$ curl -s -H 'Content-Type: application/json' \
@@ -20,11 +23,38 @@
 //
 // Flags:
 //
-//	-http ADDR   HTTP address (default 127.0.0.1:8080; empty disables HTTP and WebSocket)
-//	-tcp ADDR    TCP address, newline-delimited (default 127.0.0.1:9090; empty disables)
-//	-ws          serve WebSocket at /ws of the HTTP address (default true)
-//	-stdio       serve standard input and output only
-//	-max-message N  largest request accepted, in bytes (default 4 MiB)
+//	-http ADDR
+//		HTTP address (default 127.0.0.1:8080; empty disables HTTP and WebSocket)
+//	-tcp ADDR
+//		TCP address, newline-delimited (default 127.0.0.1:9090; empty disables)
+//	-ws
+//		serve WebSocket at /ws of the HTTP address (default true)
+//	-stdio
+//		serve standard input and output only
+//	-max-message N
+//		largest request accepted, in bytes (default 4 MiB)
+//	-max-conns N
+//		connections open at once on each listener, WebSocket connections
+//		counted in HTTP's (default 4096); at the cap a new connection waits
+//		in the kernel's backlog until one closes
+//	-read-timeout D
+//		time to read a request: over HTTP its headers and body, over TCP a
+//		message once its first byte has come (default 30s; 0 disables)
+//	-write-timeout D
+//		time to write an answer (default 30s; 0 disables). Over HTTP,
+//		net/http counts it from the end of the request's headers, and
+//		jsonrpcd adds the read timeout for the body: a call that runs longer
+//		than the two loses its answer, and its connection is closed
+//	-idle-timeout D
+//		how long a connection with nothing in flight is kept open: an HTTP
+//		keep-alive connection between requests, a TCP connection with no
+//		call running (default 2m; 0 disables). WebSocket connections have
+//		the write timeout only
+//	-shutdown-timeout D
+//		bound of the graceful shutdown (default 10s)
+//
+// The HTTP server also reads a request's headers within 10 s (or the read
+// timeout, when shorter) and refuses headers over 64 KiB with 431.
 package main
 
 import (
@@ -33,6 +63,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -53,38 +84,81 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// shutdownTimeout bounds the graceful shutdown.
-const shutdownTimeout = 10 * time.Second
+// Defaults of the flags, and the limits without a flag.
+const (
+	defaultMaxConns        = 4096             // connections open on each listener
+	defaultReadTimeout     = 30 * time.Second // reading a request
+	defaultWriteTimeout    = 30 * time.Second // writing an answer
+	defaultIdleTimeout     = 2 * time.Minute  // a connection with nothing in flight
+	defaultShutdownTimeout = 10 * time.Second // the graceful shutdown
+
+	readHeaderTimeout = 10 * time.Second // reading an HTTP request's headers, at most
+	maxHeaderBytes    = 64 << 10         // an HTTP request's headers
+)
 
 // run serves until ctx ends (or, with -stdio, until the input ends) and
 // returns the exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cfg, status, ok := parseFlags(args, stderr)
+	if !ok {
+		return status
+	}
+	srv := demo.NewServer()
+	if cfg.stdio {
+		return serveStdio(ctx, srv, stdin, stdout, stderr, cfg.maxMessage)
+	}
+	return serveNetwork(ctx, srv, cfg, stdout, stderr)
+}
+
+// config is what the flags ask for.
+type config struct {
+	httpAddr, tcpAddr string
+	ws, stdio         bool
+	maxMessage        int
+	maxConns          int
+
+	readTimeout, writeTimeout, idleTimeout time.Duration // 0: none
+	shutdownTimeout                        time.Duration
+}
+
+// parseFlags reads the command line. ok is false when the command is to
+// exit at once with status (after -h, or a bad command line).
+func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok bool) {
 	fs := flag.NewFlagSet("jsonrpcd", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	httpAddr := fs.String("http", "127.0.0.1:8080", "HTTP `address`; empty disables HTTP and WebSocket")
-	tcpAddr := fs.String("tcp", "127.0.0.1:9090", "TCP `address`, newline-delimited; empty disables")
-	wsOn := fs.Bool("ws", true, "serve WebSocket at /ws of the HTTP address")
-	stdio := fs.Bool("stdio", false, "serve standard input and output only, one request per line")
-	maxMessage := fs.Int("max-message", stream.DefaultMaxMessage, "largest request accepted, in `bytes`")
+	fs.StringVar(&cfg.httpAddr, "http", "127.0.0.1:8080", "HTTP `address`; empty disables HTTP and WebSocket")
+	fs.StringVar(&cfg.tcpAddr, "tcp", "127.0.0.1:9090", "TCP `address`, newline-delimited; empty disables")
+	fs.BoolVar(&cfg.ws, "ws", true, "serve WebSocket at /ws of the HTTP address")
+	fs.BoolVar(&cfg.stdio, "stdio", false, "serve standard input and output only, one request per line")
+	fs.IntVar(&cfg.maxMessage, "max-message", stream.DefaultMaxMessage, "largest request accepted, in `bytes`")
+	fs.IntVar(&cfg.maxConns, "max-conns", defaultMaxConns, "connections open at once on each listener; at the cap, new ones wait to be accepted")
+	fs.DurationVar(&cfg.readTimeout, "read-timeout", defaultReadTimeout, "time to read a request: over HTTP its headers and body, over TCP a message once begun; 0 disables")
+	fs.DurationVar(&cfg.writeTimeout, "write-timeout", defaultWriteTimeout, "time to write an answer; over HTTP from the end of the request's headers, with the read timeout added: it bounds the call too; 0 disables")
+	fs.DurationVar(&cfg.idleTimeout, "idle-timeout", defaultIdleTimeout, "how long a connection with nothing in flight stays open; 0 disables")
+	fs.DurationVar(&cfg.shutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "bound of the graceful shutdown, after which the connections left are closed")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-stdio] [-max-message N]\n\n")
+		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-stdio] [-max-message N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0
+			return cfg, 0, false
 		}
-		return 2
+		return cfg, 2, false
 	}
 	if fs.NArg() > 0 {
 		fs.Usage()
-		return 2
+		return cfg, 2, false
 	}
-	srv := demo.NewServer()
-	if *stdio {
-		return serveStdio(ctx, srv, stdin, stdout, stderr, *maxMessage)
+	if cfg.maxConns <= 0 {
+		fmt.Fprintln(stderr, "jsonrpcd: -max-conns must be at least 1")
+		return cfg, 2, false
 	}
-	return serveNetwork(ctx, srv, *httpAddr, *tcpAddr, *wsOn, *maxMessage, stdout, stderr)
+	if cfg.readTimeout < 0 || cfg.writeTimeout < 0 || cfg.idleTimeout < 0 || cfg.shutdownTimeout < 0 {
+		fmt.Fprintln(stderr, "jsonrpcd: a timeout cannot be negative")
+		return cfg, 2, false
+	}
+	return cfg, 0, true
 }
 
 // serveStdio answers the lines of stdin on stdout until stdin ends.
@@ -102,54 +176,78 @@ func serveStdio(ctx context.Context, srv *jsonrpc.Server, stdin io.Reader, stdou
 	return 0
 }
 
+// A host is one of the servers of serveNetwork, with its listener.
+type host struct {
+	l        net.Listener
+	shutdown func(context.Context) error // graceful: answers the calls in flight
+	close    func()                      // at once, when the shutdown's bound has passed
+}
+
 // serveNetwork serves the HTTP and TCP listeners until ctx ends, then shuts
-// them down gracefully.
-func serveNetwork(ctx context.Context, srv *jsonrpc.Server, httpAddr, tcpAddr string, wsOn bool, maxMessage int, stdout, stderr io.Writer) int {
-	if httpAddr == "" && tcpAddr == "" {
+// them down gracefully (see shutdown).
+func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, stderr io.Writer) int {
+	if cfg.httpAddr == "" && cfg.tcpAddr == "" {
 		fmt.Fprintln(stderr, "jsonrpcd: nothing to serve: -http and -tcp are both empty (use -stdio for the console)")
 		return 2
 	}
 	errc := make(chan error, 2)
-	var shutdowns []func(context.Context) error
+	var hosts []host
 
-	if httpAddr != "" {
-		l, err := net.Listen("tcp", httpAddr)
+	if cfg.httpAddr != "" {
+		nl, err := net.Listen("tcp", cfg.httpAddr)
 		if err != nil {
 			fmt.Fprintln(stderr, "jsonrpcd:", err)
 			return 1
 		}
+		l := newLimitListener(nl, cfg.maxConns)
 		mux := http.NewServeMux()
-		mux.Handle("/", &httprpc.Handler{Server: srv, MaxBody: int64(maxMessage)})
-		if wsOn {
-			wh := &ws.Handler{Server: srv, MaxMessage: int64(maxMessage)}
+		mux.Handle("/", &httprpc.Handler{Server: srv, MaxBody: int64(cfg.maxMessage), ReadTimeout: orNone(cfg.readTimeout)})
+		var wh *ws.Handler
+		if cfg.ws {
+			wh = &ws.Handler{Server: srv, MaxMessage: int64(cfg.maxMessage), WriteTimeout: cfg.writeTimeout}
+			if cfg.writeTimeout == 0 {
+				wh.WriteTimeout = math.MaxInt64 // ws.Handler has no "none"
+			}
 			mux.Handle("/ws", wh)
-			// net/http does not track WebSocket connections: shut them
-			// down first.
-			shutdowns = append(shutdowns, wh.Shutdown)
 		}
-		var protocols http.Protocols
-		protocols.SetHTTP1(true)
-		protocols.SetUnencryptedHTTP2(true) // h2c, for clients that ask for it
-		hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, Protocols: &protocols}
+		hs := newHTTPServer(mux, cfg)
 		go func() { errc <- hs.Serve(l) }()
-		shutdowns = append(shutdowns, hs.Shutdown)
+		hosts = append(hosts, host{l: l,
+			shutdown: func(ctx context.Context) error {
+				if wh == nil {
+					return hs.Shutdown(ctx)
+				}
+				// net/http does not track WebSocket connections: the
+				// handler shuts them down, at the same time.
+				wsErr := make(chan error, 1)
+				go func() { wsErr <- wh.Shutdown(ctx) }()
+				return errors.Join(hs.Shutdown(ctx), <-wsErr)
+			},
+			close: func() { hs.Close() }, // the WebSocket handler closes its connections when ctx ends
+		})
 		fmt.Fprintf(stdout, "jsonrpcd: HTTP on http://%s/\n", l.Addr())
-		if wsOn {
+		if cfg.ws {
 			fmt.Fprintf(stdout, "jsonrpcd: WebSocket on ws://%s/ws\n", l.Addr())
 		}
 	}
-	if tcpAddr != "" {
-		l, err := net.Listen("tcp", tcpAddr)
+	if cfg.tcpAddr != "" {
+		nl, err := net.Listen("tcp", cfg.tcpAddr)
 		if err != nil {
 			fmt.Fprintln(stderr, "jsonrpcd:", err)
-			for _, sd := range shutdowns {
-				sd(context.Background())
-			}
+			shutdown(hosts, cfg.shutdownTimeout, stderr)
 			return 1
 		}
-		ts := &stream.Server{Server: srv, MaxMessage: maxMessage, Order: stream.Concurrent}
+		l := newLimitListener(nl, cfg.maxConns)
+		ts := &stream.Server{
+			Server:       srv,
+			MaxMessage:   cfg.maxMessage,
+			Order:        stream.Concurrent,
+			ReadTimeout:  orNone(cfg.readTimeout),
+			WriteTimeout: orNone(cfg.writeTimeout),
+			IdleTimeout:  orNone(cfg.idleTimeout),
+		}
 		go func() { errc <- ts.Serve(l) }()
-		shutdowns = append(shutdowns, ts.Shutdown)
+		hosts = append(hosts, host{l: l, shutdown: ts.Shutdown, close: func() { ts.Close() }})
 		fmt.Fprintf(stdout, "jsonrpcd: TCP (newline-delimited) on %s\n", l.Addr())
 	}
 
@@ -160,14 +258,85 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, httpAddr, tcpAddr st
 		fmt.Fprintln(stderr, "jsonrpcd:", err)
 		status = 1
 	}
+	for _, h := range hosts {
+		h.l.Close()
+	}
 	fmt.Fprintln(stdout, "jsonrpcd: shutting down")
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	for _, sd := range shutdowns {
-		if err := sd(sctx); err != nil {
-			fmt.Fprintln(stderr, "jsonrpcd: shutdown:", err)
-			status = 1
-		}
+	if !shutdown(hosts, cfg.shutdownTimeout, stderr) {
+		status = 1
 	}
 	return status
+}
+
+// newHTTPServer returns the HTTP server of h, with every timeout of cfg.
+// (A hijacked connection, WebSocket's, has no deadline of net/http's.)
+func newHTTPServer(h http.Handler, cfg config) *http.Server {
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(true) // h2c, for clients that ask for it
+	headers := readHeaderTimeout
+	if cfg.readTimeout > 0 {
+		headers = min(headers, cfg.readTimeout)
+	}
+	// net/http's write deadline runs from the end of the headers, through
+	// the reading of the body: the read timeout is added, so that a body
+	// that times out can still be answered with 408.
+	write := cfg.writeTimeout
+	if write > 0 {
+		write += cfg.readTimeout
+	}
+	return &http.Server{
+		Handler:           h,
+		Protocols:         &protocols,
+		ReadHeaderTimeout: headers,
+		ReadTimeout:       cfg.readTimeout,         // 0: none
+		WriteTimeout:      write,                   // 0: none
+		IdleTimeout:       orNone(cfg.idleTimeout), // 0 would mean ReadTimeout
+		MaxHeaderBytes:    maxHeaderBytes,
+	}
+}
+
+// orNone is a flag's duration for the fields of httprpc and stream, where 0
+// means the default: 0 (none) becomes -1.
+func orNone(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
+}
+
+// shutdown stops every host at once: it closes every listener first, then
+// shuts the hosts down gracefully at the same time, all under one bound.
+// When the bound passes it closes what is left and returns at once, without
+// waiting for methods that ignore their contexts: the process is about to
+// exit. It reports whether every host shut down in time and without error.
+func shutdown(hosts []host, bound time.Duration, stderr io.Writer) bool {
+	for _, h := range hosts {
+		h.l.Close()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	errs := make(chan error, len(hosts))
+	for _, h := range hosts {
+		go func() { errs <- h.shutdown(ctx) }()
+	}
+	ok := true
+	for range hosts {
+		select {
+		case err := <-errs:
+			if err != nil && ctx.Err() == nil {
+				fmt.Fprintln(stderr, "jsonrpcd: shutdown:", err)
+				ok = false
+			}
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			for _, h := range hosts {
+				h.close()
+			}
+			fmt.Fprintf(stderr, "jsonrpcd: shutdown: calls still running after %v; closed their connections\n", bound)
+			return false
+		}
+	}
+	return ok
 }

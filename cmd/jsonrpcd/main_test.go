@@ -47,7 +47,7 @@ func TestStdio(t *testing.T) {
 }
 
 func TestFlags(t *testing.T) {
-	for _, args := range [][]string{{"extra"}, {"-nope"}, {"-http", "", "-tcp", ""}} {
+	for _, args := range [][]string{{"extra"}, {"-nope"}, {"-http", "", "-tcp", ""}, {"-max-conns", "0"}, {"-idle-timeout", "-1s"}} {
 		if code := run(context.Background(), args, strings.NewReader(""), io.Discard, io.Discard); code != 2 {
 			t.Errorf("%q: status %d, want 2", args, code)
 		}
