@@ -194,6 +194,7 @@ func (b *asyncBatch) done() {
 	}
 	dst := b.sc.Resp
 	cf := b.srv.cfg
+	over := false // the answers have passed the response limit
 	for i, p := range b.parts {
 		if len(p) == 0 {
 			continue
@@ -201,9 +202,9 @@ func (b *asyncBatch) done() {
 		if len(dst) > 1 {
 			dst = append(dst, ',')
 		}
-		if len(dst)+len(p) > cf.maxResponse {
-			// Past the response limit: the call has run, but its answer
-			// is the limit error.
+		if over = over || len(dst)+len(p) > cf.maxResponse; over {
+			// Past the response limit: the call has run, but its answer,
+			// and every later one, is the limit error.
 			dst = appendError(dst, cf.errTooLarge, b.calls[i].r.ID)
 			continue
 		}

@@ -859,9 +859,9 @@ func TestMaxResponse(t *testing.T) {
 		},
 		{
 			"blocking calls of a batch",
-			"[" + call("slow", "[100]", "1") + "," + call("slow", "[100]", "2") + "," + call("slow", "[100]", "3") + "]",
-			"[" + wantResult(`"`+strings.Repeat("y", 100)+`"`, "1") + "," + wantResult(`"`+strings.Repeat("y", 100)+`"`, "2") + "," + limit("3") + "]",
-			3,
+			"[" + call("slow", "[100]", "1") + "," + call("slow", "[100]", "2") + "," + call("slow", "[100]", "3") + "," + call("slow", "[1]", "4") + "]",
+			"[" + wantResult(`"`+strings.Repeat("y", 100)+`"`, "1") + "," + wantResult(`"`+strings.Repeat("y", 100)+`"`, "2") + "," + limit("3") + "," + limit("4") + "]",
+			4,
 		},
 	} {
 		ran.Store(0)
