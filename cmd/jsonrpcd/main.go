@@ -38,8 +38,9 @@
 //		counted in HTTP's (default 4096); at the cap a new connection waits
 //		in the kernel's backlog until one closes
 //	-read-timeout D
-//		time to read a request: over HTTP its headers and body, over TCP a
-//		message once its first byte has come (default 30s; 0 disables)
+//		time to read a request: over HTTP its headers and body, over TCP
+//		and WebSocket a message once its first byte has come (default 30s;
+//		0 disables)
 //	-write-timeout D
 //		time to write an answer (default 30s; 0 disables). Over HTTP,
 //		net/http counts it from the end of the request's headers, and
@@ -47,9 +48,8 @@
 //		than the two loses its answer, and its connection is closed
 //	-idle-timeout D
 //		how long a connection with nothing in flight is kept open: an HTTP
-//		keep-alive connection between requests, a TCP connection with no
-//		call running (default 2m; 0 disables). WebSocket connections have
-//		the write timeout only
+//		keep-alive connection between requests, a TCP or WebSocket
+//		connection with no call running (default 2m; 0 disables)
 //	-shutdown-timeout D
 //		bound of the graceful shutdown (default 10s)
 //
@@ -63,7 +63,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"net/http"
 	"os"
@@ -204,9 +203,13 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		mux.Handle("/", &httprpc.Handler{Server: srv, MaxBody: int64(cfg.maxMessage), ReadTimeout: orNone(cfg.readTimeout)})
 		var wh *ws.Handler
 		if cfg.ws {
-			wh = &ws.Handler{Server: srv, MaxMessage: int64(cfg.maxMessage), WriteTimeout: cfg.writeTimeout}
-			if cfg.writeTimeout == 0 {
-				wh.WriteTimeout = math.MaxInt64 // ws.Handler has no "none"
+			wh = &ws.Handler{
+				Server:       srv,
+				MaxMessage:   int64(cfg.maxMessage),
+				MaxConns:     cfg.maxConns,
+				ReadTimeout:  orNone(cfg.readTimeout),
+				WriteTimeout: orNone(cfg.writeTimeout),
+				IdleTimeout:  orNone(cfg.idleTimeout),
 			}
 			mux.Handle("/ws", wh)
 		}
@@ -241,6 +244,7 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		ts := &stream.Server{
 			Server:       srv,
 			MaxMessage:   cfg.maxMessage,
+			MaxConns:     cfg.maxConns,
 			Order:        stream.Concurrent,
 			ReadTimeout:  orNone(cfg.readTimeout),
 			WriteTimeout: orNone(cfg.writeTimeout),
