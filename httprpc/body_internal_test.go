@@ -4,6 +4,8 @@ import (
 	"io"
 	"runtime"
 	"testing"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/budget"
 )
 
 // chunks is a body that arrives in reads of at most 32 KiB, as from a
@@ -31,7 +33,7 @@ func TestReadBodyGrowth(t *testing.T) {
 		for range 5 {
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			buf, err := readBody(make([]byte, 0, 4096), &chunks{left: n}, int64(n))
+			buf, _, err := readBody(make([]byte, 0, 4096), &chunks{left: n}, int64(n), budget.New(1<<40))
 			runtime.ReadMemStats(&after)
 			if err != nil || len(buf) != n {
 				t.Fatalf("%d bytes: read %d, %v", n, len(buf), err)

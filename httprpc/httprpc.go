@@ -15,15 +15,21 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/budget"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // DefaultMaxBody is the default limit, in bytes, of the body of a request:
 // 4 MiB. See Handler.MaxBody.
 const DefaultMaxBody = 4 << 20
+
+// DefaultMaxBuffered is the default bound of the memory that bodies larger
+// than 64 KiB hold while they are read: 64 MiB. See Handler.MaxBuffered.
+const DefaultMaxBuffered = 64 << 20
 
 // DefaultReadTimeout is the default bound of the time to read the body of a
 // request: 30 seconds. See Handler.ReadTimeout.
@@ -101,6 +107,15 @@ type Handler struct {
 	// is answered with 413. DefaultMaxBody when MaxBody <= 0.
 	MaxBody int64
 
+	// MaxBuffered bounds the memory that request bodies larger than 64 KiB
+	// hold while they are read, over all the handler's requests together;
+	// DefaultMaxBuffered (64 MiB) when MaxBuffered <= 0. A request whose
+	// body would pass it is answered with 503 Service Unavailable and
+	// Retry-After, so that clients that send large bodies slowly cannot
+	// hold one MaxBody each for as long as the read timeout lets them.
+	// Bodies up to 64 KiB, read into pooled buffers, do not count.
+	MaxBuffered int64
+
 	// ReadTimeout bounds the time to read a request's body, from when the
 	// handler starts to read it; a body not read by then is answered with
 	// 408. It protects a server whose http.Server has no ReadTimeout, under
@@ -130,6 +145,21 @@ type Handler struct {
 	// SessionPrefix is empty every request goes to Server.
 	Sessions      *jsonrpc.Sessions
 	SessionPrefix string
+
+	buffered atomic.Pointer[budget.Budget] // MaxBuffered, made on first use
+}
+
+// budget returns the handler's MaxBuffered budget, made on first use.
+func (h *Handler) budget() *budget.Budget {
+	if b := h.buffered.Load(); b != nil {
+		return b
+	}
+	n := h.MaxBuffered
+	if n <= 0 {
+		n = DefaultMaxBuffered
+	}
+	h.buffered.CompareAndSwap(nil, budget.New(n))
+	return h.buffered.Load()
 }
 
 // ServeHTTP answers one HTTP request as described in Handler's
@@ -170,7 +200,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	deadline := h.readDeadline(w, r)
 
 	x := httpExchanges.Get().(*httpExchange)
-	req, err := readBody(x.buf[:0], body, r.ContentLength)
+	b := h.budget()
+	req, taken, err := readBody(x.buf[:0], body, r.ContentLength, b)
+	defer b.Give(taken) // once the answer is written and the buffer let go
 	x.buf = req
 	if deadline != nil {
 		deadline.SetReadDeadline(time.Time{})
@@ -179,6 +211,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		putExchange(x)
 		var tooLarge *http.MaxBytesError
 		switch {
+		case errors.Is(err, errBusy):
+			if r.ProtoMajor == 1 {
+				w.Header().Set("Connection", "close") // the body stays unread
+			}
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "jsonrpc: server busy with large requests; try again", http.StatusServiceUnavailable)
 		case errors.As(err, &tooLarge):
 			bodyTooLarge(w, limit)
 		case errors.Is(err, os.ErrDeadlineExceeded):
@@ -246,27 +284,39 @@ func bodyTooLarge(w http.ResponseWriter, limit int64) {
 
 // readBody appends the body to buf and returns it. contentLength, when not
 // negative, is the length the body has (the net/http server enforces it).
-func readBody(buf []byte, body io.Reader, contentLength int64) ([]byte, error) {
+func readBody(buf []byte, body io.Reader, contentLength int64, b *budget.Budget) ([]byte, int64, error) {
 	if contentLength >= 0 {
 		// Room for the body and the read that reports EOF; past
 		// maxHTTPBuffer the buffer grows as data arrives, so that a
 		// claimed length costs no memory before the bytes come.
 		buf = slices.Grow(buf, int(min(contentLength+1, maxHTTPBuffer)))
 	}
+	var taken int64 // from b, for the buffer's room past maxHTTPBuffer
 	for {
 		if len(buf) == cap(buf) {
-			buf = grow(buf, contentLength)
+			next := grow(buf, contentLength)
+			if need := int64(max(cap(next)-maxHTTPBuffer, 0)) - taken; need > 0 {
+				if !b.Take(need) {
+					return buf, taken, errBusy
+				}
+				taken += need
+			}
+			buf = next
 		}
 		m, err := body.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+m]
 		if err == io.EOF {
-			return buf, nil
+			return buf, taken, nil
 		}
 		if err != nil {
-			return buf, err
+			return buf, taken, err
 		}
 	}
 }
+
+// errBusy is readBody's error when the handler's MaxBuffered has no room
+// for the body.
+var errBusy = errors.New("jsonrpc: MaxBuffered spent")
 
 // grow returns full with room for more: twice its capacity, but no more than
 // the body's length and the read that reports EOF when contentLength (not

@@ -811,3 +811,63 @@ func (w *httpDiscardWriter) Write(p []byte) (int, error) {
 
 // handler serves srv with every default.
 func handler(srv *jsonrpc.Server) http.Handler { return &httprpc.Handler{Server: srv} }
+
+// MaxBuffered bounds the memory of large bodies being read over all the
+// handler's requests: a request whose body would pass it is answered with
+// 503 and Retry-After at once, small bodies are served meanwhile, and the
+// room comes back when the large bodies are answered.
+func TestHTTPMaxBuffered(t *testing.T) {
+	t.Parallel()
+	h := &httprpc.Handler{Server: demo.NewServer(), MaxBuffered: 512 << 10}
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	c := httpClientOf(ts)
+
+	// Two stalled bodies of 300 KiB take most of the budget while they are
+	// read.
+	req := httpPaddedRequest(t, 300<<10)
+	var stalled []*httpStallingBody
+	answers := make(chan httpAnswer, 2)
+	for range 2 {
+		b := &httpStallingBody{data: []byte(req[:250<<10]), release: make(chan struct{})}
+		stalled = append(stalled, b)
+		r, err := http.NewRequest(http.MethodPost, ts.URL, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Header.Set("Content-Type", "application/json")
+		r.ContentLength = int64(len(req))
+		go func() {
+			a, _ := httpTry(c, r)
+			answers <- a
+		}()
+	}
+	// A third large body finds no room: 503, at once.
+	deadline := time.Now().Add(httpWait)
+	for {
+		a := httpPostJSON(t, c, ts.URL, httpPaddedRequest(t, 200<<10))
+		if a.status == http.StatusServiceUnavailable {
+			if a.header.Get("Retry-After") == "" {
+				t.Error("503 without Retry-After")
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a large body beside two stalled ones was answered %d, want 503", a.status)
+		}
+		time.Sleep(10 * time.Millisecond) // the stalled bodies are still arriving
+	}
+	// A small one is served meanwhile.
+	httpCheckRPC(t, "small beside stalled", httpPostJSON(t, c, ts.URL, demo.Requests[0]), `{"jsonrpc":"2.0","result":3.75,"id":1}`)
+	for _, b := range stalled {
+		close(b.release)
+	}
+	for range 2 {
+		httpWaitFor(t, "a stalled request's answer", answers)
+	}
+	// The room is back.
+	big := httpPaddedRequest(t, 300<<10)
+	if a := httpPostJSON(t, c, ts.URL, big); a.status != http.StatusOK {
+		t.Errorf("a large body after the stalled ones ended: status %d, want 200", a.status)
+	}
+}
