@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/budget"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
@@ -38,12 +39,15 @@ type conn struct {
 	reply func([]byte) // replyInline or replyConcurrent, bound once
 
 	// Read side, used by the read goroutine only.
-	starter     starter   // rd, when it tells when a message begins
-	newRead     bool      // a Read of the next message has started; no read from rwc yet
-	newMsg      bool      // without a starter: no byte of the next message has been read
-	msgDeadline time.Time // when the message being read must be complete; set under dmu
-	ahead       bool      // reading ahead while a suspended call runs (Inline)
-	inCall      []byte    // the message ProcessAsync is handling on this goroutine
+	starter     starter        // rd, when it tells when a message begins
+	newRead     bool           // a Read of the next message has started; no read from rwc yet
+	newMsg      bool           // without a starter: no byte of the next message has been read
+	msgDeadline time.Time      // when the message being read must be complete; set under dmu
+	ahead       bool           // reading ahead while a suspended call runs (Inline)
+	buffered    *budget.Budget // the Server's MaxBuffered
+	sinceMsg    int64          // bytes read for the message being read
+	taken       int64          // of them, taken from buffered
+	inCall      []byte         // the message ProcessAsync is handling on this goroutine
 
 	// Inline ordering.
 	calls   uint64        // ProcessAsync calls made, times two
@@ -98,6 +102,7 @@ func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, st setti
 	}
 	c.ctx, c.cancel = context.WithCancel(transport.WithContextValue(parent, rwc))
 	c.stopAf = context.AfterFunc(parent, func() { c.close(parent.Err()) })
+	c.buffered = s.gatesBudget()
 	c.rd = st.framing.NewReader(connReader{c}, st.maxMessage)
 	c.starter, _ = c.rd.(starter)
 	c.wr = st.framing.NewWriter(connWriter{c})
@@ -120,7 +125,10 @@ func (c *conn) serve() error {
 		c.flusherDone = make(chan struct{})
 		go c.flusher(c.flusherDone)
 	}
-	return c.finish(c.readLoop())
+	err := c.readLoop()
+	c.buffered.Give(c.taken) // the message being read, if any, is dropped
+	c.taken = 0
+	return c.finish(err)
 }
 
 // finish ends the connection after its read loop returned err: it waits for
@@ -167,7 +175,7 @@ func (c *conn) finish(err error) error {
 // framing or its limit), after which the peer may still be sending.
 func serverEnds(err error) bool {
 	var tl *TooLargeError
-	return errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, ErrMalformed) || errors.As(err, &tl)
+	return errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, ErrMalformed) || errors.As(err, &tl) || errors.Is(err, errBusy)
 }
 
 func (c *conn) readLoop() error {
@@ -203,6 +211,9 @@ func (c *conn) readLoop() error {
 				if tl.Recoverable {
 					continue
 				}
+			}
+			if errors.Is(err, errBusy) {
+				c.writeOwn(transport.AppendError(nil, errBusyAnswer, nil))
 			}
 			if c.stopping.Load() {
 				return errStopping
@@ -315,6 +326,9 @@ func (c *conn) await() (msg []byte, err error, pending bool) {
 func (c *conn) startRead() {
 	c.newRead = true
 	c.newMsg = c.rd.Buffered() == 0
+	// The message before is answered or copied: its bytes leave the budget.
+	c.buffered.Give(c.taken)
+	c.taken, c.sinceMsg = 0, int64(c.rd.Buffered())
 }
 
 // begun reports whether the message being read has begun: a byte of it
@@ -628,8 +642,34 @@ func (r connReader) Read(p []byte) (int, error) {
 	}
 	n, err := r.c.rwc.Read(p)
 	r.c.afterRead(n)
+	if err == nil && !r.c.account(n) {
+		err = errBusy
+	}
 	return n, err
 }
+
+// account counts n more bytes read for the message being read and takes
+// what passes budget.Small of them from the Server's MaxBuffered; false
+// means the budget has no room.
+func (c *conn) account(n int) bool {
+	c.sinceMsg += int64(n)
+	need := max(c.sinceMsg-budget.Small, 0) - c.taken
+	if need <= 0 {
+		return true
+	}
+	if !c.buffered.Take(need) {
+		return false
+	}
+	c.taken += need
+	return true
+}
+
+// errBusy is the read error of a message for which the Server's
+// MaxBuffered has no room.
+var errBusy = errors.New("stream: MaxBuffered spent")
+
+// errBusyAnswer answers a message refused for errBusy.
+var errBusyAnswer = jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("server busy: too many large messages at once")
 
 // connWriter is the io.Writer under the framing's Writer.
 type connWriter struct{ c *conn }

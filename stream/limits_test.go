@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"runtime"
@@ -506,5 +507,74 @@ func TestPanicStaysInCall(t *testing.T) {
 		if strings.Count(got, "-32603") != 2 || !strings.Contains(got, `"result":1,"id":3`) {
 			t.Fatalf("%v: got %s", order, got)
 		}
+	}
+}
+
+// MaxBuffered bounds the memory of large messages being read over all the
+// Server's connections: a connection whose message would pass it is
+// answered with the busy error and closed, the others are served, and the
+// room comes back when the large messages end.
+func TestMaxBuffered(t *testing.T) {
+	leakCheck(t)
+	for _, tr := range transports {
+		t.Run(tr, func(t *testing.T) {
+			srv := &Server{Server: demo.NewServer(), MaxBuffered: 512 << 10}
+			dial := serverOn(t, srv, tr)
+			head := `{"jsonrpc":"2.0","method":"echo","params":["`
+			line := func(n int) string { return head + strings.Repeat("x", n) + `"],"id":1}` }
+			// Two connections each hold about 236 KiB of the budget with a
+			// message they do not finish.
+			var stalled []*client
+			for range 2 {
+				c := newClient(t, dial(), Line)
+				c.conn.SetWriteDeadline(time.Now().Add(wait))
+				if _, err := io.WriteString(c.conn, line(300 << 10)[:300<<10]); err != nil {
+					t.Fatal(err)
+				}
+				stalled = append(stalled, c)
+			}
+			// Once the server has read them, a third large message finds
+			// no room.
+			for deadline := time.Now().Add(wait); srv.gatesBudget().Used() < 2*(300<<10-64<<10); {
+				if time.Now().After(deadline) {
+					t.Fatalf("the stalled messages hold %d bytes of the budget", srv.gatesBudget().Used())
+				}
+				time.Sleep(time.Millisecond)
+			}
+			busy := newClient(t, dial(), Line)
+			errc := busy.sendAsync(line(200 << 10))
+			got := busy.recv()
+			if !strings.Contains(got, `"code":-32005`) || !strings.Contains(got, "server busy") {
+				t.Fatalf("a large message beside two stalled ones: %.100s, want the busy error", got)
+			}
+			busy.expectEOF()
+			<-errc
+			// Small messages are served meanwhile.
+			small := newClient(t, dial(), Line)
+			small.send(call("echo", 7, `["y"]`))
+			if got := small.recv(); got != `{"jsonrpc":"2.0","result":"y","id":7}` {
+				t.Fatalf("small: %s", got)
+			}
+			// The stalled connections go; the room comes back.
+			for _, c := range stalled {
+				c.conn.Close()
+			}
+			deadline := time.Now().Add(wait)
+			for {
+				big := newClient(t, dial(), Line)
+				errc := big.sendAsync(line(200 << 10))
+				got := big.recv()
+				<-errc
+				big.conn.Close()
+				if strings.Contains(got, `"result"`) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("a large message after the stalled connections closed: %.100s", got)
+				}
+				time.Sleep(10 * time.Millisecond) // the server has not seen them close yet
+			}
+			small.conn.Close()
+		})
 	}
 }

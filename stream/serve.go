@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/budget"
 )
 
 // ErrServerClosed is returned by Serve and ServeConn after Shutdown or Close.
@@ -59,6 +60,7 @@ const (
 	// systemd) with room for the rest of the program; and it matches the
 	// default of jsonrpc.Limits.MaxRunning, one waiting call per connection.
 	DefaultMaxConns     = 4096
+	DefaultMaxBuffered  = 64 << 20
 	DefaultMaxInFlight  = 64
 	DefaultIdleTimeout  = 2 * time.Minute
 	DefaultReadTimeout  = 30 * time.Second
@@ -104,6 +106,15 @@ type Server struct {
 	// connection, since it cannot find the end. Nothing is ever allocated
 	// from a length the peer declares beyond it.
 	MaxMessage int
+
+	// MaxBuffered bounds the memory that messages larger than 64 KiB hold
+	// while they are read, over all the Server's connections together;
+	// <= 0 means DefaultMaxBuffered (64 MiB). A message that would pass it
+	// is answered with CodeLimitExceeded ("server busy", id null) and its
+	// connection closed, so that peers that send large messages slowly
+	// cannot hold MaxConns × MaxMessage bytes between them. Messages up to
+	// 64 KiB do not count.
+	MaxBuffered int
 
 	// MaxConns is how many connections the Server serves at once, over all
 	// its listeners and ServeConn calls; <= 0 means DefaultMaxConns (4096).
@@ -172,8 +183,9 @@ type Server struct {
 	closing   bool // Shutdown or Close was called
 	listeners map[net.Listener]struct{}
 	conns     map[*conn]struct{}
-	slots     chan struct{} // one element per connection served (MaxConns); made on first use
-	closed    chan struct{} // closed by Shutdown and Close; made with slots
+	slots     chan struct{}  // one element per connection served (MaxConns); made on first use
+	closed    chan struct{}  // closed by Shutdown and Close; made with slots
+	buffered  *budget.Budget // MaxBuffered; made with slots
 }
 
 // settings are a Server's fields with the defaults applied.
@@ -282,6 +294,14 @@ func (s *Server) Serve(l net.Listener) error {
 	}
 }
 
+// gatesBudget returns the Server's MaxBuffered budget, made with the gates.
+func (s *Server) gatesBudget() *budget.Budget {
+	s.gates()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buffered
+}
+
 // gates returns the Server's connection slots and the channel that
 // Shutdown and Close close, making them on first use.
 func (s *Server) gates() (slots chan struct{}, closed chan struct{}) {
@@ -294,6 +314,7 @@ func (s *Server) gates() (slots chan struct{}, closed chan struct{}) {
 		}
 		s.slots = make(chan struct{}, n)
 		s.closed = make(chan struct{})
+		s.buffered = budget.New(int64(orDefaultInt(s.MaxBuffered, DefaultMaxBuffered)))
 		if s.closing {
 			close(s.closed)
 		}
@@ -465,4 +486,11 @@ func (s *Server) logf(format string, args ...any) {
 	if s.ErrorLog != nil {
 		s.ErrorLog.Printf(format, args...)
 	}
+}
+
+func orDefaultInt(n, def int) int {
+	if n <= 0 {
+		return def
+	}
+	return n
 }

@@ -40,6 +40,9 @@ var attacks = []attack{
 	{"stalled-bodies", "100 HTTP requests that send all of a large body but its last byte", func(ctx context.Context, a addrs) (string, error) {
 		return holdConns(ctx, a.http, 100, stalledBody)
 	}},
+	{"stalled-tcp", "100 TCP connections that send all of a large message but its last byte", func(ctx context.Context, a addrs) (string, error) {
+		return holdConns(ctx, a.tcp, 100, stalledLine)
+	}},
 	{"stalled-ws", "100 WebSocket connections that send all of a large message but its last byte", func(ctx context.Context, a addrs) (string, error) {
 		return holdConns(ctx, a.http, 100, stalledWS)
 	}},
@@ -217,6 +220,15 @@ func stalledBody(c net.Conn) error {
 	head := fmt.Sprintf("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", n)
 	c.SetWriteDeadline(time.Now().Add(10 * time.Second))
 	_, err := io.WriteString(c, head+body[:len(body)-1])
+	return err
+}
+
+// stalledLine sends a line of 4 MiB minus one byte without its newline.
+func stalledLine(c net.Conn) error {
+	const n = 4<<20 - 2
+	head := `{"jsonrpc":"2.0","method":"echo","params":["`
+	c.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	_, err := io.WriteString(c, head+strings.Repeat("x", n-len(head)))
 	return err
 }
 
