@@ -649,11 +649,12 @@ func (r connReader) Read(p []byte) (int, error) {
 }
 
 // account counts n more bytes read for the message being read and takes
-// what passes budget.Small of them from the Server's MaxBuffered; false
-// means the budget has no room.
+// what passes budget.Small of them from the Server's MaxBuffered, twice:
+// the framing's buffer, which grows by doubling as the bytes arrive, holds
+// up to twice what it read. false means the budget has no room.
 func (c *conn) account(n int) bool {
 	c.sinceMsg += int64(n)
-	need := max(c.sinceMsg-budget.Small, 0) - c.taken
+	need := 2*max(c.sinceMsg-budget.Small, 0) - c.taken
 	if need <= 0 {
 		return true
 	}

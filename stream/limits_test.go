@@ -518,12 +518,12 @@ func TestMaxBuffered(t *testing.T) {
 	leakCheck(t)
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
-			srv := &Server{Server: demo.NewServer(), MaxBuffered: 512 << 10}
+			srv := &Server{Server: demo.NewServer(), MaxBuffered: 1 << 20}
 			dial := serverOn(t, srv, tr)
 			head := `{"jsonrpc":"2.0","method":"echo","params":["`
 			line := func(n int) string { return head + strings.Repeat("x", n) + `"],"id":1}` }
-			// Two connections each hold about 236 KiB of the budget with a
-			// message they do not finish.
+			// Two connections each hold about 472 KiB of the budget (twice
+			// what they sent past 64 KiB) with a message they do not finish.
 			var stalled []*client
 			for range 2 {
 				c := newClient(t, dial(), Line)
@@ -535,7 +535,7 @@ func TestMaxBuffered(t *testing.T) {
 			}
 			// Once the server has read them, a third large message finds
 			// no room.
-			for deadline := time.Now().Add(wait); srv.gatesBudget().Used() < 2*(300<<10-64<<10); {
+			for deadline := time.Now().Add(wait); srv.gatesBudget().Used() < 4*(300<<10-64<<10); {
 				if time.Now().After(deadline) {
 					t.Fatalf("the stalled messages hold %d bytes of the budget", srv.gatesBudget().Used())
 				}

@@ -108,8 +108,9 @@ type Server struct {
 	MaxMessage int
 
 	// MaxBuffered bounds the memory that messages larger than 64 KiB hold
-	// while they are read, over all the Server's connections together;
-	// <= 0 means DefaultMaxBuffered (64 MiB). A message that would pass it
+	// while they are read, over all the Server's connections together,
+	// counting twice the bytes read past 64 KiB (a buffer that grows as
+	// they arrive holds up to that); <= 0 means DefaultMaxBuffered (64 MiB). A message that would pass it
 	// is answered with CodeLimitExceeded ("server busy", id null) and its
 	// connection closed, so that peers that send large messages slowly
 	// cannot hold MaxConns × MaxMessage bytes between them. Messages up to
