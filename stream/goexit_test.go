@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -31,27 +30,7 @@ func goexitServer() *jsonrpc.Server {
 // waited for; the cleanup closes s, which ends the connection.
 func goexitConn(t *testing.T, s *Server, tr string) net.Conn {
 	t.Helper()
-	var cc, sc net.Conn
-	switch tr {
-	case "pipe":
-		cc, sc = net.Pipe()
-	default:
-		addr := "127.0.0.1:0"
-		if tr == "unix" {
-			addr = filepath.Join(t.TempDir(), "s")
-		}
-		l, err := net.Listen(tr, addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		if cc, err = net.Dial(tr, l.Addr().String()); err != nil {
-			t.Fatal(err)
-		}
-		if sc, err = l.Accept(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	cc, sc := connPair(t, tr)
 	go s.ServeConn(context.Background(), sc)
 	t.Cleanup(func() { s.Close(); cc.Close() })
 	return cc

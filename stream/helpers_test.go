@@ -202,3 +202,31 @@ func eachOrderAndTransport(t *testing.T, f func(t *testing.T, order Ordering, tr
 		}
 	}
 }
+
+// connPair returns the client's and the server's ends of a connection over
+// the transport ("pipe", "tcp" or "unix").
+func connPair(t *testing.T, tr string) (client, server net.Conn) {
+	t.Helper()
+	var cc, sc net.Conn
+	switch tr {
+	case "pipe":
+		cc, sc = net.Pipe()
+	default:
+		addr := "127.0.0.1:0"
+		if tr == "unix" {
+			addr = filepath.Join(t.TempDir(), "s")
+		}
+		l, err := net.Listen(tr, addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		if cc, err = net.Dial(tr, l.Addr().String()); err != nil {
+			t.Fatal(err)
+		}
+		if sc, err = l.Accept(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return cc, sc
+}

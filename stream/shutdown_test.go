@@ -239,27 +239,7 @@ func TestShutdownRefusesRead(t *testing.T) {
 // server's end wrapped in a stopSpy.
 func spyPair(t *testing.T, tr string) (net.Conn, *stopSpy) {
 	t.Helper()
-	var cc, sc net.Conn
-	switch tr {
-	case "pipe":
-		cc, sc = net.Pipe()
-	default:
-		addr := "127.0.0.1:0"
-		if tr == "unix" {
-			addr = filepath.Join(t.TempDir(), "s")
-		}
-		l, err := net.Listen(tr, addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		if cc, err = net.Dial(tr, l.Addr().String()); err != nil {
-			t.Fatal(err)
-		}
-		if sc, err = l.Accept(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	cc, sc := connPair(t, tr)
 	t.Cleanup(func() { cc.Close(); sc.Close() })
 	return cc, &stopSpy{Conn: sc, stopped: make(chan struct{})}
 }
