@@ -143,6 +143,11 @@ func (s *Server) bind(name string, fn any, mc *methodConfig, recv reflect.Value,
 	if err := checkName(name); err != nil {
 		return nil, err
 	}
+	return s.build(name, fn, mc, recv, resolve)
+}
+
+// build binds fn as the method name, whose name has been checked.
+func (s *Server) build(name string, fn any, mc *methodConfig, recv reflect.Value, resolve func(context.Context) (reflect.Value, error)) (*method, error) {
 	f, err := bind.Build(fn, bind.Options{
 		Names:    mc.names,
 		Defaults: mc.defaults,

@@ -14,6 +14,12 @@
 //	    -d '{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}' http://127.0.0.1:8080/
 //	{"jsonrpc":"2.0","result":3,"id":1}
 //
+// It answers rpc.discover with the OpenRPC document of its methods:
+//
+//	$ curl -s -H 'Content-Type: application/json' \
+//	    -d '{"jsonrpc":"2.0","method":"rpc.discover","id":1}' http://127.0.0.1:8080/
+//	{"jsonrpc":"2.0","result":{"openrpc":"1.3.2","info":{"title":"jsonrpcd demo services",...
+//
 // With -stdio it serves standard input and output instead, one request or
 // batch per line, one response per line; notifications get no line:
 //
@@ -73,6 +79,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
 	"github.com/jsonrpc-go/jsonrpc/httprpc"
+	"github.com/jsonrpc-go/jsonrpc/openrpc"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 	"github.com/jsonrpc-go/jsonrpc/ws"
 )
@@ -95,6 +102,13 @@ const (
 	maxHeaderBytes    = 64 << 10         // an HTTP request's headers
 )
 
+// discoveryInfo heads the OpenRPC document that rpc.discover answers.
+var discoveryInfo = openrpc.Info{
+	Title:       "jsonrpcd demo services",
+	Description: "The calculator of JSON-RPC.NET's benchmark, the example methods of the JSON-RPC 2.0 specification, echo, sleep and repeat.",
+	Version:     "1.0.0",
+}
+
 // run serves until ctx ends (or, with -stdio, until the input ends) and
 // returns the exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -103,6 +117,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return status
 	}
 	srv := demo.NewServer()
+	if err := openrpc.Register(srv, discoveryInfo); err != nil {
+		fmt.Fprintln(stderr, "jsonrpcd:", err)
+		return 1
+	}
 	if cfg.stdio {
 		return serveStdio(ctx, srv, stdin, stdout, stderr, cfg.maxMessage)
 	}

@@ -46,6 +46,37 @@ func TestStdio(t *testing.T) {
 	}
 }
 
+func TestDiscover(t *testing.T) {
+	var out, errOut bytes.Buffer
+	in := `{"jsonrpc":"2.0","method":"rpc.discover","id":1}` + "\n"
+	if code := run(context.Background(), []string{"-stdio"}, strings.NewReader(in), &out, &errOut); code != 0 {
+		t.Fatalf("status %d: %s", code, errOut.String())
+	}
+	var resp struct {
+		Result struct {
+			OpenRPC string `json:"openrpc"`
+			Info    struct{ Title string }
+			Methods []struct {
+				Name           string
+				ParamStructure string
+			}
+		}
+		ID int
+	}
+	if err := json.Unmarshal(out.Bytes(), &resp); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	r := resp.Result
+	if r.OpenRPC != "1.3.2" || r.Info.Title != "jsonrpcd demo services" || resp.ID != 1 || len(r.Methods) != 14 {
+		t.Errorf("rpc.discover: %s", out.String())
+	}
+	for _, m := range r.Methods {
+		if m.Name == "subtract" && m.ParamStructure != "either" {
+			t.Errorf("subtract: %+v", m)
+		}
+	}
+}
+
 func TestFlags(t *testing.T) {
 	for _, args := range [][]string{{"extra"}, {"-nope"}, {"-http", "", "-tcp", ""}, {"-max-conns", "0"}, {"-idle-timeout", "-1s"}} {
 		if code := run(context.Background(), args, strings.NewReader(""), io.Discard, io.Discard); code != 2 {

@@ -1,0 +1,46 @@
+package jsonrpc
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/registry"
+)
+
+// The root package hands package openrpc what registration knows through
+// internal/registry, so that describing a server adds nothing to this
+// package's API nor to its request path.
+func init() {
+	registry.Methods = func(srv any) []registry.Method { return srv.(*Server).describe() }
+	registry.RegisterReserved = func(srv any, name string, fn any) error {
+		return srv.(*Server).registerReserved(name, fn)
+	}
+}
+
+// describe lists the registered methods with what their binding knows.
+func (s *Server) describe() []registry.Method {
+	t := s.methods.Load()
+	if t == nil {
+		return nil
+	}
+	ms := make([]registry.Method, 0, len(t.byName))
+	for _, m := range t.byName {
+		ms = append(ms, registry.Method{Name: m.name, Blocking: m.blocking, Func: m.fn.Info()})
+	}
+	return ms
+}
+
+// registerReserved registers fn under a name of the "rpc." prefix, which
+// Register refuses, for the protocol's own methods (rpc.discover).
+func (s *Server) registerReserved(name string, fn any) error {
+	if !strings.HasPrefix(name, "rpc.") || len(name) == len("rpc.") || !utf8.ValidString(name) {
+		return fmt.Errorf("%w %q: not a reserved method name", ErrInvalidMethod, name)
+	}
+	m, err := s.build(name, fn, &methodConfig{}, reflect.Value{}, nil)
+	if err != nil {
+		return err
+	}
+	return s.add(m)
+}
