@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"strings"
@@ -77,14 +78,19 @@ func shutdownRound(t *testing.T, round int) {
 	s := startServing(t, srv.Server)
 
 	type result struct {
-		keys []string
-		err  error
+		keys    []string // answered with their results
+		refused []string // answered "server shutting down": read, not started
+		err     error
 	}
 	results := make(chan result, 2*conns)
 	collect := func(proto string, c net.Conn, answers [][]byte, err error) {
 		c.Close()
 		r := result{err: err}
 		for _, a := range answers {
+			if id, ok := refusedAtShutdown(a); ok {
+				r.refused = append(r.refused, id)
+				continue
+			}
 			res, id, err := resultOf(a)
 			if err == nil && res != id {
 				err = fmt.Errorf("result %q for id %q", res, id)
@@ -153,7 +159,7 @@ func shutdownRound(t *testing.T, round int) {
 	}
 	close(srv.release)
 
-	received := map[string]bool{}
+	received, refused := map[string]bool{}, map[string]bool{}
 	for range 2 * conns {
 		r := <-results
 		if r.err != nil {
@@ -161,6 +167,9 @@ func shutdownRound(t *testing.T, round int) {
 		}
 		for _, k := range r.keys {
 			received[k] = true
+		}
+		for _, k := range r.refused {
+			refused[k] = true
 		}
 	}
 	status, took := s.stop(t)
@@ -174,7 +183,12 @@ func shutdownRound(t *testing.T, round int) {
 	defer srv.mu.Unlock()
 	for k := range srv.started {
 		if !received[k] {
-			t.Errorf("round %d: call %s started and was not answered", round, k)
+			t.Errorf("round %d: call %s started and was not answered with its result", round, k)
+		}
+	}
+	for k := range refused {
+		if srv.started[k] {
+			t.Errorf("round %d: call %s started and was answered as not started", round, k)
 		}
 	}
 	for k := range received {
@@ -244,4 +258,17 @@ func TestShutdownBound(t *testing.T) {
 		t.Errorf("serveNetwork returned %v after its context ended, bound %v", took, bound)
 	}
 	t.Logf("returned %v after the context ended, bound %v", took, bound)
+}
+
+// refusedAtShutdown reports whether b is the answer to a request that the
+// server read but did not start because it was shutting down, and its id.
+func refusedAtShutdown(b []byte) (string, bool) {
+	var r struct {
+		ID    string
+		Error *jsonrpc.Error
+	}
+	if json.Unmarshal(b, &r) != nil || r.Error == nil {
+		return "", false
+	}
+	return r.ID, r.Error.Code == jsonrpc.CodeLimitExceeded && string(r.Error.Data) == `"server shutting down"`
 }
