@@ -242,6 +242,8 @@ func TestHTTPContentType(t *testing.T) {
 type httpStallingBody struct {
 	data    []byte
 	release chan struct{}
+	waiting chan struct{} // when not nil, closed when a Read first blocks
+	blocked bool          // waiting is closed
 }
 
 func (b *httpStallingBody) Read(p []byte) (int, error) {
@@ -249,6 +251,10 @@ func (b *httpStallingBody) Read(p []byte) (int, error) {
 		n := copy(p, b.data)
 		b.data = b.data[n:]
 		return n, nil
+	}
+	if b.waiting != nil && !b.blocked {
+		b.blocked = true
+		close(b.waiting)
 	}
 	<-b.release
 	return 0, errors.New("stalled body released")
@@ -815,59 +821,50 @@ func handler(srv *jsonrpc.Server) http.Handler { return &httprpc.Handler{Server:
 // MaxBuffered bounds the memory of large bodies being read over all the
 // handler's requests: a request whose body would pass it is answered with
 // 503 and Retry-After at once, small bodies are served meanwhile, and the
-// room comes back when the large bodies are answered.
+// room comes back when the large bodies are answered. The requests go to
+// ServeHTTP directly, so that what the handler has read is known.
 func TestHTTPMaxBuffered(t *testing.T) {
 	t.Parallel()
 	h := &httprpc.Handler{Server: demo.NewServer(), MaxBuffered: 512 << 10}
-	ts := httptest.NewServer(h)
-	defer ts.Close()
-	c := httpClientOf(ts)
-
-	// Two stalled bodies of 300 KiB take most of the budget while they are
-	// read.
-	req := httpPaddedRequest(t, 300<<10)
-	var stalled []*httpStallingBody
-	answers := make(chan httpAnswer, 2)
-	for range 2 {
-		b := &httpStallingBody{data: []byte(req[:250<<10]), release: make(chan struct{})}
-		stalled = append(stalled, b)
-		r, err := http.NewRequest(http.MethodPost, ts.URL, b)
-		if err != nil {
-			t.Fatal(err)
-		}
+	post := func(body io.Reader, length int) *http.Request {
+		r := httptest.NewRequest(http.MethodPost, "/", body)
 		r.Header.Set("Content-Type", "application/json")
-		r.ContentLength = int64(len(req))
-		go func() {
-			a, _ := httpTry(c, r)
-			answers <- a
-		}()
+		r.ContentLength = int64(length)
+		return r
 	}
-	// A third large body finds no room: 503, at once.
-	deadline := time.Now().Add(httpWait)
-	for {
-		a := httpPostJSON(t, c, ts.URL, httpPaddedRequest(t, 200<<10))
-		if a.status == http.StatusServiceUnavailable {
-			if a.header.Get("Retry-After") == "" {
-				t.Error("503 without Retry-After")
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("a large body beside two stalled ones was answered %d, want 503", a.status)
-		}
-		time.Sleep(10 * time.Millisecond) // the stalled bodies are still arriving
+	// Two bodies of 300 KiB stall after 250 KiB, each then holding about
+	// 192 KiB of the budget: what its buffer grew to past 64 KiB.
+	req := httpPaddedRequest(t, 300<<10)
+	var wg sync.WaitGroup
+	var stalled []*httpStallingBody
+	for range 2 {
+		waiting := make(chan struct{})
+		b := &httpStallingBody{data: []byte(req[:250<<10]), release: make(chan struct{}), waiting: waiting}
+		stalled = append(stalled, b)
+		wg.Go(func() { h.ServeHTTP(httptest.NewRecorder(), post(b, len(req))) })
+		httpWaitFor(t, "the handler to read a stalled body's bytes", waiting)
+	}
+	// A third large body finds no room.
+	w := httptest.NewRecorder()
+	big := httpPaddedRequest(t, 200<<10)
+	h.ServeHTTP(w, post(strings.NewReader(big), len(big)))
+	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" {
+		t.Fatalf("a large body beside two stalled ones: %d, Retry-After %q; want 503 with Retry-After", w.Code, w.Header().Get("Retry-After"))
 	}
 	// A small one is served meanwhile.
-	httpCheckRPC(t, "small beside stalled", httpPostJSON(t, c, ts.URL, demo.Requests[0]), `{"jsonrpc":"2.0","result":3.75,"id":1}`)
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, post(strings.NewReader(demo.Requests[0]), len(demo.Requests[0])))
+	if w.Code != http.StatusOK || w.Body.String() != `{"jsonrpc":"2.0","result":3.75,"id":1}` {
+		t.Fatalf("small beside stalled: %d %s", w.Code, w.Body)
+	}
+	// The stalled requests end; the room is back.
 	for _, b := range stalled {
 		close(b.release)
 	}
-	for range 2 {
-		httpWaitFor(t, "a stalled request's answer", answers)
-	}
-	// The room is back.
-	big := httpPaddedRequest(t, 300<<10)
-	if a := httpPostJSON(t, c, ts.URL, big); a.status != http.StatusOK {
-		t.Errorf("a large body after the stalled ones ended: status %d, want 200", a.status)
+	wg.Wait()
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, post(strings.NewReader(req), len(req)))
+	if w.Code != http.StatusOK {
+		t.Errorf("a large body after the stalled ones ended: %d, want 200", w.Code)
 	}
 }
