@@ -58,6 +58,11 @@
 //		connection with no call running (default 2m; 0 disables)
 //	-shutdown-timeout D
 //		bound of the graceful shutdown (default 10s)
+//	-memory-limit MiB
+//		soft limit of the Go runtime's memory (debug.SetMemoryLimit), so
+//		that the collector frees what attacks leave behind before the
+//		process grows past it (default 192; 0 leaves the runtime's default;
+//		the GOMEMLIMIT environment variable, when set, wins)
 //
 // The HTTP server also reads a request's headers within 10 s (or the read
 // timeout, when shorter) and refuses headers over 64 KiB with 431.
@@ -73,6 +78,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -97,6 +103,7 @@ const (
 	defaultWriteTimeout    = 30 * time.Second // writing an answer
 	defaultIdleTimeout     = 2 * time.Minute  // a connection with nothing in flight
 	defaultShutdownTimeout = 10 * time.Second // the graceful shutdown
+	defaultMemoryLimit     = 192              // MiB: the runtime's soft memory limit
 
 	readHeaderTimeout = 10 * time.Second // reading an HTTP request's headers, at most
 	maxHeaderBytes    = 64 << 10         // an HTTP request's headers
@@ -115,6 +122,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	cfg, status, ok := parseFlags(args, stderr)
 	if !ok {
 		return status
+	}
+	if cfg.memoryLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(cfg.memoryLimit << 20)
 	}
 	srv := demo.NewServer()
 	if err := openrpc.Register(srv, discoveryInfo); err != nil {
@@ -136,6 +146,7 @@ type config struct {
 
 	readTimeout, writeTimeout, idleTimeout time.Duration // 0: none
 	shutdownTimeout                        time.Duration
+	memoryLimit                            int64 // MiB; 0: the runtime's default
 }
 
 // parseFlags reads the command line. ok is false when the command is to
@@ -153,8 +164,9 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.DurationVar(&cfg.writeTimeout, "write-timeout", defaultWriteTimeout, "time to write an answer; over HTTP from the end of the request's headers, with the read timeout added: it bounds the call too; 0 disables")
 	fs.DurationVar(&cfg.idleTimeout, "idle-timeout", defaultIdleTimeout, "how long a connection with nothing in flight stays open; 0 disables")
 	fs.DurationVar(&cfg.shutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "bound of the graceful shutdown, after which the connections left are closed")
+	fs.Int64Var(&cfg.memoryLimit, "memory-limit", defaultMemoryLimit, "soft limit of the runtime's memory, in `MiB` (0: the runtime's default; GOMEMLIMIT wins)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-stdio] [-max-message N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D]\n\n")
+		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-stdio] [-max-message N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-memory-limit MiB]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

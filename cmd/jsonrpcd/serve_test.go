@@ -213,3 +213,20 @@ func readLines(c net.Conn) (lines [][]byte, err error) {
 		}
 	}
 }
+
+// -memory-limit is in MiB, 192 by default, and 0 leaves the runtime's.
+func TestMemoryLimitFlag(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want int64
+	}{
+		{nil, 192},
+		{[]string{"-memory-limit", "64"}, 64},
+		{[]string{"-memory-limit", "0"}, 0},
+	} {
+		cfg, _, ok := parseFlags(tt.args, io.Discard)
+		if !ok || cfg.memoryLimit != tt.want {
+			t.Errorf("parseFlags(%q): memory limit %d (ok %v), want %d", tt.args, cfg.memoryLimit, ok, tt.want)
+		}
+	}
+}
