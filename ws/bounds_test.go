@@ -30,7 +30,7 @@ import (
 //	wait(x)     Blocking; waits for release (or its context) and returns x
 //	nap(ms)     Blocking; sleeps ms milliseconds (or until its context ends)
 //	stubborn(s) Blocking; sleeps s seconds, ignoring its context
-//	repeat(n)   returns a string of n "x"
+//	xs(n)       returns a string of n "x"
 type rpc struct {
 	*jsonrpc.Server
 	started chan int      // the x of each wait call, and 0 for each nap, as it starts
@@ -42,6 +42,9 @@ type rpc struct {
 func newRPC(opts ...jsonrpc.Option) *rpc {
 	s := &rpc{Server: demo.NewServer(opts...), started: make(chan int, 4096), release: make(chan struct{}), stopped: make(chan error, 4096)}
 	s.MustRegister("wait", func(ctx context.Context, x int) (int, error) {
+		if _, ok := jsonrpc.CallOf(ctx).ContextValue().(*http.Request); !ok {
+			return 0, errors.New("no *http.Request in the call")
+		}
 		s.started <- x
 		select {
 		case <-s.release:

@@ -3,7 +3,6 @@ package ws_test
 import (
 	"context"
 	"errors"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -14,43 +13,22 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
-	"github.com/jsonrpc-go/jsonrpc/demo"
 	"github.com/jsonrpc-go/jsonrpc/ws"
 )
 
+// server is an rpc served over loopback at url.
 type server struct {
-	*jsonrpc.Server
-	url     string
-	started chan int
-	release chan struct{}
-	stopped chan error // errors of "wait" calls that ended by cancellation
+	*rpc
+	url string
 }
 
 func newServer(t *testing.T, h *ws.Handler) *server {
-	s := &server{Server: demo.NewServer(), started: make(chan int, 256), release: make(chan struct{}), stopped: make(chan error, 256)}
-	s.MustRegister("wait", func(ctx context.Context, x int) (int, error) {
-		if _, ok := jsonrpc.CallOf(ctx).ContextValue().(*http.Request); !ok {
-			return 0, errors.New("no *http.Request in the call")
-		}
-		s.started <- x
-		select {
-		case <-s.release:
-			return x, nil
-		case <-ctx.Done():
-			s.stopped <- ctx.Err()
-			return 0, ctx.Err()
-		}
-	}, jsonrpc.Blocking())
+	s := &server{rpc: newRPC()}
 	h.Server = s.Server
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() {
-		select {
-		case <-s.release:
-		default:
-			close(s.release)
-		}
+		s.releaseAll()
 		ts.Close()
 	})
 	s.url = "ws" + strings.TrimPrefix(ts.URL, "http")
@@ -136,7 +114,7 @@ func TestClientOutOfOrder(t *testing.T) {
 			t.Errorf("addInt: %d, %v", got, err)
 		}
 	}
-	close(s.release)
+	s.releaseAll()
 	wg.Wait()
 	close(errs)
 	for err := range errs {
@@ -162,7 +140,7 @@ func TestMaxInFlight(t *testing.T) {
 		t.Fatalf("call %d started beyond the limit of 2", x)
 	case <-time.After(50 * time.Millisecond):
 	}
-	close(s.release)
+	s.releaseAll()
 	for range 3 {
 		if err := <-done; err != nil {
 			t.Error(err)
@@ -258,7 +236,7 @@ func TestShutdownGraceful(t *testing.T) {
 		t.Fatalf("Shutdown returned (%v) with a call in flight", err)
 	default:
 	}
-	close(s.release)
+	s.releaseAll()
 	if err := <-answer; err != nil {
 		t.Errorf("call in flight: %v", err)
 	}
