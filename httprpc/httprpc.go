@@ -295,11 +295,8 @@ func readBody(buf []byte, body io.Reader, contentLength int64, b *budget.Budget)
 	for {
 		if len(buf) == cap(buf) {
 			next := grow(buf, contentLength)
-			if need := int64(max(cap(next)-maxHTTPBuffer, 0)) - taken; need > 0 {
-				if !b.Take(need) {
-					return buf, taken, errBusy
-				}
-				taken += need
+			if !b.Hold(&taken, int64(max(cap(next)-maxHTTPBuffer, 0))) {
+				return buf, taken, errBusy
 			}
 			buf = next
 		}

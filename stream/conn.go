@@ -654,15 +654,7 @@ func (r connReader) Read(p []byte) (int, error) {
 // up to twice what it read. false means the budget has no room.
 func (c *conn) account(n int) bool {
 	c.sinceMsg += int64(n)
-	need := 2*max(c.sinceMsg-budget.Small, 0) - c.taken
-	if need <= 0 {
-		return true
-	}
-	if !c.buffered.Take(need) {
-		return false
-	}
-	c.taken += need
-	return true
+	return c.buffered.Hold(&c.taken, 2*max(c.sinceMsg-budget.Small, 0))
 }
 
 // errBusy is the read error of a message for which the Server's

@@ -459,11 +459,8 @@ func readMessage(r io.Reader, buf []byte, limit int64, b *budget.Budget) ([]byte
 				n = int(most)
 			}
 			if n > len(buf) {
-				if need := int64(max(n-maxKeptBuffer, 0)) - taken; need > 0 {
-					if !b.Take(need) {
-						return buf, taken, errBudget
-					}
-					taken += need
+				if !b.Hold(&taken, int64(max(n-maxKeptBuffer, 0))) {
+					return buf, taken, errBudget
 				}
 				buf = append(make([]byte, 0, n), buf...)
 			}

@@ -36,6 +36,21 @@ func (b *Budget) Take(n int64) bool {
 	return true
 }
 
+// Hold makes *taken, what a holder has taken so far, at least held bytes,
+// taking the difference; false means the budget has no room for it, and
+// nothing more is taken.
+func (b *Budget) Hold(taken *int64, held int64) bool {
+	need := held - *taken
+	if need <= 0 {
+		return true
+	}
+	if !b.Take(need) {
+		return false
+	}
+	*taken = held
+	return true
+}
+
 // Give gives back n bytes taken with Take.
 func (b *Budget) Give(n int64) {
 	if n > 0 {

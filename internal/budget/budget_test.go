@@ -59,3 +59,21 @@ func TestConcurrent(t *testing.T) {
 		t.Errorf("peak %d of %d, %d left taken", peak, size, b.Used())
 	}
 }
+
+func TestHold(t *testing.T) {
+	b := New(100)
+	var taken int64
+	if !b.Hold(&taken, 30) || taken != 30 || b.Used() != 30 {
+		t.Fatalf("Hold(30): taken %d, used %d", taken, b.Used())
+	}
+	if !b.Hold(&taken, 20) || taken != 30 || b.Used() != 30 {
+		t.Fatalf("Hold(20) after 30: taken %d, used %d", taken, b.Used())
+	}
+	if !b.Hold(&taken, 100) || taken != 100 || b.Used() != 100 {
+		t.Fatalf("Hold(100): taken %d, used %d", taken, b.Used())
+	}
+	var other int64
+	if b.Hold(&other, 1) || other != 0 || b.Used() != 100 {
+		t.Fatalf("Hold past the budget: taken %d, used %d", other, b.Used())
+	}
+}
