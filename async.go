@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/jsonrpc-go/jsonrpc/internal/asyncbuf"
+	"github.com/jsonrpc-go/jsonrpc/internal/keys"
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
 
@@ -26,7 +27,10 @@ import (
 // server's.
 //
 // ctx reaches every method of the call; cancelling it is how a caller stops
-// waiting methods. ProcessAsync does not retain req or dst after it returns
+// waiting methods. A call that runs on a goroutine of its own gets the
+// context that the transport's call tracker, if ctx carries one
+// (transport.WithTracker), makes for it, so that the transport can cancel
+// that call alone. ProcessAsync does not retain req or dst after it returns
 // (calls that run later work on a copy of req). The slice passed to reply is
 // valid only until reply returns. A reply that runs on another goroutine must
 // not panic.
@@ -56,7 +60,8 @@ func (s *Server) ProcessAsync(ctx context.Context, dst, req []byte, reply func(r
 			held := new(wire.Request)
 			*held = r
 			rebase(held, req, sc.Req)
-			go s.runSuspended(ctx, sc, m, held, reply)
+			cctx, end := keys.Begin(ctx, held.ID)
+			go s.runSuspended(cctx, end, sc, m, held, reply)
 			return
 		default:
 			dst = s.call(ctx, dst, m, &r)
@@ -65,12 +70,13 @@ func (s *Server) ProcessAsync(ctx context.Context, dst, req []byte, reply func(r
 	reply(dst[start:])
 }
 
-func (s *Server) runSuspended(ctx context.Context, sc *asyncbuf.Buf, m *method, r *wire.Request, reply func([]byte)) {
+func (s *Server) runSuspended(ctx context.Context, end func(), sc *asyncbuf.Buf, m *method, r *wire.Request, reply func([]byte)) {
 	returned := false
 	defer func() {
 		if !returned {
 			// The method called runtime.Goexit: the goroutine ends, but the
 			// call is still answered.
+			finished(end)
 			sc.Resp = goexitAnswer(sc.Resp[:0], r)
 			s.cfg.release()
 			reply(sc.Resp)
@@ -78,9 +84,18 @@ func (s *Server) runSuspended(ctx context.Context, sc *asyncbuf.Buf, m *method, 
 	}()
 	sc.Resp = s.call(ctx, sc.Resp[:0], m, r)
 	returned = true
+	finished(end)
 	s.cfg.release()
 	reply(sc.Resp)
 	asyncbuf.Put(sc)
+}
+
+// finished tells the transport's call tracker, if any, that a call it was
+// told of has returned (keys.Begin).
+func finished(end func()) {
+	if end != nil {
+		end()
+	}
 }
 
 // goexitAnswer appends the answer to the request r whose method called
@@ -168,17 +183,20 @@ func (s *Server) dispatch(ctx context.Context, b *asyncBatch) {
 			b.done()
 			continue
 		}
+		cctx, end := keys.Begin(ctx, c.r.ID)
 		go func() {
 			returned := false
 			defer func() {
 				if !returned { // runtime.Goexit, as in runSuspended
+					finished(end)
 					b.parts[i] = goexitAnswer(nil, &c.r)
 					s.cfg.release()
 					b.done()
 				}
 			}()
-			b.parts[i] = s.call(ctx, nil, c.m, &c.r)
+			b.parts[i] = s.call(cctx, nil, c.m, &c.r)
 			returned = true
+			finished(end)
 			s.cfg.release()
 			b.done()
 		}()

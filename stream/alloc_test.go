@@ -28,7 +28,7 @@ func TestServeAllocs(t *testing.T) {
 			w.Write([]byte(demo.Requests[i%len(demo.Requests)]))
 		}
 		w.Flush()
-		for _, order := range []Ordering{Inline, Concurrent} {
+		for _, order := range []Ordering{Ordered, Sequential, Concurrent} {
 			s := &Server{Server: h, Framing: fr.f, Order: order}
 			allocs := testing.AllocsPerRun(3, func() {
 				rwc := ReadWriteCloser(bytes.NewReader(in.Bytes()), io.Discard)

@@ -22,10 +22,11 @@ func BenchmarkPipelined(b *testing.B) {
 		f     Framing
 		order Ordering
 	}{
-		{"Line/Inline", Line, Inline},
+		{"Line/Ordered", Line, Ordered},
+		{"Line/Sequential", Line, Sequential},
 		{"Line/Concurrent", Line, Concurrent},
-		{"Header/Inline", Header, Inline},
-		{"Raw/Inline", Raw, Inline},
+		{"Header/Ordered", Header, Ordered},
+		{"Raw/Ordered", Raw, Ordered},
 	} {
 		b.Run(bc.name, func(b *testing.B) { benchPipelined(b, bc.f, bc.order) })
 	}

@@ -12,17 +12,18 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/budget"
+	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
-// A conn is one served connection. Its read goroutine (serve) reads
-// messages and runs ProcessAsync on them. Responses go through the framing's
-// Writer, which only one goroutine uses at a time:
+// A conn is one served connection: a peer.Conn over the connection's
+// framing (conn is its peer.Transport), with the connection's timeouts,
+// its share of the Server's MaxBuffered, and its graceful close.
 //
-//   - Inline ordering: the read goroutine, and the goroutine of a suspended
-//     call while the read goroutine waits for it. The hand-over is an atomic
-//     counter of replies (replies), so an inline reply takes no lock.
-//   - Concurrent ordering: whoever holds wmu.
+// The peer.Conn's read loop reads messages through Read; answers and the
+// connection's own calls go through Write and Flush, from any goroutine,
+// under wmu. Before each read from the connection that may block, the
+// writer is flushed (beforeRead).
 type conn struct {
 	st     settings
 	srv    *Server
@@ -30,48 +31,26 @@ type conn struct {
 	rdl    readDeadliner  // nil when rwc has no working read deadline
 	wdl    writeDeadliner // nil when rwc has no working write deadline
 	rd     Reader
-	wr     Writer
+	wr     Writer // guarded by wmu
+	wmu    sync.Mutex
+	peer   *peer.Conn
 	ctx    context.Context
 	cancel context.CancelFunc
 	stopAf func() bool // stops the context.AfterFunc watching ServeConn's ctx
 
-	dst   []byte       // inline answers are appended here
-	reply func([]byte) // replyInline or replyConcurrent, bound once
-
-	// Read side, used by the read goroutine only.
+	// Read side, used by the read loop only.
 	starter     starter        // rd, when it tells when a message begins
 	newRead     bool           // a Read of the next message has started; no read from rwc yet
 	newMsg      bool           // without a starter: no byte of the next message has been read
 	msgDeadline time.Time      // when the message being read must be complete; set under dmu
-	ahead       bool           // reading ahead while a suspended call runs (Inline)
 	buffered    *budget.Budget // the Server's MaxBuffered
 	sinceMsg    int64          // bytes read for the message being read
 	taken       int64          // of them, taken from buffered
-	inCall      []byte         // the message ProcessAsync is handling on this goroutine
-
-	// Inline ordering.
-	calls   uint64        // ProcessAsync calls made, times two
-	replies atomic.Uint64 // replies delivered times two, plus 1 while the reader waits
-	wake    chan struct{} // a reply wakes the waiting reader
-
-	// Concurrent ordering; guarded by wmu.
-	wmu         sync.Mutex
-	cond        sync.Cond
-	inflight    int  // requests passed to ProcessAsync and not yet replied to
-	readerIdle  bool // the reader is blocked: replies must be flushed
-	waiters     bool // the reader waits on cond
-	flushQueued bool // the flusher has been asked to flush
-	flushReq    chan struct{}
-	flusherDone chan struct{}
-
-	// running mirrors inflight for the read deadline, which is set under dmu
-	// (Concurrent ordering).
-	running atomic.Int64
 
 	// idleArmable is set while the reader waits for a new message with no
 	// idle timeout because calls are in flight; armIdle starts the timeout
-	// when the last one replies. idleDeadline is when the wait for the
-	// next message ends, once set: white space read meanwhile does not
+	// when the connection becomes idle. idleDeadline is when the wait for
+	// the next message ends, once set: white space read meanwhile does not
 	// move it. Guarded by dmu.
 	idleArmable  bool
 	idleDeadline time.Time
@@ -93,7 +72,7 @@ type writeDeadliner interface{ SetWriteDeadline(time.Time) error }
 var errStopping = errors.New("stream: connection stopping")
 
 func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, st settings) *conn {
-	c := &conn{st: st, srv: s, rwc: rwc, done: make(chan struct{}), wake: make(chan struct{}, 1)}
+	c := &conn{st: st, srv: s, rwc: rwc, done: make(chan struct{})}
 	if d, ok := rwc.(readDeadliner); ok && d.SetReadDeadline(time.Time{}) == nil {
 		c.rdl = d
 	}
@@ -106,29 +85,28 @@ func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, st setti
 	c.rd = st.framing.NewReader(connReader{c}, st.maxMessage)
 	c.starter, _ = c.rd.(starter)
 	c.wr = st.framing.NewWriter(connWriter{c})
-	c.dst = make([]byte, 0, 4<<10)
-	c.cond.L = &c.wmu
-	if st.order == Concurrent {
-		c.reply = c.replyConcurrent
-		c.flushReq = make(chan struct{}, 1)
-	} else {
-		c.reply = c.replyInline
-	}
+	c.peer = peer.New(c.ctx, c, peer.Options{
+		Server:      st.handler,
+		Order:       st.order,
+		MaxInFlight: st.maxInFlight,
+		Protocol:    st.protocol,
+		OnIdle:      c.armIdle,
+	})
 	return c
 }
 
-// serve runs the connection: the read loop, then finish. When a method
-// ends the read goroutine with runtime.Goexit, abandoned hands both to a
-// new goroutine (the code after readLoop does not run on the old one).
+// serve runs the connection: the peer.Conn's read loop, then finish. When
+// a method ends the read goroutine with runtime.Goexit, the read loop goes
+// on on a new goroutine, which runs finish (the code after Run does not run
+// on the old one).
 func (c *conn) serve() error {
-	if c.flushReq != nil {
-		c.flusherDone = make(chan struct{})
-		go c.flusher(c.flusherDone)
-	}
-	err := c.readLoop()
-	c.buffered.Give(c.taken) // the message being read, if any, is dropped
-	c.taken = 0
-	return c.finish(err)
+	var result error
+	c.peer.Run(func(err error) {
+		c.buffered.Give(c.taken) // the message being read, if any, is dropped
+		c.taken = 0
+		result = c.finish(err)
+	})
+	return result
 }
 
 // finish ends the connection after its read loop returned err: it waits for
@@ -143,7 +121,8 @@ func (c *conn) finish(err error) error {
 		// still written if the peer reads them.
 		c.cancel()
 	}
-	c.drain()
+	c.peer.Shutdown()
+	c.peer.Wait()
 	why := err
 	if err == io.EOF || graceful {
 		// A clean end: report a failed final write, if any.
@@ -155,10 +134,6 @@ func (c *conn) finish(err error) error {
 		c.close(why)
 	}
 	c.cancel()
-	if c.flushReq != nil {
-		close(c.flushReq)
-		<-c.flusherDone
-	}
 	c.stopAf()
 	c.srv.forget(c)
 	close(c.done)
@@ -178,147 +153,87 @@ func serverEnds(err error) bool {
 	return errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, ErrMalformed) || errors.As(err, &tl) || errors.Is(err, errBusy)
 }
 
-func (c *conn) readLoop() error {
-	var (
-		msg     []byte
-		err     error
-		pending bool // msg and err were read ahead and are still to be handled
-	)
-	defer func() {
-		if c.inCall != nil {
-			// The goroutine ends inside ProcessAsync, which will not
-			// reply.
-			msg := c.inCall
-			c.inCall = nil
-			c.abandoned(msg)
-		}
-	}()
+// Read returns the next message for the peer.Conn. A message over the size
+// limit is answered here, and reading goes on when the framing can find
+// the next one.
+func (c *conn) Read() ([]byte, error) {
 	for {
 		if err := c.closedErr(); err != nil {
-			return err
+			return nil, err
 		}
-		if !pending {
-			c.startRead()
-			msg, err = c.rd.Read()
+		c.startRead()
+		msg, err := c.rd.Read()
+		if err == nil {
+			return msg, nil
 		}
-		pending = false
-		if err != nil {
-			var tl *TooLargeError
-			if errors.As(err, &tl) {
-				resp := transport.AppendError(nil, jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").
-					WithData(fmt.Sprintf("message exceeds the limit of %d bytes", tl.Limit)), tl.ID)
-				c.writeOwn(resp)
-				if tl.Recoverable {
-					continue
-				}
-			}
-			if errors.Is(err, errBusy) {
-				c.writeOwn(transport.AppendError(nil, errBusyAnswer, nil))
-			}
-			if c.stopping.Load() {
-				return errStopping
-			}
-			return err
-		}
-		if c.stopping.Load() {
-			// Read before Shutdown stopped the reading, and not started.
-			c.refuse(msg)
-			continue
-		}
-		if c.st.order == Concurrent {
-			if !c.acquire() {
-				c.refuse(msg)
+		var tl *TooLargeError
+		if errors.As(err, &tl) {
+			resp := transport.AppendError(nil, jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").
+				WithData(fmt.Sprintf("message exceeds the limit of %d bytes", tl.Limit)), tl.ID)
+			c.peer.Answer(resp)
+			if tl.Recoverable {
 				continue
 			}
-			c.process(msg)
-			continue
 		}
-		c.calls += 2
-		c.process(msg)
-		if c.replies.Load() != c.calls {
-			msg, err, pending = c.await()
+		if errors.Is(err, errBusy) {
+			c.Write(c.ctx, transport.AppendError(nil, errBusyAnswer, nil))
 		}
-	}
-}
-
-// errShutdown answers the requests that Shutdown leaves unstarted.
-var errShutdown = jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("server shutting down")
-
-// refuse answers a message that will not run because the Server is shutting
-// down: each request in it with errShutdown.
-func (c *conn) refuse(msg []byte) {
-	c.writeOwn(appendErrors(c.dst[:0], msg, errShutdown))
-}
-
-// process hands msg to the server. readLoop's deferred check notices a
-// method that ends the read goroutine with runtime.Goexit (inCall is still
-// set then).
-func (c *conn) process(msg []byte) {
-	c.inCall = msg
-	c.st.handler.ProcessAsync(c.ctx, c.dst[:0], msg, c.reply)
-	c.inCall = nil
-}
-
-// errGoexit answers the requests of a message whose handling ended the
-// goroutine running it.
-var errGoexit = jsonrpc.NewError(jsonrpc.CodeInternalError, "").WithData("the call ended without returning (runtime.Goexit)")
-
-// abandoned runs on the read goroutine as it ends inside ProcessAsync (a
-// method called runtime.Goexit, or a panic escaped): ProcessAsync will not
-// reply, so it answers each request of msg with errGoexit in its place, and
-// a new goroutine goes on serving the connection. (The code after readLoop
-// in serve does not run on the goroutine that ends.)
-func (c *conn) abandoned(msg []byte) {
-	c.reply(appendErrors(nil, msg, errGoexit))
-	go func() {
-		if err := c.finish(c.readLoop()); err != nil && err != ErrServerClosed {
-			c.srv.logf("stream: connection: %v", err)
+		if c.stopping.Load() {
+			return nil, errStopping
 		}
-	}()
-}
-
-// replyInline writes a response under Inline ordering. It runs on the read
-// goroutine, or on a suspended call's goroutine while the reader does not
-// touch the writer.
-func (c *conn) replyInline(resp []byte) {
-	c.write(resp)
-	if c.replies.Add(2)&1 != 0 {
-		// The reader is reading ahead, waiting for this reply: flush for
-		// it, start the idle timeout of the read it may be blocked in, and
-		// wake it.
-		c.flush()
-		c.armIdle()
-		c.wake <- struct{}{}
+		return nil, err
 	}
 }
 
-// await runs while a call that suspended under Inline ordering has not
-// replied. It reads the next message meanwhile, without handling it, so
-// that a peer that goes away is noticed at once: when the read fails (the
-// input ended, the connection broke, a message timed out) and the server is
-// not shutting down, the call's context is cancelled. It returns after the
-// reply with what it read, for the read loop to handle next (pending), or
-// with pending false when the reply came before it started reading.
-//
-// While it reads, the writer belongs to the suspended call (beforeRead does
-// not flush), and a new message has no idle timeout until the reply comes
-// (beforeRead and armIdle).
-func (c *conn) await() (msg []byte, err error, pending bool) {
-	v := c.replies.Load()
-	if v == c.calls || !c.replies.CompareAndSwap(v, v|1) {
-		return nil, nil, false // the reply came meanwhile
+// Write appends a message to the writer. The size of an answer is bounded
+// where it is built (jsonrpc.Limits.MaxResponse).
+func (c *conn) Write(_ context.Context, msg []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return c.writeLocked(msg)
+}
+
+func (c *conn) writeLocked(msg []byte) error {
+	if len(msg) == 0 {
+		return nil
 	}
-	c.ahead = true
-	c.startRead()
-	msg, err = c.rd.Read()
-	c.ahead = false
-	var tl *TooLargeError
-	if err != nil && !c.stopping.Load() && !errors.As(err, &tl) {
-		c.cancel() // the peer is gone: stop the call
+	if err := c.closedErr(); err != nil {
+		return err // nobody to write it to
 	}
-	<-c.wake
-	c.replies.Add(^uint64(0)) // clear the waiting bit
-	return msg, err, true
+	if err := c.wr.Write(msg); err != nil {
+		c.close(err)
+		return err
+	}
+	return nil
+}
+
+// Flush writes out what the writer holds.
+func (c *conn) Flush() error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return c.flushLocked()
+}
+
+func (c *conn) flushLocked() error {
+	if c.wr.Buffered() == 0 {
+		return nil
+	}
+	if err := c.wr.Flush(); err != nil {
+		c.close(err)
+		return err
+	}
+	return nil
+}
+
+// Buffered returns the bytes read and not yet returned by Read: while
+// there are some, the read loop need not flush (beforeRead flushes before
+// a read blocks).
+func (c *conn) Buffered() int { return c.rd.Buffered() }
+
+// Close closes the connection (peer.Transport).
+func (c *conn) Close() error {
+	c.close(os.ErrClosed)
+	return nil
 }
 
 // startRead runs before each Read of the framing: the message it reads has
@@ -341,19 +256,9 @@ func (c *conn) begun() bool {
 	return !c.newMsg
 }
 
-// busy reports whether calls are in flight while the reader reads: the
-// suspended call it reads ahead of (Inline), or any (Concurrent). The
-// connection is not idle while they run. It runs on the read goroutine.
-func (c *conn) busy() bool {
-	if c.st.order == Concurrent {
-		return c.running.Load() > 0
-	}
-	return c.ahead && c.replies.Load()>>1 != c.calls>>1
-}
-
 // armIdle starts the idle timeout of a read blocked waiting for a new
-// message while calls were in flight (see beforeRead), when the last of
-// them replies.
+// message while calls were in flight (see beforeRead), when the connection
+// becomes idle.
 func (c *conn) armIdle() {
 	if c.rdl == nil || c.st.idle <= 0 {
 		return
@@ -367,122 +272,10 @@ func (c *conn) armIdle() {
 	}
 }
 
-// acquire takes a slot for one request under Concurrent ordering, waiting
-// while MaxInFlight messages are unanswered. It reports false, taking none,
-// once Shutdown has stopped the reading.
-func (c *conn) acquire() bool {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	for c.inflight >= c.st.maxInFlight && !c.stopping.Load() {
-		c.flush()
-		c.readerIdle, c.waiters = true, true
-		c.cond.Wait()
-	}
-	c.readerIdle = false
-	if c.stopping.Load() {
-		return false
-	}
-	c.inflight++
-	c.running.Add(1)
-	return true
-}
-
-// replyConcurrent writes a response under Concurrent ordering, from any
-// goroutine.
-func (c *conn) replyConcurrent(resp []byte) {
-	if c.running.Add(-1) == 0 {
-		defer c.armIdle() // after wmu is released: dmu is never taken under it
-	}
-	c.wmu.Lock()
-	c.write(resp)
-	c.inflight--
-	if c.readerIdle && !c.flushQueued {
-		// Leave the flush to the flusher, so that replies finishing
-		// together share a write.
-		c.flushQueued = true
-		c.flushReq <- struct{}{}
-	}
-	if c.waiters {
-		c.waiters = false
-		c.cond.Signal()
-	}
-	c.wmu.Unlock()
-}
-
-// flusher flushes, under Concurrent ordering, the replies written while the
-// reader is blocked: each request to flush covers every reply written before
-// the flusher takes the lock.
-func (c *conn) flusher(done chan<- struct{}) {
-	defer close(done)
-	for range c.flushReq {
-		c.wmu.Lock()
-		c.flushQueued = false
-		c.flush()
-		c.wmu.Unlock()
-	}
-}
-
-// drain waits until every call in flight has replied, and flushes.
-func (c *conn) drain() {
-	if c.st.order != Concurrent {
-		c.flush()
-		return
-	}
-	c.wmu.Lock()
-	c.readerIdle = true
-	for c.inflight > 0 {
-		c.flush()
-		c.waiters = true
-		c.cond.Wait()
-	}
-	c.flush()
-	c.wmu.Unlock()
-}
-
-// writeOwn writes a response of the read goroutine's own (not a reply).
-func (c *conn) writeOwn(resp []byte) {
-	if c.st.order == Concurrent {
-		c.wmu.Lock()
-		c.write(resp)
-		c.wmu.Unlock()
-		return
-	}
-	c.write(resp)
-}
-
-// write appends a response to the writer; the caller owns it. The size of
-// a response is bounded where it is built (jsonrpc.Limits.MaxResponse).
-func (c *conn) write(resp []byte) {
-	if len(resp) == 0 || c.closed.Load() {
-		return // nothing to write, or nobody to write it to
-	}
-	if err := c.wr.Write(resp); err != nil {
-		c.close(err)
-	}
-}
-
-// flush flushes the writer; the caller owns it.
-func (c *conn) flush() {
-	if c.wr.Buffered() == 0 {
-		return
-	}
-	if err := c.wr.Flush(); err != nil {
-		c.close(err)
-	}
-}
-
 // beforeRead runs before each read from the connection, which may block:
-// it flushes the responses written so far and sets the read deadline.
+// it flushes the answers written so far and sets the read deadline.
 func (c *conn) beforeRead() error {
-	switch {
-	case c.st.order == Concurrent:
-		c.wmu.Lock()
-		c.flush()
-		c.readerIdle = true
-		c.wmu.Unlock()
-	case !c.ahead: // reading ahead, the writer is the suspended call's
-		c.flush()
-	}
+	c.Flush()
 	c.dmu.Lock()
 	defer c.dmu.Unlock()
 	if c.stopping.Load() {
@@ -500,15 +293,15 @@ func (c *conn) beforeRead() error {
 	switch {
 	case !c.begun():
 		// Waiting for the next message. While calls are in flight the
-		// connection is not idle: armIdle starts the timeout when the last
-		// one replies. busy is read under dmu, as armIdle runs, so that no
-		// reply is missed. White space between messages does not restart
-		// the timeout, nor turn it into the read timeout.
+		// connection is not idle: armIdle starts the timeout when it
+		// becomes idle. Busy is read under dmu, as armIdle runs, so that
+		// no change is missed. White space between messages does not
+		// restart the timeout, nor turn it into the read timeout.
 		switch {
 		case c.st.idle <= 0:
 		case !c.idleDeadline.IsZero():
 			d = c.idleDeadline
-		case c.busy():
+		case c.peer.Busy():
 			c.idleArmable = true
 		default:
 			c.idleDeadline = time.Now().Add(c.st.idle)
@@ -540,21 +333,17 @@ func (c *conn) setReadDeadline(d time.Time) {
 
 // afterRead runs after each read from the connection.
 func (c *conn) afterRead(n int) {
-	if c.st.order == Concurrent {
-		c.wmu.Lock()
-		c.readerIdle = false
-		c.wmu.Unlock()
-	}
 	if n > 0 {
 		c.newMsg = false
 	}
 }
 
-// stopReading makes the read goroutine stop reading from the connection:
-// it handles what it has read already (answering requests not yet started
+// stopReading makes the read loop stop reading from the connection: it
+// handles what it has read already (answering requests not yet started
 // with errShutdown), and is interrupted when it is blocked reading or
-// waiting for a slot (MaxInFlight).
+// waiting for room for a message.
 func (c *conn) stopReading() {
+	c.peer.Shutdown()
 	c.dmu.Lock()
 	c.stopping.Store(true)
 	switch {
@@ -570,12 +359,6 @@ func (c *conn) stopReading() {
 		}
 	}
 	c.dmu.Unlock()
-	c.wmu.Lock()
-	if c.waiters {
-		c.waiters = false
-		c.cond.Broadcast()
-	}
-	c.wmu.Unlock()
 }
 
 // lingerClose closes a connection that the server ends while the peer may
@@ -596,7 +379,7 @@ func (c *conn) lingerClose(why error) {
 	c.lingering = true
 	c.setReadDeadline(time.Now().Add(c.st.linger))
 	c.dmu.Unlock()
-	buf := c.dst[:cap(c.dst)] // no call is in flight
+	buf := make([]byte, 4<<10)
 	for {
 		if _, err := c.rwc.Read(buf); err != nil {
 			break

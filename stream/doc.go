@@ -9,30 +9,38 @@
 // client (package client: Dial, Command, Stream) writes requests and reads
 // responses with the same values.
 //
-//	s := &stream.Server{Server: srv}           // Line framing, Inline ordering
+//	s := &stream.Server{Server: srv}           // Line framing, Ordered ordering
 //	go s.Serve(listener)                        // or s.ServeConn(ctx, stream.Stdio())
 //	...
 //	s.Shutdown(ctx)                             // answers every request read, then closes
 //
-// # Ordering
+// # Two-way connections and ordering
 //
-// With Inline ordering (the default) a connection answers its requests one
-// after another, in order, on its read goroutine; a method that never waits
-// costs what jsonrpc.Server.ProcessAsync costs, and a pipelined burst of
-// requests is answered with few write system calls. With Concurrent
-// ordering, calls of methods registered with jsonrpc.Blocking wait on
-// goroutines of their own while the connection goes on reading, up to
-// MaxInFlight unanswered messages, and responses are written as they
-// complete, out of order.
+// Each connection is a peer.Conn: both ends may call each other on it. A
+// method reaches its peer through its context (peer.FromContext) and may
+// notify it, or, when it is registered with jsonrpc.Blocking, call it and
+// wait for the answer; the connection reads on meanwhile, so that the
+// answer is not stuck behind the method that waits for it. With a
+// Protocol (peer.LSP, peer.MCP) the connection also handles its peer's
+// cancel notifications, ahead of every message waiting to run, and
+// methods report progress (peer.ProgressOf).
+//
+// Methods not registered Blocking run on the connection's read goroutine,
+// in order: a method that never waits costs what
+// jsonrpc.Server.ProcessAsync costs, and a pipelined burst of requests is
+// answered with few write system calls. The Order says what happens while
+// Blocking methods run on goroutines of their own: Ordered (the default)
+// runs calls concurrently and notifications in order, Sequential runs one
+// message at a time and answers in request order, and Concurrent runs
+// everything at once; all three up to MaxInFlight.
 //
 // # Writes
 //
 // Responses are appended to a per-connection buffer, which is written when
 // it fills and whenever the connection is about to wait for input, so that a
 // burst of requests gets few writes and a lone request is answered at once.
-// With Concurrent ordering, replies that finish while the connection waits
-// for input are written by a per-connection flusher goroutine, so replies
-// finishing together share a write.
+// Answers of Blocking methods, and the connection's own calls, are written
+// and flushed by the goroutine that has them, under a per-connection lock.
 //
 // # Limits
 //
@@ -46,9 +54,9 @@
 //     is allocated for it; a message over the limit is never buffered
 //     whole, and is answered with jsonrpc.CodeLimitExceeded and its id
 //     when the bytes read of it hold one.
-//   - MaxInFlight (64): the unanswered messages of a connection under
-//     Concurrent ordering. The calls of Blocking methods that run on
-//     goroutines of their own are bounded server-wide by the
+//   - MaxInFlight (64): the messages of a connection that run on
+//     goroutines of their own, and again the ones that wait to run. The
+//     calls of Blocking methods are also bounded server-wide by the
 //     jsonrpc.Server (jsonrpc.Limits.MaxRunning).
 //   - IdleTimeout (2 minutes): the wait for the next message to begin.
 //   - ReadTimeout (30 s): the time to read one message once it has begun.

@@ -196,7 +196,7 @@ func timeAfter(t *testing.T) <-chan time.Time {
 // transport.
 func eachOrderAndTransport(t *testing.T, f func(t *testing.T, order Ordering, tr string)) {
 	t.Helper()
-	for _, order := range []Ordering{Inline, Concurrent} {
+	for _, order := range []Ordering{Ordered, Sequential, Concurrent} {
 		for _, tr := range transports {
 			t.Run(fmt.Sprint(order, "/", tr), func(t *testing.T) { f(t, order, tr) })
 		}

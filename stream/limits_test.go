@@ -496,7 +496,7 @@ func TestPanicStaysInCall(t *testing.T) {
 	h.MustRegister("boom", func() int { panic("boom") })
 	h.MustRegister("boomLater", func() int { panic("boom") }, jsonrpc.Blocking())
 	h.MustRegister("one", func() int { return 1 })
-	for _, order := range []Ordering{Inline, Concurrent} {
+	for _, order := range []Ordering{Ordered, Sequential, Concurrent} {
 		dial := serverOn(t, &Server{Server: h, Order: order}, "pipe")
 		c := newClient(t, dial(), Line)
 		sent := c.sendAsync(call("boom", 1, ""), call("boomLater", 2, ""), call("one", 3, ""))

@@ -11,45 +11,28 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/budget"
+	"github.com/jsonrpc-go/jsonrpc/peer"
 )
 
 // ErrServerClosed is returned by Serve and ServeConn after Shutdown or Close.
 var ErrServerClosed = errors.New("stream: server closed")
 
-// Ordering says how a connection runs its requests; see Inline and
-// Concurrent.
-type Ordering int
+// Ordering says in which order a connection runs its peer's messages; see
+// peer.Ordering.
+type Ordering = peer.Ordering
 
+// The orderings of package peer.
 const (
-	// Inline runs the requests of a connection one after another on its
-	// read goroutine, and writes their responses in request order. A method
-	// registered with jsonrpc.Blocking still runs on a goroutine of its own
-	// (the elements of a batch concurrently), but the connection handles
-	// nothing more until it has answered; responses buffered before it are
-	// written when it completes. Meanwhile it reads at most one message
-	// ahead, without handling it, so that a peer that goes away is noticed
-	// and the call's context cancelled at once. It is what language servers
-	// need, and the fastest ordering for methods that never wait: a call
-	// costs what jsonrpc.Server.ProcessAsync costs, plus the framing.
-	Inline Ordering = iota
-	// Concurrent lets calls of Blocking methods wait without holding up the
-	// connection: the read goroutine goes on reading while up to
-	// MaxInFlight messages are unanswered, and each response is written
-	// when it is ready, so responses may come out of request order (clients
-	// match them by id). Responses are serialized into the connection's
-	// writer under a per-connection mutex.
-	Concurrent
+	// Ordered (the default) runs calls concurrently and notifications in
+	// order: a notification that runs on holds back the messages after
+	// it.
+	Ordered = peer.Ordered
+	// Sequential runs messages one after another, answered in request
+	// order.
+	Sequential = peer.Sequential
+	// Concurrent runs every message at once, up to MaxInFlight.
+	Concurrent = peer.Concurrent
 )
-
-func (o Ordering) String() string {
-	switch o {
-	case Inline:
-		return "Inline"
-	case Concurrent:
-		return "Concurrent"
-	}
-	return "Ordering(?)"
-}
 
 // Default settings of a Server.
 const (
@@ -126,20 +109,26 @@ type Server struct {
 	// before serving. The connections being served are not affected.
 	MaxConns int
 
-	// MaxInFlight is, with Concurrent ordering, how many messages (a
-	// request or a batch) of one connection may be unanswered at once;
-	// <= 0 means DefaultMaxInFlight (64). When it is reached the connection
-	// stops reading until one is answered; nothing is lost. It bounds what
-	// a connection holds for its unanswered messages (each keeps a copy of
-	// its request); the goroutines of the calls are bounded server-wide by
+	// MaxInFlight is how many messages (a call, a notification or a
+	// batch) of one connection may run on goroutines of their own at once
+	// (methods registered jsonrpc.Blocking), and how many more may wait
+	// to run; <= 0 means DefaultMaxInFlight (64). When both are reached
+	// the connection stops reading until one is answered; nothing is lost
+	// (see peer.Options.MaxInFlight for the case of a connection that
+	// waits for its peer's answer). It bounds what a connection holds for
+	// its unanswered messages (each keeps a copy of its request); the
+	// goroutines of the calls are bounded server-wide by
 	// jsonrpc.Limits.MaxRunning, past which a call runs on the
-	// connection's goroutine, which stops reading meanwhile. Inline ordering
-	// has one at a time.
+	// connection's goroutine, which stops reading meanwhile.
 	MaxInFlight int
 
-	// Order is how a connection runs its requests: Inline (the zero value)
-	// or Concurrent.
+	// Order is how a connection runs its peer's messages: Ordered (the
+	// zero value), Sequential or Concurrent.
 	Order Ordering
+
+	// Protocol names the notifications by which the two ends cancel calls
+	// and report progress: peer.LSP, peer.MCP, or the zero Protocol (none).
+	Protocol peer.Protocol
 
 	// IdleTimeout is how long a connection with no call in flight may wait
 	// for its next message to begin before it is closed; white space
@@ -196,6 +185,7 @@ type settings struct {
 	maxMessage   int
 	maxInFlight  int
 	order        Ordering
+	protocol     peer.Protocol
 	idle         time.Duration // 0: none
 	readTimeout  time.Duration // 0: none
 	writeTimeout time.Duration // 0: none
@@ -209,6 +199,7 @@ func (s *Server) settings() settings {
 		maxMessage:   s.MaxMessage,
 		maxInFlight:  s.MaxInFlight,
 		order:        s.Order,
+		protocol:     s.Protocol,
 		idle:         timeout(s.IdleTimeout, DefaultIdleTimeout),
 		readTimeout:  timeout(s.ReadTimeout, DefaultReadTimeout),
 		writeTimeout: timeout(s.WriteTimeout, DefaultWriteTimeout),

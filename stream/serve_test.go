@@ -31,7 +31,7 @@ func TestSpecExamples(t *testing.T) {
 	}
 	for _, tr := range transports {
 		for _, fr := range framings {
-			for _, order := range []Ordering{Inline, Concurrent} {
+			for _, order := range []Ordering{Ordered, Sequential, Concurrent} {
 				t.Run(fmt.Sprint(tr, "/", fr.name, "/", order), func(t *testing.T) {
 					dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: fr.f, Order: order}, tr)
 					c := newClient(t, dial(), fr.f)
@@ -62,7 +62,7 @@ func TestSpecExamples(t *testing.T) {
 }
 
 // TestPipelined sends many requests in one write and checks that each is
-// answered, in order under Inline ordering.
+// answered, in order under Sequential ordering.
 func TestPipelined(t *testing.T) {
 	leakCheck(t)
 	for _, tr := range transports {
@@ -155,12 +155,12 @@ func TestConcurrentOutOfOrder(t *testing.T) {
 	}
 }
 
-func TestInlineInOrder(t *testing.T) {
+func TestSequentialInOrder(t *testing.T) {
 	leakCheck(t)
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
 			b := newBlockingServer(t)
-			dial := serverOn(t, &Server{Server: b.h}, tr)
+			dial := serverOn(t, &Server{Server: b.h, Order: Sequential}, tr)
 			c := newClient(t, dial(), Line)
 			sent := c.sendAsync(call("wait", 1, "[1]"), call("add", 2, "[2,3]"), `[`+call("wait", 3, "[3]")+`,`+call("add", 4, "[1,1]")+`]`)
 			b.awaitStarted(t, 1)
@@ -182,7 +182,7 @@ func TestInlineInOrder(t *testing.T) {
 }
 
 // TestCancelOnClose: closing the client side cancels a waiting method's
-// context, under both orderings: under Inline ordering the connection reads
+// context, under both orderings: under Sequential ordering the connection reads
 // ahead while the call waits.
 func TestCancelOnClose(t *testing.T) {
 	leakCheck(t)
@@ -205,15 +205,15 @@ func TestCancelOnClose(t *testing.T) {
 	})
 }
 
-// TestInlineReadAhead: under Inline ordering, a request read while a call
+// TestSequentialReadAhead: under Sequential ordering, a request read while a call
 // waits is answered after it, in order, and a message over the limit read
 // meanwhile is answered in its turn without cancelling the call.
-func TestInlineReadAhead(t *testing.T) {
+func TestSequentialReadAhead(t *testing.T) {
 	leakCheck(t)
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
 			b := newBlockingServer(t)
-			dial := serverOn(t, &Server{Server: b.h, MaxMessage: 256}, tr)
+			dial := serverOn(t, &Server{Server: b.h, MaxMessage: 256, Order: Sequential}, tr)
 			c := newClient(t, dial(), Line)
 			c.send(call("wait", 1, "[1]"))
 			b.awaitStarted(t, 1)

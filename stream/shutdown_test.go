@@ -32,7 +32,7 @@ func TestShutdownLosesNoAnswer(t *testing.T) {
 			order       Ordering
 			maxInFlight int
 		}{
-			{"Inline", Inline, 0},
+			{"Sequential", Sequential, 0},
 			{"Concurrent", Concurrent, 0},
 			{"Concurrent/MaxInFlight=16", Concurrent, 16},
 		} {
@@ -136,12 +136,12 @@ func shutdownRound(t *testing.T, tr string, order Ordering, maxInFlight, round i
 	if results == 0 {
 		t.Fatalf("round %d: no call finished", round)
 	}
-	if order == Inline {
+	if order == Sequential {
 		// In order: the calls that ran (the one running when Shutdown
 		// began, unless it was slow to stop the reading), then the errors.
 		for i := range n {
 			if strings.Contains(answered[i], `"result"`) != (i < results) {
-				t.Fatalf("round %d: under Inline ordering, %d results and id %d answered %s", round, results, i, answered[i])
+				t.Fatalf("round %d: under Sequential ordering, %d results and id %d answered %s", round, results, i, answered[i])
 			}
 		}
 	}
@@ -191,7 +191,7 @@ func TestShutdownRefusesRead(t *testing.T) {
 		for _, fr := range framings {
 			t.Run(tr+"/"+fr.name, func(t *testing.T) {
 				b := newBlockingServer(t)
-				s := &Server{Server: b.h, Framing: fr.f}
+				s := &Server{Server: b.h, Framing: fr.f, Order: Sequential}
 				cc, sc := spyPair(t, tr)
 				done := make(chan error, 1)
 				go func() { done <- s.ServeConn(context.Background(), sc) }()

@@ -53,7 +53,7 @@ func open(done <-chan error) bool {
 func TestSpaceBetweenMessagesIdles(t *testing.T) {
 	leakCheck(t)
 	for _, fr := range framings {
-		for _, order := range []Ordering{Inline, Concurrent} {
+		for _, order := range []Ordering{Ordered, Sequential, Concurrent} {
 			t.Run(fmt.Sprint(fr.name, "/", order), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					cc, done := pipeConn(t, &Server{Server: demo.NewServer(), Framing: fr.f, Order: order})
@@ -108,7 +108,7 @@ var partial = map[string]string{"Line": `  {"jsonrpc":`, "Header": "\r\nContent-
 func TestStartedMessageReadTimeout(t *testing.T) {
 	leakCheck(t)
 	for _, fr := range framings {
-		for _, order := range []Ordering{Inline, Concurrent} {
+		for _, order := range []Ordering{Ordered, Sequential, Concurrent} {
 			t.Run(fmt.Sprint(fr.name, "/", order), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					cc, done := pipeConn(t, &Server{Server: demo.NewServer(), Framing: fr.f, Order: order})

@@ -59,3 +59,23 @@ func Route(srv *jsonrpc.Server, sessions *jsonrpc.Sessions, prefix, path string)
 	}
 	return sessions.Lookup(id)
 }
+
+// A Tracker learns of each call that runs on a goroutine of its own: a
+// call of a method registered with jsonrpc.Blocking, which
+// (*jsonrpc.Server).ProcessAsync starts and returns before it ends. Begin
+// runs on the goroutine that called ProcessAsync, before ProcessAsync
+// returns and before the call starts, with the request's id as sent (a JSON
+// string or number; nil for a notification), valid until the call ends. It
+// returns the context the method runs with, usually ctx with a cancel of
+// its own, and a function that is called once the method has returned,
+// before its answer is delivered (nil if none is needed). A two-way
+// connection uses it to cancel one call when its peer asks.
+type Tracker interface {
+	Begin(ctx context.Context, id []byte) (context.Context, func())
+}
+
+// WithTracker returns a copy of ctx carrying t, which the calls of
+// (*jsonrpc.Server).ProcessAsync under it report to.
+func WithTracker(ctx context.Context, t Tracker) context.Context {
+	return context.WithValue(ctx, keys.Tracker{}, keys.CallTracker(t))
+}

@@ -177,7 +177,7 @@ func (e *env) headlineRows(d time.Duration) (rows []headRow, cleanup func(), err
 		return nil, cleanup, err
 	}
 
-	// TCP: the tcp mode's first row (Inline ordering), one connection.
+	// TCP: the tcp mode's first row (the default ordering, methods inline), one connection.
 	var tdef *tcpRowDef
 	for i := range e.tcpRows {
 		if !e.tcpRows[i].async {

@@ -33,7 +33,7 @@ type tcpRowDef struct {
 
 // tcpRows are the rows of the tcp mode, in table order.
 var tcpRows = []tcpRowDef{
-	{name: "tcp-inline", order: stream.Inline, server: demoServer, reqs: demo.Requests, want: mixWant},
+	{name: "tcp-inline", order: stream.Ordered, server: demoServer, reqs: demo.Requests, want: mixWant},
 	{name: "tcp-concurrent", order: stream.Concurrent, async: true, server: demoServer, reqs: demo.Requests, want: mixWant},
 	{name: "tcp-suspend", order: stream.Concurrent, async: true, server: blockingAddServer,
 		reqs: []string{addReq}, want: []string{addWant}},
@@ -53,7 +53,7 @@ func (e *env) tcp(args []string) int {
 		"Measures pipelined JSON-RPC over loopback TCP (Line framing) to an in-process\n"+
 			"stream.Server: per connection one goroutine writes windows of K requests, one\n"+
 			"Write each, keeping at most W requests unanswered, and one counts the response\n"+
-			"lines. Rows: tcp-inline (Inline ordering, calculator mix); with -async also\n"+
+			"lines. Rows: tcp-inline (the default Ordered ordering, methods inline, calculator mix); with -async also\n"+
 			"tcp-concurrent (Concurrent ordering, same mix) and tcp-suspend (Concurrent,\n"+
 			"\"add\" registered with jsonrpc.Blocking). The row process is the calculator\n"+
 			"mix through (*jsonrpc.Server).Process on one goroutine, for reference.\n"+
@@ -215,7 +215,7 @@ func newTCPTarget(def tcpRowDef, conns, k, inflight int) (*tcpTarget, error) {
 		return nil, err
 	}
 	t.srv = srv
-	t.inOrder = def.order == stream.Inline
+	t.inOrder = def.order != stream.Concurrent
 	t.validate = true
 	for i, c := range t.conns {
 		if err := t.check(c); err != nil {
@@ -268,7 +268,7 @@ func startTCP(name string, serve func(net.Listener), reqs, want []string, conns,
 }
 
 // check writes one window on c and compares every response with the
-// expected one: in order under Inline ordering, as a set otherwise.
+// expected one: in order unless the ordering is Concurrent, as a set otherwise.
 func (t *tcpTarget) check(c *tcpConn) error {
 	c.nc.SetDeadline(time.Now().Add(drainTimeout))
 	defer c.nc.SetDeadline(time.Time{})

@@ -1,0 +1,703 @@
+package peer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/transport"
+)
+
+// A Transport carries whole JSON-RPC messages for a Conn: the framing of a
+// byte stream, WebSocket messages, or a client's channel.
+type Transport interface {
+	// Read returns the next message, valid until the next call of Read.
+	// Only the Conn's read loop (Run) calls it.
+	Read() ([]byte, error)
+	// Write sends msg, or appends it to a buffer that Flush sends. It may
+	// be called by several goroutines at once, and by the read loop while
+	// another goroutine flushes: the transport serializes them. ctx is
+	// the context of the call that sends the message, or of the
+	// connection.
+	Write(ctx context.Context, msg []byte) error
+	// Flush sends what Write has buffered.
+	Flush() error
+	// Close closes the transport; a Read in progress must return.
+	Close() error
+}
+
+// The read loop flushes the transport before each Read, so that the peer
+// has every answer before the Conn waits for its next message; a transport
+// with a method Buffered() int, the bytes of input it holds, is flushed
+// only when that is 0, so that a burst of messages is answered with few
+// writes. Such a transport must flush itself before it blocks reading.
+
+// Default limits of a Conn.
+const (
+	// DefaultMaxInFlight is the default of Options.MaxInFlight.
+	DefaultMaxInFlight = 64
+	// DefaultMaxQueued is the default of Options.MaxQueued.
+	DefaultMaxQueued = 4 << 20
+)
+
+// Options configure a Conn.
+type Options struct {
+	// Server answers the peer's calls and notifications. nil answers
+	// every call with "Method not found".
+	Server *jsonrpc.Server
+
+	// Order is how the peer's messages run; the zero value is Ordered.
+	Order Ordering
+
+	// MaxInFlight is how many of the peer's messages (a call, a
+	// notification or a batch) may run on goroutines of their own at
+	// once; <= 0 means DefaultMaxInFlight (64). Past it, and while the
+	// Order holds messages back, messages wait in a queue of up to
+	// MaxInFlight messages and MaxQueued bytes; when that is full the
+	// Conn stops reading until a message finishes, unless a call of its
+	// own waits for an answer, in which case it goes on reading and
+	// answers the calls it has no room for with jsonrpc.CodeLimitExceeded
+	// ("too many calls in flight"), so that the answer it waits for is
+	// not stuck behind them.
+	MaxInFlight int
+
+	// MaxQueued bounds the bytes of the messages waiting in the queue;
+	// <= 0 means DefaultMaxQueued (4 MiB).
+	MaxQueued int
+
+	// Protocol names the cancel and progress notifications.
+	Protocol Protocol
+
+	// Caller makes the Conn take every response it reads as the answer
+	// to a call of its own, also before it has made one, and never pass
+	// a response to Server. Without it, until the Conn first calls its
+	// peer, a message is passed to Server whatever it holds, as a server
+	// that only answers must treat it (a response object is an invalid
+	// request). A client sets it.
+	Caller bool
+
+	// OnIdle, when set, runs when the last message in flight has been
+	// answered and no call of the Conn's own waits for an answer: the
+	// connection is idle. It runs on the goroutine that answered, and
+	// must not block.
+	OnIdle func()
+}
+
+// ErrClosed is the error, wrapped with the cause, of the calls of a Conn
+// whose transport failed or was closed.
+var ErrClosed = errors.New("jsonrpc: connection closed")
+
+// ErrNotBlocking is the error of a call made from a method that is not
+// registered with jsonrpc.Blocking, under that method's context: such a
+// method runs on the goroutine that reads the connection, so it cannot
+// wait for its peer's answer, which that goroutine would read.
+var ErrNotBlocking = errors.New("jsonrpc: a method not registered Blocking cannot wait for its peer")
+
+// errShutdown answers the calls that the Conn will not run because it is
+// shutting down.
+var errShutdown = jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("server shutting down")
+
+// errNoRoom answers the calls the Conn has no room for (see MaxInFlight).
+var errNoRoom = jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("too many calls in flight")
+
+// errCancelled answers a cancelled call under Protocol.AnswerCancelled.
+var errCancelled = jsonrpc.NewError(CodeRequestCancelled, "Request cancelled")
+
+// A Conn is one end of a two-way JSON-RPC connection: it answers the
+// peer's calls with its Server and calls the peer on the same transport.
+// Run reads the transport; methods reach the Conn through their context
+// (FromContext). A Conn is safe for concurrent use.
+type Conn struct {
+	t       Transport
+	srv     *jsonrpc.Server
+	proto   Protocol
+	order   policy
+	maxIn   int
+	maxQ    int
+	caller  bool
+	onIdle  func()
+	ctx     context.Context // the context of every dispatch: carries the Conn, the tracker, the inline mark
+	flushes bool            // t buffers writes: Flush before reading (see Run)
+
+	// The read loop's own.
+	dst []byte    // inline answers are appended here
+	cur *incoming // the record of the next message
+
+	// current is the message being dispatched, for Begin. One goroutine
+	// dispatches at a time: the read loop while the queue is empty, the
+	// pump otherwise (state.pumping), handed over under mu.
+	current *incoming
+	pdst    []byte // the pump's answers
+
+	gate atomic.Bool // the read loop may dispatch without taking mu: state.open()
+
+	mu       sync.Mutex
+	cond     sync.Cond // signalled when state changes: room in the queue, drained
+	st       state
+	trackers map[string]*tracked // calls in flight and queued, by id, for cancellation; guarded by mu
+
+	// Outgoing calls.
+	nextID   atomic.Uint64
+	pmu      sync.Mutex
+	pending  map[uint64]chan<- response
+	progress map[string]func(json.RawMessage)
+	err      error // set once the read loop has ended: calls fail with it
+	waiting  atomic.Int32
+}
+
+// state is the Conn's bookkeeping of the peer's messages. It changes only
+// in update, which checks its invariants.
+type state struct {
+	running  int         // messages that went on to run on goroutines of their own
+	barriers int         // of them, the ones the Order makes later messages wait for
+	queue    []*incoming // messages read and waiting to run, in order
+	queued   int         // bytes in queue
+	pumping  bool        // a pump goroutine runs the queue
+	stopping bool        // Shutdown: run nothing more
+	reader   bool        // the read loop waits for room in the queue
+	outgoing int         // calls of the Conn's own waiting for answers
+}
+
+// incoming is one message of the peer's on its way through the Conn.
+type incoming struct {
+	c         *Conn
+	phase     atomic.Uint32
+	batch     bool
+	barrier   bool   // counted in state.barriers
+	notify    bool   // a notification; known once it is queued or runs on
+	id        []byte // a single request's id, once it is queued or runs on
+	msg       []byte // a copy, while queued
+	answer    []byte // the answer the transport made for it (Answer), if any
+	cancelled atomic.Bool
+	reply     func([]byte)
+}
+
+// Phases of an incoming message.
+const (
+	dispatching uint32 = iota // ProcessAsync has not returned
+	answered                  // answered before ProcessAsync returned
+	detached                  // running on after ProcessAsync returned
+)
+
+type tracked struct {
+	cancel context.CancelFunc // of a call that runs; nil while queued
+	in     *incoming          // the call's message, when it is not a batch
+}
+
+type connKey struct{}
+type inlineKey struct{}
+
+// New returns a Conn over t. ctx is the base of the contexts of the
+// methods it runs: cancelling it cancels them. Call Run to serve it.
+func New(ctx context.Context, t Transport, opts Options) *Conn {
+	c := &Conn{
+		t:       t,
+		srv:     opts.Server,
+		proto:   opts.Protocol,
+		order:   opts.Order.policy(),
+		maxIn:   opts.MaxInFlight,
+		maxQ:    opts.MaxQueued,
+		caller:  opts.Caller,
+		onIdle:  opts.OnIdle,
+		pending: map[uint64]chan<- response{},
+		dst:     make([]byte, 0, 4<<10),
+	}
+	if c.srv == nil {
+		c.srv = jsonrpc.NewServer()
+	}
+	if c.maxIn <= 0 {
+		c.maxIn = DefaultMaxInFlight
+	}
+	if c.maxQ <= 0 {
+		c.maxQ = DefaultMaxQueued
+	}
+	c.cond.L = &c.mu
+	ctx = context.WithValue(ctx, connKey{}, c)
+	ctx = transport.WithTracker(ctx, (*tracker)(c))
+	c.ctx = context.WithValue(ctx, inlineKey{}, c)
+	c.cur = c.newIncoming()
+	c.gate.Store(true)
+	return c
+}
+
+// FromContext returns the Conn whose peer made the call that ctx belongs
+// to, or nil when the call did not come over a two-way connection (HTTP,
+// for one). A method uses it to notify or call its peer.
+func FromContext(ctx context.Context) *Conn {
+	c, _ := ctx.Value(connKey{}).(*Conn)
+	return c
+}
+
+func (c *Conn) newIncoming() *incoming {
+	in := &incoming{c: c}
+	in.reply = in.onReply
+	return in
+}
+
+// Run reads the transport and handles each message until Read fails, then
+// fails the calls of the Conn's own still waiting with an error wrapping
+// ErrClosed, and calls end with Read's error. Messages already running go
+// on; Wait waits for them.
+//
+// A method that ends the read loop's goroutine with runtime.Goexit (one
+// not registered Blocking runs on it) has its calls answered with an
+// internal error, and Run goes on on a new goroutine, which calls end: the
+// goroutine that called Run then never returns from it.
+func (c *Conn) Run(end func(error)) {
+	err := c.readLoop(end)
+	c.finish(err, end)
+}
+
+func (c *Conn) finish(err error, end func(error)) {
+	c.pmu.Lock()
+	c.err = fmt.Errorf("%w: %w", ErrClosed, err)
+	for id, ch := range c.pending {
+		close(ch)
+		delete(c.pending, id)
+	}
+	c.pmu.Unlock()
+	if end != nil {
+		end(err)
+	}
+}
+
+func (c *Conn) readLoop(end func(error)) (err error) {
+	var msg []byte
+	inCall := false
+	defer func() {
+		if inCall {
+			// The goroutine ends inside ProcessAsync (runtime.Goexit).
+			c.abandoned(msg, end)
+		}
+	}()
+	buf, _ := c.t.(interface{ Buffered() int })
+	for {
+		if buf == nil || buf.Buffered() == 0 {
+			// Read may block: send the answers so far first.
+			if err := c.flush(); err != nil {
+				return err
+			}
+		}
+		msg, err = c.t.Read()
+		if err != nil {
+			return err
+		}
+		inCall = true
+		c.handle(msg)
+		inCall = false
+	}
+}
+
+// errGoexit answers the calls of a message whose method ended the
+// goroutine that ran it.
+var errGoexit = jsonrpc.NewError(jsonrpc.CodeInternalError, "").WithData("the call ended without returning (runtime.Goexit)")
+
+// abandoned runs as the read loop's goroutine ends inside ProcessAsync: it
+// answers the message in its place and goes on on a new goroutine.
+func (c *Conn) abandoned(msg []byte, end func(error)) {
+	in := c.cur
+	c.cur = c.newIncoming()
+	if in.phase.CompareAndSwap(dispatching, answered) {
+		c.write(transport.AppendErrors(nil, msg, errGoexit))
+	}
+	go c.Run(end)
+}
+
+// flush sends what the transport buffered.
+func (c *Conn) flush() error { return c.t.Flush() }
+
+// write writes an answer; a failed write is the transport's to report (its
+// next Read fails).
+func (c *Conn) write(resp []byte) {
+	if len(resp) > 0 {
+		c.t.Write(c.ctx, resp)
+	}
+}
+
+// handle handles one message the read loop read.
+func (c *Conn) handle(msg []byte) {
+	if c.caller || c.proto.CancelMethod != "" || c.proto.ProgressMethod != "" || c.nextID.Load() > 0 {
+		switch s := classify(msg); s.kind {
+		case kindResponse, kindResponses:
+			c.deliver(msg)
+			return
+		case kindNotification:
+			if c.special(s) {
+				return
+			}
+		}
+	}
+	if c.gate.Load() {
+		c.run(c.cur, msg, c.dst[:0], true)
+		return
+	}
+	c.slow(msg)
+}
+
+// special handles a cancel or progress notification, and reports whether
+// it did.
+func (c *Conn) special(s shape) bool {
+	switch {
+	case c.proto.CancelMethod != "" && methodIs(s.method, c.proto.CancelMethod):
+		c.cancelIncoming(s.params)
+		return true
+	case c.proto.ProgressMethod != "" && methodIs(s.method, c.proto.ProgressMethod):
+		return c.progressed(s.params)
+	}
+	return false
+}
+
+// methodIs reports whether the JSON string m is name, without escapes.
+func methodIs(m []byte, name string) bool {
+	return len(m) == len(name)+2 && string(m[1:len(m)-1]) == name
+}
+
+// run dispatches msg with the record in: ProcessAsync answers it at once,
+// or it runs on (detached) and is counted in the state until it answers.
+// reader says that the read loop dispatches, with its own record.
+func (c *Conn) run(in *incoming, msg, dst []byte, reader bool) {
+	if reader {
+		in.notify, in.id, in.barrier = false, nil, false
+		in.cancelled.Store(false)
+		in.batch = isBatch(msg)
+	}
+	c.current = in
+	c.srv.ProcessAsync(c.ctx, dst, msg, in.reply)
+	if in.phase.Load() != dispatching {
+		in.phase.Store(dispatching) // answered: the record serves again
+		return
+	}
+	// The call may run on: count it, unless it answered meanwhile.
+	if !in.batch && !in.notify && in.id == nil {
+		s := classify(msg)
+		in.notify = s.kind == kindNotification
+	}
+	detachedNow := false
+	c.update(func(st *state) {
+		if !in.phase.CompareAndSwap(dispatching, detached) {
+			return
+		}
+		detachedNow = true
+		st.running++
+		if c.order.barrier(in) {
+			in.barrier = true
+			st.barriers++
+		}
+	})
+	if !detachedNow {
+		in.phase.Store(dispatching)
+		return
+	}
+	if reader {
+		c.cur = c.newIncoming()
+	}
+}
+
+func isBatch(msg []byte) bool {
+	for _, b := range msg {
+		switch b {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '[':
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// onReply is the reply function of ProcessAsync for the message of in.
+func (in *incoming) onReply(resp []byte) {
+	c := in.c
+	resp = c.cancelledAnswer(in, resp)
+	if in.phase.CompareAndSwap(dispatching, answered) {
+		// Before ProcessAsync returned: the dispatcher flushes (the read
+		// loop before it reads; the pump after its queue).
+		c.write(resp)
+		return
+	}
+	c.write(resp)
+	c.flush()
+	c.update(func(st *state) {
+		st.running--
+		if in.barrier {
+			st.barriers--
+		}
+	})
+}
+
+// cancelledAnswer returns the answer to send for the message of in, which
+// answered resp: resp, unless the peer cancelled the call.
+func (c *Conn) cancelledAnswer(in *incoming, resp []byte) []byte {
+	if !in.cancelled.Load() || in.batch || len(resp) == 0 {
+		return resp
+	}
+	if !c.proto.AnswerCancelled {
+		return nil
+	}
+	return transport.AppendError(nil, errCancelled, in.id)
+}
+
+// slow handles a message when the gate is shut: it runs it if the state
+// allows after all, and queues it otherwise.
+func (c *Conn) slow(msg []byte) {
+	c.mu.Lock()
+	for {
+		st := &c.st
+		switch {
+		case st.stopping:
+			c.mu.Unlock()
+			c.write(transport.AppendErrors(nil, msg, errShutdown))
+			return
+		case c.open(st):
+			c.mu.Unlock()
+			c.run(c.cur, msg, c.dst[:0], true)
+			return
+		case len(st.queue) < c.maxIn && (len(st.queue) == 0 || st.queued+len(msg) <= c.maxQ):
+			c.mu.Unlock()
+			c.enqueue(msg)
+			return
+		case st.outgoing > 0:
+			// An answer we wait for may follow: read on.
+			c.mu.Unlock()
+			c.write(transport.AppendErrors(nil, msg, errNoRoom))
+			return
+		}
+		st.reader = true
+		c.flush() // what is buffered may be what the peer waits for
+		c.cond.Wait()
+		st.reader = false
+	}
+}
+
+// enqueue queues a copy of msg, registering its id for cancellation.
+func (c *Conn) enqueue(msg []byte) {
+	in := c.newIncoming()
+	in.msg = append([]byte(nil), msg...)
+	in.batch = isBatch(in.msg)
+	if !in.batch {
+		s := classify(in.msg)
+		in.notify = s.kind == kindNotification
+		if s.kind == kindRequest {
+			in.id = s.id
+		}
+	}
+	c.update(func(st *state) {
+		st.queue = append(st.queue, in)
+		st.queued += len(in.msg)
+		if in.id != nil {
+			c.track(string(in.id), &tracked{in: in})
+		}
+	})
+}
+
+// Answer sends resp, the answer a transport made itself to a message it
+// could not pass on (one over its size limit), in that message's turn:
+// under Sequential ordering, after the answers of the messages before it.
+// Only the Transport's Read may call it, on the read loop.
+func (c *Conn) Answer(resp []byte) {
+	if c.gate.Load() {
+		c.write(resp)
+		return
+	}
+	c.mu.Lock()
+	if c.open(&c.st) {
+		c.mu.Unlock()
+		c.write(resp)
+		return
+	}
+	c.mu.Unlock()
+	in := c.newIncoming()
+	in.answer = append([]byte(nil), resp...)
+	c.update(func(st *state) { st.queue = append(st.queue, in) })
+}
+
+// open reports whether a message may be dispatched at once.
+func (c *Conn) open(st *state) bool {
+	return !st.stopping && len(st.queue) == 0 && !st.pumping && c.order.admit(st, c.maxIn)
+}
+
+// update changes the state through f, under mu, checks the invariants, sets
+// the gate, wakes the waiters, starts the pump when the queue can move,
+// and calls OnIdle when the connection becomes idle.
+func (c *Conn) update(f func(*state)) {
+	c.mu.Lock()
+	st := &c.st
+	wasBusy := st.running > 0 || len(st.queue) > 0 || st.outgoing > 0
+	f(st)
+	if st.running < 0 || st.barriers < 0 || st.barriers > st.running || st.outgoing < 0 ||
+		st.queued < 0 || len(st.queue) == 0 && st.queued != 0 {
+		c.mu.Unlock()
+		panic(fmt.Sprintf("peer: bad state %+v", *st))
+	}
+	c.gate.Store(c.open(st))
+	pump := len(st.queue) > 0 && !st.pumping && c.order.admit(st, c.maxIn)
+	if pump {
+		st.pumping = true
+	}
+	idle := wasBusy && st.running == 0 && len(st.queue) == 0 && st.outgoing == 0
+	c.cond.Broadcast()
+	c.mu.Unlock()
+	if pump {
+		go c.pump()
+	}
+	if idle && c.onIdle != nil {
+		c.onIdle()
+	}
+}
+
+// pump runs the queue, in order, while the Order admits its head.
+func (c *Conn) pump() {
+	for {
+		var in *incoming
+		stopping := false
+		c.update(func(st *state) {
+			if len(st.queue) == 0 || !c.order.admit(st, c.maxIn) {
+				st.pumping = false
+				return
+			}
+			in = st.queue[0]
+			st.queue[0] = nil
+			st.queue = st.queue[1:]
+			st.queued -= len(in.msg)
+			stopping = st.stopping
+			if in.id != nil {
+				c.untrack(string(in.id), nil)
+			}
+		})
+		if in == nil {
+			c.flush()
+			return
+		}
+		switch {
+		case in.answer != nil:
+			c.write(in.answer)
+		case stopping:
+			c.write(transport.AppendErrors(nil, in.msg, errShutdown))
+		case in.cancelled.Load():
+			if c.proto.AnswerCancelled {
+				c.write(transport.AppendErrors(nil, in.msg, errCancelled))
+			}
+		default:
+			c.runQueued(in)
+		}
+	}
+}
+
+// runQueued runs a queued message on the pump, which goes on on a new
+// goroutine if a method ends this one with runtime.Goexit.
+func (c *Conn) runQueued(in *incoming) {
+	returned := false
+	defer func() {
+		if !returned {
+			if in.phase.CompareAndSwap(dispatching, answered) {
+				c.write(transport.AppendErrors(nil, in.msg, errGoexit))
+			}
+			go c.pump()
+		}
+	}()
+	c.pdst = c.pdst[:0]
+	c.run(in, in.msg, c.pdst, false)
+	c.flush()
+	returned = true
+}
+
+// Shutdown makes the Conn run no more of the peer's messages: the ones
+// queued and the ones read from now on are answered with
+// jsonrpc.CodeLimitExceeded ("server shutting down"). Messages running go
+// on; Wait waits for them.
+func (c *Conn) Shutdown() {
+	c.update(func(st *state) { st.stopping = true })
+}
+
+// Wait waits until no message of the peer's runs or waits to run.
+func (c *Conn) Wait() {
+	c.mu.Lock()
+	for c.st.running > 0 || len(c.st.queue) > 0 || c.st.pumping {
+		c.cond.Wait()
+	}
+	c.mu.Unlock()
+	c.flush()
+}
+
+// Busy reports whether a message of the peer's runs or waits to run, or a
+// call of the Conn's own waits for its answer.
+func (c *Conn) Busy() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.st.running > 0 || len(c.st.queue) > 0 || c.st.outgoing > 0
+}
+
+// tracker is the Conn as the transport.Tracker of its calls.
+type tracker Conn
+
+// Begin gives a call that runs on a goroutine of its own a context that
+// the peer's cancel notification cancels.
+func (t *tracker) Begin(ctx context.Context, id []byte) (context.Context, func()) {
+	c := (*Conn)(t)
+	cctx, cancel := context.WithCancel(ctx)
+	cctx = context.WithValue(cctx, inlineKey{}, nil)
+	if id == nil || c.proto.CancelMethod == "" {
+		return cctx, cancel
+	}
+	in := c.current
+	key := string(id)
+	tr := &tracked{cancel: cancel}
+	if !in.batch {
+		tr.in = in
+		in.id = []byte(key)
+	}
+	c.mu.Lock()
+	c.track(key, tr)
+	c.mu.Unlock()
+	return cctx, func() {
+		c.mu.Lock()
+		c.untrack(key, tr)
+		c.mu.Unlock()
+		cancel()
+	}
+}
+
+// track registers tr under key; mu is held.
+func (c *Conn) track(key string, tr *tracked) {
+	if c.trackers == nil {
+		c.trackers = map[string]*tracked{}
+	}
+	c.trackers[key] = tr
+}
+
+// untrack removes the registration of key, when it is tr (nil: any); mu is
+// held.
+func (c *Conn) untrack(key string, tr *tracked) {
+	if cur, ok := c.trackers[key]; ok && (tr == nil || cur == tr) {
+		delete(c.trackers, key)
+	}
+}
+
+// cancelIncoming handles the peer's cancel notification with params.
+func (c *Conn) cancelIncoming(params []byte) {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	id, ok := p[c.proto.CancelID]
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	tr := c.trackers[string(id)]
+	c.mu.Unlock()
+	if tr == nil {
+		return // answered already, or never seen
+	}
+	if tr.in != nil {
+		tr.in.cancelled.Store(true)
+	}
+	if tr.cancel != nil {
+		tr.cancel()
+	}
+}

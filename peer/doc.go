@@ -1,0 +1,41 @@
+// Package peer runs two-way JSON-RPC 2.0 connections: each end answers the
+// other's calls with a *jsonrpc.Server and calls the other on the same
+// transport, as language servers and their editors, and agents and their
+// tools, do.
+//
+// A Conn reads a Transport (the framing of a byte stream, WebSocket
+// messages, a client's channel) on one goroutine, Run. The answers to its
+// own calls and its peer's cancel notifications are handled there as soon
+// as they are read; the peer's calls and notifications go to the Server,
+// in the order the Conn's Ordering says. Package stream serves every
+// connection of a stream.Server as a Conn, package ws every WebSocket, and
+// package client's Client is a Conn over its channel.
+//
+// # Calling the peer from a method
+//
+// A method finds the connection its call came on in its context:
+//
+//	func configuration(ctx context.Context, uri string) (Settings, error) {
+//		var s Settings
+//		err := peer.FromContext(ctx).Call(ctx, "workspace/configuration", params, &s)
+//		return s, err
+//	}
+//
+// A method that waits for its peer's answer must be registered with
+// jsonrpc.Blocking: other methods run on the goroutine that reads the
+// connection, the one that would read that answer, and Call refuses to
+// wait there (ErrNotBlocking) rather than deadlock. Notify never waits for
+// an answer and may be used from any method.
+//
+// # Cancellation and progress
+//
+// A Protocol names the notifications that cancel a call and report its
+// progress; LSP and MCP are provided. A cancel notification is handled
+// ahead of the messages waiting to run: a call still waiting is answered
+// without running, and a running call of a Blocking method sees its
+// context cancelled. The call is then answered with CodeRequestCancelled
+// (LSP), or not at all (MCP). When the context of one of the Conn's own
+// calls ends, Call returns at once and the cancel notification is sent on
+// another goroutine. A method reports progress to its caller with
+// ProgressOf; a caller asks for progress with OnProgress.
+package peer

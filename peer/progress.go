@@ -1,0 +1,130 @@
+package peer
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+
+	"github.com/jsonrpc-go/jsonrpc"
+)
+
+// OnProgress registers f for the progress the peer reports with a new
+// token, and returns the token, to be sent with a call where the Protocol
+// says (Protocol.TokenPath: LSP's "workDoneToken", MCP's
+// "_meta.progressToken"), and a function that ends the registration, to
+// be called once the call has returned. f gets the params of each progress
+// notification with that token as sent; it runs on the goroutine that
+// reads the connection, so it must not block, and it may not call the peer
+// and wait.
+func (c *Conn) OnProgress(f func(params json.RawMessage)) (token json.RawMessage, stop func()) {
+	id := c.nextID.Add(1)
+	token = json.RawMessage(strconv.AppendQuote(nil, "p"+strconv.FormatUint(id, 10)))
+	key := string(token)
+	c.pmu.Lock()
+	if c.progress == nil {
+		c.progress = map[string]func(json.RawMessage){}
+	}
+	c.progress[key] = f
+	c.pmu.Unlock()
+	return token, func() {
+		c.pmu.Lock()
+		delete(c.progress, key)
+		c.pmu.Unlock()
+	}
+}
+
+// progressed hands a progress notification to the callback of its token,
+// and reports whether there was one; one for no token of ours goes to the
+// Server like any notification.
+func (c *Conn) progressed(params []byte) bool {
+	s := classifyObjectMember(params, c.proto.ProgressToken)
+	if s == nil {
+		return false
+	}
+	c.pmu.Lock()
+	f := c.progress[string(s)]
+	c.pmu.Unlock()
+	if f == nil {
+		return false
+	}
+	f(append(json.RawMessage(nil), params...))
+	return true
+}
+
+// classifyObjectMember returns the value of the member name of the object
+// v, as sent, or nil.
+func classifyObjectMember(v []byte, name string) []byte {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(v, &p) != nil {
+		return nil
+	}
+	return p[name]
+}
+
+// A Progress reports the progress of a call to its caller: see
+// ProgressOf.
+type Progress struct {
+	c     *Conn
+	token json.RawMessage
+}
+
+// ProgressOf returns the Progress of the call that ctx belongs to: the
+// Conn it came over and the progress token its caller sent where the
+// Conn's Protocol says (Protocol.TokenPath). It returns nil when there is
+// none: the call did not come over a Conn, its Protocol has no progress,
+// or the caller asked for none. A nil *Progress reports nothing.
+func ProgressOf(ctx context.Context) *Progress {
+	c := FromContext(ctx)
+	call := jsonrpc.CallOf(ctx)
+	if c == nil || call == nil || c.proto.ProgressMethod == "" || len(c.proto.TokenPath) == 0 {
+		return nil
+	}
+	v := []byte(call.Params())
+	for _, name := range c.proto.TokenPath {
+		if v = classifyObjectMember(v, name); v == nil {
+			return nil
+		}
+	}
+	if string(v) == "null" {
+		return nil
+	}
+	return &Progress{c: c, token: append(json.RawMessage(nil), v...)}
+}
+
+// Token returns the caller's progress token, as sent.
+func (p *Progress) Token() json.RawMessage {
+	if p == nil {
+		return nil
+	}
+	return p.token
+}
+
+// Report sends the caller a progress notification with value: under LSP,
+// {"token": token, "value": value}; under MCP, value's own members beside
+// "progressToken" (value must then encode as an object, such as
+// MCPProgress). A nil *Progress reports nothing and returns nil.
+func (p *Progress) Report(ctx context.Context, value any) error {
+	if p == nil {
+		return nil
+	}
+	proto := p.c.proto
+	v, err := json.Marshal(value)
+	if err != nil {
+		return err
+	}
+	params := make(map[string]json.RawMessage, 4)
+	if proto.ProgressValue != "" {
+		params[proto.ProgressValue] = v
+	} else if err := json.Unmarshal(v, &params); err != nil {
+		return err
+	}
+	params[proto.ProgressToken] = p.token
+	return p.c.Notify(context.WithoutCancel(ctx), proto.ProgressMethod, params)
+}
+
+// MCPProgress is the value of an MCP progress notification.
+type MCPProgress struct {
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total,omitempty"`
+	Message  string  `json:"message,omitempty"`
+}
