@@ -158,6 +158,7 @@ func (c *Conn) register(ctx context.Context, n int) (uint64, []chan response, er
 	if ctx.Value(inlineKey{}) == c {
 		return 0, nil, ErrNotBlocking
 	}
+	c.twoWay.Store(true)
 	chs := make([]chan response, n)
 	c.pmu.Lock()
 	if c.err != nil {

@@ -146,7 +146,25 @@ type Conn struct {
 	pending  map[uint64]chan<- response
 	progress map[string]func(json.RawMessage)
 	err      error // set once the read loop has ended: calls fail with it
-	waiting  atomic.Int32
+	// twoWay is set once the Conn has called its peer, or from the start
+	// for a Caller or a Protocol with notifications of its own: from then
+	// on the read loop and the pump never write to the transport
+	// themselves, which could block them while the peer, blocked writing
+	// to us, does not read; their writes go through out.
+	twoWay atomic.Bool
+	out    outbox
+}
+
+// outbox holds the answers of the read loop and the pump of a two-way
+// Conn, for a goroutine of its own to write (writeOut).
+type outbox struct {
+	mu      sync.Mutex
+	cond    sync.Cond // signalled when writing ends or buf shrinks
+	buf     []byte    // the messages, back to back
+	ends    []int     // where each ends in buf
+	spare   []byte
+	spends  []int
+	writing bool // writeOut runs
 }
 
 // state is the Conn's bookkeeping of the peer's messages. It changes only
@@ -158,7 +176,6 @@ type state struct {
 	queued   int         // bytes in queue
 	pumping  bool        // a pump goroutine runs the queue
 	stopping bool        // Shutdown: run nothing more
-	reader   bool        // the read loop waits for room in the queue
 	outgoing int         // calls of the Conn's own waiting for answers
 }
 
@@ -216,6 +233,10 @@ func New(ctx context.Context, t Transport, opts Options) *Conn {
 		c.maxQ = DefaultMaxQueued
 	}
 	c.cond.L = &c.mu
+	c.out.cond.L = &c.out.mu
+	if c.caller || c.proto.CancelMethod != "" || c.proto.ProgressMethod != "" {
+		c.twoWay.Store(true)
+	}
 	ctx = context.WithValue(ctx, connKey{}, c)
 	ctx = transport.WithTracker(ctx, (*tracker)(c))
 	c.ctx = context.WithValue(ctx, inlineKey{}, c)
@@ -278,7 +299,7 @@ func (c *Conn) readLoop(end func(error)) (err error) {
 	for {
 		if buf == nil || buf.Buffered() == 0 {
 			// Read may block: send the answers so far first.
-			if err := c.flush(); err != nil {
+			if err := c.push(); err != nil {
 				return err
 			}
 		}
@@ -302,7 +323,7 @@ func (c *Conn) abandoned(msg []byte, end func(error)) {
 	in := c.cur
 	c.cur = c.newIncoming()
 	if in.phase.CompareAndSwap(dispatching, answered) {
-		c.write(transport.AppendErrors(nil, msg, errGoexit))
+		c.put(transport.AppendErrors(nil, msg, errGoexit))
 	}
 	go c.Run(end)
 }
@@ -317,6 +338,86 @@ func (c *Conn) write(resp []byte) {
 		c.t.Write(c.ctx, resp)
 	}
 }
+
+// put writes an answer of the read loop or the pump: at once while the
+// Conn is one-way, through the outbox once it is two-way. Past MaxQueued
+// bytes waiting to be written, it waits for the outbox to drain.
+func (c *Conn) put(resp []byte) {
+	if len(resp) == 0 {
+		return
+	}
+	if !c.twoWay.Load() {
+		c.write(resp)
+		return
+	}
+	o := &c.out
+	o.mu.Lock()
+	for len(o.buf) > 0 && len(o.buf)+len(resp) > c.maxQ {
+		if !o.writing {
+			o.writing = true
+			go c.writeOut()
+		}
+		o.cond.Wait()
+	}
+	o.buf = append(o.buf, resp...)
+	o.ends = append(o.ends, len(o.buf))
+	o.mu.Unlock()
+}
+
+// push sends what the read loop or the pump has written: it flushes the
+// transport while the Conn is one-way, and makes sure a writeOut runs once
+// it is two-way.
+func (c *Conn) push() error {
+	if !c.twoWay.Load() {
+		return c.flush()
+	}
+	o := &c.out
+	o.mu.Lock()
+	start := len(o.ends) > 0 && !o.writing
+	if start {
+		o.writing = true
+	}
+	o.mu.Unlock()
+	if start {
+		go c.writeOut()
+	}
+	return nil
+}
+
+// writeOut writes the outbox to the transport until it is empty.
+func (c *Conn) writeOut() {
+	o := &c.out
+	for {
+		o.mu.Lock()
+		if len(o.ends) == 0 {
+			o.writing = false
+			o.cond.Broadcast()
+			o.mu.Unlock()
+			return
+		}
+		buf, ends := o.buf, o.ends
+		o.buf, o.ends = o.spare[:0], o.spends[:0]
+		o.cond.Broadcast()
+		o.mu.Unlock()
+		start := 0
+		for _, end := range ends {
+			c.t.Write(c.ctx, buf[start:end])
+			start = end
+		}
+		c.t.Flush()
+		o.mu.Lock()
+		o.spare, o.spends = buf[:0], ends[:0]
+		o.mu.Unlock()
+	}
+}
+
+// TwoWay reports whether the Conn is two-way: it has called its peer, or
+// it is a Caller, or its Protocol has cancel or progress notifications.
+// From then on the read loop never writes to the transport itself, and a
+// transport must not flush before it blocks reading either: a read loop
+// blocked writing while its peer's is blocked writing too would never
+// read again.
+func (c *Conn) TwoWay() bool { return c.twoWay.Load() }
 
 // handle handles one message the read loop read.
 func (c *Conn) handle(msg []byte) {
@@ -417,7 +518,7 @@ func (in *incoming) onReply(resp []byte) {
 	if in.phase.CompareAndSwap(dispatching, answered) {
 		// Before ProcessAsync returned: the dispatcher flushes (the read
 		// loop before it reads; the pump after its queue).
-		c.write(resp)
+		c.put(resp)
 		return
 	}
 	c.write(resp)
@@ -446,32 +547,40 @@ func (c *Conn) cancelledAnswer(in *incoming, resp []byte) []byte {
 // allows after all, and queues it otherwise.
 func (c *Conn) slow(msg []byte) {
 	c.mu.Lock()
+	st := &c.st
 	for {
-		st := &c.st
 		switch {
 		case st.stopping:
 			c.mu.Unlock()
-			c.write(transport.AppendErrors(nil, msg, errShutdown))
+			c.put(transport.AppendErrors(nil, msg, errShutdown))
 			return
 		case c.open(st):
 			c.mu.Unlock()
 			c.run(c.cur, msg, c.dst[:0], true)
 			return
-		case len(st.queue) < c.maxIn && (len(st.queue) == 0 || st.queued+len(msg) <= c.maxQ):
+		case c.room(st, msg):
 			c.mu.Unlock()
 			c.enqueue(msg)
 			return
 		case st.outgoing > 0:
 			// An answer we wait for may follow: read on.
 			c.mu.Unlock()
-			c.write(transport.AppendErrors(nil, msg, errNoRoom))
+			c.put(transport.AppendErrors(nil, msg, errNoRoom))
 			return
 		}
-		st.reader = true
-		c.flush() // what is buffered may be what the peer waits for
-		c.cond.Wait()
-		st.reader = false
+		// Wait for room, having sent what the peer may be waiting for.
+		c.mu.Unlock()
+		c.push()
+		c.mu.Lock()
+		if !st.stopping && !c.open(st) && !c.room(st, msg) && st.outgoing == 0 {
+			c.cond.Wait()
+		}
 	}
+}
+
+// room reports whether the queue has room for msg.
+func (c *Conn) room(st *state, msg []byte) bool {
+	return len(st.queue) < c.maxIn && (len(st.queue) == 0 || st.queued+len(msg) <= c.maxQ)
 }
 
 // enqueue queues a copy of msg, registering its id for cancellation.
@@ -501,13 +610,13 @@ func (c *Conn) enqueue(msg []byte) {
 // Only the Transport's Read may call it, on the read loop.
 func (c *Conn) Answer(resp []byte) {
 	if c.gate.Load() {
-		c.write(resp)
+		c.put(resp)
 		return
 	}
 	c.mu.Lock()
 	if c.open(&c.st) {
 		c.mu.Unlock()
-		c.write(resp)
+		c.put(resp)
 		return
 	}
 	c.mu.Unlock()
@@ -570,17 +679,17 @@ func (c *Conn) pump() {
 			}
 		})
 		if in == nil {
-			c.flush()
+			c.push()
 			return
 		}
 		switch {
 		case in.answer != nil:
-			c.write(in.answer)
+			c.put(in.answer)
 		case stopping:
-			c.write(transport.AppendErrors(nil, in.msg, errShutdown))
+			c.put(transport.AppendErrors(nil, in.msg, errShutdown))
 		case in.cancelled.Load():
 			if c.proto.AnswerCancelled {
-				c.write(transport.AppendErrors(nil, in.msg, errCancelled))
+				c.put(transport.AppendErrors(nil, in.msg, errCancelled))
 			}
 		default:
 			c.runQueued(in)
@@ -595,14 +704,14 @@ func (c *Conn) runQueued(in *incoming) {
 	defer func() {
 		if !returned {
 			if in.phase.CompareAndSwap(dispatching, answered) {
-				c.write(transport.AppendErrors(nil, in.msg, errGoexit))
+				c.put(transport.AppendErrors(nil, in.msg, errGoexit))
 			}
 			go c.pump()
 		}
 	}()
 	c.pdst = c.pdst[:0]
 	c.run(in, in.msg, c.pdst, false)
-	c.flush()
+	c.push()
 	returned = true
 }
 
@@ -621,6 +730,12 @@ func (c *Conn) Wait() {
 		c.cond.Wait()
 	}
 	c.mu.Unlock()
+	c.push()
+	c.out.mu.Lock()
+	for c.out.writing {
+		c.out.cond.Wait()
+	}
+	c.out.mu.Unlock()
 	c.flush()
 }
 

@@ -176,7 +176,7 @@ func (c *conn) Read() ([]byte, error) {
 			}
 		}
 		if errors.Is(err, errBusy) {
-			c.Write(c.ctx, transport.AppendError(nil, errBusyAnswer, nil))
+			c.peer.Answer(transport.AppendError(nil, errBusyAnswer, nil))
 		}
 		if c.stopping.Load() {
 			return nil, errStopping
@@ -275,7 +275,9 @@ func (c *conn) armIdle() {
 // beforeRead runs before each read from the connection, which may block:
 // it flushes the answers written so far and sets the read deadline.
 func (c *conn) beforeRead() error {
-	c.Flush()
+	if !c.peer.TwoWay() {
+		c.Flush()
+	}
 	c.dmu.Lock()
 	defer c.dmu.Unlock()
 	if c.stopping.Load() {

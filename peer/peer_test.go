@@ -1,0 +1,574 @@
+package peer_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/client"
+	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
+	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/stream"
+)
+
+// wait bounds every wait of the tests.
+const wait = 5 * time.Second
+
+var orders = []peer.Ordering{peer.Ordered, peer.Sequential, peer.Concurrent}
+
+// serve serves s on one end of a pipe and returns the other; the cleanup
+// closes both and waits for ServeConn.
+func serve(t *testing.T, s *stream.Server) net.Conn {
+	t.Helper()
+	cc, sc := net.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- s.ServeConn(context.Background(), sc) }()
+	t.Cleanup(func() {
+		cc.Close()
+		s.Close()
+		select {
+		case <-done:
+		case <-time.After(wait):
+			t.Error("ServeConn did not return")
+		}
+	})
+	return cc
+}
+
+// dial returns a client over a pipe to s, answering the server's calls
+// with csrv.
+func dial(t *testing.T, s *stream.Server, opts ...client.Option) *client.Client {
+	t.Helper()
+	c := client.New(client.Stream(serve(t, s), s.Framing), opts...)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// raw is a peer written by hand: it sends lines, and a goroutine reads
+// the lines it receives.
+type raw struct {
+	spy   *readSpy
+	total int64 // bytes sent, newlines included; guarded by mu
+	t     *testing.T
+	wr    stream.Writer
+	mu    sync.Mutex
+	got   chan string
+}
+
+func newRaw(t *testing.T, s *stream.Server) *raw {
+	t.Helper()
+	cc, sc := net.Pipe()
+	spy := &readSpy{Conn: sc, reads: make(chan int64, 1024)}
+	done := make(chan error, 1)
+	go func() { done <- s.ServeConn(context.Background(), spy) }()
+	t.Cleanup(func() {
+		cc.Close()
+		s.Close()
+		select {
+		case <-done:
+		case <-time.After(wait):
+			t.Error("ServeConn did not return")
+		}
+	})
+	conn := cc
+	r := &raw{t: t, wr: stream.Line.NewWriter(conn), got: make(chan string, 64), spy: spy}
+	rd := stream.Line.NewReader(conn, 1<<20)
+	go func() {
+		defer close(r.got)
+		for {
+			msg, err := rd.Read()
+			if err != nil {
+				return
+			}
+			r.got <- string(msg)
+		}
+	}()
+	return r
+}
+
+func (r *raw) send(msgs ...string) {
+	r.t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, m := range msgs {
+		r.total += int64(len(m) + 1)
+		if err := r.wr.Write([]byte(m)); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+	if err := r.wr.Flush(); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// readSpy reports, at each Read of the server's end of the connection,
+// how many bytes the Reads before it returned.
+type readSpy struct {
+	net.Conn
+	consumed atomic.Int64
+	reads    chan int64
+}
+
+func (s *readSpy) Read(p []byte) (int, error) {
+	select {
+	case s.reads <- s.consumed.Load():
+	default:
+	}
+	n, err := s.Conn.Read(p)
+	s.consumed.Add(int64(n))
+	return n, err
+}
+
+// settled sends msgs and returns once the server has handled all of them:
+// its read loop reads from the connection again after taking their bytes.
+func (r *raw) settled(msgs ...string) {
+	r.t.Helper()
+	r.send(msgs...)
+	r.mu.Lock()
+	sent := r.total
+	r.mu.Unlock()
+	for {
+		select {
+		case n := <-r.spy.reads:
+			if n >= sent {
+				return
+			}
+		case <-time.After(wait):
+			r.t.Fatal("the server did not read again")
+		}
+	}
+}
+
+func (r *raw) recv() string {
+	r.t.Helper()
+	select {
+	case m, ok := <-r.got:
+		if !ok {
+			r.t.Fatal("the connection ended")
+		}
+		return m
+	case <-time.After(wait):
+		r.t.Fatal("no message")
+		return ""
+	}
+}
+
+// expectNone checks that nothing arrives for a short while.
+func (r *raw) expectNone(d time.Duration) {
+	r.t.Helper()
+	select {
+	case m, ok := <-r.got:
+		if ok {
+			r.t.Fatalf("unexpected message %s", m)
+		}
+	case <-time.After(d):
+	}
+}
+
+// callbackServer's "ask" (Blocking) calls its peer's "name" and answers
+// with it; "poke", a Blocking notification, calls "name" and notifies the
+// peer "told" with it; "inline", not Blocking, tries to call "name".
+func callbackServer() *jsonrpc.Server {
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("ask", func(ctx context.Context, who string) (string, error) {
+		var name string
+		if err := peer.FromContext(ctx).Call(ctx, "name", []any{who}, &name); err != nil {
+			return "", err
+		}
+		return "hello " + name, nil
+	}, jsonrpc.Blocking())
+	srv.MustRegister("poke", func(ctx context.Context) error {
+		conn := peer.FromContext(ctx)
+		var name string
+		if err := conn.Call(ctx, "name", []any{"poke"}, &name); err != nil {
+			return err
+		}
+		return conn.Notify(ctx, "told", []any{name})
+	}, jsonrpc.Blocking())
+	srv.MustRegister("inline", func(ctx context.Context) (string, error) {
+		err := peer.FromContext(ctx).Call(ctx, "name", []any{"inline"}, nil)
+		return "", err
+	})
+	return srv
+}
+
+// clientMethods answers "name" and reports "told" on told.
+func clientMethods(told chan<- string) *jsonrpc.Server {
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("name", func(who string) string { return strings.ToUpper(who) })
+	srv.MustRegister("told", func(s string) { told <- s })
+	return srv
+}
+
+// TestCallbackFromRequest: a method called by the client calls the client
+// back and answers with what it said, under every ordering and framing,
+// with many calls at once.
+func TestCallbackFromRequest(t *testing.T) {
+	leaktest.Check(t)
+	for _, order := range orders {
+		for _, fr := range []stream.Framing{stream.Line, stream.Header, stream.Raw} {
+			t.Run(fmt.Sprintf("%v/%T", order, fr), func(t *testing.T) {
+				c := dial(t, &stream.Server{Server: callbackServer(), Order: order, Framing: fr},
+					client.Serve(clientMethods(nil)))
+				var wg sync.WaitGroup
+				for i := range 32 {
+					wg.Go(func() {
+						ctx, cancel := context.WithTimeout(context.Background(), wait)
+						defer cancel()
+						who := fmt.Sprintf("w%d", i)
+						got, err := client.Call[string](ctx, c, "ask", []any{who})
+						if err != nil || got != "hello "+strings.ToUpper(who) {
+							t.Errorf("ask(%s) = %q, %v", who, got, err)
+						}
+					})
+				}
+				wg.Wait()
+			})
+		}
+	}
+}
+
+// TestCallbackFromNotification: a notification's method calls the client
+// back and notifies it.
+func TestCallbackFromNotification(t *testing.T) {
+	leaktest.Check(t)
+	for _, order := range orders {
+		t.Run(order.String(), func(t *testing.T) {
+			told := make(chan string, 1)
+			c := dial(t, &stream.Server{Server: callbackServer(), Order: order}, client.Serve(clientMethods(told)))
+			if err := c.Notify(context.Background(), "poke", nil); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case got := <-told:
+				if got != "POKE" {
+					t.Fatalf("told %q, want POKE", got)
+				}
+			case <-time.After(wait):
+				t.Fatal("the notification's callback did not complete")
+			}
+		})
+	}
+}
+
+// TestCallFromInlineMethod: a method not registered Blocking cannot wait
+// for its peer; its call fails at once instead of deadlocking the
+// connection.
+func TestCallFromInlineMethod(t *testing.T) {
+	leaktest.Check(t)
+	c := dial(t, &stream.Server{Server: callbackServer()}, client.Serve(clientMethods(nil)))
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	_, err := c.CallRaw(ctx, "inline", nil)
+	var e *jsonrpc.Error
+	if !errors.As(err, &e) || e.Code != jsonrpc.CodeServerError {
+		t.Fatalf("inline: err = %v, want a server error", err)
+	}
+	// The connection still works.
+	if got, err := client.Call[string](ctx, c, "ask", []any{"x"}); err != nil || got != "hello X" {
+		t.Fatalf("ask = %q, %v", got, err)
+	}
+}
+
+// TestErrNotBlocking: the error the method gets is ErrNotBlocking.
+func TestErrNotBlocking(t *testing.T) {
+	leaktest.Check(t)
+	srv := jsonrpc.NewServer()
+	got := make(chan error, 1)
+	srv.MustRegister("inline", func(ctx context.Context) {
+		got <- peer.FromContext(ctx).Call(ctx, "x", nil, nil)
+	})
+	r := newRaw(t, &stream.Server{Server: srv})
+	r.send(`{"jsonrpc":"2.0","method":"inline"}`)
+	select {
+	case err := <-got:
+		if !errors.Is(err, peer.ErrNotBlocking) {
+			t.Fatalf("err = %v, want ErrNotBlocking", err)
+		}
+	case <-time.After(wait):
+		t.Fatal("the call waited")
+	}
+}
+
+// waitServer's "wait" (Blocking) waits for release or its context and
+// reports how it ended; "count" counts its calls; "edit", a Blocking
+// notification, sets the text after release; "text" answers it.
+type waitServer struct {
+	*jsonrpc.Server
+	started chan int
+	ended   chan error
+	release chan struct{}
+	count   atomic.Int32
+	mu      sync.Mutex
+	text    string
+}
+
+func newWaitServer() *waitServer {
+	w := &waitServer{Server: jsonrpc.NewServer(), started: make(chan int, 16), ended: make(chan error, 16), release: make(chan struct{})}
+	w.MustRegister("wait", func(ctx context.Context, n int) (int, error) {
+		w.started <- n
+		select {
+		case <-w.release:
+			w.ended <- nil
+			return n, nil
+		case <-ctx.Done():
+			w.ended <- ctx.Err()
+			return 0, ctx.Err()
+		}
+	}, jsonrpc.Blocking())
+	w.MustRegister("count", func() int32 { return w.count.Add(1) })
+	w.MustRegister("edit", func(ctx context.Context, s string) {
+		<-w.release
+		w.mu.Lock()
+		w.text = s
+		w.mu.Unlock()
+	}, jsonrpc.Blocking())
+	w.MustRegister("text", func() string {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.text
+	})
+	return w
+}
+
+func (w *waitServer) awaitStarted(t *testing.T, n int) {
+	t.Helper()
+	select {
+	case got := <-w.started:
+		if got != n {
+			t.Fatalf("wait(%d) started, want wait(%d)", got, n)
+		}
+	case <-time.After(wait):
+		t.Fatalf("wait(%d) did not start", n)
+	}
+}
+
+func (w *waitServer) awaitEnded(t *testing.T) error {
+	t.Helper()
+	select {
+	case err := <-w.ended:
+		return err
+	case <-time.After(wait):
+		t.Fatal("wait did not end")
+		return nil
+	}
+}
+
+const cancelledAnswer = `{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":%s}`
+
+// TestCancelWhileRunning: LSP's $/cancelRequest cancels the running call's
+// context, and the call is answered with -32800, under every ordering; the
+// connection goes on.
+func TestCancelWhileRunning(t *testing.T) {
+	leaktest.Check(t)
+	for _, order := range orders {
+		t.Run(order.String(), func(t *testing.T) {
+			w := newWaitServer()
+			r := newRaw(t, &stream.Server{Server: w.Server, Order: order, Protocol: peer.LSP})
+			r.send(`{"jsonrpc":"2.0","method":"wait","params":[1],"id":1}`)
+			w.awaitStarted(t, 1)
+			r.send(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}`)
+			if err := w.awaitEnded(t); !errors.Is(err, context.Canceled) {
+				t.Fatalf("wait ended with %v, want context.Canceled", err)
+			}
+			if got, want := r.recv(), fmt.Sprintf(cancelledAnswer, "1"); got != want {
+				t.Fatalf("got %s, want %s", got, want)
+			}
+			r.send(`{"jsonrpc":"2.0","method":"count","id":"c"}`)
+			if got, want := r.recv(), `{"jsonrpc":"2.0","result":1,"id":"c"}`; got != want {
+				t.Fatalf("got %s, want %s", got, want)
+			}
+		})
+	}
+}
+
+// TestCancelBeforeDispatch: a request read but waiting behind a running
+// call (Sequential) or a running notification (Ordered) is cancelled before
+// it starts: it never runs, and is answered with -32800 in its turn.
+func TestCancelBeforeDispatch(t *testing.T) {
+	leaktest.Check(t)
+	for _, tc := range []struct {
+		order peer.Ordering
+		first string
+	}{
+		{peer.Sequential, `{"jsonrpc":"2.0","method":"wait","params":[1],"id":1}`},
+		{peer.Ordered, `{"jsonrpc":"2.0","method":"edit","params":["x"]}`},
+	} {
+		t.Run(tc.order.String(), func(t *testing.T) {
+			w := newWaitServer()
+			r := newRaw(t, &stream.Server{Server: w.Server, Order: tc.order, Protocol: peer.LSP})
+			r.send(tc.first)
+			if tc.order == peer.Sequential {
+				w.awaitStarted(t, 1)
+			}
+			r.settled(`{"jsonrpc":"2.0","method":"count","id":2}`,
+				`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":2}}`,
+				`{"jsonrpc":"2.0","method":"count","id":3}`)
+			close(w.release)
+			if tc.order == peer.Sequential {
+				if got, want := r.recv(), `{"jsonrpc":"2.0","result":1,"id":1}`; got != want {
+					t.Fatalf("got %s, want %s", got, want)
+				}
+			}
+			if got, want := r.recv(), fmt.Sprintf(cancelledAnswer, "2"); got != want {
+				t.Fatalf("got %s, want %s", got, want)
+			}
+			if got, want := r.recv(), `{"jsonrpc":"2.0","result":1,"id":3}`; got != want {
+				t.Fatalf("got %s, want %s (the cancelled call must not have run)", got, want)
+			}
+		})
+	}
+}
+
+// TestMCPCancelNoAnswer: after MCP's notifications/cancelled, the cancelled
+// call sends no answer at all.
+func TestMCPCancelNoAnswer(t *testing.T) {
+	leaktest.Check(t)
+	w := newWaitServer()
+	r := newRaw(t, &stream.Server{Server: w.Server, Protocol: peer.MCP})
+	r.send(`{"jsonrpc":"2.0","method":"wait","params":[1],"id":1}`)
+	w.awaitStarted(t, 1)
+	r.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user"}}`)
+	if err := w.awaitEnded(t); !errors.Is(err, context.Canceled) {
+		t.Fatalf("wait ended with %v, want context.Canceled", err)
+	}
+	r.send(`{"jsonrpc":"2.0","method":"count","id":2}`)
+	if got, want := r.recv(), `{"jsonrpc":"2.0","result":1,"id":2}`; got != want {
+		t.Fatalf("got %s, want %s (nothing for the cancelled call)", got, want)
+	}
+	r.expectNone(50 * time.Millisecond)
+}
+
+// TestOrderedNotifications: under Ordered, a call that follows a
+// notification still running waits for it, and sees what it changed;
+// calls do not wait for each other.
+func TestOrderedNotifications(t *testing.T) {
+	leaktest.Check(t)
+	w := newWaitServer()
+	r := newRaw(t, &stream.Server{Server: w.Server})
+	r.send(`{"jsonrpc":"2.0","method":"wait","params":[1],"id":1}`)
+	w.awaitStarted(t, 1)
+	// A call while another runs: answered at once.
+	r.send(`{"jsonrpc":"2.0","method":"text","id":2}`)
+	if got, want := r.recv(), `{"jsonrpc":"2.0","result":"","id":2}`; got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+	r.send(`{"jsonrpc":"2.0","method":"edit","params":["new"]}`, `{"jsonrpc":"2.0","method":"text","id":3}`)
+	r.expectNone(30 * time.Millisecond)
+	close(w.release)
+	got := []string{r.recv(), r.recv()}
+	want := map[string]bool{`{"jsonrpc":"2.0","result":1,"id":1}`: true, `{"jsonrpc":"2.0","result":"new","id":3}`: true}
+	for _, g := range got {
+		if !want[g] {
+			t.Fatalf("got %s, want one of %v", g, want)
+		}
+	}
+}
+
+// TestCancelDoesNotDelayCaller: when a call's context ends, Call returns
+// at once, even while the cancel notification cannot be written (the peer
+// reads nothing more); the notification goes out once it can.
+func TestCancelDoesNotDelayCaller(t *testing.T) {
+	leaktest.Check(t)
+	cc, sc := net.Pipe()
+	defer sc.Close()
+	c := client.New(client.Stream(cc, nil), client.UseProtocol(peer.LSP))
+	defer c.Close()
+	rd := stream.Line.NewReader(sc, 1<<20)
+	read := make(chan string, 4)
+	proceed := make(chan struct{})
+	go func() {
+		for i := 0; ; i++ {
+			if i == 1 {
+				<-proceed // the server stops reading after the call
+			}
+			msg, err := rd.Read()
+			if err != nil {
+				close(read)
+				return
+			}
+			read <- string(msg)
+		}
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.CallRaw(ctx, "slow", nil)
+		done <- err
+	}()
+	if got := <-read; !strings.Contains(got, `"method":"slow"`) {
+		t.Fatalf("server read %s", got)
+	}
+	// The server reads nothing more: over net.Pipe the cancel
+	// notification's write waits.
+	start := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want context.Canceled", err)
+		}
+	case <-time.After(wait):
+		t.Fatal("Call did not return after its context was cancelled")
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("Call returned %v after the cancel", d)
+	}
+	close(proceed)
+	select {
+	case got := <-read:
+		if got != `{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}` {
+			t.Fatalf("server read %s, want the cancel notification", got)
+		}
+	case <-time.After(wait):
+		t.Fatal("the cancel notification was not sent")
+	}
+}
+
+// TestProgress: a method reports progress on the token its caller sent;
+// the caller's callback gets each report before the call returns.
+func TestProgress(t *testing.T) {
+	leaktest.Check(t)
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("work", func(ctx context.Context, p struct {
+		Steps int             `json:"steps"`
+		Token json.RawMessage `json:"workDoneToken"`
+	}) (int, error) {
+		pr := peer.ProgressOf(ctx)
+		if pr == nil {
+			return 0, errors.New("no progress token")
+		}
+		for i := range p.Steps {
+			if err := pr.Report(ctx, map[string]any{"kind": "report", "percentage": i}); err != nil {
+				return 0, err
+			}
+		}
+		return p.Steps, nil
+	}, jsonrpc.Blocking())
+	c := dial(t, &stream.Server{Server: srv, Protocol: peer.LSP}, client.UseProtocol(peer.LSP))
+	var got []string
+	var mu sync.Mutex
+	token, stop := c.Conn().OnProgress(func(p json.RawMessage) {
+		mu.Lock()
+		got = append(got, string(p))
+		mu.Unlock()
+	})
+	defer stop()
+	n, err := client.Call[int](context.Background(), c, "work", map[string]any{"steps": 3, "workDoneToken": token})
+	if err != nil || n != 3 {
+		t.Fatalf("work = %d, %v", n, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 3 || got[2] != `{"token":`+string(token)+`,"value":{"kind":"report","percentage":2}}` {
+		t.Fatalf("progress = %q", got)
+	}
+}
