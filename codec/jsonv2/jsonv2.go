@@ -28,7 +28,9 @@
 //   - A [N]byte is base64, as []byte is (encoding/json makes an array of
 //     numbers).
 //   - The errors of params that do not fit name the value by its JSON
-//     Pointer ("/address/zip"), and come from the v2 package's wording.
+//     Pointer ("/address/zip"), in the v2 package's wording, which changes
+//     on purpose from one process to the next ("cannot unmarshal" or
+//     "unable to unmarshal"): match on the error code, not the text.
 //   - The `json:",string"` option and the format, inline, unknown and case
 //     options of v2 struct tags apply as encoding/json/v2 documents them.
 package jsonv2
