@@ -62,8 +62,26 @@
 // are called through generic adapters chosen at registration, without
 // reflect.Value.Call, decoding each param straight from the request bytes.
 // Other functions are called through reflection, and their non-primitive
-// values go through the server's Codec (encoding/json by default; see
-// UseCodec).
+// values go through a Codec (see Codecs).
+//
+// # Codecs
+//
+// A Codec decodes the params and encodes the results that are not
+// primitives. A server has one, JSONCodec (encoding/json) unless UseCodec
+// sets another, and MethodCodec gives one method its own. Package
+// codec/jsonv2 is encoding/json/v2 (the standard library's from Go 1.27,
+// github.com/go-json-experiment/json before), and the module
+// github.com/jsonrpc-go/jsonrpc/codec/fast is a faster codec of its own, so
+// that no program downloads its dependencies unasked. They answer alike,
+// as encoding/json does, and pass one conformance suite, package
+// codec/codectest, which a Codec of your own can run.
+//
+// Unknown fields have one policy, at every depth: a named param that names
+// no param of the function, and an object member that names no field of
+// the struct it is decoded into, however deeply nested, are refused with
+// CodeInvalidParams and data naming the member. AllowUnknownFields ignores
+// them instead, at every depth. Names match params exactly and fields as
+// encoding/json matches them, exactly or else case-insensitively.
 //
 // # Errors
 //
@@ -72,7 +90,13 @@
 // standard message, "Server error": the error's text stays on the server
 // unless ErrorDetails is set. context.Canceled and context.DeadlineExceeded
 // answer with CodeCancelled and CodeDeadline. Params that do not fit give
-// CodeInvalidParams with data naming the param. A panicking method answers
+// CodeInvalidParams with data naming the param, and the field when the
+// codec names it; a number too large for its param's type (1e400 for a
+// float64, 300 for a uint8) is such a param. JSON has no NaN or
+// infinities: a result that is or holds one, whichever codec encodes it
+// and for primitive results too, answers with CodeInternalError and data
+// naming it, "result: +Inf cannot be encoded: JSON has no NaN or
+// infinities" (add(1e308, 1e308) answers so). A panicking method answers
 // with CodeInternalError; the panic does not leave the call, and the server
 // keeps serving. OnError sees every such error, with its Go cause (a
 // *PanicError for a panic), and may rewrite the error object. Client code

@@ -171,6 +171,8 @@ func toError(err error, details bool) *Error {
 	var re *bind.ResultError
 	var pan *PanicError
 	switch {
+	case errors.As(err, &re) && re.NonFinite() != "":
+		return &Error{Code: CodeInternalError, Message: "Internal error", Data: jsonString(nonFiniteData(re.NonFinite()))}
 	case errors.As(err, &re), errors.As(err, &pan):
 		return &Error{Code: CodeInternalError, Message: "Internal error"}
 	case errors.Is(err, context.Canceled):
@@ -182,6 +184,12 @@ func toError(err error, details bool) *Error {
 		return &Error{Code: CodeServerError, Message: err.Error()}
 	}
 	return errServerError
+}
+
+// nonFiniteData is the data of the answer to a result holding the float
+// spelled f in Go (NaN, +Inf, -Inf).
+func nonFiniteData(f string) string {
+	return "result: " + f + " cannot be encoded: JSON has no NaN or infinities"
 }
 
 func jsonString(s string) json.RawMessage { return wire.AppendQuote(nil, s) }

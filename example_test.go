@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jsonrpc-go/jsonrpc"
@@ -195,4 +196,50 @@ func ExampleServer_RegisterService_factory() {
 	// Output:
 	// {"jsonrpc":"2.0","result":"alice","id":1}
 	// {"jsonrpc":"2.0","error":{"code":-32001,"message":"not signed in"},"id":2}
+}
+
+// A codec that counts the values it encodes, for one method.
+type countingCodec struct {
+	jsonrpc.JSONCodec
+	n *int
+}
+
+func (c countingCodec) Append(dst []byte, v any) ([]byte, error) {
+	*c.n++
+	return c.JSONCodec.Append(dst, v)
+}
+
+func ExampleMethodCodec() {
+	var n int
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("sort", func(xs []int) []int { slices.Sort(xs); return xs },
+		jsonrpc.MethodCodec(countingCodec{n: &n}))
+	srv.MustRegister("reverse", func(xs []int) []int { slices.Reverse(xs); return xs })
+
+	fmt.Println(srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"sort","params":[[3,1,2]],"id":1}`))
+	fmt.Println(srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"reverse","params":[[3,1,2]],"id":2}`))
+	fmt.Println("encoded by the method's codec:", n)
+	// Output:
+	// {"jsonrpc":"2.0","result":[1,2,3],"id":1}
+	// {"jsonrpc":"2.0","result":[2,1,3],"id":2}
+	// encoded by the method's codec: 1
+}
+
+func ExampleAllowUnknownFields() {
+	type address struct {
+		City string `json:"city"`
+	}
+	move := func(to address) string { return "moved to " + to.City }
+	req := `{"jsonrpc":"2.0","method":"move","params":{"to":{"city":"Oslo","country":"NO"}},"id":1}`
+
+	strict := jsonrpc.NewServer()
+	strict.MustRegister("move", move, jsonrpc.ParamNames("to"))
+	fmt.Println(strict.ProcessString(context.Background(), req))
+
+	lenient := jsonrpc.NewServer(jsonrpc.AllowUnknownFields())
+	lenient.MustRegister("move", move, jsonrpc.ParamNames("to"))
+	fmt.Println(lenient.ProcessString(context.Background(), req))
+	// Output:
+	// {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":"param \"to\": json: unknown field \"country\""},"id":1}
+	// {"jsonrpc":"2.0","result":"moved to Oslo","id":1}
 }

@@ -27,6 +27,7 @@ type methodConfig struct {
 	defaults []any
 	borrow   bool
 	blocking bool
+	codec    Codec
 }
 
 type serviceConfig struct {
@@ -59,6 +60,14 @@ func Defaults(values ...any) MethodOption {
 // (strings.Clone).
 func BorrowStrings() MethodOption {
 	return func(c *methodConfig) { c.borrow = true }
+}
+
+// MethodCodec sets the codec for the non-primitive params and results of
+// one method, in place of the server's (see UseCodec). Params and results
+// over primitive types do not go through a codec, so it changes nothing for
+// them.
+func MethodCodec(c Codec) MethodOption {
+	return func(mc *methodConfig) { mc.codec = c }
 }
 
 // Blocking marks a method as one that may wait (on I/O, a channel, a lock
@@ -148,13 +157,18 @@ func (s *Server) bind(name string, fn any, mc *methodConfig, recv reflect.Value,
 
 // build binds fn as the method name, whose name has been checked.
 func (s *Server) build(name string, fn any, mc *methodConfig, recv reflect.Value, resolve func(context.Context) (reflect.Value, error)) (*method, error) {
+	codec := s.cfg.codec
+	if mc.codec != nil {
+		codec = mc.codec
+	}
 	f, err := bind.Build(fn, bind.Options{
-		Names:    mc.names,
-		Defaults: mc.defaults,
-		Borrow:   mc.borrow,
-		Codec:    s.cfg.codec,
-		Receiver: recv,
-		Resolve:  resolve,
+		Names:        mc.names,
+		Defaults:     mc.defaults,
+		Borrow:       mc.borrow,
+		Codec:        codec,
+		AllowUnknown: s.cfg.allowUnknown,
+		Receiver:     recv,
+		Resolve:      resolve,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w %q: %v", ErrInvalidMethod, name, err)

@@ -14,20 +14,61 @@ import (
 // A Codec decodes params and encodes results whose types are not primitives
 // (slices, maps, structs, interfaces and types with their own JSON methods).
 // Implementations must be safe for concurrent use by multiple goroutines.
+//
+// Every codec of this module answers alike: package codec/codectest is the
+// suite that checks it, and a Codec of your own can run it too. What a
+// codec must do:
+//
+//   - Unknown fields: unless allowUnknown (the server's
+//     AllowUnknownFields), an object member that names no field of the
+//     struct it is decoded into is an error naming the member, at every
+//     depth. Names match fields as encoding/json matches them: exactly, or
+//     else case-insensitively.
+//   - Non-finite floats: JSON has no NaN or infinities, so Append fails for
+//     a float that is NaN or infinite with an error that is, or wraps, a
+//     *json.UnsupportedValueError whose Str is "NaN", "+Inf" or "-Inf", as
+//     json.Marshal's is. The server answers it as documented under Errors
+//     in the package documentation.
+//   - Nil slices and maps encode as null; map keys are sorted; invalid
+//     UTF-8 in a string encodes as U+FFFD; time.Time is RFC 3339; []byte is
+//     base64; a number decoded into an interface is a float64; these are
+//     encoding/json's answers.
 type Codec interface {
 	// Unmarshal decodes the JSON value data into the value v points to.
-	Unmarshal(data []byte, v any) error
+	// Unless allowUnknown, an object member that names no field of the
+	// struct it is decoded into is an error, at every depth.
+	Unmarshal(data []byte, v any, allowUnknown bool) error
 	// Append appends the JSON encoding of v to dst and returns the result.
 	Append(dst []byte, v any) ([]byte, error)
 }
+
+// JSONCodec is the Codec of encoding/json, a server's default. Unmarshal is
+// json.Unmarshal, or a json.Decoder with DisallowUnknownFields unless
+// allowUnknown; Append is json.Marshal. Its zero value is ready to use.
+type JSONCodec struct{}
+
+// Unmarshal implements Codec.
+func (JSONCodec) Unmarshal(data []byte, v any, allowUnknown bool) error {
+	return bind.JSON{}.Unmarshal(data, v, allowUnknown)
+}
+
+// Append implements Codec.
+func (JSONCodec) Append(dst []byte, v any) ([]byte, error) { return bind.JSON{}.Append(dst, v) }
 
 // An Option configures a Server at construction. Later options win.
 type Option func(*config)
 
 // UseCodec sets the codec for the non-primitive params and results of the
-// server's methods. The default is encoding/json (json.Unmarshal and
-// json.Marshal).
+// server's methods; MethodCodec sets it for one method. The default is
+// JSONCodec (encoding/json).
 func UseCodec(c Codec) Option { return func(cf *config) { cf.codec = c } }
+
+// AllowUnknownFields makes the server's methods ignore what names no param
+// or field: named params that match no param name and object members, at
+// any depth, that match no field of the struct they are decoded into.
+// Without it, the default, both are refused with CodeInvalidParams and data
+// naming the member.
+func AllowUnknownFields() Option { return func(cf *config) { cf.allowUnknown = true } }
 
 // Limits bound what a request can make a Server do. A zero field means its
 // default, as does a negative one.
@@ -87,6 +128,7 @@ func ErrorDetails() Option { return func(cf *config) { cf.details = true } }
 // count of its running Blocking calls.
 type config struct {
 	codec        Codec
+	allowUnknown bool // AllowUnknownFields
 	scan         wire.Scanner
 	limits       Limits // as given; the fields below have the defaults applied
 	maxBatch     int
@@ -131,7 +173,7 @@ type method struct {
 // NewServer returns a server with an empty method table and the given
 // options.
 func NewServer(opts ...Option) *Server {
-	cf := &config{codec: bind.JSON{}}
+	cf := &config{codec: JSONCodec{}}
 	for _, o := range opts {
 		o(cf)
 	}

@@ -9,12 +9,14 @@
 package bind
 
 import (
+	"bytes"
 	"context"
 	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
@@ -25,7 +27,9 @@ import (
 // A Codec decodes params and encodes results whose types are not primitives.
 type Codec interface {
 	// Unmarshal decodes the JSON value data into the value v points to.
-	Unmarshal(data []byte, v any) error
+	// Unless allowUnknown, an object member that names no field of the
+	// struct it is decoded into is an error, at every depth.
+	Unmarshal(data []byte, v any, allowUnknown bool) error
 	// Append appends the JSON encoding of v to dst.
 	Append(dst []byte, v any) ([]byte, error)
 }
@@ -33,8 +37,16 @@ type Codec interface {
 // JSON is the Codec backed by encoding/json.
 type JSON struct{}
 
-// Unmarshal implements Codec with json.Unmarshal.
-func (JSON) Unmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
+// Unmarshal implements Codec with json.Unmarshal, or a json.Decoder that
+// disallows unknown fields.
+func (JSON) Unmarshal(data []byte, v any, allowUnknown bool) error {
+	if allowUnknown {
+		return json.Unmarshal(data, v)
+	}
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	return d.Decode(v)
+}
 
 // Append implements Codec with json.Marshal.
 func (JSON) Append(dst []byte, v any) ([]byte, error) {
@@ -59,6 +71,9 @@ type Options struct {
 	Borrow bool
 	// Codec decodes and encodes non-primitive values. Nil means JSON.
 	Codec Codec
+	// AllowUnknown ignores named params and object members, at every
+	// depth, that name no param or field, instead of refusing them.
+	AllowUnknown bool
 	// Receiver, when valid, is a pointer that fn, a method expression of its
 	// type, is called with as its first argument.
 	Receiver reflect.Value
@@ -92,6 +107,27 @@ type ResultError struct{ Err error }
 func (e *ResultError) Error() string { return "cannot encode result: " + e.Err.Error() }
 func (e *ResultError) Unwrap() error { return e.Err }
 
+// NonFinite returns the Go spelling of the float ("NaN", "+Inf" or "-Inf")
+// that made the result unencodable, or "" when the cause was another.
+// Codecs report such a float with a *json.UnsupportedValueError, as
+// json.Marshal does.
+func (e *ResultError) NonFinite() string {
+	var u *json.UnsupportedValueError
+	if errors.As(e.Err, &u) {
+		switch u.Str {
+		case "NaN", "+Inf", "-Inf":
+			return u.Str
+		}
+	}
+	return ""
+}
+
+// nonFinite is the error of a primitive float result that is NaN or
+// infinite, as json.Marshal reports it.
+func nonFinite(x float64) error {
+	return &json.UnsupportedValueError{Value: reflect.ValueOf(x), Str: strconv.FormatFloat(x, 'g', -1, 64)}
+}
+
 // Func is a function bound for calls.
 type Func struct {
 	// Context reports whether the function takes a leading context.Context.
@@ -109,6 +145,7 @@ type Func struct {
 	rest     param // the element of a variadic param
 	embedded bool  // the struct embeds others: named params are not checked
 	borrow   bool
+	lenient  bool // AllowUnknown
 	codec    Codec
 	useSlots bool // borrowed pointer params need per-call argSlots
 	res      result
@@ -199,7 +236,7 @@ func Build(fn any, opts Options) (*Func, error) {
 	if v.IsNil() {
 		return nil, errNilFn
 	}
-	f := &Func{rv: v, borrow: opts.Borrow, codec: opts.Codec, variadic: t.IsVariadic()}
+	f := &Func{rv: v, borrow: opts.Borrow, lenient: opts.AllowUnknown, codec: opts.Codec, variadic: t.IsVariadic()}
 	if f.codec == nil {
 		f.codec = defaultJS
 	}
@@ -468,6 +505,9 @@ func (f *Func) spans(params []byte, args *wire.Args, out [][]byte) error {
 				break
 			}
 			i := f.lookupName(name, esc)
+			if i < 0 && f.lenient {
+				continue
+			}
 			if i < 0 {
 				return &ParamError{Index: -1, Msg: "unknown param " + string(wire.AppendQuote(nil, unescapeName(name, esc)))}
 			}

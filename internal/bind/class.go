@@ -239,7 +239,7 @@ func (f *Func) decodeInto(p *param, span []byte, dst unsafe.Pointer, slots *argS
 		return nil
 	}
 	nv := reflect.New(p.elem)
-	if err := f.codec.Unmarshal(span, nv.Interface()); err != nil {
+	if err := f.codec.Unmarshal(span, nv.Interface(), f.lenient); err != nil {
 		return &ParamError{Index: p.index, Name: p.name, Msg: err.Error()}
 	}
 	*(*unsafe.Pointer)(dst) = nv.UnsafePointer()
@@ -255,7 +255,7 @@ func (f *Func) appendResult(dst []byte, p unsafe.Pointer) ([]byte, error) {
 	if c != classPtr {
 		out, ok := appendPrim(c, dst, p)
 		if !ok {
-			return dst, &ResultError{Err: fmt.Errorf("unsupported value of type %s", f.res.t)}
+			return dst, unencodable(c, p, f.res.t)
 		}
 		return out, nil
 	}
@@ -267,7 +267,7 @@ func (f *Func) appendResult(dst []byte, p unsafe.Pointer) ([]byte, error) {
 	if ec := f.res.eclass; ec != classNone && ec != classPtr {
 		out, ok := appendPrim(ec, dst, ptr)
 		if !ok {
-			return dst, &ResultError{Err: fmt.Errorf("unsupported value of type %s", elem)}
+			return dst, unencodable(ec, ptr, elem)
 		}
 		return out, nil
 	}
@@ -276,4 +276,16 @@ func (f *Func) appendResult(dst []byte, p unsafe.Pointer) ([]byte, error) {
 		return dst, &ResultError{Err: err}
 	}
 	return out, nil
+}
+
+// unencodable is the error of a primitive of class c at p, of type t, that
+// appendPrim refused: a float that is NaN or infinite.
+func unencodable(c class, p unsafe.Pointer, t reflect.Type) error {
+	switch c {
+	case classF32:
+		return &ResultError{Err: nonFinite(float64(*(*float32)(p)))}
+	case classF64:
+		return &ResultError{Err: nonFinite(*(*float64)(p))}
+	}
+	return &ResultError{Err: fmt.Errorf("unsupported value of type %s", t)}
 }

@@ -86,7 +86,7 @@ func (f *Func) decodeAt(p *param, span []byte, dst reflect.Value) error {
 	if p.class != classNone {
 		return f.decodeInto(p, span, dst.Addr().UnsafePointer(), nil)
 	}
-	if err := f.codec.Unmarshal(span, dst.Addr().Interface()); err != nil {
+	if err := f.codec.Unmarshal(span, dst.Addr().Interface(), f.lenient); err != nil {
 		return &ParamError{Index: p.index, Name: p.name, Msg: err.Error()}
 	}
 	return nil
@@ -192,12 +192,12 @@ func (f *Func) bindStruct(params []byte) (reflect.Value, error) {
 	switch {
 	case params == nil:
 	case params[0] == '{':
-		if !f.embedded {
+		if !f.embedded && !f.lenient {
 			if err := f.checkFieldNames(params); err != nil {
 				return reflect.Value{}, err
 			}
 		}
-		if err := f.codec.Unmarshal(params, nv.Interface()); err != nil {
+		if err := f.codec.Unmarshal(params, nv.Interface(), f.lenient); err != nil {
 			return reflect.Value{}, &ParamError{Index: -1, Msg: err.Error()}
 		}
 	default:
