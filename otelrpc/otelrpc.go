@@ -146,10 +146,11 @@ type instrument struct {
 // methodAttrs are the attributes of one method's spans and metrics, made
 // once, so that a successful call builds none.
 type methodAttrs struct {
-	span []attribute.KeyValue     // rpc.system, rpc.method, rpc.jsonrpc.version
-	set  metric.MeasurementOption // rpc.system, rpc.method
-	kv   [2]attribute.KeyValue    // the same, to build the sets of errors
-	opts [2]trace.SpanStartOption // kind and span attributes
+	span   []attribute.KeyValue     // rpc.system, rpc.method, rpc.jsonrpc.version
+	add    []metric.AddOption       // the attribute set of rpc.system, rpc.method
+	record []metric.RecordOption    // the same
+	kv     [2]attribute.KeyValue    // the same, to build the sets of errors
+	opts   [2]trace.SpanStartOption // kind and span attributes
 }
 
 func (in *instrument) attrs(method string) *methodAttrs {
@@ -158,7 +159,8 @@ func (in *instrument) attrs(method string) *methodAttrs {
 	}
 	a := &methodAttrs{kv: [2]attribute.KeyValue{semconv.RPCSystemJSONRPC, semconv.RPCMethodKey.String(method)}}
 	a.span = []attribute.KeyValue{a.kv[0], a.kv[1], semconv.RPCJSONRPCVersionKey.String("2.0")}
-	a.set = metric.WithAttributeSet(attribute.NewSet(a.kv[:]...))
+	set := metric.WithAttributeSet(attribute.NewSet(a.kv[:]...))
+	a.add, a.record = []metric.AddOption{set}, []metric.RecordOption{set}
 	a.opts = [2]trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(a.span...)}
 	// Methods are those the server registered (unknown ones are answered
 	// before any interceptor), so the map stays as small as the table.
@@ -173,19 +175,19 @@ func (in *instrument) intercept(ctx context.Context, c *jsonrpc.Call, next func(
 	if span.IsRecording() && !c.IsNotification() {
 		span.SetAttributes(semconv.RPCJSONRPCRequestIDKey.String(requestID(c.ID())))
 	}
-	in.active.Add(ctx, 1, a.set)
+	in.active.Add(ctx, 1, a.add...)
 	e := next(ctx)
-	in.active.Add(ctx, -1, a.set)
-	set := a.set
+	in.active.Add(ctx, -1, a.add...)
+	record := a.record
 	if e != nil {
 		code := semconv.RPCJSONRPCErrorCodeKey.Int(int(e.Code))
-		set = metric.WithAttributes(a.kv[0], a.kv[1], code)
+		record = []metric.RecordOption{metric.WithAttributes(a.kv[0], a.kv[1], code)}
 		if span.IsRecording() {
 			span.SetAttributes(code, semconv.RPCJSONRPCErrorMessageKey.String(e.Message))
 			span.SetStatus(codes.Error, e.Message)
 		}
 	}
-	in.duration.Record(ctx, float64(time.Since(start))/float64(time.Millisecond), set)
+	in.duration.Record(ctx, float64(time.Since(start))/float64(time.Millisecond), record...)
 	span.End()
 }
 
