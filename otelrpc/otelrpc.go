@@ -46,8 +46,18 @@
 //
 // # Cost
 //
-// A server without Instrument pays nothing. See the README of the module
-// for the cost of a call with it, measured.
+// A server without Instrument pays nothing: its calls allocate nothing
+// more. With it, a call of a method over primitives through Process
+// (BenchmarkCall, one run of go test -bench BenchmarkCall on a shared
+// 2-core AMD EPYC machine, Go 1.26):
+//
+//	bare                        200 ns    0 allocs
+//	no-op providers             675 ns    3 allocs  (352 B)
+//	SDK metrics, Prometheus   1,217 ns    3 allocs  (352 B), no traces
+//	SDK traces and metrics    4,115 ns    9 allocs  (2,080 B), every span sampled
+//
+// Over no-op providers the three allocations are the interceptor's two and
+// the context that carries the span (TestAllocs checks the count).
 package otelrpc
 
 import (
