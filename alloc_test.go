@@ -136,3 +136,21 @@ func TestVariadicAllocs(t *testing.T) {
 		t.Errorf("%d bytes allocated per call of %d elements (a %d-byte request), want at most %d", perCall, n, len(req), want)
 	}
 }
+
+// With an interceptor, a call allocates its context (which holds the state
+// next needs) and next; without one nothing (TestZeroAllocs).
+func TestInterceptAllocs(t *testing.T) {
+	srv := demo.NewServer(jsonrpc.Intercept(func(ctx context.Context, _ *jsonrpc.Call, next func(context.Context) *jsonrpc.Error) {
+		if next(ctx) != nil {
+			panic("call failed")
+		}
+	}))
+	req := []byte(demo.Requests[0])
+	buf := make([]byte, 0, 4096)
+	allocs := testing.AllocsPerRun(1000, func() {
+		buf = srv.Process(context.Background(), buf[:0], req)
+	})
+	if allocs != 2 {
+		t.Errorf("Process with an interceptor made %v allocations per call, want 2 (the call's context and next)", allocs)
+	}
+}

@@ -46,15 +46,130 @@ var resultCopies = sync.Pool{New: func() any { b := make([]byte, 0, 256); return
 
 const maxResultCopy = 64 << 10
 
-// callWithInfo runs a call with its Call in the context, and the hooks.
+// Intercept adds a function that runs around each method call, hooks
+// included: it is given the call's context and Call, and next, which runs the
+// call (OnPreProcess, the method, OnError, OnPostProcess) with the context it
+// is passed and returns the error object the call answers with, or nil when
+// it answers with a result (a notification answers with neither, but next
+// still reports its outcome). The context passed to next must be ctx or
+// derived from it, so that the method and the hooks find the Call with
+// CallOf; it is how an interceptor hands the method a context of its own,
+// such as one carrying a tracing span.
+//
+// An interceptor must call next once, before it returns. When it returns
+// without calling next the call answers with CodeInternalError; a second
+// call of next returns the first one's outcome without running the call
+// again. An interceptor that panics is recovered, and the call answers with
+// the *PanicError unless next had already run. Several Intercept options
+// nest: the first one given runs outermost. A server with no interceptor
+// pays nothing for the option; with one, a call allocates one value more
+// than with hooks alone (next).
+func Intercept(f func(ctx context.Context, c *Call, next func(ctx context.Context) *Error)) Option {
+	return func(cf *config) {
+		outer := cf.intercept
+		if outer == nil {
+			cf.intercept = f
+			return
+		}
+		cf.intercept = func(ctx context.Context, c *Call, next func(context.Context) *Error) {
+			outer(ctx, c, func(ctx context.Context) *Error {
+				var e *Error
+				ran := false
+				f(ctx, c, func(ctx context.Context) *Error {
+					if !ran {
+						ran = true
+						e = next(ctx)
+					}
+					return e
+				})
+				if !ran {
+					return errNotCalled
+				}
+				return e
+			})
+		}
+	}
+}
+
+// errNotCalled answers a call whose interceptor did not call next.
+var errNotCalled = NewError(CodeInternalError, "").WithData("the call's interceptor did not run it")
+
+// callWithInfo runs a call with its Call in the context, the interceptors
+// and the hooks.
 func (s *Server) callWithInfo(ctx context.Context, dst []byte, m *method, r *wire.Request) []byte {
+	call := Call{server: s, method: m.name, id: r.ID, params: r.Params, parent: ctx}
+	start := len(dst)
+	var e *Error
+	if s.cfg.intercept != nil {
+		// The call's state moves to the heap with its context, so that
+		// next, which the interceptor may keep, holds nothing of the
+		// caller's stack.
+		ic := &intercepted{callCtx: callCtx{Context: ctx, call: call}, s: s, m: m, params: r.Params, args: r.Args, dst: dst}
+		dst, e = ic.intercept()
+	} else {
+		c := &callCtx{Context: ctx, call: call}
+		dst, e = s.run(c, &c.call, dst, m, r.Params, &r.Args)
+	}
+	switch {
+	case r.ID == nil:
+		return dst[:start]
+	case e != nil:
+		return appendError(dst[:start], e, r.ID)
+	}
+	return s.limit(wire.AppendIDEnd(dst, r.ID), start, r.ID)
+}
+
+// intercepted is a call that runs under an interceptor: its context and
+// what next needs to run it.
+type intercepted struct {
+	callCtx
+	s      *Server
+	m      *method
+	params []byte
+	args   wire.Args
+	dst    []byte
+	e      *Error
+	ran    bool // next has run the call
+}
+
+// intercept runs the call under the server's interceptor.
+func (ic *intercepted) intercept() (out []byte, e *Error) {
+	start := len(ic.dst)
+	defer func() {
+		switch v := recover(); {
+		case v == nil:
+		case ic.ran: // the call has its outcome
+			out, e = ic.dst, ic.e
+		default:
+			out, e = ic.dst[:start], toError(&PanicError{Value: v, Stack: debug.Stack()}, ic.s.cfg.details)
+		}
+	}()
+	ic.s.cfg.intercept(&ic.callCtx, &ic.call, ic.next)
+	if !ic.ran {
+		return ic.dst[:start], errNotCalled
+	}
+	return ic.dst, ic.e
+}
+
+// next is the interceptor's next: it runs the call, once.
+func (ic *intercepted) next(ctx context.Context) *Error {
+	if !ic.ran {
+		ic.ran = true
+		ic.dst, ic.e = ic.s.run(ctx, &ic.call, ic.dst, ic.m, ic.params, &ic.args)
+	}
+	return ic.e
+}
+
+// run runs a call and its hooks with the context ctx, which carries call
+// (the method's params are params, and args their scanned elements),
+// and returns dst with the result appended, or the error object to answer
+// with (dst is then as it was given).
+func (s *Server) run(ctx context.Context, call *Call, dst []byte, m *method, params []byte, args *wire.Args) ([]byte, *Error) {
 	cf := s.cfg
-	c := &callCtx{Context: ctx, call: Call{server: s, method: m.name, id: r.ID, params: r.Params, parent: ctx}}
-	call := &c.call
 	start := len(dst)
 	var err error
 	if cf.pre != nil {
-		err = protect(func() error { return cf.pre(c, call) })
+		err = protect(func() error { return cf.pre(ctx, call) })
 		if pending := call.takeErr(); pending != nil {
 			err = pending
 		}
@@ -63,7 +178,7 @@ func (s *Server) callWithInfo(ctx context.Context, dst []byte, m *method, r *wir
 	if err == nil {
 		dst = append(dst, wire.ResultPrefix...)
 		resStart = len(dst)
-		dst, err = s.invoke(c, m, dst, r.Params, &r.Args)
+		dst, err = s.invoke(ctx, m, dst, params, args)
 		if pending := call.takeErr(); pending != nil {
 			err = pending
 		}
@@ -74,7 +189,7 @@ func (s *Server) callWithInfo(ctx context.Context, dst []byte, m *method, r *wir
 		e = toError(err, s.cfg.details)
 		if cf.onError != nil {
 			mapped := *e // the hook may change what it is given
-			e = rewrite(e, func() *Error { return cf.onError(c, call, err, &mapped) })
+			e = rewrite(e, func() *Error { return cf.onError(ctx, call, err, &mapped) })
 		}
 	}
 	if cf.post != nil {
@@ -93,7 +208,7 @@ func (s *Server) callWithInfo(ctx context.Context, dst []byte, m *method, r *wir
 			copied := *e
 			ec = &copied
 		}
-		perr := protect(func() error { return cf.post(c, call, result, ec) })
+		perr := protect(func() error { return cf.post(ctx, call, result, ec) })
 		if rc != nil && cap(*rc) <= maxResultCopy {
 			resultCopies.Put(rc)
 		}
@@ -105,13 +220,10 @@ func (s *Server) callWithInfo(ctx context.Context, dst []byte, m *method, r *wir
 			e = toError(perr, cf.details)
 		}
 	}
-	switch {
-	case r.ID == nil:
-		return dst[:start]
-	case e != nil:
-		return appendError(dst[:start], e, r.ID)
+	if e != nil {
+		dst = dst[:start]
 	}
-	return s.limit(wire.AppendIDEnd(dst, r.ID), start, r.ID)
+	return dst, e
 }
 
 // rewrite runs an error-rewriting hook and returns its error object, or e

@@ -139,6 +139,7 @@ type config struct {
 	post         func(ctx context.Context, c *Call, result json.RawMessage, err *Error) error
 	onError      func(ctx context.Context, c *Call, cause error, e *Error) *Error
 	onParseError func(req []byte, cause error, e *Error) *Error
+	intercept    func(ctx context.Context, c *Call, next func(context.Context) *Error)
 	details      bool // ErrorDetails
 	hooks        bool // any call hook is set
 
@@ -182,7 +183,7 @@ func NewServer(opts ...Option) *Server {
 	cf.maxBatch = orDefault(l.MaxBatch, defaultMaxBatch)
 	cf.maxResponse = orDefault(l.MaxResponse, defaultMaxResponse)
 	cf.maxRunning = int64(orDefault(l.MaxRunning, defaultMaxRunning))
-	cf.hooks = cf.pre != nil || cf.post != nil || cf.onError != nil
+	cf.hooks = cf.pre != nil || cf.post != nil || cf.onError != nil || cf.intercept != nil
 	cf.errTooLarge = NewError(CodeLimitExceeded, "").WithData(fmt.Sprintf("response exceeds the limit of %d bytes", cf.maxResponse))
 	return &Server{cfg: cf}
 }

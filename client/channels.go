@@ -75,17 +75,64 @@ func (l *local) Send(ctx context.Context, msg []byte) error {
 // the context of a call is the context of its request, and a call whose
 // context ends returns the context's error. Close cancels the requests in
 // flight, whose calls fail with ErrClosed.
-func HTTP(url string, hc *http.Client) Channel {
+//
+// Each request has Content-Type application/json, the headers of the
+// HTTPHeader options, and those of the call's context (WithHTTPHeader).
+func HTTP(url string, hc *http.Client, opts ...HTTPOption) Channel {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &httpChannel{url: url, hc: hc, queue: newQueue(), closing: ctx, cancel: cancel}
+	h := &httpChannel{url: url, hc: hc, queue: newQueue(), closing: ctx, cancel: cancel}
+	for _, o := range opts {
+		o(h)
+	}
+	return h
+}
+
+// An HTTPOption configures a channel made by HTTP.
+type HTTPOption func(*httpChannel)
+
+// HTTPHeader sends the headers h with every request of the channel, beside
+// Content-Type (which they cannot replace). Its values replace those of
+// earlier HTTPHeader options for the same keys. h is copied.
+func HTTPHeader(h http.Header) HTTPOption {
+	h = h.Clone()
+	return func(c *httpChannel) {
+		if c.header == nil {
+			c.header = http.Header{}
+		}
+		for k, v := range h {
+			c.header[http.CanonicalHeaderKey(k)] = v
+		}
+	}
+}
+
+type headerKey struct{}
+
+// WithHTTPHeader returns a copy of ctx whose calls over an HTTP channel send
+// the headers h, for example an Authorization of one user: a key of h
+// replaces the values the channel (HTTPHeader) or an outer WithHTTPHeader
+// gives it; Content-Type is always application/json. For a batch, the
+// context of the batch gives the headers. h is copied. Other channels
+// ignore it.
+func WithHTTPHeader(ctx context.Context, h http.Header) context.Context {
+	merged := http.Header{}
+	if outer, ok := ctx.Value(headerKey{}).(http.Header); ok {
+		for k, v := range outer {
+			merged[k] = v
+		}
+	}
+	for k, v := range h.Clone() {
+		merged[http.CanonicalHeaderKey(k)] = v
+	}
+	return context.WithValue(ctx, headerKey{}, merged)
 }
 
 type httpChannel struct {
-	url string
-	hc  *http.Client
+	url    string
+	hc     *http.Client
+	header http.Header // HTTPHeader; read-only once made
 	queue
 	closing context.Context // cancelled by Close
 	cancel  context.CancelFunc
@@ -111,6 +158,14 @@ func (h *httpChannel) Send(ctx context.Context, msg []byte) error {
 	req, err := http.NewRequestWithContext(rctx, http.MethodPost, h.url, bytes.NewReader(msg))
 	if err != nil {
 		return err
+	}
+	for k, v := range h.header {
+		req.Header[k] = v
+	}
+	if hs, ok := ctx.Value(headerKey{}).(http.Header); ok {
+		for k, v := range hs {
+			req.Header[k] = v
+		}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := h.hc.Do(req)

@@ -8,9 +8,10 @@ require (
 )
 
 require (
-	github.com/klauspost/compress v1.20.0 // indirect
+	github.com/klauspost/compress v1.20.1 // indirect
 	github.com/molecule-man/go-brrr v1.0.1 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
+	golang.org/x/tools v0.49.0 // indirect
 )
 
 replace github.com/jsonrpc-go/jsonrpc => ../

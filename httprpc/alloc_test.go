@@ -4,8 +4,10 @@ package httprpc_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,5 +77,48 @@ func TestHandlerAllocs(t *testing.T) {
 	}
 	if allocs := testing.AllocsPerRun(200, serve); allocs != 1 {
 		t.Errorf("%v allocations per request, want 1", allocs)
+	}
+}
+
+// TestGzipAllocs: a gzip request and a compressed answer allocate what an
+// uncompressed one of the same size does (the context, the answer's room
+// past the pooled buffer, its Content-Length) and nothing more: the gzip
+// reader and writer and their buffers are pooled.
+func TestGzipAllocs(t *testing.T) {
+	h := &httprpc.Handler{Server: demo.NewServer()}
+	req := `{"jsonrpc":"2.0","method":"StringMe","params":["` + strings.Repeat("ab", 2000) + `"],"id":1}`
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write([]byte(req))
+	zw.Close()
+	body := &rewindBody{b: z.Bytes()}
+	r, err := http.NewRequest("POST", "/", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Content-Encoding", "gzip")
+	r.Header.Set("Accept-Encoding", "gzip")
+	r.ContentLength = int64(len(body.b))
+	w := &allocRW{h: http.Header{}}
+	serve := func() {
+		body.i = 0
+		clear(w.h)
+		w.body.Reset()
+		h.ServeHTTP(w, r)
+	}
+	serve()
+	if w.h.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("answer not compressed: %v", w.h)
+	}
+	zr, err := gzip.NewReader(&w.body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := io.ReadAll(zr); !strings.Contains(string(got), `"result":"abab`) {
+		t.Fatalf("answer %.60s", got)
+	}
+	if allocs := testing.AllocsPerRun(200, serve); allocs != 3 {
+		t.Errorf("%v allocations per request, want 3", allocs)
 	}
 }

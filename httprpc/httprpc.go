@@ -61,6 +61,8 @@ const DefaultReadTimeout = 30 * time.Second
 //     parameter must be utf-8), or none at all. Requiring the type keeps
 //     cross-origin web pages from sending requests without a CORS preflight,
 //     which they can do with no Content-Type or with text/plain.
+//   - 415 Unsupported Media Type, with Accept-Encoding: a Content-Encoding
+//     other than gzip (or x-gzip) and identity, or gzip with RefuseGzip set.
 //   - 413 Request Entity Too Large: a body over MaxBody. A Content-Length
 //     over the limit is answered before any of the body is read; a body of
 //     unknown length (chunked, or HTTP/2 without Content-Length) is read
@@ -70,8 +72,10 @@ const DefaultReadTimeout = 30 * time.Second
 //   - 408 Request Timeout: the body was not read within ReadTimeout. The
 //     connection is closed after it (over HTTP/1).
 //   - 400 Bad Request: the body could not be read (a broken chunked
-//     encoding, a client that went away).
-//   - 200 OK with Content-Type application/json and the response as body,
+//     encoding, a client that went away, a body that is not valid gzip).
+//   - 200 OK with Content-Type application/json and the response as body
+//     (compressed with gzip, with Content-Encoding and Vary, when the
+//     client accepts gzip and the response has CompressMin bytes or more),
 //     for a request or a batch that has a response. JSON-RPC errors,
 //     including a parse error and an invalid request, are answered this way
 //     too: the HTTP status says that the document was received, the error
@@ -80,6 +84,10 @@ const DefaultReadTimeout = 30 * time.Second
 //     notifications only, which have no response.
 //
 // The 4xx answers carry a short text/plain body.
+//
+// A gzip body is decompressed as it is read, MaxBody bounding both the
+// bytes sent and the bytes they inflate to; a body that is not valid gzip
+// is answered with 400.
 //
 // # Methods
 //
@@ -146,6 +154,22 @@ type Handler struct {
 	Sessions      *jsonrpc.Sessions
 	SessionPrefix string
 
+	// RefuseGzip answers a request whose body is compressed
+	// (Content-Encoding gzip) with 415, as the handler answers every other
+	// coding. By default a gzip body is decompressed as it is read, and
+	// MaxBody applies to the decompressed size as well as to the body
+	// sent, so that a small body that inflates past MaxBody is answered
+	// with 413 as soon as it does.
+	RefuseGzip bool
+
+	// CompressMin is the smallest answer, in bytes, that is compressed
+	// with gzip for a client whose Accept-Encoding accepts it; smaller
+	// answers, and answers that compression would not make smaller, are
+	// sent as they are. DefaultCompressMin when CompressMin is 0; a
+	// negative CompressMin compresses no answer. Compression runs at
+	// gzip.BestSpeed, in pooled writers.
+	CompressMin int
+
 	buffered atomic.Pointer[budget.Budget] // MaxBuffered, made on first use
 }
 
@@ -179,6 +203,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "jsonrpc: unsupported Content-Type; use application/json", http.StatusUnsupportedMediaType)
 		return
 	}
+	coding := requestCoding(r.Header["Content-Encoding"])
+	if coding == unsupported || coding == gzipped && h.RefuseGzip {
+		accept := "gzip, identity"
+		if h.RefuseGzip {
+			accept = "identity"
+		}
+		w.Header().Set("Accept-Encoding", accept)
+		http.Error(w, "jsonrpc: unsupported Content-Encoding; use "+accept, http.StatusUnsupportedMediaType)
+		return
+	}
 	limit := h.MaxBody
 	if limit <= 0 {
 		limit = DefaultMaxBody
@@ -201,7 +235,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	x := httpExchanges.Get().(*httpExchange)
 	b := h.budget()
-	req, taken, err := readBody(x.buf[:0], body, r.ContentLength, b)
+	var (
+		req   []byte
+		taken int64
+		err   error
+	)
+	if coding == gzipped {
+		req, taken, err = readGzip(x.buf[:0], body, limit, b)
+	} else {
+		req, taken, err = readBody(x.buf[:0], body, r.ContentLength, b)
+	}
 	defer b.Give(taken) // once the answer is written and the buffer let go
 	x.buf = req
 	if deadline != nil {
@@ -218,6 +261,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "1")
 			http.Error(w, "jsonrpc: server busy with large requests; try again", http.StatusServiceUnavailable)
 		case errors.As(err, &tooLarge):
+			if coding == gzipped && r.ProtoMajor == 1 {
+				w.Header().Set("Connection", "close") // the body stays unread
+			}
 			bodyTooLarge(w, limit)
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			if r.ProtoMajor == 1 {
@@ -230,6 +276,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	x.w = w
+	x.compressMin = 0
+	if h.CompressMin >= 0 && acceptsGzip(r.Header["Accept-Encoding"]) {
+		x.compressMin = h.CompressMin
+		if x.compressMin == 0 {
+			x.compressMin = DefaultCompressMin
+		}
+	}
 	// The answer is appended to the room after the request.
 	srv.ProcessAsync(transport.WithContextValue(r.Context(), r), req[len(req):], req, x.reply)
 	<-x.done
@@ -311,6 +364,18 @@ func readBody(buf []byte, body io.Reader, contentLength int64, b *budget.Budget)
 	}
 }
 
+// readGzip appends the body, decompressed, to buf and returns it, as
+// readBody does; past limit decompressed bytes it fails with an
+// *http.MaxBytesError.
+func readGzip(buf []byte, body io.Reader, limit int64, b *budget.Budget) ([]byte, int64, error) {
+	z, err := newInflater(body, limit)
+	if err != nil {
+		return buf, 0, err
+	}
+	defer z.free()
+	return readBody(buf, z, -1, b)
+}
+
 // errBusy is readBody's error when the handler's MaxBuffered has no room
 // for the body.
 var errBusy = errors.New("jsonrpc: MaxBuffered spent")
@@ -341,10 +406,11 @@ const maxHTTPBuffer = 64 << 10
 // body buffer (the answer is appended after the request when it fits), the
 // reply callback, bound once, and the channel it signals.
 type httpExchange struct {
-	buf   []byte
-	w     http.ResponseWriter
-	reply func([]byte)  // x.write, bound when x is made
-	done  chan struct{} // capacity 1: reply never waits for the handler
+	buf         []byte
+	w           http.ResponseWriter
+	compressMin int           // the smallest answer compressed; 0: none is
+	reply       func([]byte)  // x.write, bound when x is made
+	done        chan struct{} // capacity 1: reply never waits for the handler
 }
 
 // httpExchanges pools httpExchange values; buffers over maxHTTPBuffer are not
@@ -371,6 +437,17 @@ func (x *httpExchange) write(resp []byte) {
 	} else {
 		h := w.Header()
 		h["Content-Type"] = jsonContentType
+		if x.compressMin > 0 && len(resp) >= x.compressMin {
+			if d := compress(resp); d != nil {
+				h["Content-Encoding"] = gzipEncoding
+				h["Vary"] = varyAcceptEncoding
+				h["Content-Length"] = []string{strconv.Itoa(d.buf.Len())}
+				w.Write(d.buf.Bytes())
+				putDeflater(d)
+				x.done <- struct{}{}
+				return
+			}
+		}
 		if len(resp) > autoContentLength {
 			h["Content-Length"] = []string{strconv.Itoa(len(resp))}
 		}

@@ -7,4 +7,4 @@ require (
 	github.com/chromedp/chromedp v0.23.0
 )
 
-require github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+require github.com/go-json-experiment/json v1.27.2 // indirect

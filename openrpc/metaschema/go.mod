@@ -9,4 +9,4 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 )
 
-require golang.org/x/text v0.14.0 // indirect
+require golang.org/x/text v0.42.0 // indirect
