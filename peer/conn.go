@@ -42,6 +42,8 @@ const (
 	DefaultMaxInFlight = 64
 	// DefaultMaxQueued is the default of Options.MaxQueued.
 	DefaultMaxQueued = 4 << 20
+	// DefaultMaxPush is the default of Options.MaxPush.
+	DefaultMaxPush = 256
 )
 
 // Options configure a Conn.
@@ -79,6 +81,10 @@ type Options struct {
 	// that only answers must treat it (a response object is an invalid
 	// request). A client sets it.
 	Caller bool
+
+	// MaxPush bounds the notifications waiting to be sent by Push and
+	// Topic.Publish; <= 0 means DefaultMaxPush (256). See Push.
+	MaxPush int
 
 	// OnIdle, when set, runs when the last message in flight has been
 	// answered and no call of the Conn's own waits for an answer: the
@@ -153,6 +159,8 @@ type Conn struct {
 	// to us, does not read; their writes go through out.
 	twoWay atomic.Bool
 	out    outbox
+	pushq  pushQueue
+	done   chan struct{} // closed when the read loop has ended
 }
 
 // outbox holds the answers of the read loop and the pump of a two-way
@@ -222,6 +230,11 @@ func New(ctx context.Context, t Transport, opts Options) *Conn {
 		onIdle:  opts.OnIdle,
 		pending: map[uint64]chan<- response{},
 		dst:     make([]byte, 0, 4<<10),
+		done:    make(chan struct{}),
+	}
+	c.pushq.max = opts.MaxPush
+	if c.pushq.max <= 0 {
+		c.pushq.max = DefaultMaxPush
 	}
 	if c.srv == nil {
 		c.srv = jsonrpc.NewServer()
@@ -281,10 +294,15 @@ func (c *Conn) finish(err error, end func(error)) {
 		delete(c.pending, id)
 	}
 	c.pmu.Unlock()
+	close(c.done)
 	if end != nil {
 		end(err)
 	}
 }
+
+// Done returns a channel that is closed when the Conn's read loop has
+// ended: the peer is gone, or the connection is closing.
+func (c *Conn) Done() <-chan struct{} { return c.done }
 
 func (c *Conn) readLoop(end func(error)) (err error) {
 	var msg []byte
@@ -550,9 +568,15 @@ func (c *Conn) slow(msg []byte) {
 	st := &c.st
 	for {
 		switch {
-		case st.stopping:
+		case st.stopping && len(st.queue) == 0 && !st.pumping && c.order.admit(st, c.maxIn):
 			c.mu.Unlock()
 			c.put(transport.AppendErrors(nil, msg, errShutdown))
+			return
+		case st.stopping:
+			// Refused in its turn, after the answers before it (the
+			// reader reads only what it has buffered now).
+			c.mu.Unlock()
+			c.enqueue(msg)
 			return
 		case c.open(st):
 			c.mu.Unlock()

@@ -57,6 +57,10 @@ func dial(t *testing.T, s *stream.Server, opts ...client.Option) *client.Client 
 type raw struct {
 	spy   *readSpy
 	total int64 // bytes sent, newlines included; guarded by mu
+
+	pmu    sync.Mutex
+	pause  sync.Cond
+	paused bool
 	t     *testing.T
 	wr    stream.Writer
 	mu    sync.Mutex
@@ -81,9 +85,15 @@ func newRaw(t *testing.T, s *stream.Server) *raw {
 	conn := cc
 	r := &raw{t: t, wr: stream.Line.NewWriter(conn), got: make(chan string, 64), spy: spy}
 	rd := stream.Line.NewReader(conn, 1<<20)
+	r.pause.L = &r.pmu
 	go func() {
 		defer close(r.got)
 		for {
+			r.pmu.Lock()
+			for r.paused {
+				r.pause.Wait()
+			}
+			r.pmu.Unlock()
 			msg, err := rd.Read()
 			if err != nil {
 				return
@@ -145,6 +155,22 @@ func (r *raw) settled(msgs ...string) {
 			r.t.Fatal("the server did not read again")
 		}
 	}
+}
+
+// stopReading makes the reading goroutine stop after the message it may
+// be reading.
+func (r *raw) stopReading() {
+	r.pmu.Lock()
+	r.paused = true
+	r.pmu.Unlock()
+}
+
+// resumeReading undoes stopReading.
+func (r *raw) resumeReading() {
+	r.pmu.Lock()
+	r.paused = false
+	r.pause.Broadcast()
+	r.pmu.Unlock()
 }
 
 func (r *raw) recv() string {

@@ -90,6 +90,7 @@ func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, st setti
 		Order:       st.order,
 		MaxInFlight: st.maxInFlight,
 		Protocol:    st.protocol,
+		MaxPush:     st.maxPush,
 		OnIdle:      c.armIdle,
 	})
 	return c

@@ -126,6 +126,12 @@ type Server struct {
 	// zero value), Sequential or Concurrent.
 	Order Ordering
 
+	// MaxPush bounds the notifications a connection holds waiting to be
+	// sent by peer.Conn.Push and peer.Topic.Publish; <= 0 means
+	// peer.DefaultMaxPush (256). Past it they are dropped for that
+	// connection only (see peer.Topic's Overflow).
+	MaxPush int
+
 	// Protocol names the notifications by which the two ends cancel calls
 	// and report progress: peer.LSP, peer.MCP, or the zero Protocol (none).
 	Protocol peer.Protocol
@@ -186,6 +192,7 @@ type settings struct {
 	maxInFlight  int
 	order        Ordering
 	protocol     peer.Protocol
+	maxPush      int
 	idle         time.Duration // 0: none
 	readTimeout  time.Duration // 0: none
 	writeTimeout time.Duration // 0: none
@@ -200,6 +207,7 @@ func (s *Server) settings() settings {
 		maxInFlight:  s.MaxInFlight,
 		order:        s.Order,
 		protocol:     s.Protocol,
+		maxPush:      s.MaxPush,
 		idle:         timeout(s.IdleTimeout, DefaultIdleTimeout),
 		readTimeout:  timeout(s.ReadTimeout, DefaultReadTimeout),
 		writeTimeout: timeout(s.WriteTimeout, DefaultWriteTimeout),

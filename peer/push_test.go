@@ -1,0 +1,213 @@
+package peer_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/client"
+	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
+	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/stream"
+)
+
+// ethServer serves eth_subscribe and eth_unsubscribe on topic, and reports
+// each subscription made.
+func ethServer(topic *peer.Topic, subs chan<- *peer.Subscription) *jsonrpc.Server {
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("eth_subscribe", func(ctx context.Context, kind string) (string, error) {
+		if kind != "newHeads" {
+			return "", jsonrpc.NewError(jsonrpc.CodeInvalidParams, "unknown subscription "+kind)
+		}
+		s := topic.Subscribe(peer.FromContext(ctx))
+		if subs != nil {
+			subs <- s
+		}
+		return s.ID(), nil
+	}, jsonrpc.ParamNames("kind"))
+	srv.MustRegister("eth_unsubscribe", func(id string) bool { return topic.Unsubscribe(id) })
+	return srv
+}
+
+// headsClient receives eth_subscription notifications on got.
+func headsClient(got chan<- int) *jsonrpc.Server {
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("eth_subscription", func(p struct {
+		Subscription string `json:"subscription"`
+		Result       struct {
+			Number int `json:"number"`
+		} `json:"result"`
+	}) {
+		got <- p.Result.Number
+	})
+	return srv
+}
+
+// TestSlowSubscriber: one subscriber that stops reading neither blocks
+// Publish nor holds up the others: under Drop it misses what its queue has
+// no room for, under Unsubscribe its subscription ends, and the fast
+// subscriber gets every notification in order either way.
+func TestSlowSubscriber(t *testing.T) {
+	leaktest.Check(t)
+	for _, overflow := range []peer.Overflow{peer.Drop, peer.Unsubscribe} {
+		t.Run(fmt.Sprint(overflow), func(t *testing.T) {
+			topic := &peer.Topic{Method: "eth_subscription", Overflow: overflow}
+			subs := make(chan *peer.Subscription, 2)
+			s := &stream.Server{Server: ethServer(topic, subs), MaxPush: 8, WriteTimeout: -1}
+
+			got := make(chan int, 64)
+			fast := dial(t, s, client.Serve(headsClient(got)))
+			ctx, cancel := context.WithTimeout(context.Background(), wait)
+			defer cancel()
+			if _, err := client.Call[string](ctx, fast, "eth_subscribe", []any{"newHeads"}); err != nil {
+				t.Fatal(err)
+			}
+			<-subs
+
+			// The slow subscriber subscribes, then reads nothing more.
+			r := newRaw(t, s)
+			r.send(`{"jsonrpc":"2.0","method":"eth_subscribe","params":["newHeads"],"id":1}`)
+			slow := <-subs
+			r.recv()
+			r.stopReading()
+			defer r.resumeReading()
+
+			// Rounds of 4 notifications, fewer than MaxPush: the fast
+			// subscriber has room for each round.
+			published := make(chan error, 1)
+			go func() {
+				for round := range 100 {
+					for i := range 4 {
+						if _, err := topic.Publish(map[string]int{"number": round*4 + i}); err != nil {
+							published <- err
+							return
+						}
+					}
+					for i := range 4 {
+						select {
+						case n := <-got:
+							if n != round*4+i {
+								published <- fmt.Errorf("fast subscriber got %d, want %d", n, round*4+i)
+								return
+							}
+						case <-time.After(wait):
+							published <- errors.New("the fast subscriber stopped getting notifications")
+							return
+						}
+					}
+				}
+				published <- nil
+			}()
+			select {
+			case err := <-published:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(2 * wait):
+				t.Fatal("Publish blocked")
+			}
+			switch overflow {
+			case peer.Drop:
+				if slow.Dropped() == 0 || slow.Err() != nil {
+					t.Fatalf("slow subscriber: dropped %d, err %v; want some dropped and the subscription alive", slow.Dropped(), slow.Err())
+				}
+			case peer.Unsubscribe:
+				if !errors.Is(slow.Err(), peer.ErrOverflow) {
+					t.Fatalf("slow subscriber: err %v, want ErrOverflow", slow.Err())
+				}
+				if topic.Len() != 1 {
+					t.Fatalf("%d subscriptions, want the fast one", topic.Len())
+				}
+			}
+		})
+	}
+}
+
+// TestSubscriptionEnds: a subscription ends when its connection does, and
+// eth_unsubscribe ends it.
+func TestSubscriptionEnds(t *testing.T) {
+	leaktest.Check(t)
+	topic := &peer.Topic{Method: "eth_subscription"}
+	subs := make(chan *peer.Subscription, 2)
+	s := &stream.Server{Server: ethServer(topic, subs)}
+	cc, sc := net.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- s.ServeConn(context.Background(), sc) }()
+	c := client.New(client.Stream(cc, nil), client.Serve(headsClient(make(chan int, 8))))
+	ctx := context.Background()
+	id, err := client.Call[string](ctx, c, "eth_subscribe", []any{"newHeads"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := <-subs
+	if ok, err := client.Call[bool](ctx, c, "eth_unsubscribe", []any{id}); err != nil || !ok {
+		t.Fatalf("eth_unsubscribe = %v, %v", ok, err)
+	}
+	if !errors.Is(first.Err(), peer.ErrUnsubscribed) {
+		t.Fatalf("err %v, want ErrUnsubscribed", first.Err())
+	}
+	if _, err := client.Call[string](ctx, c, "eth_subscribe", []any{"newHeads"}); err != nil {
+		t.Fatal(err)
+	}
+	second := <-subs
+	c.Close()
+	select {
+	case <-second.Done():
+		if !errors.Is(second.Err(), peer.ErrClosed) {
+			t.Fatalf("err %v, want ErrClosed", second.Err())
+		}
+	case <-time.After(wait):
+		t.Fatal("the subscription outlived its connection")
+	}
+	if topic.Len() != 0 {
+		t.Fatalf("%d subscriptions left", topic.Len())
+	}
+	<-done
+}
+
+// TestPush: a method pushes notifications to its caller without waiting.
+func TestPush(t *testing.T) {
+	leaktest.Check(t)
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("start", func(ctx context.Context, n int) error {
+		conn := peer.FromContext(ctx)
+		for i := range n {
+			if err := conn.Push("tick", []int{i}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	var mu sync.Mutex
+	var ticks []int
+	all := make(chan struct{})
+	csrv := jsonrpc.NewServer()
+	csrv.MustRegister("tick", func(i int) {
+		mu.Lock()
+		defer mu.Unlock()
+		ticks = append(ticks, i)
+		if len(ticks) == 5 {
+			close(all)
+		}
+	})
+	c := dial(t, &stream.Server{Server: srv}, client.Serve(csrv))
+	if err := c.Conn().Call(context.Background(), "start", []int{5}, nil); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-all:
+	case <-time.After(wait):
+		t.Fatal("ticks missing")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if b, _ := json.Marshal(ticks); string(b) != "[0,1,2,3,4]" {
+		t.Fatalf("ticks %s", b)
+	}
+}
