@@ -11,10 +11,14 @@ require (
 require (
 	github.com/klauspost/compress v1.20.0 // indirect
 	github.com/molecule-man/go-brrr v1.0.1 // indirect
+	github.com/tetratelabs/wazero v1.12.0 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
+	golang.org/x/sys v0.47.0 // indirect
 )
 
 replace (
 	github.com/jsonrpc-go/jsonrpc => ../
 	github.com/jsonrpc-go/jsonrpc/fasthttprpc => ../fasthttprpc
 )
+
+tool github.com/tetratelabs/wazero/cmd/wazero
