@@ -247,6 +247,7 @@ func TestUnregister(t *testing.T) {
 // of testdata/misuse marked with an ERROR comment must fail with that error,
 // and nothing else may fail.
 func TestOptionMisuseDoesNotCompile(t *testing.T) {
+	testutil.SkipOnWasm(t, "runs the go command, and a WebAssembly program cannot start a process")
 	t.Parallel()
 	goTool, err := exec.LookPath("go")
 	if err != nil {

@@ -7,6 +7,7 @@ require (
 	github.com/jsonrpc-go/jsonrpc v0.0.0
 	github.com/jsonrpc-go/jsonrpc/codec/fast v0.0.0
 	github.com/jsonrpc-go/jsonrpc/fasthttprpc v0.0.0
+	github.com/tetratelabs/wazero v1.12.0
 	github.com/valyala/fasthttp v1.74.0
 )
 
@@ -24,7 +25,6 @@ require (
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
 	golang.org/x/arch v0.0.0-20210923205945-b76863e36670 // indirect
 	golang.org/x/sys v0.48.0 // indirect
-	golang.org/x/tools v0.49.0 // indirect
 )
 
 replace (
@@ -32,3 +32,5 @@ replace (
 	github.com/jsonrpc-go/jsonrpc/codec/fast => ../codec/fast
 	github.com/jsonrpc-go/jsonrpc/fasthttprpc => ../fasthttprpc
 )
+
+tool github.com/tetratelabs/wazero/cmd/wazero

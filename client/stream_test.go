@@ -13,6 +13,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/stream"
@@ -171,6 +172,7 @@ func TestCommandErrors(t *testing.T) {
 
 // A child that exits fails the calls; Close reports its exit status.
 func TestCommandExit(t *testing.T) {
+	testutil.SkipOnWasm(t, "starts a child process, which needs os.Pipe and os/exec, not implemented on WebAssembly")
 	leaktest.Check(t)
 	ch, err := client.Command(helperCommand("fail"), nil)
 	if err != nil {
@@ -189,6 +191,7 @@ func TestCommandExit(t *testing.T) {
 
 // A child that does not exit when its input ends is killed after WaitDelay.
 func TestCommandKill(t *testing.T) {
+	testutil.SkipOnWasm(t, "starts a child process, which needs os.Pipe and os/exec, not implemented on WebAssembly")
 	if testing.Short() {
 		t.Skip("starts a child process")
 	}

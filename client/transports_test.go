@@ -23,6 +23,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 	"github.com/jsonrpc-go/jsonrpc/ws"
 )
@@ -129,6 +130,7 @@ func startH2C(t *testing.T, srv *testServer) (client.Channel, func()) {
 
 // startWS serves srv over WebSocket.
 func startWS(t *testing.T, srv *testServer) (client.Channel, func()) {
+	testutil.SkipOnJS(t, "coder/websocket on js has no server (Accept is a stub) and dials with the host's WebSocket, which cannot reach the program's in-memory network")
 	ts := httptest.NewUnstartedServer(&ws.Handler{Server: srv.Server, MaxInFlight: maxInFlight})
 	l := &trackingListener{Listener: ts.Listener}
 	ts.Listener = l
@@ -207,6 +209,7 @@ func streamTransport(name, network string, f stream.Framing, order stream.Orderi
 
 // startCommand runs cmd/jsonrpcd -stdio; breaking the connection kills it.
 func startCommand(t *testing.T, _ *testServer) (client.Channel, func()) {
+	testutil.SkipOnWasm(t, "builds and starts cmd/jsonrpcd, and a WebAssembly program cannot start a process")
 	if testing.Short() {
 		t.Skip("starts a child process")
 	}

@@ -11,6 +11,10 @@
 //	ch, err := ws.Dial(ctx, "ws://127.0.0.1:8080/ws", nil)
 //	c := client.New(ch)
 //
+// Under GOOS=js, in a browser, Dial connects with the browser's WebSocket,
+// and a Handler cannot serve: github.com/coder/websocket implements no
+// server there, so every upgrade fails.
+//
 // # Limits
 //
 // Every limit of a Handler is on by default, and each is a field whose zero

@@ -58,6 +58,8 @@ func fixtureSets() map[string]*report {
 			peerRow("inproc", 1, "jsonrpc-go", "JSON-RPC 2.0", 8_000_000),
 			peerRow("inproc", 1, "json-peer-a", "JSON-RPC 2.0", 40_000),
 			peerRow("inproc", 1, "floor (tokenizer)", "none (floor)", 25_000_000)),
+		"2026-12-01-wasm.json": fixtureReport("wasm", "2026-12-01T11:31:48Z",
+			fixtureRow("native", 1, 7_000_000), fixtureRow("js/wasm", 1, 1_100_000), fixtureRow("wasip1", 1, 400_000)),
 	}
 }
 
@@ -124,7 +126,12 @@ const fixturePerf = "# fixture\n\n## Against the peers\n\n" + fixturePeerTables 
 // fixtureREADME is the README of the fixture: its Performance section has
 // the headline table alone, and its other sections are not compared.
 const fixtureREADME = "# fixture\n\n## Performance\n\nChart.\n\n" + fixtureHeadline +
-	"\nMore in PERFORMANCE.md.\n\n## Async\n\n" +
+	"\nMore in PERFORMANCE.md.\n\n### WebAssembly\n\n" +
+	"| row | runtime | calls/s | ns/call | allocs/call | over native |\n|---|---|---:|---:|---:|---:|\n" +
+	"| native | linux/amd64 | 7.00 M | 143 | 0.00 | 1.0× |\n" +
+	"| js/wasm | Node v20 | 1.10 M | 909 | 0.00 | 6.4× |\n" +
+	"| wasip1 | wazero v1.12.0 | 0.40 M | 2500 | 0.00 | 17.5× |\n" +
+	"\n## Async\n\n" +
 	"| row | workers | calls/s |\n|---|---:|---:|\n| calc mix through `Process` | 1 / 2 | 1 M / 2 M |\n" +
 	"\n## Hosting\n\n| transport | connections | requests/s |\n|---|---:|---:|\n| HTTP/1.1 keep-alive, calc mix | 16 | 1 k |\n"
 
@@ -417,6 +424,23 @@ func TestCheckFigures(t *testing.T) {
 		{"section renamed", "## Transports", "## Serving", []string{`no section "## Transports"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { checkEdited(t, "PERFORMANCE.md", tc.old, tc.new, tc.want) })
+	}
+	// The README's WebAssembly table.
+	for _, tc := range []struct {
+		name, old, new string
+		want           []string // in stderr
+	}{
+		{"wasm rate", "| 1.10 M | 909 |", "| 1.11 M | 909 |", []string{
+			"README.md:", `Performance table, row "js/wasm", calls/s: has "1.11 M", expected "1.10 M"`,
+			`median_rps of "js/wasm" at 1 workers`, "2026-12-01-wasm.json"}},
+		{"wasm ns/call", "| 2500 |", "| 2400 |", []string{
+			`row "wasip1", ns/call: has "2400", expected "2500"`, `ns_per_call of "wasip1"`}},
+		{"wasm over native", "| 6.4× |", "| 6.3× |", []string{
+			`row "js/wasm", over native: has "6.3×", expected "6.4×"`, `ns_per_call over that of "native" of "js/wasm"`}},
+		{"wasm row missing", "| wasip1 | wazero v1.12.0 | 0.40 M | 2500 | 0.00 | 17.5× |\n", "", []string{
+			`row "wasip1" with a "calls/s" column not found; expected calls/s "0.40 M"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { checkEdited(t, "README.md", tc.old, tc.new, tc.want) })
 	}
 }
 

@@ -19,6 +19,11 @@ type figure struct {
 	File      string // result file, in the data directory
 	Name      string // row name in the result file
 	Workers   []int  // one per " / "-separated part of the cell
+	// Value is what the cell quotes of the row: "" its median_rps as
+	// formatRate writes it, "ns" its ns_per_call as a whole number, "over"
+	// its ns_per_call over that of the row Base as "6.3×".
+	Value string
+	Base  string
 }
 
 // describe names the figure's table row for messages.
@@ -140,14 +145,34 @@ func checkFigure(docName, text string, f figure, dataDir string, byFile map[stri
 		if rw == nil {
 			return fmt.Sprintf("%s: %s: %s has no row %q at %d workers", docName, f.describe(), dataPath, f.Name, w)
 		}
-		want = append(want, formatRate(rw.MedianRPS))
+		switch f.Value {
+		case "":
+			want = append(want, formatRate(rw.MedianRPS))
+		case "ns":
+			want = append(want, fmt.Sprintf("%.0f", rw.NsPerCall))
+		case "over":
+			base := r.find(f.Base, w)
+			if base == nil || base.NsPerCall <= 0 {
+				return fmt.Sprintf("%s: %s: %s has no row %q at %d workers with ns_per_call", docName, f.describe(), dataPath, f.Base, w)
+			}
+			want = append(want, fmt.Sprintf("%.1f×", rw.NsPerCall/base.NsPerCall))
+		default:
+			return fmt.Sprintf("%s: %s: unknown value %q", docName, f.describe(), f.Value)
+		}
 	}
 	expected := strings.Join(want, " / ")
 	ws := make([]string, len(f.Workers))
 	for i, w := range f.Workers {
 		ws[i] = strconv.Itoa(w)
 	}
-	source := fmt.Sprintf("%s (median_rps of %q at %s workers)", dataPath, f.Name, strings.Join(ws, " / "))
+	quoted := "median_rps"
+	switch f.Value {
+	case "ns":
+		quoted = "ns_per_call"
+	case "over":
+		quoted = fmt.Sprintf("ns_per_call over that of %q", f.Base)
+	}
+	source := fmt.Sprintf("%s (%s of %q at %s workers)", dataPath, quoted, f.Name, strings.Join(ws, " / "))
 
 	tables, ok := sectionTables(text, f.Section)
 	if !ok {

@@ -13,6 +13,8 @@
 //	rpcbench tcp -d 3s -conns 1 -async -runs 3
 //	rpcbench http -d 3s -conns 16
 //
+//	rpcbench wasm -d 1s -runs 5 -json wasm.json
+//
 // Without a mode, rpcbench runs the headline suite: the calculator mix
 // through Process, through ProcessAsync inline, one suspending call through
 // ProcessAsync, pipelined TCP on one connection, HTTP on 16 connections
@@ -29,10 +31,13 @@
 // -server fasthttp, a fasthttp server with a fasthttprpc.Handler) over
 // HTTP/1.1 keep-alive connections, each with a load generator of its own that
 // allocates nothing per request; both add client-side latency percentiles to
-// their rows. Progress goes to standard error, one line per measurement, the
-// table to standard output, and -json FILE writes the results for machines,
-// with the date, the Go version, the CPU model, the core count and
-// GOMAXPROCS.
+// their rows. The wasm mode measures the calculator mix through Process
+// natively and, built for GOOS=js and GOOS=wasip1 (GOARCH=wasm), under Node
+// and under wazero, in interleaved runs of one command, each after a
+// warm-up long enough for V8's optimizing compiler (-warmup, 1s). Progress
+// goes to standard error, one line per measurement, the table to standard
+// output, and -json FILE writes the results for machines, with the date,
+// the Go version, the CPU model, the core count and GOMAXPROCS.
 //
 // Before it measures a row, rpcbench checks the response to each of its
 // requests, and after each run the last response of every worker: a broken
@@ -44,6 +49,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
 )
@@ -70,6 +76,7 @@ type env struct {
 	tcpRows        []tcpRowDef
 	httpServer     func() (*jsonrpc.Server, error) // what the http mode serves
 	legacyServer   func() (*jsonrpc.Server, error) // what the legacy rows call; nil: demoServer
+	warm           time.Duration                   // warm-up before each run; 0: warmup(d)
 }
 
 // A mode is a subcommand.

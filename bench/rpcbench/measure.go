@@ -152,10 +152,17 @@ func warmup(d time.Duration) time.Duration {
 // short warm-up and a garbage collection, and checks each worker's last
 // response. The target must have passed Validate.
 func Measure(t *Target, workers int, d time.Duration) (Measurement, error) {
+	return MeasureAfter(t, workers, warmup(d), d)
+}
+
+// MeasureAfter is Measure with a warm-up of warm: long enough, under
+// js/wasm, for V8 to have compiled the hot functions with its optimizing
+// tier.
+func MeasureAfter(t *Target, workers int, warm, d time.Duration) (Measurement, error) {
 	if workers < 1 {
 		return Measurement{}, fmt.Errorf("row %s: %d workers", t.Name, workers)
 	}
-	if _, err := t.run(workers, warmup(d)); err != nil {
+	if _, err := t.run(workers, warm); err != nil {
 		return Measurement{}, err
 	}
 	runtime.GC()

@@ -57,7 +57,7 @@ func defaultWorkers() intList {
 
 // sync measures (*jsonrpc.Server).Process for each row and worker count.
 func (e *env) sync(args []string) int {
-	fs := e.flags("sync", "[-d 1s] [-workers 1,2] [-runs R] [-rows a,b] [-json FILE]",
+	fs := e.flags("sync", "[-d 1s] [-workers 1,2] [-runs R] [-rows a,b] [-warmup D] [-json FILE]",
 		"Measures the synchronous entry point (*jsonrpc.Server).Process with W worker\n"+
 			"goroutines, each with its own buffer, for each W in -workers and each row:\n"+
 			"  "+strings.Join(rowNames(e.syncRows), ", ")+".")
@@ -66,6 +66,7 @@ func (e *env) sync(args []string) int {
 	workers := defaultWorkers()
 	fs.Var(&workers, "workers", "comma-separated worker `counts`")
 	rows := fs.String("rows", "", "comma-separated rows to measure (default all)")
+	fs.DurationVar(&e.warm, "warmup", 0, "warm-up before each run (default a tenth of -d, at most 100ms)")
 	if code, ok := e.parse(fs, args); !ok {
 		return code
 	}
@@ -281,7 +282,11 @@ func ratio(a, b float64) float64 {
 // measure runs one measurement with a progress line on stderr.
 func (e *env) measure(t *Target, workers int, d time.Duration, k, runs int) (Measurement, error) {
 	fmt.Fprintf(e.stderr, "running %s w=%d run %d/%d... ", t.Name, workers, k, runs)
-	m, err := Measure(t, workers, d)
+	warm := e.warm
+	if warm <= 0 {
+		warm = warmup(d)
+	}
+	m, err := MeasureAfter(t, workers, warm, d)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "failed")
 		return m, err

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 )
 
 func TestStdio(t *testing.T) {
@@ -91,6 +93,7 @@ func TestFlags(t *testing.T) {
 // TestNetwork serves HTTP, WebSocket and TCP on ephemeral loopback ports,
 // calls each, and shuts down through the context as a signal would.
 func TestNetwork(t *testing.T) {
+	testutil.SkipOnJS(t, "calls over WebSocket too, and coder/websocket on js dials with the host's WebSocket, which cannot reach the program's in-memory network")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pr, pw := io.Pipe()
@@ -162,6 +165,7 @@ func TestNetwork(t *testing.T) {
 
 // TestStdioCommand runs the command the README shows: go run ./cmd/jsonrpcd -stdio.
 func TestStdioCommand(t *testing.T) {
+	testutil.SkipOnWasm(t, "builds and starts the command, and a WebAssembly program cannot start a process")
 	if testing.Short() {
 		t.Skip("builds the command")
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 )
 
 // shutdownServer records every call it starts. "rec" answers at once;
@@ -205,6 +206,7 @@ func shutdownRound(t *testing.T, round int) {
 // and TCP at once, hold the shutdown no longer than -shutdown-timeout:
 // serveNetwork closes everything then and returns 1.
 func TestShutdownBound(t *testing.T) {
+	testutil.SkipOnJS(t, "calls over WebSocket too, and coder/websocket on js dials with the host's WebSocket, which cannot reach the program's in-memory network")
 	leaktest.CheckIgnoring(t, "net/http.(*persistConn)")
 	const bound = 500 * time.Millisecond
 	srv := jsonrpc.NewServer()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 )
 
 // closedWithin reads c until it ends and fails unless the server closed it
@@ -113,6 +114,7 @@ func TestTimeouts(t *testing.T) {
 
 // TestTimeoutsDisabled: with every timeout 0 (none), each host still serves.
 func TestTimeoutsDisabled(t *testing.T) {
+	testutil.SkipOnJS(t, "calls over WebSocket too, and coder/websocket on js dials with the host's WebSocket, which cannot reach the program's in-memory network")
 	s := startServing(t, demo.NewServer(), "-read-timeout", "0", "-write-timeout", "0", "-idle-timeout", "0")
 	req := `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`
 	want := `{"jsonrpc":"2.0","result":3,"id":1}`

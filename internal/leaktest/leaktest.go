@@ -1,4 +1,9 @@
 // Package leaktest checks that a test leaves no goroutine behind.
+//
+// The runtime's own goroutines are never counted: under GOOS=js, the
+// goroutine that the runtime starts to handle events from JavaScript
+// (runtime.handleEvent, started at the first timer or callback and kept
+// afterwards) would otherwise count as a leak of the first test that waits.
 package leaktest
 
 import (
@@ -34,15 +39,33 @@ func CheckIgnoring(t testing.TB, ignore ...string) {
 	})
 }
 
-// count is the number of goroutines, less those whose stacks contain one of
-// ignore.
+// count is the number of goroutines, less the runtime's own and those whose
+// stacks contain one of ignore.
 func count(ignore []string) int {
-	if len(ignore) == 0 {
+	own := runtimeOwn(runtime.GOOS)
+	if len(ignore) == 0 && len(own) == 0 {
 		return runtime.NumGoroutine()
 	}
+	return countStacks(stacks(), append(own, ignore...))
+}
+
+// runtimeOwn returns, for the port goos, the frames that mark the runtime's
+// own goroutines in a stack dump: under js, the event handler's
+// runtime.handleEvent as a frame (not in a "created by" line, which marks a
+// goroutine of the program's own).
+func runtimeOwn(goos string) []string {
+	if goos == "js" {
+		return []string{"\nruntime.handleEvent()"}
+	}
+	return nil
+}
+
+// countStacks is the number of goroutines in the dump all (runtime.Stack's),
+// less those whose stacks contain one of ignore.
+func countStacks(all string, ignore []string) int {
 	n := 0
-	for g := range strings.SplitSeq(stacks(), "\n\n") {
-		if !containsAny(g, ignore) {
+	for g := range strings.SplitSeq(all, "\n\n") {
+		if strings.TrimSpace(g) != "" && !containsAny(g, ignore) {
 			n++
 		}
 	}
