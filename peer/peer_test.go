@@ -61,10 +61,10 @@ type raw struct {
 	pmu    sync.Mutex
 	pause  sync.Cond
 	paused bool
-	t     *testing.T
-	wr    stream.Writer
-	mu    sync.Mutex
-	got   chan string
+	t      *testing.T
+	wr     stream.Writer
+	mu     sync.Mutex
+	got    chan string
 }
 
 func newRaw(t *testing.T, s *stream.Server) *raw {
