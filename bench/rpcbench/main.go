@@ -12,6 +12,7 @@
 //
 //	rpcbench tcp -d 3s -conns 1 -async -runs 3
 //	rpcbench http -d 3s -conns 16
+//	rpcbench twoway -d 1s -runs 3 -callers 16 -subs 100
 //
 //	rpcbench wasm -d 1s -runs 5 -json wasm.json
 //
@@ -95,6 +96,7 @@ var modes = []mode{
 	{"scale", "release gate: calc-mix req/s at N workers against 1 worker, in paired runs", (*env).scale},
 	{"tcp", "pipelined JSON-RPC over loopback TCP to a stream.Server, against Process", (*env).tcp},
 	{"http", "JSON-RPC over HTTP/1.1 keep-alive to an httprpc.Handler", (*env).httpMode},
+	{"twoway", "two-way connections: calls both ways, cancel latency, push to subscribers", (*env).twoway},
 	{"legacy", "measure the string API (*jsonrpc.Server).ProcessString by batch size", (*env).legacy},
 }
 
