@@ -598,3 +598,50 @@ func TestProgress(t *testing.T) {
 		t.Fatalf("progress = %q", got)
 	}
 }
+
+// TestCallbacksPastMaxInFlight: with more calls that call back than
+// MaxInFlight lets run, the connection reads on while its own calls wait,
+// so that no call is stuck: each is answered, with its result or, past the
+// room of the queue, with -32005.
+func TestCallbacksPastMaxInFlight(t *testing.T) {
+	leaktest.Check(t)
+	for _, order := range orders {
+		t.Run(order.String(), func(t *testing.T) {
+			csrv := jsonrpc.NewServer()
+			release := make(chan struct{})
+			csrv.MustRegister("name", func(ctx context.Context, who string) (string, error) {
+				select {
+				case <-release:
+				case <-ctx.Done():
+					return "", ctx.Err()
+				}
+				return strings.ToUpper(who), nil
+			}, jsonrpc.Blocking())
+			c := dial(t, &stream.Server{Server: callbackServer(), Order: order, MaxInFlight: 2}, client.Serve(csrv))
+			var wg sync.WaitGroup
+			var ok, refused atomic.Int32
+			for i := range 12 {
+				wg.Go(func() {
+					ctx, cancel := context.WithTimeout(context.Background(), wait)
+					defer cancel()
+					got, err := client.Call[string](ctx, c, "ask", []any{fmt.Sprint(i)})
+					var e *jsonrpc.Error
+					switch {
+					case err == nil && got == "hello "+fmt.Sprint(i):
+						ok.Add(1)
+					case errors.As(err, &e) && e.Code == jsonrpc.CodeLimitExceeded:
+						refused.Add(1)
+					default:
+						t.Errorf("ask(%d) = %q, %v", i, got, err)
+					}
+				})
+			}
+			time.Sleep(50 * time.Millisecond) // let the calls pile up
+			close(release)
+			wg.Wait()
+			if ok.Load() < 2 {
+				t.Fatalf("%d calls answered, %d refused: want at least MaxInFlight answered", ok.Load(), refused.Load())
+			}
+		})
+	}
+}
