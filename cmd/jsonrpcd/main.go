@@ -2,10 +2,10 @@
 // specification's example methods and echo; see package demo).
 //
 // By default it listens on loopback: HTTP on 127.0.0.1:8080 (JSON-RPC at /,
-// WebSocket at /ws) and newline-delimited TCP on 127.0.0.1:9090. It prints
-// where it listens and shuts down gracefully on SIGINT or SIGTERM: every
-// listener stops accepting at once, and the calls in flight on every
-// connection finish and are answered. Calls still running after
+// WebSocket at /ws) and TCP on 127.0.0.1:9090, newline-delimited unless
+// -framing says otherwise. It prints where it listens and shuts down
+// gracefully on SIGINT or SIGTERM: every listener stops accepting at once,
+// and the calls in flight on every connection finish and are answered. Calls still running after
 // -shutdown-timeout (10 s) lose their connections, and it exits with
 // status 1.
 //
@@ -27,16 +27,27 @@
 //	{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}
 //	{"jsonrpc":"2.0","result":3,"id":1}
 //
+// -framing header frames the messages of TCP and -stdio as the Language
+// Server Protocol does, each after a Content-Length header, so that an LSP
+// client (an editor's, or client.Command with stream.Header) can talk to
+// it; -framing raw takes JSON values back to back.
+//
 // Flags:
 //
 //	-http ADDR
 //		HTTP address (default 127.0.0.1:8080; empty disables HTTP and WebSocket)
 //	-tcp ADDR
-//		TCP address, newline-delimited (default 127.0.0.1:9090; empty disables)
+//		TCP address (default 127.0.0.1:9090; empty disables)
 //	-ws
 //		serve WebSocket at /ws of the HTTP address (default true)
 //	-stdio
 //		serve standard input and output only
+//	-framing line|header|raw
+//		how messages are framed over TCP and -stdio: line, one message
+//		per line (the default); header, each message after a
+//		Content-Length header, as the Language Server Protocol frames
+//		them, so that an LSP client can talk to jsonrpcd; raw, JSON
+//		values back to back
 //	-max-message N
 //		largest request accepted, in bytes (default 4 MiB)
 //	-max-conns N
@@ -132,7 +143,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 1
 	}
 	if cfg.stdio {
-		return serveStdio(ctx, srv, stdin, stdout, stderr, cfg.maxMessage)
+		return serveStdio(ctx, srv, stdin, stdout, stderr, cfg.maxMessage, cfg.framing)
 	}
 	return serveNetwork(ctx, srv, cfg, stdout, stderr)
 }
@@ -141,6 +152,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 type config struct {
 	httpAddr, tcpAddr string
 	ws, stdio         bool
+	framing           stream.Framing
 	maxMessage        int
 	maxConns          int
 
@@ -157,7 +169,8 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.StringVar(&cfg.httpAddr, "http", "127.0.0.1:8080", "HTTP `address`; empty disables HTTP and WebSocket")
 	fs.StringVar(&cfg.tcpAddr, "tcp", "127.0.0.1:9090", "TCP `address`, newline-delimited; empty disables")
 	fs.BoolVar(&cfg.ws, "ws", true, "serve WebSocket at /ws of the HTTP address")
-	fs.BoolVar(&cfg.stdio, "stdio", false, "serve standard input and output only, one request per line")
+	fs.BoolVar(&cfg.stdio, "stdio", false, "serve standard input and output only")
+	framing := fs.String("framing", "line", "framing over TCP and -stdio: `line` (one message per line), header (Content-Length, as LSP) or raw (JSON values back to back)")
 	fs.IntVar(&cfg.maxMessage, "max-message", stream.DefaultMaxMessage, "largest request accepted, in `bytes`")
 	fs.IntVar(&cfg.maxConns, "max-conns", defaultMaxConns, "connections open at once on each listener; at the cap, new ones wait to be accepted")
 	fs.DurationVar(&cfg.readTimeout, "read-timeout", defaultReadTimeout, "time to read a request: over HTTP its headers and body, over TCP a message once begun; 0 disables")
@@ -166,7 +179,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.DurationVar(&cfg.shutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "bound of the graceful shutdown, after which the connections left are closed")
 	fs.Int64Var(&cfg.memoryLimit, "memory-limit", defaultMemoryLimit, "soft limit of the runtime's memory, in `MiB` (0: the runtime's default; GOMEMLIMIT wins)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-stdio] [-max-message N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-memory-limit MiB]\n\n")
+		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-stdio] [-framing line|header|raw] [-max-message N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-memory-limit MiB]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -177,6 +190,11 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	}
 	if fs.NArg() > 0 {
 		fs.Usage()
+		return cfg, 2, false
+	}
+	var known bool
+	if cfg.framing, known = framings[*framing]; !known {
+		fmt.Fprintf(stderr, "jsonrpcd: -framing must be line, header or raw, not %q\n", *framing)
 		return cfg, 2, false
 	}
 	if cfg.maxConns <= 0 {
@@ -190,10 +208,26 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	return cfg, 0, true
 }
 
-// serveStdio answers the lines of stdin on stdout until stdin ends.
-func serveStdio(ctx context.Context, srv *jsonrpc.Server, stdin io.Reader, stdout, stderr io.Writer, maxMessage int) int {
+// framings are the values of -framing, and what the TCP listener says of
+// each when it starts.
+var (
+	framings = map[string]stream.Framing{
+		"line":   stream.Line,
+		"header": stream.Header,
+		"raw":    stream.Raw,
+	}
+	framingNames = map[stream.Framing]string{
+		stream.Line:   "newline-delimited",
+		stream.Header: "Content-Length framing",
+		stream.Raw:    "raw JSON values",
+	}
+)
+
+// serveStdio answers the messages of stdin on stdout until stdin ends.
+func serveStdio(ctx context.Context, srv *jsonrpc.Server, stdin io.Reader, stdout, stderr io.Writer, maxMessage int, framing stream.Framing) int {
 	s := &stream.Server{
 		Server:      srv,
+		Framing:     framing,
 		MaxMessage:  maxMessage,
 		IdleTimeout: -1, // a console may wait as long as it likes
 		ReadTimeout: -1,
@@ -273,6 +307,7 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		l := newLimitListener(nl, cfg.maxConns)
 		ts := &stream.Server{
 			Server:       srv,
+			Framing:      cfg.framing,
 			MaxMessage:   cfg.maxMessage,
 			MaxConns:     cfg.maxConns,
 			Order:        stream.Concurrent,
@@ -282,7 +317,7 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		}
 		go func() { errc <- ts.Serve(l) }()
 		hosts = append(hosts, host{l: l, shutdown: ts.Shutdown, close: func() { ts.Close() }})
-		fmt.Fprintf(stdout, "jsonrpcd: TCP (newline-delimited) on %s\n", l.Addr())
+		fmt.Fprintf(stdout, "jsonrpcd: TCP (%s) on %s\n", framingNames[cfg.framing], l.Addr())
 	}
 
 	status := 0

@@ -1,0 +1,399 @@
+// Command langserver is a small language server: it speaks the Language
+// Server Protocol over standard input and output, with Content-Length
+// framing, as an editor starts it.
+//
+//	$ go build -o langserver ./examples/langserver
+//
+// and configure the editor to run ./langserver for plain text files. It
+// keeps the text of the documents the editor opens (full sync) and answers:
+//
+//   - initialize, with its capabilities and serverInfo; initialized.
+//   - textDocument/didOpen and textDocument/didChange.
+//   - textDocument/hover: the word under the cursor, positions counted in
+//     UTF-16 code units, as LSP counts them.
+//   - workspace/executeCommand with the command "wait" and the arguments
+//     [ms]: it waits ms milliseconds, reporting work-done progress (begin,
+//     a report every 50 ms, end) on the call's workDoneToken, and stops
+//     when the editor cancels it with $/cancelRequest, which is answered
+//     with RequestCancelled (-32800).
+//   - shutdown, then exit: the process exits with status 0 after shutdown
+//     and 1 without it. Requests after shutdown are answered with
+//     InvalidRequest, and requests before initialize with
+//     ServerNotInitialized (-32002).
+//
+// It is built on package stream (stream.Header framing) and package peer
+// (peer.LSP cancellation and progress).
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/stream"
+)
+
+func main() {
+	os.Exit(run(os.Stdin, os.Stdout, os.Stderr))
+}
+
+// Error codes of LSP's own.
+const (
+	codeServerNotInitialized jsonrpc.Code = -32002
+)
+
+// progressEvery is how often a running command reports its progress.
+const progressEvery = 50 * time.Millisecond
+
+// run serves the editor on r and w until it sends exit or its input ends,
+// and returns the exit status.
+func run(r io.Reader, w io.Writer, stderr io.Writer) int {
+	ls := newServer()
+	s := &stream.Server{
+		Server:      ls.srv,
+		Framing:     stream.Header,
+		Protocol:    peer.LSP,
+		IdleTimeout: -1, // an editor may stay idle as long as it likes
+		ReadTimeout: -1,
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served := make(chan error, 1)
+	go func() { served <- s.ServeConn(ctx, stream.ReadWriteCloser(r, w)) }()
+	select {
+	case code := <-ls.exit:
+		return code
+	case err := <-served:
+		if err != nil {
+			fmt.Fprintln(stderr, "langserver:", err)
+		}
+		// The input ended without exit: LSP's status for an exit is
+		// still the rule.
+		if ls.isShutDown() {
+			return 0
+		}
+		return 1
+	}
+}
+
+// A server is the state of one editor's session.
+type server struct {
+	srv  *jsonrpc.Server
+	exit chan int // the status asked for by exit
+
+	mu          sync.Mutex
+	initialized bool
+	shutDown    bool
+	docs        map[string]string // the text of each open document, by URI
+}
+
+func newServer() *server {
+	ls := &server{exit: make(chan int, 1), docs: map[string]string{}}
+	ls.srv = jsonrpc.NewServer(
+		// Editors send many fields this server does not model.
+		jsonrpc.AllowUnknownFields(),
+		jsonrpc.OnPreProcess(ls.gate),
+	)
+	ls.srv.MustRegister("initialize", ls.initialize)
+	ls.srv.MustRegister("initialized", func(struct{}) {})
+	ls.srv.MustRegister("textDocument/didOpen", ls.didOpen)
+	ls.srv.MustRegister("textDocument/didChange", ls.didChange)
+	ls.srv.MustRegister("textDocument/didClose", ls.didClose)
+	ls.srv.MustRegister("textDocument/hover", ls.hover)
+	ls.srv.MustRegister("workspace/executeCommand", ls.executeCommand, jsonrpc.Blocking())
+	ls.srv.MustRegister("shutdown", ls.shutdown)
+	ls.srv.MustRegister("exit", ls.exitNow)
+	return ls
+}
+
+// gate answers requests before initialize with ServerNotInitialized, and
+// after shutdown with InvalidRequest, as LSP asks. Notifications other
+// than exit are dropped then.
+func (ls *server) gate(ctx context.Context, c *jsonrpc.Call) error {
+	ls.mu.Lock()
+	initialized, shutDown := ls.initialized, ls.shutDown
+	ls.mu.Unlock()
+	switch m := c.Method(); {
+	case m == "exit":
+		return nil
+	case !initialized && m != "initialize":
+		return jsonrpc.NewError(codeServerNotInitialized, "server not initialized")
+	case shutDown:
+		return jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "server is shut down")
+	}
+	return nil
+}
+
+func (ls *server) isShutDown() bool {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return ls.shutDown
+}
+
+// The messages of LSP that this server reads and writes, with only the
+// fields it uses.
+type (
+	initializeResult struct {
+		Capabilities serverCapabilities `json:"capabilities"`
+		ServerInfo   serverInfo         `json:"serverInfo"`
+	}
+	serverCapabilities struct {
+		TextDocumentSync       textDocumentSyncOptions `json:"textDocumentSync"`
+		HoverProvider          bool                    `json:"hoverProvider"`
+		ExecuteCommandProvider executeCommandOptions   `json:"executeCommandProvider"`
+	}
+	textDocumentSyncOptions struct {
+		OpenClose bool `json:"openClose"`
+		Change    int  `json:"change"` // 1: the whole text on each change
+	}
+	executeCommandOptions struct {
+		Commands []string `json:"commands"`
+	}
+	serverInfo struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	}
+
+	textDocumentItem struct {
+		URI     string `json:"uri"`
+		Version int    `json:"version"`
+		Text    string `json:"text"`
+	}
+	textDocumentIdentifier struct {
+		URI string `json:"uri"`
+	}
+	didOpenParams struct {
+		TextDocument textDocumentItem `json:"textDocument"`
+	}
+	didChangeParams struct {
+		TextDocument   textDocumentIdentifier `json:"textDocument"`
+		ContentChanges []struct {
+			Text string `json:"text"`
+		} `json:"contentChanges"`
+	}
+	didCloseParams struct {
+		TextDocument textDocumentIdentifier `json:"textDocument"`
+	}
+
+	position struct {
+		Line      int `json:"line"`
+		Character int `json:"character"` // in UTF-16 code units
+	}
+	rangeLSP struct {
+		Start position `json:"start"`
+		End   position `json:"end"`
+	}
+	hoverParams struct {
+		TextDocument textDocumentIdentifier `json:"textDocument"`
+		Position     position               `json:"position"`
+	}
+	markupContent struct {
+		Kind  string `json:"kind"`
+		Value string `json:"value"`
+	}
+	hoverResult struct {
+		Contents markupContent `json:"contents"`
+		Range    rangeLSP      `json:"range"`
+	}
+
+	executeCommandParams struct {
+		Command   string `json:"command"`
+		Arguments []any  `json:"arguments"`
+	}
+	// workDoneProgress is the value of a $/progress notification: kind
+	// "begin", "report" or "end".
+	workDoneProgress struct {
+		Kind        string `json:"kind"`
+		Title       string `json:"title,omitempty"`
+		Cancellable bool   `json:"cancellable,omitempty"`
+		Message     string `json:"message,omitempty"`
+		Percentage  *int   `json:"percentage,omitempty"`
+	}
+)
+
+func (ls *server) initialize(struct{}) initializeResult {
+	ls.mu.Lock()
+	ls.initialized = true
+	ls.mu.Unlock()
+	return initializeResult{
+		Capabilities: serverCapabilities{
+			TextDocumentSync:       textDocumentSyncOptions{OpenClose: true, Change: 1},
+			HoverProvider:          true,
+			ExecuteCommandProvider: executeCommandOptions{Commands: []string{"wait"}},
+		},
+		ServerInfo: serverInfo{Name: "langserver", Version: "1.0.0"},
+	}
+}
+
+func (ls *server) didOpen(p didOpenParams) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	ls.docs[p.TextDocument.URI] = p.TextDocument.Text
+}
+
+func (ls *server) didChange(p didChangeParams) {
+	if len(p.ContentChanges) == 0 {
+		return
+	}
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	// Full sync: each change is the whole text; the last one wins.
+	ls.docs[p.TextDocument.URI] = p.ContentChanges[len(p.ContentChanges)-1].Text
+}
+
+func (ls *server) didClose(p didCloseParams) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	delete(ls.docs, p.TextDocument.URI)
+}
+
+// hover answers the word at the position, or null when there is none.
+func (ls *server) hover(p hoverParams) (*hoverResult, error) {
+	ls.mu.Lock()
+	text, ok := ls.docs[p.TextDocument.URI]
+	ls.mu.Unlock()
+	if !ok {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "document not open: "+p.TextDocument.URI)
+	}
+	word, start, end, ok := wordAt(text, p.Position.Line, p.Position.Character)
+	if !ok {
+		return nil, nil
+	}
+	return &hoverResult{
+		Contents: markupContent{Kind: "plaintext", Value: word},
+		Range: rangeLSP{
+			Start: position{p.Position.Line, start},
+			End:   position{p.Position.Line, end},
+		},
+	}, nil
+}
+
+// wordAt returns the word (letters, digits and underscores) that holds the
+// character at UTF-16 offset char of line, with its start and end as UTF-16
+// offsets. ok is false when no word is there.
+func wordAt(text string, line, char int) (word string, start, end int, ok bool) {
+	lines := strings.Split(text, "\n")
+	if line < 0 || line >= len(lines) || char < 0 {
+		return "", 0, 0, false
+	}
+	l := strings.TrimSuffix(lines[line], "\r")
+	// The runes of the line, each with its UTF-16 offset.
+	type unit struct {
+		r    rune
+		at   int // byte offset
+		u16  int // UTF-16 offset
+		word bool
+	}
+	var runes []unit
+	u := 0
+	for i, r := range l {
+		runes = append(runes, unit{r, i, u, isWord(r)})
+		u += utf16.RuneLen(r)
+	}
+	// The rune whose UTF-16 span holds char; a char in the middle of a
+	// surrogate pair points at the pair's rune.
+	k := -1
+	for i, ru := range runes {
+		if char >= ru.u16 && char < ru.u16+utf16.RuneLen(ru.r) {
+			k = i
+			break
+		}
+	}
+	if k < 0 || !runes[k].word {
+		return "", 0, 0, false
+	}
+	i, j := k, k
+	for i > 0 && runes[i-1].word {
+		i--
+	}
+	for j+1 < len(runes) && runes[j+1].word {
+		j++
+	}
+	last := runes[j]
+	endByte := last.at + utf8.RuneLen(last.r)
+	return l[runes[i].at:endByte], runes[i].u16, last.u16 + utf16.RuneLen(last.r), true
+}
+
+func isWord(r rune) bool {
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
+}
+
+// executeCommand runs the command "wait" with the arguments [ms]. It is
+// registered Blocking: it runs on a goroutine of its own, and sees its
+// context cancelled when the editor sends $/cancelRequest.
+func (ls *server) executeCommand(ctx context.Context, p executeCommandParams) (any, error) {
+	if p.Command != "wait" {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "unknown command: "+p.Command)
+	}
+	if len(p.Arguments) != 1 {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "wait takes one argument, the milliseconds to wait")
+	}
+	ms, ok := p.Arguments[0].(float64)
+	if !ok || ms < 0 || ms > 10*60*1000 {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "wait: the argument must be a number of milliseconds from 0 to 600000")
+	}
+	total := time.Duration(ms * float64(time.Millisecond))
+	if err := wait(ctx, total); err != nil {
+		return nil, err
+	}
+	return map[string]any{"waited": ms}, nil
+}
+
+// wait waits for d, reporting work-done progress to the caller when it
+// asked for it (peer.ProgressOf), and returns ctx's error when ctx ends
+// first.
+func wait(ctx context.Context, d time.Duration) error {
+	p := peer.ProgressOf(ctx) // nil, reporting nothing, without a workDoneToken
+	pct := func(n int) *int { return &n }
+	p.Report(ctx, workDoneProgress{Kind: "begin", Title: "wait", Cancellable: true, Percentage: pct(0)})
+	start := time.Now()
+	tick := time.NewTicker(progressEvery)
+	defer tick.Stop()
+	done := time.NewTimer(d)
+	defer done.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			p.Report(ctx, workDoneProgress{Kind: "end", Message: "cancelled"})
+			return ctx.Err()
+		case <-done.C:
+			p.Report(ctx, workDoneProgress{Kind: "end", Message: "done"})
+			return nil
+		case <-tick.C:
+			elapsed := time.Since(start)
+			p.Report(ctx, workDoneProgress{
+				Kind:       "report",
+				Message:    fmt.Sprintf("%d ms of %d", elapsed.Milliseconds(), d.Milliseconds()),
+				Percentage: pct(min(99, int(100*elapsed/max(d, 1)))),
+			})
+		}
+	}
+}
+
+func (ls *server) shutdown() error {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	ls.shutDown = true
+	return nil
+}
+
+// exitNow asks run to return: 0 after shutdown, 1 otherwise.
+func (ls *server) exitNow() {
+	code := 1
+	if ls.isShutDown() {
+		code = 0
+	}
+	select {
+	case ls.exit <- code:
+	default:
+	}
+}

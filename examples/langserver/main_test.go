@@ -1,0 +1,399 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/client"
+	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/stream"
+)
+
+// build builds the command into a temporary directory and returns the
+// binary's path.
+func build(t *testing.T) string {
+	t.Helper()
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(goTool); err != nil {
+		if goTool, err = exec.LookPath("go"); err != nil {
+			t.Fatal("no go command to build with:", err)
+		}
+	}
+	bin := filepath.Join(t.TempDir(), "langserver")
+	out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// wire is a client.Channel that keeps every message it carries, in order,
+// so that a test sees the messages as sent, also those that the client
+// drops (the answer to a call it gave up on).
+type wire struct {
+	client.Channel
+	t *testing.T
+
+	mu   sync.Mutex
+	msgs []wireMsg
+	eof  chan struct{} // closed when Recv fails: the server's output ended
+	once sync.Once
+}
+
+type wireMsg struct {
+	out bool // sent by the client
+	raw json.RawMessage
+}
+
+func newWire(t *testing.T, ch client.Channel) *wire {
+	return &wire{Channel: ch, t: t, eof: make(chan struct{})}
+}
+
+func (w *wire) Send(ctx context.Context, msg []byte) error {
+	w.keep(true, msg)
+	return w.Channel.Send(ctx, msg)
+}
+
+func (w *wire) Recv() ([]byte, error) {
+	msg, err := w.Channel.Recv()
+	if err != nil {
+		w.once.Do(func() { close(w.eof) })
+		return msg, err
+	}
+	w.keep(false, msg)
+	return msg, nil
+}
+
+func (w *wire) keep(out bool, msg []byte) {
+	arrow := "<-- "
+	if out {
+		arrow = "--> "
+	}
+	w.t.Log(arrow + string(msg))
+	w.mu.Lock()
+	w.msgs = append(w.msgs, wireMsg{out, append(json.RawMessage(nil), msg...)})
+	w.mu.Unlock()
+}
+
+// find waits up to d for a message that match accepts, and returns it.
+func (w *wire) find(d time.Duration, match func(m wireMsg) bool) (json.RawMessage, bool) {
+	deadline := time.Now().Add(d)
+	for {
+		w.mu.Lock()
+		for _, m := range w.msgs {
+			if match(m) {
+				w.mu.Unlock()
+				return m.raw, true
+			}
+		}
+		w.mu.Unlock()
+		if time.Now().After(deadline) {
+			return nil, false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// message is any JSON-RPC message, for the test to look into.
+type message struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  *jsonrpc.Error  `json:"error"`
+}
+
+func decode(raw json.RawMessage) message {
+	var m message
+	json.Unmarshal(raw, &m)
+	return m
+}
+
+// start runs the binary as an editor does, with LSP's Content-Length
+// framing, and returns the client and its wire.
+func start(t *testing.T, bin string) (*client.Client, *wire) {
+	t.Helper()
+	cmd := exec.Command(bin)
+	cmd.Stderr = os.Stderr
+	ch, err := client.Command(cmd, stream.Header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWire(t, ch)
+	c := client.New(w, client.UseProtocol(peer.LSP))
+	return c, w
+}
+
+func call[T any](t *testing.T, c *client.Client, method string, params any) T {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	v, err := client.Call[T](ctx, c, method, params)
+	if err != nil {
+		t.Fatalf("%s: %v", method, err)
+	}
+	return v
+}
+
+func notify(t *testing.T, c *client.Client, method string, params any) {
+	t.Helper()
+	if err := c.Notify(context.Background(), method, params); err != nil {
+		t.Fatalf("%s: %v", method, err)
+	}
+}
+
+const docURI = "file:///notes/doc.txt"
+
+// The document: ASCII on the first line, letters of the BMP (two bytes and
+// three bytes in UTF-8, one UTF-16 unit each) on the second, a letter
+// outside the BMP (a surrogate pair in UTF-16) on the third.
+const docText = "hello world\r\nnaïve café 日本語 x\n𝄞 clef_sign end"
+
+type hoverAnswer struct {
+	Contents struct {
+		Kind  string `json:"kind"`
+		Value string `json:"value"`
+	} `json:"contents"`
+	Range struct {
+		Start struct{ Line, Character int } `json:"start"`
+		End   struct{ Line, Character int } `json:"end"`
+	} `json:"range"`
+}
+
+func hoverAt(t *testing.T, c *client.Client, line, char int) *hoverAnswer {
+	t.Helper()
+	return call[*hoverAnswer](t, c, "textDocument/hover", map[string]any{
+		"textDocument": map[string]any{"uri": docURI},
+		"position":     map[string]any{"line": line, "character": char},
+	})
+}
+
+func checkHover(t *testing.T, c *client.Client, line, char int, word string, start, end int) {
+	t.Helper()
+	h := hoverAt(t, c, line, char)
+	if h == nil {
+		t.Fatalf("hover at %d:%d: null, want %q", line, char, word)
+	}
+	if h.Contents.Value != word || h.Range.Start.Line != line || h.Range.Start.Character != start || h.Range.End.Character != end {
+		t.Errorf("hover at %d:%d: %q at %d:%d-%d, want %q at %d:%d-%d", line, char,
+			h.Contents.Value, h.Range.Start.Line, h.Range.Start.Character, h.Range.End.Character, word, line, start, end)
+	}
+}
+
+// TestEditorSession drives the built server as an editor does, from
+// initialize to exit.
+func TestEditorSession(t *testing.T) {
+	bin := build(t)
+	c, w := start(t, bin)
+	defer c.Close()
+
+	// initialize: the capabilities, as sent.
+	init := call[json.RawMessage](t, c, "initialize", map[string]any{
+		"processId":    os.Getpid(),
+		"rootUri":      nil,
+		"clientInfo":   map[string]any{"name": "test-editor"},
+		"capabilities": map[string]any{"window": map[string]any{"workDoneProgress": true}},
+	})
+	var got struct {
+		Capabilities json.RawMessage `json:"capabilities"`
+		ServerInfo   struct{ Name string }
+	}
+	if err := json.Unmarshal(init, &got); err != nil {
+		t.Fatal(err)
+	}
+	const wantCaps = `{"textDocumentSync":{"openClose":true,"change":1},"hoverProvider":true,"executeCommandProvider":{"commands":["wait"]}}`
+	if string(got.Capabilities) != wantCaps || got.ServerInfo.Name != "langserver" {
+		t.Errorf("initialize answered %s, want capabilities %s and serverInfo langserver", init, wantCaps)
+	}
+	notify(t, c, "initialized", map[string]any{})
+
+	notify(t, c, "textDocument/didOpen", map[string]any{
+		"textDocument": map[string]any{"uri": docURI, "languageId": "plaintext", "version": 1, "text": docText},
+	})
+	checkHover(t, c, 0, 7, "world", 6, 11)
+	checkHover(t, c, 0, 10, "world", 6, 11)
+	checkHover(t, c, 1, 2, "naïve", 0, 5)
+	checkHover(t, c, 1, 9, "café", 6, 10)
+	checkHover(t, c, 1, 12, "日本語", 11, 14)
+	checkHover(t, c, 1, 15, "x", 15, 16)
+	checkHover(t, c, 2, 3, "clef_sign", 3, 12) // after 𝄞, two UTF-16 units
+	checkHover(t, c, 2, 13, "end", 13, 16)
+	for _, p := range [][2]int{{0, 5}, {0, 11}, {1, 5}, {2, 0}, {2, 1}, {2, 16}, {3, 0}} {
+		if h := hoverAt(t, c, p[0], p[1]); h != nil {
+			t.Errorf("hover at %d:%d: %q, want null", p[0], p[1], h.Contents.Value)
+		}
+	}
+
+	// didChange, full sync: the hover reads the new text.
+	notify(t, c, "textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": docURI, "version": 2},
+		"contentChanges": []any{map[string]any{"text": "goodbye moon"}},
+	})
+	checkHover(t, c, 0, 9, "moon", 8, 12)
+
+	// executeCommand wait 300 ms with a workDoneToken: begin, reports, end.
+	var mu sync.Mutex
+	var kinds []string
+	token, stop := c.Conn().OnProgress(func(params json.RawMessage) {
+		var p struct {
+			Value struct{ Kind string } `json:"value"`
+		}
+		json.Unmarshal(params, &p)
+		mu.Lock()
+		kinds = append(kinds, p.Value.Kind)
+		mu.Unlock()
+	})
+	res := call[json.RawMessage](t, c, "workspace/executeCommand", map[string]any{
+		"command": "wait", "arguments": []any{300}, "workDoneToken": token,
+	})
+	stop()
+	if string(res) != `{"waited":300}` {
+		t.Errorf("wait 300 answered %s", res)
+	}
+	mu.Lock()
+	reports := strings.Count(strings.Join(kinds, " "), "report")
+	if len(kinds) < 2 || kinds[0] != "begin" || kinds[len(kinds)-1] != "end" || reports < 2 {
+		t.Errorf("progress kinds %v, want begin, at least 2 reports, end", kinds)
+	}
+	mu.Unlock()
+
+	// executeCommand wait 5000 ms, cancelled after 150 ms: the call
+	// returns at once, the client sends $/cancelRequest, and the server
+	// stops (its progress ends "cancelled") and answers -32800.
+	ended := make(chan string, 1)
+	token, stop = c.Conn().OnProgress(func(params json.RawMessage) {
+		var p struct {
+			Value struct{ Kind, Message string } `json:"value"`
+		}
+		json.Unmarshal(params, &p)
+		if p.Value.Kind == "end" {
+			ended <- p.Value.Message
+		}
+	})
+	defer stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	began := time.Now()
+	_, err := client.Call[json.RawMessage](ctx, c, "workspace/executeCommand", map[string]any{
+		"command": "wait", "arguments": []any{5000}, "workDoneToken": token,
+	})
+	cancel()
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(began) > 2*time.Second {
+		t.Fatalf("cancelled wait returned %v after %v, want the context's error at once", err, time.Since(began))
+	}
+	req, ok := w.find(time.Second, func(m wireMsg) bool {
+		return m.out && strings.Contains(string(m.raw), `"arguments":[5000]`)
+	})
+	if !ok {
+		t.Fatal("the request of the cancelled wait is not on the wire")
+	}
+	id := string(decode(req).ID)
+	if _, ok := w.find(2*time.Second, func(m wireMsg) bool {
+		msg := decode(m.raw)
+		return m.out && msg.Method == "$/cancelRequest" && strings.Contains(string(msg.Params), `"id":`+id)
+	}); !ok {
+		t.Error("the client sent no $/cancelRequest for id", id)
+	}
+	answer, ok := w.find(2*time.Second, func(m wireMsg) bool { return !m.out && string(decode(m.raw).ID) == id })
+	if !ok {
+		t.Fatal("no answer to the cancelled wait within 2s of its cancel")
+	}
+	if e := decode(answer).Error; e == nil || e.Code != peer.CodeRequestCancelled {
+		t.Errorf("the cancelled wait was answered %s, want error -32800", answer)
+	}
+	select {
+	case msg := <-ended:
+		if msg != "cancelled" {
+			t.Errorf("the cancelled wait's progress ended %q, want \"cancelled\"", msg)
+		}
+	case <-time.After(2 * time.Second):
+		t.Error("the cancelled wait's progress did not end")
+	}
+	if time.Since(began) > 3*time.Second {
+		t.Errorf("the cancelled wait ran %v", time.Since(began))
+	}
+
+	// shutdown, exit: the process exits by itself, with status 0.
+	if res := call[json.RawMessage](t, c, "shutdown", nil); string(res) != "null" {
+		t.Errorf("shutdown answered %s, want null", res)
+	}
+	if _, err := client.Call[json.RawMessage](context.Background(), c, "textDocument/hover", map[string]any{
+		"textDocument": map[string]any{"uri": docURI}, "position": map[string]any{"line": 0, "character": 0},
+	}); jsonrpc.ErrorCode(err) != jsonrpc.CodeInvalidRequest {
+		t.Errorf("a request after shutdown returned %v, want InvalidRequest", err)
+	}
+	notify(t, c, "exit", nil)
+	select {
+	case <-w.eof:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the server did not exit within 5s of exit")
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("exit after shutdown: %v, want exit status 0", err)
+	}
+}
+
+// TestExitWithoutShutdown checks LSP's exit status 1 for an exit without
+// shutdown, and the answer to a request before initialize.
+func TestExitWithoutShutdown(t *testing.T) {
+	bin := build(t)
+	c, w := start(t, bin)
+	defer c.Close()
+
+	_, err := client.Call[json.RawMessage](context.Background(), c, "textDocument/hover", map[string]any{})
+	if jsonrpc.ErrorCode(err) != codeServerNotInitialized {
+		t.Errorf("hover before initialize returned %v, want -32002", err)
+	}
+	call[json.RawMessage](t, c, "initialize", map[string]any{"capabilities": map[string]any{}})
+	if _, err := client.Call[json.RawMessage](context.Background(), c, "textDocument/definition", map[string]any{}); !errors.Is(err, jsonrpc.ErrMethodNotFound) {
+		t.Errorf("an unknown method returned %v, want method not found", err)
+	}
+	notify(t, c, "exit", nil)
+	select {
+	case <-w.eof:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the server did not exit within 5s of exit")
+	}
+	var exit *exec.ExitError
+	if err := c.Close(); !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Errorf("exit without shutdown: %v, want exit status 1", err)
+	}
+}
+
+func TestWordAt(t *testing.T) {
+	for _, tt := range []struct {
+		line       string
+		char       int
+		word       string
+		start, end int
+	}{
+		{"abc def", 0, "abc", 0, 3},
+		{"abc def", 2, "abc", 0, 3},
+		{"abc def", 3, "", 0, 0},
+		{"abc def", 4, "def", 4, 7},
+		{"abc def", 7, "", 0, 0},
+		{"été x", 2, "été", 0, 3},
+		{"€uro", 0, "", 0, 0},
+		{"€uro", 1, "uro", 1, 4},
+		{"😀 a😀b", 1, "", 0, 0},
+		{"😀 a😀b", 3, "a", 3, 4},
+		{"😀 a😀b", 6, "b", 6, 7},
+		{"𝒳y z", 0, "𝒳y", 0, 3}, // a letter outside the BMP
+		{"𝒳y z", 1, "𝒳y", 0, 3},
+		{"𝒳y z", 2, "𝒳y", 0, 3},
+	} {
+		word, start, end, ok := wordAt(tt.line, 0, tt.char)
+		if word != tt.word || ok != (tt.word != "") || ok && (start != tt.start || end != tt.end) {
+			t.Errorf("wordAt(%q, 0, %d) = %q, %d, %d, %v; want %q, %d, %d", tt.line, tt.char, word, start, end, ok, tt.word, tt.start, tt.end)
+		}
+	}
+}

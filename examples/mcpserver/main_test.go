@@ -1,0 +1,391 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/client"
+	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/stream"
+)
+
+// build builds the command into a temporary directory and returns the
+// binary's path.
+func build(t *testing.T) string {
+	t.Helper()
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(goTool); err != nil {
+		if goTool, err = exec.LookPath("go"); err != nil {
+			t.Fatal("no go command to build with:", err)
+		}
+	}
+	bin := filepath.Join(t.TempDir(), "mcpserver")
+	out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// wire is a client.Channel that keeps every message it carries, in order,
+// so that a test sees the messages as sent, also those that the client
+// would drop.
+type wire struct {
+	client.Channel
+	t *testing.T
+
+	mu   sync.Mutex
+	msgs []wireMsg
+}
+
+type wireMsg struct {
+	out bool // sent by the client
+	raw json.RawMessage
+}
+
+func (w *wire) Send(ctx context.Context, msg []byte) error {
+	w.keep(true, msg)
+	return w.Channel.Send(ctx, msg)
+}
+
+func (w *wire) Recv() ([]byte, error) {
+	msg, err := w.Channel.Recv()
+	if err == nil {
+		w.keep(false, msg)
+	}
+	return msg, err
+}
+
+func (w *wire) keep(out bool, msg []byte) {
+	arrow := "<-- "
+	if out {
+		arrow = "--> "
+	}
+	w.t.Log(arrow + string(msg))
+	w.mu.Lock()
+	w.msgs = append(w.msgs, wireMsg{out, append(json.RawMessage(nil), msg...)})
+	w.mu.Unlock()
+}
+
+// all returns the messages that match.
+func (w *wire) all(match func(m wireMsg) bool) []json.RawMessage {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var ms []json.RawMessage
+	for _, m := range w.msgs {
+		if match(m) {
+			ms = append(ms, m.raw)
+		}
+	}
+	return ms
+}
+
+// message is any JSON-RPC message, for the test to look into.
+type message struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  *jsonrpc.Error  `json:"error"`
+}
+
+func decode(raw []byte) message {
+	var m message
+	json.Unmarshal(raw, &m)
+	return m
+}
+
+// start runs the binary as an agent does, newline-delimited, and returns
+// the client and its wire.
+func start(t *testing.T, bin string) (*client.Client, *wire) {
+	t.Helper()
+	cmd := exec.Command(bin)
+	cmd.Stderr = os.Stderr
+	ch, err := client.Command(cmd, stream.Line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &wire{Channel: ch, t: t}
+	return client.New(w, client.UseProtocol(peer.MCP)), w
+}
+
+func call[T any](t *testing.T, c *client.Client, method string, params any) T {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	v, err := client.Call[T](ctx, c, method, params)
+	if err != nil {
+		t.Fatalf("%s: %v", method, err)
+	}
+	return v
+}
+
+type toolResult struct {
+	Content []struct{ Type, Text string } `json:"content"`
+}
+
+// TestAgentSession drives the built server as an agent does: initialize,
+// ping, the tools, progress and cancellation; then closing its input makes
+// it exit with status 0.
+func TestAgentSession(t *testing.T) {
+	bin := build(t)
+	c, w := start(t, bin)
+	defer c.Close()
+
+	// An unknown method, before initialize: method not found.
+	if _, err := client.Call[json.RawMessage](context.Background(), c, "server/discover", map[string]any{}); !errors.Is(err, jsonrpc.ErrMethodNotFound) {
+		t.Errorf("an unknown method before initialize returned %v, want method not found", err)
+	}
+
+	init := call[json.RawMessage](t, c, "initialize", map[string]any{
+		"protocolVersion": "2025-06-18",
+		"capabilities":    map[string]any{},
+		"clientInfo":      map[string]any{"name": "test-agent", "version": "1.0.0"},
+	})
+	const wantInit = `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"mcpserver","version":"1.0.0"}}`
+	if string(init) != wantInit {
+		t.Errorf("initialize answered %s, want %s", init, wantInit)
+	}
+	if err := c.Notify(context.Background(), "notifications/initialized", nil); err != nil {
+		t.Fatal(err)
+	}
+	if res := call[json.RawMessage](t, c, "ping", nil); string(res) != "{}" {
+		t.Errorf("ping answered %s, want {}", res)
+	}
+
+	list := call[struct {
+		Tools []struct {
+			Name        string
+			InputSchema struct {
+				Type       string
+				Properties map[string]struct{ Type string }
+				Required   []string
+			}
+		}
+	}](t, c, "tools/list", map[string]any{})
+	if len(list.Tools) != 2 || list.Tools[0].Name != "echo" || list.Tools[1].Name != "sleep" {
+		t.Fatalf("tools/list answered %+v, want echo and sleep", list)
+	}
+	for _, tl := range list.Tools {
+		if tl.InputSchema.Type != "object" || len(tl.InputSchema.Required) != 1 || tl.InputSchema.Properties[tl.InputSchema.Required[0]].Type == "" {
+			t.Errorf("tool %s: input schema %+v, want an object with one required, typed property", tl.Name, tl.InputSchema)
+		}
+	}
+
+	echo := call[toolResult](t, c, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "héllo, 世界"}})
+	if len(echo.Content) != 1 || echo.Content[0].Type != "text" || echo.Content[0].Text != "héllo, 世界" {
+		t.Errorf("echo answered %+v", echo)
+	}
+	for _, p := range []map[string]any{
+		{"name": "nope", "arguments": map[string]any{}},
+		{"name": "echo", "arguments": map[string]any{"txt": "x"}},
+		{"name": "sleep", "arguments": map[string]any{"ms": "long"}},
+	} {
+		if _, err := client.Call[json.RawMessage](context.Background(), c, "tools/call", p); jsonrpc.ErrorCode(err) != jsonrpc.CodeInvalidParams {
+			t.Errorf("tools/call %v returned %v, want -32602", p, err)
+		}
+	}
+
+	// sleep 300 ms with a progress token: progress every 50 ms, rising.
+	var mu sync.Mutex
+	var progress []float64
+	token, stop := c.Conn().OnProgress(func(params json.RawMessage) {
+		var p peer.MCPProgress
+		json.Unmarshal(params, &p)
+		mu.Lock()
+		progress = append(progress, p.Progress)
+		mu.Unlock()
+	})
+	slept := call[toolResult](t, c, "tools/call", map[string]any{
+		"name": "sleep", "arguments": map[string]any{"ms": 300}, "_meta": map[string]any{"progressToken": token},
+	})
+	stop()
+	if len(slept.Content) != 1 || slept.Content[0].Text != "slept 300 ms" {
+		t.Errorf("sleep answered %+v", slept)
+	}
+	mu.Lock()
+	if len(progress) < 2 {
+		t.Errorf("sleep 300 ms reported progress %v, want at least 2 notifications", progress)
+	}
+	for i := 1; i < len(progress); i++ {
+		if progress[i] <= progress[i-1] {
+			t.Errorf("progress %v does not rise", progress)
+			break
+		}
+	}
+	mu.Unlock()
+
+	// sleep 5000 ms, cancelled after 150 ms: the call returns at once, the
+	// client sends notifications/cancelled, the server stops reporting
+	// progress and sends no answer for that id; a later ping is answered.
+	var after int
+	var cancelledAt time.Time
+	token, stop = c.Conn().OnProgress(func(json.RawMessage) {
+		mu.Lock()
+		if !cancelledAt.IsZero() && time.Since(cancelledAt) > 200*time.Millisecond {
+			after++
+		}
+		mu.Unlock()
+	})
+	defer stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	began := time.Now()
+	_, err := client.Call[json.RawMessage](ctx, c, "tools/call", map[string]any{
+		"name": "sleep", "arguments": map[string]any{"ms": 5000}, "_meta": map[string]any{"progressToken": token},
+	})
+	mu.Lock()
+	cancelledAt = time.Now()
+	mu.Unlock()
+	cancel()
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(began) > 2*time.Second {
+		t.Fatalf("cancelled sleep returned %v after %v, want the context's error at once", err, time.Since(began))
+	}
+	reqs := w.all(func(m wireMsg) bool { return m.out && strings.Contains(string(m.raw), `"ms":5000`) })
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests of the cancelled sleep on the wire", len(reqs))
+	}
+	id := string(decode(reqs[0]).ID)
+	time.Sleep(500 * time.Millisecond) // time for an answer, if one were to come
+	if res := call[json.RawMessage](t, c, "ping", nil); string(res) != "{}" {
+		t.Errorf("ping after the cancel answered %s", res)
+	}
+	if cancels := w.all(func(m wireMsg) bool {
+		msg := decode(m.raw)
+		return m.out && msg.Method == "notifications/cancelled" && strings.Contains(string(msg.Params), `"requestId":`+id)
+	}); len(cancels) != 1 {
+		t.Errorf("the client sent %d notifications/cancelled for id %s, want 1", len(cancels), id)
+	}
+	if answers := w.all(func(m wireMsg) bool { return !m.out && string(decode(m.raw).ID) == id }); len(answers) > 0 {
+		t.Errorf("the cancelled call was answered %s; MCP sends no answer", answers)
+	}
+	mu.Lock()
+	if after > 0 {
+		t.Errorf("%d progress notifications came more than 200 ms after the cancel", after)
+	}
+	mu.Unlock()
+
+	// The end of its input makes the server exit, with status 0.
+	if err := c.Close(); err != nil {
+		t.Errorf("closing the server's input: %v, want exit status 0", err)
+	}
+}
+
+// TestVersionNegotiation checks that a client asking for another version
+// than 2025-06-18, newer or unknown, is answered with 2025-06-18.
+func TestVersionNegotiation(t *testing.T) {
+	bin := build(t)
+	for _, v := range []string{"2025-06-18", "2025-11-25", "2099-01-01", "draft"} {
+		c, _ := start(t, bin)
+		res := call[struct{ ProtocolVersion string }](t, c, "initialize", map[string]any{
+			"protocolVersion": v, "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "1"},
+		})
+		if res.ProtocolVersion != "2025-06-18" {
+			t.Errorf("initialize asking for %s answered %s, want 2025-06-18", v, res.ProtocolVersion)
+		}
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestRawCancel writes the lines of a session to the server's input
+// itself and reads its output: nothing ever comes for a cancelled call,
+// a later ping is answered, and the server, whose call stopped, exits with
+// status 0 at once when its input ends.
+func TestRawCancel(t *testing.T) {
+	bin := build(t)
+	cmd := exec.Command(bin)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 64)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	send := func(s string) {
+		t.Log("--> " + s)
+		if _, err := io.WriteString(in, s+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	next := func() (message, bool) {
+		select {
+		case l, ok := <-lines:
+			if ok {
+				t.Log("<-- " + l)
+				got = append(got, l)
+			}
+			return decode([]byte(l)), ok
+		case <-time.After(5 * time.Second):
+			t.Fatal("no line from the server in 5s")
+		}
+		return message{}, false
+	}
+
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if m, _ := next(); string(m.ID) != "1" || m.Result == nil {
+		t.Fatalf("initialize answered %s", got)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	began := time.Now()
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":5000},"_meta":{"progressToken":"t2"}}}`)
+	// Progress comes, then the cancel.
+	if m, _ := next(); m.Method != "notifications/progress" || !strings.Contains(string(m.Params), `"progressToken":"t2"`) {
+		t.Fatalf("sleep sent %s, want its progress", got[len(got)-1])
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"the user stopped it"}}`)
+	time.Sleep(300 * time.Millisecond)
+	send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	for {
+		m, ok := next()
+		if !ok {
+			t.Fatal("the output ended before the ping's answer")
+		}
+		if string(m.ID) == "3" {
+			break
+		}
+	}
+	in.Close()
+	for {
+		if _, ok := next(); !ok {
+			break
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("the server's exit: %v, want status 0", err)
+	}
+	if d := time.Since(began); d > 3*time.Second {
+		t.Errorf("the server exited %v after the 5 s sleep began: the cancelled sleep did not stop", d)
+	}
+	for _, l := range got {
+		if string(decode([]byte(l)).ID) == "2" {
+			t.Errorf("the cancelled call was answered: %s", l)
+		}
+	}
+}
