@@ -96,8 +96,8 @@ const (
 // Read returns the next message for the peer.Conn, once its last frame has
 // arrived: it fails when the peer closed the connection or broke it, a
 // limit closed it, or the close handshake begun by startClose is over.
-// Messages read while shutting down are answered here, and messages read
-// once the close frame is sent are dropped.
+// Messages read while a one-way connection shuts down are answered here,
+// and messages read once the close frame is sent are dropped.
 func (c *wsConn) Read() ([]byte, error) {
 	for {
 		// The message before is answered or copied: its bytes leave the
@@ -300,7 +300,8 @@ func (c *wsConn) gotFrame() {
 }
 
 // gotMessage notes that a message has been read, and says what to do with
-// it.
+// it: while shutting down, a one-way connection refuses it here, with
+// appendRefusal's answers.
 func (c *wsConn) gotMessage() action {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -310,9 +311,11 @@ func (c *wsConn) gotMessage() action {
 	switch {
 	case c.closing:
 		return drop
-	case c.stopping:
+	case c.stopping && !c.peer.TwoWay():
 		return refuse
 	}
+	// A two-way connection's peer.Conn refuses the requests itself, and
+	// passes on the answers to its calls and the cancel notifications.
 	return pass
 }
 

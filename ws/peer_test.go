@@ -331,3 +331,54 @@ func TestGoexit(t *testing.T) {
 		t.Fatalf("closed with %v, want status 1001", err)
 	}
 }
+
+// Shutdown lets a method waiting for the client's answer to its call
+// finish: the answer, read while shutting down, reaches it, and the
+// method's own answer is written before the connection closes.
+func TestShutdownWaitsForCallback(t *testing.T) {
+	leaktest.Check(t)
+	h := &ws.Handler{Server: callbacks()}
+	url := serveTCP(t, h)
+	asked := make(chan struct{}, 1)
+	release := make(chan struct{})
+	csrv := jsonrpc.NewServer()
+	csrv.MustRegister("name", func(who string) string {
+		asked <- struct{}{}
+		<-release
+		return strings.ToUpper(who)
+	}, jsonrpc.Blocking())
+	c := dialPeer(t, url, csrv)
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
+	defer cancel()
+	answer := make(chan error, 1)
+	go func() {
+		got, err := client.Call[string](ctx, c, "ask", []any{"x"})
+		if err == nil && got != "hello X" {
+			err = fmt.Errorf("ask = %q", got)
+		}
+		answer <- err
+	}()
+	select {
+	case <-asked:
+	case <-time.After(patience):
+		t.Fatal("the method did not call the client")
+	}
+	shut := make(chan error, 1)
+	go func() { shut <- h.Shutdown(ctx) }()
+	// Shutdown has begun once upgrades are refused.
+	for {
+		conn, _, err := websocket.Dial(ctx, url, nil)
+		if err != nil {
+			break
+		}
+		conn.CloseNow()
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	if err := <-answer; err != nil {
+		t.Errorf("ask: %v", err)
+	}
+	if err := <-shut; err != nil {
+		t.Errorf("Shutdown: %v", err)
+	}
+}

@@ -206,7 +206,12 @@ const (
 // id (a batch of more than 1024 requests, jsonrpc's default MaxBatch, gets
 // one error with id null); a notification gets nothing. Requests read
 // before and still waiting to run are answered the same way (under
-// peer.Sequential ordering, in their turn). The calls in flight finish and
+// peer.Sequential ordering, in their turn). A two-way connection (one with
+// a Protocol, or whose methods have called the client) goes on handling
+// the answers to its calls and the cancel notifications, and answers the
+// requests that have an id as peer.Conn.Shutdown does: a message that is
+// not JSON, or holds no request with an id, gets nothing. The calls in
+// flight finish and
 // their answers are written; then the connection is closed with the close
 // handshake and status 1001 (going away), so that the peer receives every
 // answer before the connection ends. Messages that arrive after the close
