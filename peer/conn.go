@@ -668,7 +668,7 @@ func (c *Conn) update(f func(*state)) {
 		panic(fmt.Sprintf("peer: bad state %+v", *st))
 	}
 	c.gate.Store(c.open(st))
-	pump := len(st.queue) > 0 && !st.pumping && c.order.admit(st, c.maxIn)
+	pump := len(st.queue) > 0 && !st.pumping && (c.refusesNow(st) || c.order.admit(st, c.maxIn))
 	if pump {
 		st.pumping = true
 	}
@@ -683,13 +683,14 @@ func (c *Conn) update(f func(*state)) {
 	}
 }
 
-// pump runs the queue, in order, while the Order admits its head.
+// pump runs the queue, in order, while the Order admits its head, or
+// answers it at once when the Conn shuts down (refusesNow).
 func (c *Conn) pump() {
 	for {
 		var in *incoming
 		stopping := false
 		c.update(func(st *state) {
-			if len(st.queue) == 0 || !c.order.admit(st, c.maxIn) {
+			if len(st.queue) == 0 || !c.refusesNow(st) && !c.order.admit(st, c.maxIn) {
 				st.pumping = false
 				return
 			}
@@ -741,10 +742,23 @@ func (c *Conn) runQueued(in *incoming) {
 
 // Shutdown makes the Conn run no more of the peer's messages: the ones
 // queued and the ones read from now on are answered with
-// jsonrpc.CodeLimitExceeded ("server shutting down"). Messages running go
-// on; Wait waits for them.
+// jsonrpc.CodeLimitExceeded ("server shutting down"), the queued ones at
+// once, ahead of the answers of the messages running, but under Sequential
+// ordering, where they are answered in their turn. Messages running go on;
+// Wait waits for them.
 func (c *Conn) Shutdown() {
 	c.update(func(st *state) { st.stopping = true })
+}
+
+// refusesNow reports whether the queue is answered with the shutdown error
+// without waiting for the Order to admit its head: once the Conn shuts
+// down, unless the Order is Sequential, which answers in request order.
+func (c *Conn) refusesNow(st *state) bool {
+	if !st.stopping {
+		return false
+	}
+	_, seq := c.order.(sequential)
+	return !seq
 }
 
 // Wait waits until no message of the peer's runs or waits to run.

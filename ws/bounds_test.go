@@ -24,6 +24,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/demo"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
+	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/ws"
 )
 
@@ -407,12 +408,23 @@ func TestShutdownRefusesUnstarted(t *testing.T) {
 
 // Every answer written before the close handshake reaches the client: 64
 // pipelined calls, Shutdown while they run, 64 answers and a close frame
-// with 1001, ten times over loopback TCP.
+// with 1001, ten times over loopback TCP; with and without a Protocol, by
+// which the connection is two-way from the start and its reading goroutine
+// hands its answers to another to write.
 func TestShutdownDeliversEveryAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		proto peer.Protocol
+	}{{"none", peer.Protocol{}}, {"LSP", peer.LSP}} {
+		t.Run(tc.name, func(t *testing.T) { testShutdownDeliversEveryAnswer(t, tc.proto) })
+	}
+}
+
+func testShutdownDeliversEveryAnswer(t *testing.T, proto peer.Protocol) {
 	leaktest.Check(t)
 	for run := range 10 {
 		s := newRPC()
-		h := &ws.Handler{Server: s.Server}
+		h := &ws.Handler{Server: s.Server, Protocol: proto}
 		url := serveTCP(t, h)
 		conn, _, err := websocket.Dial(context.Background(), url, nil)
 		if err != nil {
@@ -635,11 +647,22 @@ func TestShutdownDeadlineSilentPeer(t *testing.T) {
 }
 
 // A message being read when Shutdown begins, with no call in flight, is
-// answered with the shutdown error before the connection closes.
+// answered with the shutdown error before the connection closes; also when
+// a Protocol makes the connection two-way, and its answers are written by
+// a goroutine other than the one that reads.
 func TestShutdownAnswersMessageInProgress(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		proto peer.Protocol
+	}{{"none", peer.Protocol{}}, {"LSP", peer.LSP}} {
+		t.Run(tc.name, func(t *testing.T) { testShutdownAnswersMessageInProgress(t, tc.proto) })
+	}
+}
+
+func testShutdownAnswersMessageInProgress(t *testing.T, proto peer.Protocol) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newRPC()
-		h := &ws.Handler{Server: s.Server}
+		h := &ws.Handler{Server: s.Server, Protocol: proto}
 		ps := newPipeServer(t, h)
 		conn := ps.dial(t)
 		r := readAll(conn)

@@ -15,6 +15,26 @@
 // and a Handler cannot serve: github.com/coder/websocket implements no
 // server there, so every upgrade fails.
 //
+// # Two-way connections and ordering
+//
+// Each WebSocket a Handler serves is a peer.Conn: both ends may call each
+// other on it. A method reaches the client through its context
+// (peer.FromContext) and may notify it, or, when it is registered with
+// jsonrpc.Blocking, call it and wait for the answer; the connection reads
+// on meanwhile, so that the answer is not stuck behind the method that
+// waits for it. A client answers such calls with client.Serve. With a
+// Protocol (peer.LSP, peer.MCP) the connection also handles the client's
+// cancel notifications, ahead of every message waiting to run, and
+// methods report progress (peer.ProgressOf).
+//
+// Methods not registered Blocking run on the connection's reading
+// goroutine, in order, at the cost of jsonrpc.Server.ProcessAsync. The
+// Order says what happens while Blocking methods run on goroutines of
+// their own: Ordered (the default) runs calls concurrently and
+// notifications in order, Sequential runs one message at a time and
+// answers in request order, and Concurrent runs everything at once; all
+// three up to MaxInFlight.
+//
 // # Limits
 //
 // Every limit of a Handler is on by default, and each is a field whose zero
@@ -27,9 +47,10 @@
 // IdleTimeout (2 minutes) for a message is closed with status 1001 (going
 // away), and one whose peer takes longer than ReadTimeout (30 s) to finish a
 // message it has begun is closed with status 1008 (policy violation). At most
-// MaxInFlight messages (64) of a connection are being answered at once; its
-// reading pauses at the limit. A peer that does not take an answer within
-// WriteTimeout (30 s) is disconnected.
+// MaxInFlight messages (64) of a connection run on goroutines of their own
+// at once, and as many more wait to run; its reading pauses past that. A
+// peer that does not take a message within WriteTimeout (30 s) is
+// disconnected.
 //
 // The server's own limits (jsonrpc.Limits) bound the rest: MaxResponse
 // (16 MiB) every answer, MaxBatch (1024) the requests of a batch, and
@@ -37,6 +58,13 @@
 // together. On the client side, a channel from Dial reads messages of up to
 // client.DefaultMaxMessage bytes (64 MiB), more than any answer a server
 // with the default limits sends.
+//
+// A panicking method is answered with an internal error by the jsonrpc
+// package; the connection goes on. So does a method that calls
+// runtime.Goexit on the connection's reading goroutine (one not registered
+// Blocking): each request of its message is answered with an internal
+// error and the connection goes on on a new goroutine, while the goroutine
+// that called ServeHTTP ends, as Goexit ends it.
 //
 // # Shutdown
 //
@@ -49,9 +77,6 @@ package ws
 
 import (
 	"context"
-	"errors"
-	"io"
-	"math"
 	"net"
 	"net/http"
 	"sync"
@@ -60,8 +85,8 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/jsonrpc-go/jsonrpc"
-	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/internal/budget"
+	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
@@ -76,12 +101,12 @@ const (
 	DefaultWriteTimeout = 30 * time.Second
 )
 
-// Handler serves a JSON-RPC server over WebSocket connections. Each message
-// is answered through Server.ProcessAsync: calls of methods that complete
-// inline are answered in order on the connection's reading goroutine, and
-// calls of Blocking methods run concurrently and are answered as they
-// finish. Methods get the connection's context, cancelled when it closes,
-// carrying the upgrade's *http.Request as the transport's context value.
+// Handler serves a JSON-RPC server over WebSocket connections. Each
+// connection is a peer.Conn: its messages are answered through
+// Server.ProcessAsync, in the order Order says, and methods may call and
+// notify the client over it (see the package documentation). Methods get
+// the connection's context, cancelled when it closes, carrying the
+// upgrade's *http.Request as the transport's context value.
 //
 // The zero value of each field means its default. A Handler is safe for
 // concurrent use by multiple goroutines; do not change its fields while it
@@ -112,12 +137,26 @@ type Handler struct {
 	// frees when it ends.
 	MaxConns int
 
-	// MaxInFlight is how many messages of one connection may be unanswered
-	// at once; <= 0 means DefaultMaxInFlight (64). At the limit the
-	// connection stops reading until one is answered. A batch counts as one
-	// message: the goroutines of its Blocking calls are bounded, for all
-	// connections together, by the Server's jsonrpc.Limits.MaxRunning.
+	// MaxInFlight is how many messages (a call, a notification or a
+	// batch) of one connection may run on goroutines of their own at once
+	// (methods registered jsonrpc.Blocking), and how many more may wait
+	// to run; <= 0 means DefaultMaxInFlight (64). When both are reached
+	// the connection stops reading until one is answered; nothing is lost
+	// (see peer.Options.MaxInFlight for the case of a connection that
+	// waits for its peer's answer). It bounds what a connection holds for
+	// its unanswered messages (each keeps a copy of its request); the
+	// goroutines of the calls are bounded, for all connections together,
+	// by the Server's jsonrpc.Limits.MaxRunning, past which a call runs on
+	// the connection's reading goroutine, which stops reading meanwhile.
 	MaxInFlight int
+
+	// Order is how a connection runs its peer's messages: peer.Ordered
+	// (the zero value), peer.Sequential or peer.Concurrent.
+	Order peer.Ordering
+
+	// Protocol names the notifications by which the two ends cancel calls
+	// and report progress: peer.LSP, peer.MCP, or the zero Protocol (none).
+	Protocol peer.Protocol
 
 	// IdleTimeout is how long a connection with no call in flight may wait
 	// for the first frame of its next message before it is closed with
@@ -137,9 +176,10 @@ type Handler struct {
 	// it.
 	ReadTimeout time.Duration
 
-	// WriteTimeout bounds the writing of one answer; a peer that does not
-	// read its answers is disconnected. 0 means DefaultWriteTimeout (30 s);
-	// a negative value disables it.
+	// WriteTimeout bounds the writing of one message (an answer, or a call
+	// or notification of a method's); a peer that does not read them is
+	// disconnected. 0 means DefaultWriteTimeout (30 s); a negative value
+	// disables it.
 	WriteTimeout time.Duration
 
 	// AcceptOptions are passed to websocket.Accept (origin checks,
@@ -168,8 +208,15 @@ const (
 // jsonrpc.CodeLimitExceeded (-32005) and data ShutdownData ("server shutting
 // down"); a batch gets an array of such errors, one for each request with an
 // id (a batch of more than 1024 requests, jsonrpc's default MaxBatch, gets
-// one error with id null); a notification gets nothing. The calls in flight finish and their
-// answers are written; then the connection is closed with the close
+// one error with id null); a notification gets nothing. Requests read
+// before and still waiting to run are answered the same way (under
+// peer.Sequential ordering, in their turn). A two-way connection (one with
+// a Protocol, or whose methods have called the client) goes on handling
+// the answers to its calls and the cancel notifications, and answers the
+// requests that have an id as peer.Conn.Shutdown does: a message that is
+// not JSON, or holds no request with an id, gets nothing. The calls in
+// flight finish and
+// their answers are written; then the connection is closed with the close
 // handshake and status 1001 (going away), so that the peer receives every
 // answer before the connection ends. Messages that arrive after the close
 // frame are not answered, as the protocol requires; a client sees the close
@@ -233,16 +280,13 @@ func (h *Handler) admit() (*wsConn, string) {
 		h.buffered = budget.New(orDefault(h.MaxBuffered, DefaultMaxBuffered))
 	}
 	c := &wsConn{
-		srv:          h.Server,
 		buffered:     h.buffered,
+		limit:        orDefault(h.MaxMessage, DefaultMaxMessage),
 		idleTimeout:  timeout(h.IdleTimeout, DefaultIdleTimeout),
 		readTimeout:  timeout(h.ReadTimeout, DefaultReadTimeout),
 		writeTimeout: timeout(h.WriteTimeout, DefaultWriteTimeout),
-		slots:        make(chan struct{}, orDefault(h.MaxInFlight, DefaultMaxInFlight)),
-		stopped:      make(chan struct{}),
 		closeDone:    make(chan struct{}),
 	}
-	c.replyFunc = c.reply
 	h.conns[c] = struct{}{}
 	return c, ""
 }
@@ -285,7 +329,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, refused, http.StatusServiceUnavailable)
 		return
 	}
-	defer h.release(c)
 	var aw http.ResponseWriter = w
 	rec := recordHijack(w)
 	if rec != nil {
@@ -293,463 +336,45 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	conn, err := websocket.Accept(aw, r, h.AcceptOptions)
 	if err != nil {
-		return // Accept has answered the request
+		h.release(c) // Accept has answered the request
+		return
 	}
 	var netConn net.Conn
 	if rec != nil {
 		netConn = rec.conn
 	}
-	conn.SetReadLimit(orDefault(h.MaxMessage, DefaultMaxMessage))
-	ctx, cancel := context.WithCancel(transport.WithContextValue(r.Context(), r))
-	defer cancel()
-	if c.attach(ctx, cancel, conn, netConn) {
-		c.serve(orDefault(h.MaxMessage, DefaultMaxMessage))
-	}
-	c.finish()
-}
-
-// The kinds of timer a connection arms.
-type timerKind uint8
-
-const (
-	noTimer   timerKind = iota
-	idleTimer           // waiting for a message with no call in flight
-	readTimer           // reading a message
-)
-
-// What the reading goroutine does with a message it has read.
-type action uint8
-
-const (
-	run    action = iota // run it
-	refuse               // answer it with the shutdown error
-	drop                 // nothing: the close frame is sent, no answer can follow
-)
-
-// wsConn is one served connection.
-type wsConn struct {
-	srv          *jsonrpc.Server
-	buffered     *budget.Budget // the Handler's MaxBuffered
-	idleTimeout  time.Duration  // 0: none
-	readTimeout  time.Duration
-	writeTimeout time.Duration
-	slots        chan struct{} // one element per message in flight, up to MaxInFlight
-	stopped      chan struct{} // closed by stop
-	closeDone    chan struct{} // closed when the close begun by startClose has ended
-	calls        sync.WaitGroup
-	replyFunc    func([]byte) // c.reply, bound once
-
-	// Set by attach, before the reading goroutine starts.
-	ctx     context.Context
-	cancel  context.CancelFunc
-	conn    *websocket.Conn
-	netConn net.Conn // the hijacked connection, or nil
-
-	mu        sync.Mutex // protects the fields below
-	attached  bool
-	inflight  int  // messages dispatched and not yet answered
-	waiting   bool // the reading goroutine waits for the first frame of a message
-	stopping  bool // Shutdown: run no further message
-	closing   bool // a close has begun, or the connection is ending: dispatch nothing
-	closeSent bool // startClose began the close handshake
-	killed    bool // Shutdown's deadline passed: close at once
-	timer     *time.Timer
-	kind      timerKind // what the timer is armed for, or noTimer
-	deadline  time.Time // when the armed timer is due
-}
-
-// attach records the upgraded connection; false means Shutdown's deadline
-// has passed and it must not be served.
-func (c *wsConn) attach(ctx context.Context, cancel context.CancelFunc, conn *websocket.Conn, netConn net.Conn) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.ctx, c.cancel, c.conn, c.netConn = ctx, cancel, conn, netConn
-	c.attached = true
-	return !c.killed // if stopping, the first awaitMessage closes
-}
-
-// serve reads and answers messages until reading fails: the peer closed the
-// connection or broke it, a limit closed it, or the close handshake begun by
-// startClose is over.
-func (c *wsConn) serve(limit int64) {
-	buf := make([]byte, 0, initialBuffer)
-	for {
-		c.awaitMessage()
-		// The read's context is Background: the library closes the
-		// connection when a read's context ends, and every way of ending a
-		// read here closes the connection anyway (a timeout with a close
-		// frame, Shutdown's deadline and a failed write at once).
-		_, r, err := c.conn.Reader(context.Background())
-		if err != nil {
-			break
-		}
-		c.gotFrame()
-		var taken int64
-		buf, taken, err = readMessage(r, buf[:0], limit, c.buffered)
-		c.gotMessage()
-		if errors.Is(err, errBudget) {
-			c.buffered.Give(taken)
-			c.mu.Lock()
-			c.startClose(websocket.StatusTryAgainLater, reasonBusy)
-			c.mu.Unlock()
-			break
-		}
-		if err != nil {
-			c.buffered.Give(taken)
-			break
-		}
-		ok := c.dispatch(buf)
-		if cap(buf) > maxKeptBuffer {
-			buf = make([]byte, 0, initialBuffer)
-		}
-		c.buffered.Give(taken) // the message is answered, or copied by the server
-		if !ok {
-			break
-		}
-	}
-}
-
-// finish ends the connection once its reading has stopped: the calls still
-// in flight are cancelled (their answers can no longer be written), and the
-// close handshake, begun by startClose or begun here, ends before the
-// connection is closed, so that the peer's last frames are read and the
-// socket is not closed on unread input.
-func (c *wsConn) finish() {
-	c.mu.Lock()
-	started, killed := c.closeSent, c.killed
-	c.closing = true
-	c.disarm()
-	cancel, conn := c.cancel, c.conn
-	c.mu.Unlock()
-	cancel()
-	if killed && c.netConn != nil {
-		c.netConn.Close()
-	}
-	c.calls.Wait()
-	switch {
-	case killed:
-	case started:
-		<-c.closeDone
-	default:
-		// Reading failed: the peer's close frame, a limit the library
-		// answered with a close frame of its own, or a broken connection.
-		// Close finishes the handshake where there is one to finish.
-		conn.Close(websocket.StatusInternalError, "")
-	}
-	conn.CloseNow()
-}
-
-// Buffer sizes of a connection's reading.
-const (
-	initialBuffer = 4 << 10
-	maxKeptBuffer = 64 << 10 // a larger buffer is dropped after its message
-)
-
-// readMessage reads the message r holds into buf, which grows as bytes
-// arrive, never past limit+1 bytes (the library reads one byte past the
-// limit to detect a longer message, and then fails the read). Growth past
-// maxKeptBuffer takes from b; it returns what it took, to be given back once
-// the buffer is dropped, and errBudget when b had no room.
-func readMessage(r io.Reader, buf []byte, limit int64, b *budget.Budget) ([]byte, int64, error) {
-	most := limit
-	if most < math.MaxInt64 {
-		most++
-	}
-	var taken int64
-	for {
-		if len(buf) == cap(buf) {
-			n := max(2*cap(buf), initialBuffer)
-			if int64(n) > most {
-				n = int(most)
-			}
-			if n > len(buf) {
-				if !b.Hold(&taken, int64(max(n-maxKeptBuffer, 0))) {
-					return buf, taken, errBudget
-				}
-				buf = append(make([]byte, 0, n), buf...)
-			}
-		}
-		k, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+k]
-		switch {
-		case errors.Is(err, io.EOF):
-			return buf, taken, nil
-		case err != nil:
-			return buf, taken, err
-		case k == 0 && len(buf) == cap(buf):
-			return buf, taken, errors.New("ws: message exceeds the limit") // not reached: the library fails the read first
-		}
-	}
-}
-
-// errBudget is readMessage's error when the Handler's MaxBuffered has no
-// room for the message.
-var errBudget = errors.New("ws: MaxBuffered spent")
-
-// dispatch runs the message msg, refuses it or drops it, and reports whether
-// reading goes on.
-func (c *wsConn) dispatch(msg []byte) bool {
-	held := false
-	select {
-	case c.slots <- struct{}{}:
-		held = true
-	case <-c.stopped: // refused below, without waiting for a slot
-	case <-c.ctx.Done():
-		return false
-	}
-	switch c.begin() {
-	case run:
-		c.calls.Add(1)
-		// The answer of a call that completes inline is appended after the
-		// message, in the same buffer.
-		c.srv.ProcessAsync(c.ctx, msg[len(msg):], msg, c.replyFunc)
-		return true
-	case refuse:
-		if resp := appendRefusal(nil, msg); len(resp) > 0 {
-			c.write(resp)
-		}
-	}
-	if held {
-		<-c.slots
-	}
-	return true
-}
-
-// reply writes the answer of a message and counts it answered.
-func (c *wsConn) reply(resp []byte) {
-	if len(resp) > 0 {
-		c.write(resp)
-	}
-	<-c.slots
-	c.end()
-	c.calls.Done()
-}
-
-// write writes one answer. A failed write ends the connection, unless a
-// close is under way, which ends it anyway.
-func (c *wsConn) write(resp []byte) {
-	ctx := c.ctx
-	if c.writeTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.writeTimeout)
-		defer cancel()
-	}
-	if c.conn.Write(ctx, websocket.MessageText, resp) == nil {
+	conn.SetReadLimit(c.limit)
+	// The connection's context has the request's values, and ends with
+	// the request's context while this goroutine serves. It is not the
+	// request's context itself, which net/http cancels when this goroutine
+	// ends: a method that ends it with runtime.Goexit leaves the
+	// connection to a goroutine of its own (see peer.Conn.Run).
+	ctx, cancel := context.WithCancel(transport.WithContextValue(context.WithoutCancel(r.Context()), r))
+	watch := context.AfterFunc(r.Context(), cancel)
+	p := peer.New(ctx, c, peer.Options{
+		Server:      h.Server,
+		Order:       h.Order,
+		MaxInFlight: orDefault(h.MaxInFlight, DefaultMaxInFlight),
+		Protocol:    h.Protocol,
+		OnIdle:      c.onIdle,
+	})
+	if !c.attach(ctx, cancel, conn, netConn, p) {
+		watch()
+		cancel()
+		conn.CloseNow()
+		h.release(c)
 		return
 	}
-	c.mu.Lock()
-	closing := c.closing
-	c.mu.Unlock()
-	if !closing {
-		c.cancel()
-		c.conn.CloseNow()
-	}
-}
-
-// begin decides what to do with a message just read, counting it in flight
-// when it runs.
-func (c *wsConn) begin() action {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	switch {
-	case c.closing:
-		return drop
-	case c.stopping:
-		return refuse
-	}
-	c.inflight++
-	return run
-}
-
-// end counts an answered message. When no call is left in flight and the
-// reading goroutine waits for a message, the connection is idle: it closes
-// if shutting down, and otherwise starts the idle timeout.
-func (c *wsConn) end() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.inflight--
-	if c.inflight == 0 && c.waiting {
-		c.idle()
-	}
-}
-
-// awaitMessage notes that the reading goroutine waits for a message, and
-// calls idle when no call is in flight.
-func (c *wsConn) awaitMessage() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.waiting = true
-	if c.inflight == 0 {
-		c.idle()
-	}
-}
-
-// idle runs when the connection has no call in flight and its reading
-// goroutine waits for a message, having answered or refused every message
-// it read: a connection shutting down closes, others arm the idle timeout.
-// c.mu must be held.
-func (c *wsConn) idle() {
-	switch {
-	case c.closing:
-	case c.stopping:
-		c.startClose(websocket.StatusGoingAway, reasonShutdown)
-	default:
-		c.arm(idleTimer, c.idleTimeout)
-	}
-}
-
-// gotFrame notes that a message has begun, and arms the read timeout.
-func (c *wsConn) gotFrame() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.waiting = false
-	if !c.closing {
-		c.arm(readTimer, c.readTimeout)
-	}
-}
-
-// gotMessage notes that a message has been read.
-func (c *wsConn) gotMessage() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.kind == readTimer {
-		c.disarm()
-	}
-}
-
-// arm sets the timer to fire after d, for kind; a zero d disarms it. c.mu
-// must be held.
-func (c *wsConn) arm(kind timerKind, d time.Duration) {
-	if d <= 0 {
-		c.disarm()
-		return
-	}
-	c.kind, c.deadline = kind, time.Now().Add(d)
-	if c.timer == nil {
-		c.timer = time.AfterFunc(d, c.expire)
-	} else {
-		c.timer.Reset(d)
-	}
-}
-
-// disarm stops the timer. c.mu must be held.
-func (c *wsConn) disarm() {
-	if c.kind != noTimer {
-		c.kind = noTimer
-		c.timer.Stop()
-	}
-}
-
-// expire runs when the timer fires: an idle connection is closed with 1001
-// (going away), one that stalls inside a message with 1008 (policy
-// violation). A timer that fires for an arming since replaced finds its
-// deadline in the future and does nothing.
-func (c *wsConn) expire() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.kind == noTimer || c.closing || time.Now().Before(c.deadline) {
-		return
-	}
-	switch c.kind {
-	case idleTimer:
-		c.startClose(websocket.StatusGoingAway, reasonIdle)
-	case readTimer:
-		c.startClose(websocket.StatusPolicyViolation, reasonReadTimeout)
-	}
-}
-
-// startClose begins the close handshake with code: the close frame is
-// written, nothing more is dispatched, and the connection ends when the peer
-// answers the close frame (after at most the library's timeouts). c.mu must
-// be held.
-func (c *wsConn) startClose(code websocket.StatusCode, reason string) {
-	if c.closing || !c.attached {
-		return
-	}
-	c.closing, c.closeSent = true, true
-	c.disarm()
-	conn := c.conn
-	go func() {
-		conn.Close(code, reason)
-		close(c.closeDone)
+	returned := false
+	defer func() {
+		if !returned {
+			watch() // runtime.Goexit: the connection outlives the request's context
+		}
 	}()
-}
-
-// stop makes the connection run no further message; once its calls in
-// flight are answered, and a message it is reading is refused, it closes
-// with 1001 (going away).
-func (c *wsConn) stop() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.stopping {
-		return
-	}
-	c.stopping = true
-	close(c.stopped)
-	if c.inflight == 0 && c.waiting {
-		c.idle()
-	}
-}
-
-// kill closes the connection at once and cancels its calls' context.
-func (c *wsConn) kill() {
-	c.mu.Lock()
-	c.killed = true
-	attached, cancel, conn, netConn := c.attached, c.cancel, c.conn, c.netConn
-	c.mu.Unlock()
-	if !attached {
-		return // attach sees killed
-	}
-	cancel()
-	if netConn != nil {
-		netConn.Close()
-	} else {
-		go conn.CloseNow()
-	}
-}
-
-// Dial connects to a JSON-RPC server over WebSocket at url and returns the
-// channel for a client.New, which reads messages of up to
-// client.DefaultMaxMessage bytes (64 MiB); a longer one closes the
-// connection with status 1009 and fails the client's calls. opts are passed
-// to websocket.Dial; nil uses its defaults.
-func Dial(ctx context.Context, url string, opts *websocket.DialOptions) (client.Channel, error) {
-	conn, _, err := websocket.Dial(ctx, url, opts)
-	if err != nil {
-		return nil, err
-	}
-	conn.SetReadLimit(client.DefaultMaxMessage)
-	ctx, cancel := context.WithCancel(context.Background())
-	return &channel{conn: conn, ctx: ctx, cancel: cancel}, nil
-}
-
-type channel struct {
-	conn   *websocket.Conn
-	ctx    context.Context // ends reads when the channel closes
-	cancel context.CancelFunc
-}
-
-// Send writes msg. The call's ctx only decides whether to start: the write
-// itself runs under the channel's context, because the WebSocket library
-// closes the connection when the context of a write ends during it, and one
-// call's cancellation must not break the connection of the others.
-func (c *channel) Send(ctx context.Context, msg []byte) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return c.conn.Write(c.ctx, websocket.MessageText, msg)
-}
-
-func (c *channel) Recv() ([]byte, error) {
-	_, msg, err := c.conn.Read(c.ctx)
-	return msg, err
-}
-
-func (c *channel) Close() error {
-	c.cancel()
-	err := c.conn.Close(websocket.StatusNormalClosure, "")
-	if errors.Is(err, context.Canceled) {
-		return nil
-	}
-	return err
+	p.Run(func(error) {
+		c.finish()
+		watch()
+		h.release(c)
+	})
+	returned = true
 }
