@@ -2,6 +2,7 @@ module github.com/jsonrpc-go/jsonrpc
 
 go 1.26.0
 
-require github.com/coder/websocket v1.8.15
-
-require github.com/go-json-experiment/json v1.27.2 // indirect
+require (
+	github.com/coder/websocket v1.8.15
+	github.com/go-json-experiment/json v1.27.2
+)
