@@ -15,6 +15,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 )
@@ -23,6 +24,7 @@ import (
 // binary's path.
 func build(t *testing.T) string {
 	t.Helper()
+	testutil.SkipOnWasm(t, "builds and starts the server as a process, which WebAssembly cannot")
 	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
 	if _, err := os.Stat(goTool); err != nil {
 		if goTool, err = exec.LookPath("go"); err != nil {
