@@ -45,7 +45,7 @@ func (s *Server) ProcessAsync(ctx context.Context, dst, req []byte, reply func(r
 	kind, err := s.cfg.scan.ScanRequest(req, &r)
 	switch {
 	case err != nil:
-		dst = s.parseError(dst, req, err)
+		dst = s.parseError(ctx, dst, req, err)
 	case kind != wire.Object:
 		dst = appendError(dst, errInvalidRequest, nil)
 	default:
@@ -142,7 +142,7 @@ func (s *Server) batchAsync(ctx context.Context, dst, req []byte, reply func([]b
 	start := len(dst)
 	var reqs [batchScan]wire.Request
 	arr, n, err := s.cfg.scan.ScanBatch(req, reqs[:])
-	if out, bad := s.checkBatch(dst, req, n, err); bad {
+	if out, bad := s.checkBatch(ctx, dst, req, n, err); bad {
 		reply(out[start:])
 		return
 	}

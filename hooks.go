@@ -141,7 +141,9 @@ func (ic *intercepted) intercept() (out []byte, e *Error) {
 		case ic.ran: // the call has its outcome
 			out, e = ic.dst, ic.e
 		default:
-			out, e = ic.dst[:start], toError(&PanicError{Value: v, Stack: debug.Stack()}, ic.s.cfg.details)
+			pe := &PanicError{Value: v, Stack: debug.Stack()}
+			ic.s.logPanic(&ic.callCtx, ic.m.name, "Intercept", pe)
+			out, e = ic.dst[:start], toError(pe, ic.s.cfg.details)
 		}
 	}()
 	ic.s.cfg.intercept(&ic.callCtx, &ic.call, ic.next)
@@ -169,7 +171,7 @@ func (s *Server) run(ctx context.Context, call *Call, dst []byte, m *method, par
 	start := len(dst)
 	var err error
 	if cf.pre != nil {
-		err = protect(func() error { return cf.pre(ctx, call) })
+		err = s.protect(ctx, call, "OnPreProcess", func() error { return cf.pre(ctx, call) })
 		if pending := call.takeErr(); pending != nil {
 			err = pending
 		}
@@ -208,7 +210,7 @@ func (s *Server) run(ctx context.Context, call *Call, dst []byte, m *method, par
 			copied := *e
 			ec = &copied
 		}
-		perr := protect(func() error { return cf.post(ctx, call, result, ec) })
+		perr := s.protect(ctx, call, "OnPostProcess", func() error { return cf.post(ctx, call, result, ec) })
 		if rc != nil && cap(*rc) <= maxResultCopy {
 			resultCopies.Put(rc)
 		}
@@ -240,11 +242,14 @@ func rewrite(e *Error, hook func() *Error) (out *Error) {
 	return e
 }
 
-// protect runs a hook, turning a panic into a *PanicError.
-func protect(f func() error) (err error) {
+// protect runs the hook named hook of call, turning a panic into a
+// *PanicError, which it logs.
+func (s *Server) protect(ctx context.Context, call *Call, hook string, f func() error) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			err = &PanicError{Value: v, Stack: debug.Stack()}
+			pe := &PanicError{Value: v, Stack: debug.Stack()}
+			s.logPanic(ctx, call.method, hook, pe)
+			err = pe
 		}
 	}()
 	return f()

@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"runtime/debug"
 	"unsafe"
 
@@ -27,7 +28,7 @@ func (s *Server) Process(ctx context.Context, dst, req []byte) []byte {
 	kind, err := s.cfg.scan.ScanRequest(req, &r)
 	switch {
 	case err != nil:
-		return s.parseError(dst, req, err)
+		return s.parseError(ctx, dst, req, err)
 	case kind == wire.Object:
 		return s.handle(ctx, dst, &r)
 	}
@@ -46,7 +47,10 @@ func (s *Server) ProcessString(ctx context.Context, req string) string {
 	return unsafe.String(unsafe.SliceData(out), len(out))
 }
 
-func (s *Server) parseError(dst, req []byte, cause error) []byte {
+func (s *Server) parseError(ctx context.Context, dst, req []byte, cause error) []byte {
+	if l := s.cfg.logger; l != nil {
+		l.LogAttrs(ctx, slog.LevelWarn, "parse error", slog.Any("error", cause), slog.Int("bytes", len(req)))
+	}
 	e := errParse
 	if h := s.cfg.onParseError; h != nil {
 		c := *errParse // the hook may modify what it is given
@@ -62,7 +66,7 @@ const batchScan = 16
 func (s *Server) batch(ctx context.Context, dst, req []byte) []byte {
 	var reqs [batchScan]wire.Request
 	arr, n, err := s.cfg.scan.ScanBatch(req, reqs[:])
-	if out, bad := s.checkBatch(dst, req, n, err); bad {
+	if out, bad := s.checkBatch(ctx, dst, req, n, err); bad {
 		return out
 	}
 	start := len(dst)
@@ -72,10 +76,10 @@ func (s *Server) batch(ctx context.Context, dst, req []byte) []byte {
 
 // checkBatch appends the answer to a batch that cannot run (invalid JSON,
 // empty, over the limit) and reports whether it did.
-func (s *Server) checkBatch(dst, req []byte, n int, err error) ([]byte, bool) {
+func (s *Server) checkBatch(ctx context.Context, dst, req []byte, n int, err error) ([]byte, bool) {
 	switch {
 	case err != nil:
-		return s.parseError(dst, req, err), true
+		return s.parseError(ctx, dst, req, err), true
 	case n == 0:
 		return appendError(dst, errInvalidRequest, nil), true
 	case n > s.cfg.maxBatch:
@@ -231,8 +235,26 @@ func isVersion2(v []byte) bool {
 func (s *Server) invoke(ctx context.Context, m *method, dst, params []byte, args *wire.Args) (out []byte, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			out, err = dst, &PanicError{Value: v, Stack: debug.Stack()}
+			pe := &PanicError{Value: v, Stack: debug.Stack()}
+			s.logPanic(ctx, m.name, "", pe)
+			out, err = dst, pe
 		}
 	}()
 	return m.fn.Invoke(ctx, dst, params, args)
+}
+
+// logPanic logs a recovered panic of the method or, when hook is not
+// empty, of that hook of the call of the method (see UseLogger).
+func (s *Server) logPanic(ctx context.Context, method, hook string, pe *PanicError) {
+	l := s.cfg.logger
+	if l == nil {
+		return
+	}
+	attrs := []slog.Attr{slog.String("method", method), slog.Any("panic", pe.Value), slog.String("stack", string(pe.Stack))}
+	msg := "method panicked"
+	if hook != "" {
+		msg = "hook panicked"
+		attrs = append(attrs, slog.String("hook", hook))
+	}
+	l.LogAttrs(ctx, slog.LevelError, msg, attrs...)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 
@@ -124,6 +125,18 @@ func UseLimits(l Limits) Option { return func(cf *config) { cf.limits = l } }
 // fit, and cancellations answer as documented whether it is set or not.
 func ErrorDetails() Option { return func(cf *config) { cf.details = true } }
 
+// UseLogger sets the logger of what the server recovers from and what it
+// refuses, which the client is never sent in full: a panic of a method or
+// a hook, at slog.LevelError, with the method ("method"), the value
+// passed to panic ("panic") and the goroutine's stack ("stack"), while the
+// client gets CodeInternalError only; and a request document that is not
+// JSON, at slog.LevelWarn, with the syntax error ("error"). Records carry
+// the context of the call or of Process, for handlers that read it. The
+// default, and a nil l, logs nothing and costs nothing. The transports
+// (stream, httprpc) have loggers of their own, for their connections and
+// limits.
+func UseLogger(l *slog.Logger) Option { return func(cf *config) { cf.logger = l } }
+
 // config holds a server's settings, read-only after NewServer, and the
 // count of its running Blocking calls.
 type config struct {
@@ -140,8 +153,9 @@ type config struct {
 	onError      func(ctx context.Context, c *Call, cause error, e *Error) *Error
 	onParseError func(req []byte, cause error, e *Error) *Error
 	intercept    func(ctx context.Context, c *Call, next func(context.Context) *Error)
-	details      bool // ErrorDetails
-	hooks        bool // any call hook is set
+	details      bool         // ErrorDetails
+	logger       *slog.Logger // UseLogger; nil logs nothing
+	hooks        bool         // any call hook is set
 
 	// running counts the calls of Blocking methods on goroutines of their
 	// own. It is written by each such call, so it is kept off the cache

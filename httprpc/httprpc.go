@@ -10,6 +10,7 @@ package httprpc
 import (
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"slices"
@@ -170,6 +171,16 @@ type Handler struct {
 	// gzip.BestSpeed, in pooled writers.
 	CompressMin int
 
+	// Logger, when set, logs at slog.LevelWarn each request the handler
+	// refuses with a 4xx or 5xx status (an unknown session, a method other
+	// than POST, an unsupported type or coding, a body too large, too slow
+	// or unreadable, MaxBuffered spent), with the client's address
+	// ("remote"), the path ("path"), the status ("status") and why
+	// ("error"). nil, the default, logs nothing. The jsonrpc.Server logs
+	// what its methods do (jsonrpc.UseLogger); the http.Server, the
+	// connections (http.Server.ConnState).
+	Logger *slog.Logger
+
 	buffered atomic.Pointer[budget.Budget] // MaxBuffered, made on first use
 }
 
@@ -191,16 +202,16 @@ func (h *Handler) budget() *budget.Budget {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	srv, ok := transport.Route(h.Server, h.Sessions, h.SessionPrefix, r.URL.Path)
 	if !ok {
-		http.Error(w, "jsonrpc: no such session", http.StatusNotFound)
+		h.refuse(w, r, "jsonrpc: no such session", http.StatusNotFound)
 		return
 	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		http.Error(w, "jsonrpc: method not allowed; use POST", http.StatusMethodNotAllowed)
+		h.refuse(w, r, "jsonrpc: method not allowed; use POST", http.StatusMethodNotAllowed)
 		return
 	}
 	if !transport.IsJSONContentType(r.Header.Get("Content-Type")) {
-		http.Error(w, "jsonrpc: unsupported Content-Type; use application/json", http.StatusUnsupportedMediaType)
+		h.refuse(w, r, "jsonrpc: unsupported Content-Type; use application/json", http.StatusUnsupportedMediaType)
 		return
 	}
 	coding := requestCoding(r.Header["Content-Encoding"])
@@ -210,7 +221,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			accept = "identity"
 		}
 		w.Header().Set("Accept-Encoding", accept)
-		http.Error(w, "jsonrpc: unsupported Content-Encoding; use "+accept, http.StatusUnsupportedMediaType)
+		h.refuse(w, r, "jsonrpc: unsupported Content-Encoding; use "+accept, http.StatusUnsupportedMediaType)
 		return
 	}
 	limit := h.MaxBody
@@ -224,7 +235,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// answers, to reuse the connection.
 			w.Header().Set("Connection", "close")
 		}
-		bodyTooLarge(w, limit)
+		h.bodyTooLarge(w, r, limit)
 		return
 	}
 	body := r.Body
@@ -259,19 +270,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Connection", "close") // the body stays unread
 			}
 			w.Header().Set("Retry-After", "1")
-			http.Error(w, "jsonrpc: server busy with large requests; try again", http.StatusServiceUnavailable)
+			h.refuse(w, r, "jsonrpc: server busy with large requests; try again", http.StatusServiceUnavailable)
 		case errors.As(err, &tooLarge):
 			if coding == gzipped && r.ProtoMajor == 1 {
 				w.Header().Set("Connection", "close") // the body stays unread
 			}
-			bodyTooLarge(w, limit)
+			h.bodyTooLarge(w, r, limit)
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			if r.ProtoMajor == 1 {
 				w.Header().Set("Connection", "close")
 			}
-			http.Error(w, "jsonrpc: timed out reading the request body", http.StatusRequestTimeout)
+			h.refuse(w, r, "jsonrpc: timed out reading the request body", http.StatusRequestTimeout)
 		default:
-			http.Error(w, "jsonrpc: reading the request body: "+err.Error(), http.StatusBadRequest)
+			h.refuse(w, r, "jsonrpc: reading the request body: "+err.Error(), http.StatusBadRequest)
 		}
 		return
 	}
@@ -331,8 +342,17 @@ func (h *Handler) readDeadline(w http.ResponseWriter, r *http.Request) readDeadl
 }
 
 // bodyTooLarge answers 413.
-func bodyTooLarge(w http.ResponseWriter, limit int64) {
-	http.Error(w, "jsonrpc: request body larger than "+strconv.FormatInt(limit, 10)+" bytes", http.StatusRequestEntityTooLarge)
+func (h *Handler) bodyTooLarge(w http.ResponseWriter, r *http.Request, limit int64) {
+	h.refuse(w, r, "jsonrpc: request body larger than "+strconv.FormatInt(limit, 10)+" bytes", http.StatusRequestEntityTooLarge)
+}
+
+// refuse answers r with the status code and the text why, and logs it.
+func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, why string, code int) {
+	if h.Logger != nil {
+		h.Logger.LogAttrs(r.Context(), slog.LevelWarn, "request refused",
+			slog.String("remote", r.RemoteAddr), slog.String("path", r.URL.Path), slog.Int("status", code), slog.String("error", why))
+	}
+	http.Error(w, why, code)
 }
 
 // readBody appends the body to buf and returns it. contentLength, when not

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 
@@ -91,6 +92,14 @@ type Options struct {
 	// connection is idle. It runs on the goroutine that answered, and
 	// must not block.
 	OnIdle func()
+
+	// Logger, when set, logs at slog.LevelWarn each message of the
+	// peer's that the Conn refuses without running it: at Shutdown
+	// ("server shutting down") and past MaxInFlight ("too many calls in
+	// flight"), with the reason ("reason") and the message's size
+	// ("bytes"). A transport adds what identifies the connection
+	// (Logger.With). nil logs nothing.
+	Logger *slog.Logger
 }
 
 // ErrClosed is the error, wrapped with the cause, of the calls of a Conn
@@ -126,6 +135,7 @@ type Conn struct {
 	maxQ    int
 	caller  bool
 	onIdle  func()
+	logger  *slog.Logger    // Options.Logger; nil logs nothing
 	ctx     context.Context // the context of every dispatch: carries the Conn, the tracker, the inline mark
 	flushes bool            // t buffers writes: Flush before reading (see Run)
 
@@ -228,6 +238,7 @@ func New(ctx context.Context, t Transport, opts Options) *Conn {
 		maxQ:    opts.MaxQueued,
 		caller:  opts.Caller,
 		onIdle:  opts.OnIdle,
+		logger:  opts.Logger,
 		pending: map[uint64]chan<- response{},
 		dst:     make([]byte, 0, 4<<10),
 		done:    make(chan struct{}),
@@ -570,7 +581,7 @@ func (c *Conn) slow(msg []byte) {
 		switch {
 		case st.stopping && len(st.queue) == 0 && !st.pumping && c.order.admit(st, c.maxIn):
 			c.mu.Unlock()
-			c.put(transport.AppendErrors(nil, msg, errShutdown))
+			c.refuse(msg, errShutdown)
 			return
 		case st.stopping:
 			// Refused in its turn, after the answers before it (the
@@ -589,7 +600,7 @@ func (c *Conn) slow(msg []byte) {
 		case st.outgoing > 0:
 			// An answer we wait for may follow: read on.
 			c.mu.Unlock()
-			c.put(transport.AppendErrors(nil, msg, errNoRoom))
+			c.refuse(msg, errNoRoom)
 			return
 		}
 		// Wait for room, having sent what the peer may be waiting for.
@@ -711,7 +722,7 @@ func (c *Conn) pump() {
 		case in.answer != nil:
 			c.put(in.answer)
 		case stopping:
-			c.put(transport.AppendErrors(nil, in.msg, errShutdown))
+			c.refuse(in.msg, errShutdown)
 		case in.cancelled.Load():
 			if c.proto.AnswerCancelled {
 				c.put(transport.AppendErrors(nil, in.msg, errCancelled))
@@ -738,6 +749,18 @@ func (c *Conn) runQueued(in *incoming) {
 	c.run(in, in.msg, c.pdst, false)
 	c.push()
 	returned = true
+}
+
+// refuse answers msg, which does not run, with e, and logs it.
+func (c *Conn) refuse(msg []byte, e *jsonrpc.Error) {
+	if c.logger != nil {
+		reason := "server shutting down"
+		if e == errNoRoom {
+			reason = "too many calls in flight"
+		}
+		c.logger.LogAttrs(c.ctx, slog.LevelWarn, "message refused", slog.String("reason", reason), slog.Int("bytes", len(msg)))
+	}
+	c.put(transport.AppendErrors(nil, msg, e))
 }
 
 // Shutdown makes the Conn run no more of the peer's messages: the ones

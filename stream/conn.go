@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -36,7 +37,8 @@ type conn struct {
 	peer   *peer.Conn
 	ctx    context.Context
 	cancel context.CancelFunc
-	stopAf func() bool // stops the context.AfterFunc watching ServeConn's ctx
+	stopAf func() bool  // stops the context.AfterFunc watching ServeConn's ctx
+	log    *slog.Logger // the Server's Logger with the peer's address; nil logs nothing
 
 	// Read side, used by the read loop only.
 	starter     starter        // rd, when it tells when a message begins
@@ -73,6 +75,12 @@ var errStopping = errors.New("stream: connection stopping")
 
 func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, st settings) *conn {
 	c := &conn{st: st, srv: s, rwc: rwc, done: make(chan struct{})}
+	if s.Logger != nil {
+		c.log = s.Logger
+		if attrs := remoteAttrs(rwc); attrs != nil {
+			c.log = c.log.With(attrs[0])
+		}
+	}
 	if d, ok := rwc.(readDeadliner); ok && d.SetReadDeadline(time.Time{}) == nil {
 		c.rdl = d
 	}
@@ -92,6 +100,7 @@ func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, st setti
 		Protocol:    st.protocol,
 		MaxPush:     st.maxPush,
 		OnIdle:      c.armIdle,
+		Logger:      c.log,
 	})
 	return c
 }
@@ -137,13 +146,21 @@ func (c *conn) finish(err error) error {
 	c.cancel()
 	c.stopAf()
 	c.srv.forget(c)
-	close(c.done)
-	if graceful {
-		return ErrServerClosed
+	ret := ErrServerClosed
+	if !graceful {
+		c.cmu.Lock()
+		ret = c.err
+		c.cmu.Unlock()
 	}
-	c.cmu.Lock()
-	defer c.cmu.Unlock()
-	return c.err
+	if c.log != nil {
+		if ret != nil {
+			c.log.Debug("connection closed", "error", ret)
+		} else {
+			c.log.Debug("connection closed")
+		}
+	}
+	close(c.done)
+	return ret
 }
 
 // serverEnds reports whether err, which ended the read loop, is the server's
@@ -167,6 +184,7 @@ func (c *conn) Read() ([]byte, error) {
 		if err == nil {
 			return msg, nil
 		}
+		c.logReadError(err)
 		var tl *TooLargeError
 		if errors.As(err, &tl) {
 			resp := transport.AppendError(nil, jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").
@@ -183,6 +201,25 @@ func (c *conn) Read() ([]byte, error) {
 			return nil, errStopping
 		}
 		return nil, err
+	}
+}
+
+// logReadError logs the error of the framing's Read that the Server
+// answers or ends the connection for (see Server.Logger).
+func (c *conn) logReadError(err error) {
+	if c.log == nil {
+		return
+	}
+	var tl *TooLargeError
+	switch {
+	case errors.As(err, &tl):
+		c.log.Warn("message too large", "limit", tl.Limit, "recoverable", tl.Recoverable)
+	case errors.Is(err, errBusy):
+		c.log.Warn("message refused", "reason", "server busy: MaxBuffered spent", "max_buffered", c.buffered.Max())
+	case errors.Is(err, ErrMalformed):
+		c.log.Warn("framing error", "error", err)
+	case errors.Is(err, os.ErrDeadlineExceeded) && c.begun() && !c.stopping.Load():
+		c.log.Warn("read timeout inside a message", "timeout", c.st.readTimeout)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log"
+	"log/slog"
 	"net"
 	"sync"
 	"time"
@@ -170,9 +171,29 @@ type Server struct {
 	// it.
 	LingerTimeout time.Duration
 
-	// ErrorLog receives a line for each connection that ends with an error
-	// other than the peer's end of input, and for errors accepting
-	// connections. nil logs nothing.
+	// Logger, when set, receives structured records of what the Server
+	// does with its connections (each connection's records carry its
+	// peer's address as "remote", when it has one):
+	//
+	//   - slog.LevelDebug: a connection opened and closed, with the error
+	//     that ended it ("error"), if any.
+	//   - slog.LevelInfo: shutdown progress: Shutdown or Close begun, with
+	//     the connections open ("conns"), and Shutdown done.
+	//   - slog.LevelWarn: protocol errors (input that breaks the framing, a
+	//     message over MaxMessage, a message that stalls past ReadTimeout),
+	//     limit refusals (MaxConns reached, so that a connection waits; a
+	//     message refused for MaxBuffered; a message refused at Shutdown or
+	//     past MaxInFlight, see peer.Options.Logger), errors accepting
+	//     connections, and a Shutdown that ran out of time.
+	//
+	// nil, the default, logs nothing. The jsonrpc.Server logs what its
+	// methods do (jsonrpc.UseLogger).
+	Logger *slog.Logger
+
+	// ErrorLog, the older log of the two, receives a line for each
+	// connection that ends with an error other than the peer's end of
+	// input, and for errors accepting connections. nil logs nothing. It
+	// works alongside Logger, which says more.
 	ErrorLog *log.Logger
 
 	mu        sync.Mutex
@@ -275,6 +296,9 @@ func (s *Server) Serve(l net.Listener) error {
 				// Out of file descriptors and the like: wait, then retry.
 				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
 				s.logf("stream: accept error: %v; retrying in %v", err, backoff)
+				if s.Logger != nil {
+					s.Logger.Warn("accept error; retrying", "error", err, "backoff", backoff)
+				}
 				t := time.NewTimer(backoff)
 				<-t.C
 				continue
@@ -282,7 +306,7 @@ func (s *Server) Serve(l net.Listener) error {
 			return err
 		}
 		backoff = 0
-		if err := s.acquire(context.Background()); err != nil {
+		if err := s.acquire(context.Background(), nc); err != nil {
 			nc.Close()
 			return err
 		}
@@ -322,14 +346,18 @@ func (s *Server) gates() (slots chan struct{}, closed chan struct{}) {
 	return s.slots, s.closed
 }
 
-// acquire takes a connection slot, waiting while MaxConns connections are
-// served. It fails when the Server closes or ctx ends first.
-func (s *Server) acquire(ctx context.Context) error {
+// acquire takes a connection slot for c, waiting while MaxConns
+// connections are served. It fails when the Server closes or ctx ends
+// first.
+func (s *Server) acquire(ctx context.Context, c io.ReadWriteCloser) error {
 	slots, closed := s.gates()
 	select {
 	case slots <- struct{}{}:
 		return nil
 	default:
+	}
+	if s.Logger != nil {
+		s.Logger.LogAttrs(ctx, slog.LevelWarn, "connection limit reached; waiting", append(remoteAttrs(c), slog.Int("max_conns", cap(slots)))...)
 	}
 	select {
 	case slots <- struct{}{}:
@@ -368,7 +396,7 @@ func isTemporary(err error) bool {
 // connection (a read or write error, a timeout, an error wrapping
 // ErrMalformed, or a *TooLargeError the framing cannot recover from).
 func (s *Server) ServeConn(ctx context.Context, c io.ReadWriteCloser) error {
-	if err := s.acquire(ctx); err != nil {
+	if err := s.acquire(ctx, c); err != nil {
 		c.Close()
 		return err
 	}
@@ -392,6 +420,9 @@ func (s *Server) serveConn(ctx context.Context, c io.ReadWriteCloser) error {
 	}
 	s.conns[cn] = struct{}{}
 	s.mu.Unlock()
+	if cn.log != nil {
+		cn.log.Debug("connection opened")
+	}
 	return cn.serve()
 }
 
@@ -426,16 +457,25 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		conns = append(conns, c)
 	}
 	s.mu.Unlock()
+	if s.Logger != nil {
+		s.Logger.LogAttrs(ctx, slog.LevelInfo, "shutting down", slog.Int("conns", len(conns)))
+	}
 	for _, c := range conns {
 		c.stopReading()
 	}
-	for _, c := range conns {
+	for i, c := range conns {
 		select {
 		case <-c.done:
 		case <-ctx.Done():
+			if s.Logger != nil {
+				s.Logger.LogAttrs(ctx, slog.LevelWarn, "shutdown timed out; closing the connections left", slog.Int("conns", len(conns)-i), slog.Any("error", ctx.Err()))
+			}
 			s.Close()
 			return ctx.Err()
 		}
+	}
+	if s.Logger != nil {
+		s.Logger.LogAttrs(ctx, slog.LevelInfo, "shutdown complete", slog.Int("conns", len(conns)))
 	}
 	return err
 }
@@ -450,6 +490,9 @@ func (s *Server) Close() error {
 	defer s.mu.Unlock()
 	s.setClosingLocked()
 	err := s.closeListenersLocked()
+	if s.Logger != nil && len(s.conns) > 0 {
+		s.Logger.Info("closing", "conns", len(s.conns))
+	}
 	for c := range s.conns {
 		c.close(ErrServerClosed)
 	}
@@ -480,6 +523,17 @@ func (s *Server) isClosing() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.closing
+}
+
+// remoteAttrs returns the "remote" attribute of c's peer's address, when c
+// has one.
+func remoteAttrs(c io.ReadWriteCloser) []slog.Attr {
+	if ra, ok := c.(interface{ RemoteAddr() net.Addr }); ok {
+		if a := ra.RemoteAddr(); a != nil {
+			return []slog.Attr{slog.String("remote", a.String())}
+		}
+	}
+	return nil
 }
 
 func (s *Server) logf(format string, args ...any) {

@@ -74,6 +74,31 @@
 //		that the collector frees what attacks leave behind before the
 //		process grows past it (default 192; 0 leaves the runtime's default;
 //		the GOMEMLIMIT environment variable, when set, wins)
+//	-log-level debug|info|warn|error|off
+//		the least severe records logged to standard error, as slog's
+//		text handler writes them (default info): debug adds each
+//		connection opened and closed; info, the shutdown's progress;
+//		warn, protocol errors (malformed framing, messages over the limit,
+//		requests that are not JSON) and refusals at a limit (-max-conns
+//		reached, a request refused at shutdown or for its size); error, a
+//		method's panic with its stack, which the client never gets. off
+//		logs nothing. Standard output keeps the lines that say where
+//		jsonrpcd listens
+//	-metrics ADDR
+//		serve the calls' metrics (otelrpc: rpc.server.duration, its
+//		count by method and error code, and rpc.server.active_calls) for
+//		Prometheus at http://ADDR/metrics, on a listener of their own;
+//		meant for a loopback address, such as 127.0.0.1:9464 (default
+//		empty: none)
+//	-otlp URL
+//		export a span per call (otelrpc) by OTLP over HTTP to the
+//		collector at URL, such as http://127.0.0.1:4318/v1/traces; spans
+//		are batched, and those left are sent at shutdown. The parent of a
+//		call's span comes from a W3C traceparent header or
+//		params._meta.traceparent (default empty: none)
+//
+// With -stdio, records go to standard error as well, and standard output
+// holds only the answers.
 //
 // The HTTP server also reads a request's headers within 10 s (or the read
 // timeout, when shorter) and refuses headers over 64 KiB with 431.
@@ -85,6 +110,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -137,15 +163,58 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if cfg.memoryLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(cfg.memoryLimit << 20)
 	}
-	srv := demo.NewServer()
+	logger := newLogger(stderr, cfg.logLevel)
+	tel, err := startTelemetry(ctx, cfg, logger)
+	if err != nil {
+		fmt.Fprintln(stderr, "jsonrpcd:", err)
+		return 1
+	}
+	defer tel.shutdown(stderr)
+	opts := tel.options()
+	if logger != nil {
+		opts = append(opts, jsonrpc.UseLogger(logger))
+	}
+	srv := demo.NewServer(opts...)
 	if err := openrpc.Register(srv, discoveryInfo); err != nil {
 		fmt.Fprintln(stderr, "jsonrpcd:", err)
 		return 1
 	}
-	if cfg.stdio {
-		return serveStdio(ctx, srv, stdin, stdout, stderr, cfg.maxMessage, cfg.framing)
+	if tel.metricsAddr != nil {
+		fmt.Fprintf(stdout, "jsonrpcd: metrics on http://%s/metrics\n", tel.metricsAddr)
 	}
-	return serveNetwork(ctx, srv, cfg, stdout, stderr)
+	if cfg.stdio {
+		return serveStdio(ctx, srv, stdin, stdout, stderr, cfg.maxMessage, cfg.framing, logger)
+	}
+	return serveNetwork(ctx, srv, cfg, stdout, stderr, logger)
+}
+
+// newLogger returns the logger of -log-level, writing slog's text to w, or
+// nil for off.
+func newLogger(w io.Writer, level slog.Level) *slog.Logger {
+	if level == levelOff {
+		return nil
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+// levelOff is -log-level off: above every level that is logged.
+const levelOff = slog.Level(100)
+
+// logLevels are the values of -log-level.
+var logLevels = map[string]slog.Level{
+	"debug": slog.LevelDebug,
+	"info":  slog.LevelInfo,
+	"warn":  slog.LevelWarn,
+	"error": slog.LevelError,
+	"off":   levelOff,
+}
+
+// with returns l with the attribute key=value, or nil when l is nil.
+func with(l *slog.Logger, key, value string) *slog.Logger {
+	if l == nil {
+		return nil
+	}
+	return l.With(key, value)
 }
 
 // config is what the flags ask for.
@@ -159,6 +228,10 @@ type config struct {
 	readTimeout, writeTimeout, idleTimeout time.Duration // 0: none
 	shutdownTimeout                        time.Duration
 	memoryLimit                            int64 // MiB; 0: the runtime's default
+
+	logLevel    slog.Level // levelOff: none
+	metricsAddr string     // "": no metrics
+	otlpURL     string     // "": no traces
 }
 
 // parseFlags reads the command line. ok is false when the command is to
@@ -178,8 +251,11 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.DurationVar(&cfg.idleTimeout, "idle-timeout", defaultIdleTimeout, "how long a connection with nothing in flight stays open; 0 disables")
 	fs.DurationVar(&cfg.shutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "bound of the graceful shutdown, after which the connections left are closed")
 	fs.Int64Var(&cfg.memoryLimit, "memory-limit", defaultMemoryLimit, "soft limit of the runtime's memory, in `MiB` (0: the runtime's default; GOMEMLIMIT wins)")
+	logLevel := fs.String("log-level", "info", "least severe `level` logged to standard error: debug, info, warn, error or off")
+	fs.StringVar(&cfg.metricsAddr, "metrics", "", "serve Prometheus metrics at http://`ADDR`/metrics (a loopback address); empty: none")
+	fs.StringVar(&cfg.otlpURL, "otlp", "", "export a span per call by OTLP/HTTP to `URL` (such as http://127.0.0.1:4318/v1/traces); empty: none")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-stdio] [-framing line|header|raw] [-max-message N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-memory-limit MiB]\n\n")
+		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-stdio] [-framing line|header|raw] [-max-message N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR] [-otlp URL]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -193,6 +269,10 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 		return cfg, 2, false
 	}
 	var known bool
+	if cfg.logLevel, known = logLevels[*logLevel]; !known {
+		fmt.Fprintf(stderr, "jsonrpcd: -log-level must be debug, info, warn, error or off, not %q\n", *logLevel)
+		return cfg, 2, false
+	}
 	if cfg.framing, known = framings[*framing]; !known {
 		fmt.Fprintf(stderr, "jsonrpcd: -framing must be line, header or raw, not %q\n", *framing)
 		return cfg, 2, false
@@ -224,13 +304,14 @@ var (
 )
 
 // serveStdio answers the messages of stdin on stdout until stdin ends.
-func serveStdio(ctx context.Context, srv *jsonrpc.Server, stdin io.Reader, stdout, stderr io.Writer, maxMessage int, framing stream.Framing) int {
+func serveStdio(ctx context.Context, srv *jsonrpc.Server, stdin io.Reader, stdout, stderr io.Writer, maxMessage int, framing stream.Framing, logger *slog.Logger) int {
 	s := &stream.Server{
 		Server:      srv,
 		Framing:     framing,
 		MaxMessage:  maxMessage,
 		IdleTimeout: -1, // a console may wait as long as it likes
 		ReadTimeout: -1,
+		Logger:      with(logger, "transport", "stdio"),
 	}
 	if err := s.ServeConn(ctx, stream.ReadWriteCloser(stdin, stdout)); err != nil && !errors.Is(err, io.EOF) && ctx.Err() == nil {
 		fmt.Fprintln(stderr, "jsonrpcd:", err)
@@ -248,7 +329,7 @@ type host struct {
 
 // serveNetwork serves the HTTP and TCP listeners until ctx ends, then shuts
 // them down gracefully (see shutdown).
-func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, stderr io.Writer) int {
+func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, stderr io.Writer, logger *slog.Logger) int {
 	if cfg.httpAddr == "" && cfg.tcpAddr == "" {
 		fmt.Fprintln(stderr, "jsonrpcd: nothing to serve: -http and -tcp are both empty (use -stdio for the console)")
 		return 2
@@ -264,7 +345,8 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		}
 		l := newLimitListener(nl, cfg.maxConns)
 		mux := http.NewServeMux()
-		mux.Handle("/", &httprpc.Handler{Server: srv, MaxBody: int64(cfg.maxMessage), ReadTimeout: orNone(cfg.readTimeout)})
+		httpLog := with(logger, "transport", "http")
+		mux.Handle("/", &httprpc.Handler{Server: srv, MaxBody: int64(cfg.maxMessage), ReadTimeout: orNone(cfg.readTimeout), Logger: httpLog})
 		var wh *ws.Handler
 		if cfg.ws {
 			wh = &ws.Handler{
@@ -277,7 +359,7 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 			}
 			mux.Handle("/ws", wh)
 		}
-		hs := newHTTPServer(mux, cfg)
+		hs := newHTTPServer(mux, cfg, httpLog)
 		go func() { errc <- hs.Serve(l) }()
 		hosts = append(hosts, host{l: l,
 			shutdown: func(ctx context.Context) error {
@@ -314,6 +396,7 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 			ReadTimeout:  orNone(cfg.readTimeout),
 			WriteTimeout: orNone(cfg.writeTimeout),
 			IdleTimeout:  orNone(cfg.idleTimeout),
+			Logger:       with(logger, "transport", "tcp"),
 		}
 		go func() { errc <- ts.Serve(l) }()
 		hosts = append(hosts, host{l: l, shutdown: ts.Shutdown, close: func() { ts.Close() }})
@@ -331,15 +414,23 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		h.l.Close()
 	}
 	fmt.Fprintln(stdout, "jsonrpcd: shutting down")
+	if logger != nil {
+		logger.Info("shutting down", "timeout", cfg.shutdownTimeout)
+	}
 	if !shutdown(hosts, cfg.shutdownTimeout, stderr) {
 		status = 1
+	} else if logger != nil {
+		logger.Info("shutdown complete")
 	}
 	return status
 }
 
 // newHTTPServer returns the HTTP server of h, with every timeout of cfg.
 // (A hijacked connection, WebSocket's, has no deadline of net/http's.)
-func newHTTPServer(h http.Handler, cfg config) *http.Server {
+// With a logger, it logs each connection opened and closed at Debug, and
+// what net/http reports (TLS handshake errors, panics of handlers, errors
+// accepting) at Warn.
+func newHTTPServer(h http.Handler, cfg config, logger *slog.Logger) *http.Server {
 	var protocols http.Protocols
 	protocols.SetHTTP1(true)
 	protocols.SetUnencryptedHTTP2(true) // h2c, for clients that ask for it
@@ -354,7 +445,7 @@ func newHTTPServer(h http.Handler, cfg config) *http.Server {
 	if write > 0 {
 		write += cfg.readTimeout
 	}
-	return &http.Server{
+	hs := &http.Server{
 		Handler:           h,
 		Protocols:         &protocols,
 		ReadHeaderTimeout: headers,
@@ -363,6 +454,18 @@ func newHTTPServer(h http.Handler, cfg config) *http.Server {
 		IdleTimeout:       orNone(cfg.idleTimeout), // 0 would mean ReadTimeout
 		MaxHeaderBytes:    maxHeaderBytes,
 	}
+	if logger != nil {
+		hs.ErrorLog = slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
+		hs.ConnState = func(c net.Conn, st http.ConnState) {
+			switch st {
+			case http.StateNew:
+				logger.Debug("connection opened", "remote", c.RemoteAddr().String())
+			case http.StateClosed, http.StateHijacked:
+				logger.Debug("connection closed", "remote", c.RemoteAddr().String(), "state", st.String())
+			}
+		}
+	}
+	return hs
 }
 
 // orNone is a flag's duration for the fields of httprpc and stream, where 0

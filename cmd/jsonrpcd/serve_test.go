@@ -63,7 +63,7 @@ func startServing(t *testing.T, srv *jsonrpc.Server, args ...string) *serving {
 	s := &serving{shuttingDown: make(chan struct{}), done: make(chan int, 1), cancel: cancel, errOut: &syncBuffer{}}
 	pr, pw := io.Pipe()
 	go func() {
-		s.done <- serveNetwork(ctx, srv, cfg, pw, s.errOut)
+		s.done <- serveNetwork(ctx, srv, cfg, pw, s.errOut, nil)
 		pw.Close()
 	}()
 	ready := make(chan struct{})
