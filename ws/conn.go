@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"math"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,6 +33,7 @@ type wsConn struct {
 	readTimeout  time.Duration
 	writeTimeout time.Duration
 	closeDone    chan struct{} // closed when the close begun by startClose has ended
+	log          *slog.Logger  // the Handler's Logger with the remote address, or nil
 
 	// Set by attach, before the read loop starts.
 	ctx     context.Context
@@ -126,6 +129,11 @@ func (c *wsConn) Read() ([]byte, error) {
 			return nil, err
 		}
 		if err != nil {
+			if c.log != nil && (int64(len(c.buf)) > c.limit || strings.Contains(err.Error(), "read limited")) {
+				// The library failed the read at the limit (SetReadLimit)
+				// and closes with 1009.
+				c.log.LogAttrs(c.ctx, slog.LevelWarn, "closing", slog.Int("code", int(websocket.StatusMessageTooBig)), slog.String("reason", "message too large"), slog.Int64("limit", c.limit))
+			}
 			return nil, err
 		}
 		switch act {
@@ -188,6 +196,9 @@ func (c *wsConn) Close() error { return c.conn.CloseNow() }
 func (c *wsConn) finish() {
 	c.buffered.Give(c.taken) // the message being read, if any, is dropped
 	c.taken = 0
+	if c.log != nil {
+		defer c.log.LogAttrs(context.Background(), slog.LevelDebug, "connection closed")
+	}
 	c.mu.Lock()
 	started, killed := c.closeSent, c.killed
 	c.closing = true
@@ -370,6 +381,13 @@ func (c *wsConn) startClose(code websocket.StatusCode, reason string) {
 	}
 	c.closing, c.closeSent = true, true
 	c.disarm()
+	if c.log != nil {
+		level := slog.LevelWarn
+		if code == websocket.StatusGoingAway {
+			level = slog.LevelDebug // idle, or shutting down
+		}
+		c.log.LogAttrs(c.ctx, level, "closing", slog.Int("code", int(code)), slog.String("reason", reason))
+	}
 	conn, p := c.conn, c.peer
 	go func() {
 		if code == websocket.StatusGoingAway {

@@ -77,6 +77,7 @@ package ws
 
 import (
 	"context"
+	"log/slog"
 	"net"
 	"net/http"
 	"sync"
@@ -149,6 +150,16 @@ type Handler struct {
 	// by the Server's jsonrpc.Limits.MaxRunning, past which a call runs on
 	// the connection's reading goroutine, which stops reading meanwhile.
 	MaxInFlight int
+
+	// Logger, when set, receives structured records of what the Handler
+	// does, each connection's with its "remote" address: at
+	// slog.LevelDebug a connection opened and closed; at slog.LevelWarn
+	// an upgrade refused (MaxConns, shutting down), a connection closed
+	// for a limit (MaxMessage, MaxBuffered, ReadTimeout), and messages
+	// refused (see peer.Options.Logger); at slog.LevelInfo shutdown
+	// progress. nil logs nothing. Panics of methods are the Server's to
+	// log (jsonrpc.UseLogger).
+	Logger *slog.Logger
 
 	// Order is how a connection runs its peer's messages: peer.Ordered
 	// (the zero value), peer.Sequential or peer.Concurrent.
@@ -239,17 +250,26 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	drained := h.drained
 	conns := h.snapshot()
 	h.mu.Unlock()
+	if h.Logger != nil {
+		h.Logger.LogAttrs(ctx, slog.LevelInfo, "shutting down", slog.Int("conns", len(conns)))
+	}
 	for _, c := range conns {
 		c.stop()
 	}
 	select {
 	case <-drained:
+		if h.Logger != nil {
+			h.Logger.LogAttrs(ctx, slog.LevelInfo, "shutdown complete", slog.Int("conns", len(conns)))
+		}
 		return nil
 	case <-ctx.Done():
 	}
 	h.mu.Lock()
 	conns = h.snapshot()
 	h.mu.Unlock()
+	if h.Logger != nil {
+		h.Logger.LogAttrs(ctx, slog.LevelWarn, "shutdown timed out; closing the connections left", slog.Int("conns", len(conns)), slog.Any("error", ctx.Err()))
+	}
 	for _, c := range conns {
 		c.kill()
 	}
@@ -326,6 +346,9 @@ func timeout(v, def time.Duration) time.Duration {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c, refused := h.admit()
 	if c == nil {
+		if h.Logger != nil {
+			h.Logger.LogAttrs(r.Context(), slog.LevelWarn, "upgrade refused", slog.String("remote", r.RemoteAddr), slog.String("reason", refused))
+		}
 		http.Error(w, refused, http.StatusServiceUnavailable)
 		return
 	}
@@ -351,7 +374,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// connection to a goroutine of its own (see peer.Conn.Run).
 	ctx, cancel := context.WithCancel(transport.WithContextValue(context.WithoutCancel(r.Context()), r))
 	watch := context.AfterFunc(r.Context(), cancel)
+	var log *slog.Logger
+	if h.Logger != nil {
+		log = h.Logger.With(slog.String("remote", r.RemoteAddr))
+		log.LogAttrs(ctx, slog.LevelDebug, "connection opened")
+	}
+	c.log = log
 	p := peer.New(ctx, c, peer.Options{
+		Logger:      log,
 		Server:      h.Server,
 		Order:       h.Order,
 		MaxInFlight: orDefault(h.MaxInFlight, DefaultMaxInFlight),
