@@ -356,6 +356,7 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 				ReadTimeout:  orNone(cfg.readTimeout),
 				WriteTimeout: orNone(cfg.writeTimeout),
 				IdleTimeout:  orNone(cfg.idleTimeout),
+				Logger:       with(logger, "transport", "ws"),
 			}
 			mux.Handle("/ws", wh)
 		}
