@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
@@ -501,62 +502,62 @@ func TestOrderedNotifications(t *testing.T) {
 
 // TestCancelDoesNotDelayCaller: when a call's context ends, Call returns
 // at once, even while the cancel notification cannot be written (the peer
-// reads nothing more); the notification goes out once it can.
+// reads nothing more); the notification goes out once it can. In a
+// synctest bubble, "at once" is exact: no time passes.
 func TestCancelDoesNotDelayCaller(t *testing.T) {
-	leaktest.Check(t)
-	cc, sc := net.Pipe()
-	defer sc.Close()
-	c := client.New(client.Stream(cc, nil), client.UseProtocol(peer.LSP))
-	defer c.Close()
-	rd := stream.Line.NewReader(sc, 1<<20)
-	read := make(chan string, 4)
-	proceed := make(chan struct{})
-	go func() {
-		for i := 0; ; i++ {
-			if i == 1 {
-				<-proceed // the server stops reading after the call
+	synctest.Test(t, func(t *testing.T) {
+		cc, sc := net.Pipe()
+		c := client.New(client.Stream(cc, nil), client.UseProtocol(peer.LSP))
+		rd := stream.Line.NewReader(sc, 1<<20)
+		read := make(chan string, 4)
+		proceed := make(chan struct{})
+		go func() {
+			defer close(read)
+			for i := 0; ; i++ {
+				if i == 1 {
+					<-proceed // the server stops reading after the call
+				}
+				msg, err := rd.Read()
+				if err != nil {
+					return
+				}
+				read <- string(msg)
 			}
-			msg, err := rd.Read()
-			if err != nil {
-				close(read)
-				return
-			}
-			read <- string(msg)
+		}()
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			_, err := c.CallRaw(ctx, "slow", nil)
+			done <- err
+		}()
+		if got := <-read; !strings.Contains(got, `"method":"slow"`) {
+			t.Fatalf("server read %s", got)
 		}
-	}()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.CallRaw(ctx, "slow", nil)
-		done <- err
-	}()
-	if got := <-read; !strings.Contains(got, `"method":"slow"`) {
-		t.Fatalf("server read %s", got)
-	}
-	// The server reads nothing more: over net.Pipe the cancel
-	// notification's write waits.
-	start := time.Now()
-	cancel()
-	select {
-	case err := <-done:
-		if !errors.Is(err, context.Canceled) {
+		// The server reads nothing more: over net.Pipe the cancel
+		// notification's write waits.
+		start := time.Now()
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v, want context.Canceled", err)
 		}
-	case <-time.After(wait):
-		t.Fatal("Call did not return after its context was cancelled")
-	}
-	if d := time.Since(start); d > time.Second {
-		t.Fatalf("Call returned %v after the cancel", d)
-	}
-	close(proceed)
-	select {
-	case got := <-read:
-		if got != `{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}` {
+		if d := time.Since(start); d != 0 {
+			t.Fatalf("Call returned %v after the cancel, want at once", d)
+		}
+		synctest.Wait() // the cancel's write is blocked, durably
+		select {
+		case got := <-read:
+			t.Fatalf("server read %s before it read again", got)
+		default:
+		}
+		close(proceed)
+		if got := <-read; got != `{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}` {
 			t.Fatalf("server read %s, want the cancel notification", got)
 		}
-	case <-time.After(wait):
-		t.Fatal("the cancel notification was not sent")
-	}
+		c.Close()
+		sc.Close()
+		for range read {
+		}
+	})
 }
 
 // TestProgress: a method reports progress on the token its caller sent;
