@@ -209,6 +209,25 @@ func (b *inbuf) fill(limit int) error {
 	return b.err
 }
 
+// maxKept is the largest read buffer kept once its message has been
+// read: a buffer grown past it for a large message is given back when the
+// next message is read, so that an idle connection holds bufSize, not its
+// largest message. Messages up to it grow no buffer more than once.
+const maxKept = 64 << 10
+
+// shrink gives back a buffer grown past maxKept, keeping the unread input,
+// when that fits half the initial size. The Readers call it as they begin
+// a message, when nothing they returned is still valid.
+func (b *inbuf) shrink() {
+	if len(b.buf) <= maxKept || b.w-b.r > bufSize/2 {
+		return
+	}
+	nb := make([]byte, bufSize)
+	b.w = copy(nb, b.buf[b.r:b.w])
+	b.r, b.spaceAt = 0, -1
+	b.buf = nb
+}
+
 // drop discards the unread input.
 func (b *inbuf) drop() { b.r, b.w, b.spaceAt = 0, 0, -1 }
 

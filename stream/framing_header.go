@@ -39,6 +39,7 @@ func (h *headerReader) Read() ([]byte, error) {
 	}
 	defer func() { h.inMsg = false }()
 	in := &h.in
+	in.shrink()
 	// The header block.
 	length := int64(-1)
 	block := 0    // header bytes consumed

@@ -32,6 +32,7 @@ func (l *lineReader) begun() bool { return l.pending || !l.in.onlySpace() }
 
 func (l *lineReader) Read() ([]byte, error) {
 	in := &l.in
+	in.shrink()
 	for {
 		if i := bytes.IndexByte(in.buf[in.r+l.scanned:in.w], '\n'); i >= 0 {
 			end := in.r + l.scanned + i

@@ -45,6 +45,7 @@ func (x *rawReader) Read() ([]byte, error) {
 		return nil, x.err
 	}
 	in := &x.in
+	in.shrink()
 	for {
 		if x.scanned == 0 {
 			// Skip white space between values.

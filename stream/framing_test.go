@@ -314,7 +314,9 @@ func TestPartialMessageBounded(t *testing.T) {
 		fill  byte
 		bound uint64 // bytes the Reader may allocate
 	}{
-		{"Line", Line, `{"jsonrpc":"2.0","params":["`, 'x', 3 * max},
+		// Line reads on past the limit to the end of the line, in the
+		// buffer of the initial size it goes back to (shrink).
+		{"Line", Line, `{"jsonrpc":"2.0","params":["`, 'x', 3*max + bufSize},
 		{"Raw string", Raw, `{"jsonrpc":"2.0","params":["`, 'x', 3 * max},
 		{"Raw nesting", Raw, ``, '[', 3 * max},
 		{"Header at the limit", Header, fmt.Sprintf("Content-Length: %d\r\n\r\n", max), 'x', 3 * max},
@@ -343,4 +345,48 @@ func TestPartialMessageBounded(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReaderGivesBackGrownBuffer: after a message larger than maxKept, a
+// Reader goes back to a buffer of the initial size when it reads the next
+// message, on every framing, and the messages read are intact.
+func TestReaderGivesBackGrownBuffer(t *testing.T) {
+	big := `{"jsonrpc":"2.0","method":"echo","params":["` + strings.Repeat("x", 1<<20) + `"],"id":1}`
+	small := `{"jsonrpc":"2.0","method":"echo","params":["y"],"id":2}`
+	for _, fr := range framings {
+		t.Run(fr.name, func(t *testing.T) {
+			var stream bytes.Buffer
+			w := fr.f.NewWriter(&stream)
+			for _, m := range []string{big, small, small} {
+				if err := w.Write([]byte(m)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w.Flush()
+			r := fr.f.NewReader(&stream, 4<<20)
+			in := readerBuf(r)
+			for i, want := range []string{big, small, small} {
+				msg, err := r.Read()
+				if err != nil || string(msg) != want {
+					t.Fatalf("message %d: %d bytes, %v", i, len(msg), err)
+				}
+				if i > 0 && len(in.buf) > maxKept {
+					t.Fatalf("message %d: the buffer still holds %d bytes", i, len(in.buf))
+				}
+			}
+		})
+	}
+}
+
+// readerBuf returns the inbuf of one of this package's Readers.
+func readerBuf(r Reader) *inbuf {
+	switch r := r.(type) {
+	case *lineReader:
+		return &r.in
+	case *headerReader:
+		return &r.in
+	case *rawReader:
+		return &r.in
+	}
+	panic("not a Reader of this package")
 }
