@@ -1,0 +1,80 @@
+package peer_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/client"
+	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/stream"
+)
+
+// A method asks its caller a question before it answers: it reaches the
+// connection through its context, and is registered Blocking because it
+// waits for the answer.
+func ExampleFromContext() {
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("greet", func(ctx context.Context) (string, error) {
+		var name string
+		if err := peer.FromContext(ctx).Call(ctx, "whoami", nil, &name); err != nil {
+			return "", err
+		}
+		return "hello " + name, nil
+	}, jsonrpc.Blocking())
+	s := &stream.Server{Server: srv}
+	cc, sc := net.Pipe()
+	go s.ServeConn(context.Background(), sc)
+	defer s.Close()
+
+	// The client answers the server's "whoami" on the same connection.
+	mine := jsonrpc.NewServer()
+	mine.MustRegister("whoami", func() string { return "ada" })
+	c := client.New(client.Stream(cc, stream.Line), client.Serve(mine))
+	defer c.Close()
+
+	greeting, err := client.Call[string](context.Background(), c, "greet", nil)
+	fmt.Println(greeting, err)
+	// Output: hello ada <nil>
+}
+
+// A Topic sends what is published to every subscribed connection, in
+// go-ethereum's eth_subscription shape.
+func ExampleTopic() {
+	heads := &peer.Topic{Method: "eth_subscription"}
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("eth_subscribe", func(ctx context.Context, kind string) string {
+		return heads.Subscribe(peer.FromContext(ctx)).ID()
+	})
+	s := &stream.Server{Server: srv}
+	cc, sc := net.Pipe()
+	go s.ServeConn(context.Background(), sc)
+	defer s.Close()
+
+	got := make(chan int)
+	mine := jsonrpc.NewServer()
+	mine.MustRegister("eth_subscription", func(p struct {
+		Subscription string `json:"subscription"`
+		Result       struct {
+			Number int `json:"number"`
+		} `json:"result"`
+	}) {
+		got <- p.Result.Number
+	})
+	c := client.New(client.Stream(cc, stream.Line), client.Serve(mine))
+	defer c.Close()
+
+	if _, err := client.Call[string](context.Background(), c, "eth_subscribe", []any{"newHeads"}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for n := range 3 {
+		heads.Publish(map[string]int{"number": 100 + n})
+		fmt.Println("new head", <-got)
+	}
+	// Output:
+	// new head 100
+	// new head 101
+	// new head 102
+}
