@@ -28,6 +28,14 @@
 // it comes, is discarded. When the channel fails, every pending call and every
 // later one fails with an error wrapping ErrClosed and the channel's error.
 //
+// # In production
+//
+// Timeout bounds the calls that have no deadline of their own; Retry sends
+// idempotent calls again after failures that say the server did not answer
+// them, with backoff; Redial makes a client that dials a new channel when
+// its channel breaks, failing the calls in flight with ErrConnectionLost.
+// None of them is on by default.
+//
 // # Concurrency
 //
 // A Client is safe for concurrent use by multiple goroutines.
