@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"sync"
+	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
 )
@@ -188,7 +190,28 @@ func (h *httpChannel) Send(ctx context.Context, msg []byte) error {
 		return nil
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
-	return fmt.Errorf("jsonrpc: HTTP %s from %s", resp.Status, h.url)
+	e := &HTTPStatusError{StatusCode: resp.StatusCode, Status: resp.Status, URL: h.url}
+	if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs >= 0 {
+		e.RetryAfter = time.Duration(secs) * time.Second
+	}
+	return e
+}
+
+// An HTTPStatusError is the error of a call over HTTP answered with a
+// status other than 200 OK (the answer) and 204 No Content (the answer to
+// notifications only): the server, or a proxy before it, refused the
+// request or failed. Retry retries 502, 503 and 504.
+type HTTPStatusError struct {
+	StatusCode int    // 503
+	Status     string // "503 Service Unavailable"
+	URL        string // the channel's
+	// RetryAfter is the Retry-After header's delay, when it gave one in
+	// seconds.
+	RetryAfter time.Duration
+}
+
+func (e *HTTPStatusError) Error() string {
+	return fmt.Sprintf("jsonrpc: HTTP %s from %s", e.Status, e.URL)
 }
 
 // sendError returns the error of a request that failed: ctx's error when

@@ -28,6 +28,14 @@
 // it comes, is discarded. When the channel fails, every pending call and every
 // later one fails with an error wrapping ErrClosed and the channel's error.
 //
+// # In production
+//
+// Timeout bounds the calls that have no deadline of their own; Retry sends
+// idempotent calls again after failures that say the server did not answer
+// them, with backoff; Redial makes a client that dials a new channel when
+// its channel breaks, failing the calls in flight with ErrConnectionLost.
+// None of them is on by default.
+//
 // # Concurrency
 //
 // A Client is safe for concurrent use by multiple goroutines.
@@ -36,7 +44,10 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/peer"
@@ -63,53 +74,122 @@ type Channel interface {
 
 // Client is a JSON-RPC 2.0 client over a Channel: a peer.Conn that calls
 // its server and, with the Serve option, answers the server's calls. Use
-// New to make one.
+// New to make one, or Redial for one that dials a new channel when its
+// channel breaks.
 type Client struct {
+	opts options
+	dial func(context.Context) (Channel, error) // Redial's; nil for New
+
+	mu       sync.Mutex
+	cur      *session  // the channel of the moment; nil before Redial's first dial
+	closed   bool      // Close was called
+	dialing  *dialCall // the dial in progress (Redial); nil if none
+	dialErr  error     // the error of the last failed dial
+	failures int       // dials failed in a row
+	nextDial time.Time // no dial before then (backoff)
+}
+
+// session is one channel of a client and the peer.Conn over it.
+type session struct {
 	conn *peer.Conn
 	ch   Channel
 	stop context.CancelFunc
 	done chan struct{} // closed when the read loop has stopped
 }
 
+func newSession(ch Channel, o peer.Options, end func(*session)) *session {
+	ctx, stop := context.WithCancel(context.Background())
+	s := &session{ch: ch, stop: stop, done: make(chan struct{})}
+	s.conn = peer.New(ctx, channelTransport{ch}, o)
+	go s.conn.Run(func(error) {
+		if end != nil {
+			end(s)
+		}
+		close(s.done)
+	})
+	return s
+}
+
+// broken reports whether the session's read loop has ended.
+func (s *session) broken() bool {
+	select {
+	case <-s.conn.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// close closes the channel, cancels the session's methods and waits for
+// the read loop to stop.
+func (s *session) close() error {
+	err := s.ch.Close()
+	s.stop()
+	<-s.done
+	return err
+}
+
+// options are a client's settings.
+type options struct {
+	peer    peer.Options
+	timeout time.Duration
+	retry   *RetryPolicy
+}
+
 // An Option configures a Client.
-type Option func(*peer.Options)
+type Option func(*options)
 
 // Serve makes the client answer the server's calls and notifications with
 // srv. Without it, a call from the server is answered "Method not found".
-func Serve(srv *jsonrpc.Server) Option { return func(o *peer.Options) { o.Server = srv } }
+func Serve(srv *jsonrpc.Server) Option { return func(o *options) { o.peer.Server = srv } }
 
 // UseProtocol makes the client speak p's cancel and progress notifications
 // (peer.LSP, peer.MCP): when the context of a call ends, the server is
 // sent the cancel notification, and the server's cancel notifications
 // cancel the client's methods.
-func UseProtocol(p peer.Protocol) Option { return func(o *peer.Options) { o.Protocol = p } }
+func UseProtocol(p peer.Protocol) Option { return func(o *options) { o.peer.Protocol = p } }
+
+func makeOptions(opts []Option) options {
+	o := options{peer: peer.Options{Caller: true, Order: peer.Concurrent}}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
 
 // New returns a client that sends over ch and starts the goroutine that
 // reads what the server sends. Close the client to stop it.
 func New(ch Channel, opts ...Option) *Client {
-	o := peer.Options{Caller: true, Order: peer.Concurrent}
-	for _, opt := range opts {
-		opt(&o)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	c := &Client{ch: ch, stop: stop, done: make(chan struct{})}
-	c.conn = peer.New(ctx, channelTransport{ch}, o)
-	go c.conn.Run(func(error) { close(c.done) })
+	c := &Client{opts: makeOptions(opts)}
+	c.cur = newSession(ch, c.opts.peer, nil)
 	return c
 }
 
 // Conn returns the client's connection, to notify the server or ask for
-// progress (peer.Conn.OnProgress).
-func (c *Client) Conn() *peer.Conn { return c.conn }
+// progress (peer.Conn.OnProgress). For a client made by Redial it is the
+// connection of the moment, which a reconnection replaces, or nil before
+// the first call has dialed one.
+func (c *Client) Conn() *peer.Conn {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cur == nil {
+		return nil
+	}
+	return c.cur.conn
+}
 
 // Close closes the channel and fails the calls still pending with an error
 // wrapping ErrClosed. It cancels the client's own methods and waits for
 // the reading goroutine to stop.
 func (c *Client) Close() error {
-	err := c.ch.Close()
-	c.stop()
-	<-c.done
-	return err
+	c.mu.Lock()
+	c.closed = true
+	s := c.cur
+	c.mu.Unlock()
+	if s == nil {
+		return nil
+	}
+	return s.close()
 }
 
 // channelTransport is a Channel as a peer.Transport: each message is sent
@@ -145,13 +225,21 @@ func Call[T any](ctx context.Context, c Caller, method string, params any) (T, e
 
 // CallRaw calls method with params and returns its result as sent.
 func (c *Client) CallRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	return c.conn.CallRaw(ctx, method, params)
+	var raw json.RawMessage
+	err := c.do(ctx, method, c.idempotent(ctx, method), func(ctx context.Context, conn *peer.Conn) error {
+		var err error
+		raw, err = conn.CallRaw(ctx, method, params)
+		return err
+	})
+	return raw, err
 }
 
 // Notify sends a notification: a call without an id, which gets no
-// response.
+// response. It is never retried (see Retry).
 func (c *Client) Notify(ctx context.Context, method string, params any) error {
-	return c.conn.Notify(ctx, method, params)
+	return c.do(ctx, method, false, func(ctx context.Context, conn *peer.Conn) error {
+		return conn.Notify(ctx, method, params)
+	})
 }
 
 // A Spec is one call of a batch.
@@ -163,7 +251,71 @@ type Result = peer.Result
 // Batch sends specs as one batch and waits for all their responses. It
 // returns one Result per spec, in order (notifications get a zero Result).
 // The error is about the batch as a whole: it could not be sent, or ctx
-// ended first.
+// ended first. With Retry, a batch whose methods are all idempotent is sent
+// again as a whole when it failed as a whole; the error answers of single
+// calls in it are never retried.
 func (c *Client) Batch(ctx context.Context, specs []Spec) ([]Result, error) {
-	return c.conn.Batch(ctx, specs)
+	idempotent := len(specs) > 0
+	for _, s := range specs {
+		idempotent = idempotent && c.idempotent(ctx, s.Method)
+	}
+	var results []Result
+	err := c.do(ctx, "batch", idempotent, func(ctx context.Context, conn *peer.Conn) error {
+		var err error
+		results, err = conn.Batch(ctx, specs)
+		return err
+	})
+	return results, err
+}
+
+// do runs one call, notification or batch, what, with f on the connection
+// of the moment: under the Timeout when ctx has no deadline, again on the
+// errors Retry retries when it is idempotent, on a new connection when the
+// client redials.
+func (c *Client) do(ctx context.Context, what string, idempotent bool, f func(context.Context, *peer.Conn) error) error {
+	parent := ctx
+	if d := c.opts.timeout; d > 0 {
+		if _, ok := ctx.Deadline(); !ok {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, d)
+			defer cancel()
+		}
+	}
+	var err error
+	attempt := 0
+	waited := false // the deadline ended a wait between attempts
+	for !waited {
+		attempt++
+		var s *session
+		s, err = c.session(ctx)
+		if err == nil {
+			err = c.lost(s, f(ctx, s.conn))
+		}
+		if err == nil {
+			return nil
+		}
+		wait, again := c.retryWait(ctx, s, err, idempotent, attempt)
+		if !again {
+			break
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			if parent.Err() != nil {
+				return parent.Err()
+			}
+			waited = true
+		}
+	}
+	if ctx != parent && parent.Err() == nil && (waited || errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil) {
+		// The Timeout's own deadline passed.
+		var last error
+		if waited {
+			last = err
+		}
+		return newTimeoutError(what, c.opts.timeout, attempt, last)
+	}
+	return err
 }

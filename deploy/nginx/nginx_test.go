@@ -1,0 +1,489 @@
+package nginx_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/jsonrpc-go/jsonrpc/client"
+	"github.com/jsonrpc-go/jsonrpc/deploy/nginx"
+	"github.com/jsonrpc-go/jsonrpc/ws"
+)
+
+// nginxBinary returns the path of nginx, or skips the test when there is
+// none, unless JSONRPC_NGINX=required, as CI sets it, which fails it.
+func nginxBinary(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{"nginx", "/usr/sbin/nginx"} {
+		if path, err := exec.LookPath(p); err == nil {
+			return path
+		}
+	}
+	if os.Getenv("JSONRPC_NGINX") == "required" {
+		t.Fatal("nginx is not installed, and JSONRPC_NGINX=required")
+	}
+	t.Skip("nginx is not installed (Debian: apt-get install nginx); JSONRPC_NGINX=required fails instead")
+	return ""
+}
+
+var jsonrpcd struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// jsonrpcdBinary builds cmd/jsonrpcd once, by package path, so that it is
+// found in the workspace wherever its module is.
+func jsonrpcdBinary(t *testing.T) string {
+	t.Helper()
+	jsonrpcd.once.Do(func() {
+		dir, err := os.MkdirTemp("", "jsonrpcd")
+		if err != nil {
+			jsonrpcd.err = err
+			return
+		}
+		jsonrpcd.path = filepath.Join(dir, "jsonrpcd")
+		out, err := exec.Command("go", "build", "-o", jsonrpcd.path, "github.com/jsonrpc-go/jsonrpc/cmd/jsonrpcd").CombinedOutput()
+		if err != nil {
+			jsonrpcd.err = fmt.Errorf("go build cmd/jsonrpcd: %v\n%s", err, out)
+		}
+	})
+	if jsonrpcd.err != nil {
+		t.Fatal(jsonrpcd.err)
+	}
+	return jsonrpcd.path
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if jsonrpcd.path != "" {
+		os.RemoveAll(filepath.Dir(jsonrpcd.path))
+	}
+	os.Exit(code)
+}
+
+// freeAddr returns a loopback address with a port that was free a moment
+// ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// waitListening waits until addr accepts connections.
+func waitListening(t *testing.T, what, addr string, exited <-chan struct{}, log func() string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		conn, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			conn.Close()
+			return
+		}
+		select {
+		case <-exited:
+			t.Fatalf("%s exited before it listened on %s:\n%s", what, addr, log())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s does not listen on %s after 10s: %v\n%s", what, addr, err, log())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// lockedBuffer collects a process's output.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// A process is a child process the test started.
+type process struct {
+	cmd    *exec.Cmd
+	out    lockedBuffer
+	exited chan struct{}
+}
+
+func start(t *testing.T, name string, args ...string) *process {
+	t.Helper()
+	p := &process{cmd: exec.Command(name, args...), exited: make(chan struct{})}
+	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.out
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.cmd.Wait(); close(p.exited) }()
+	t.Cleanup(func() { p.stop(t) })
+	return p
+}
+
+// stop asks the process to exit (SIGTERM: jsonrpcd's graceful shutdown,
+// nginx's fast one), and kills it after 10 s.
+func (p *process) stop(t *testing.T) {
+	select {
+	case <-p.exited:
+		return
+	default:
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.exited:
+	case <-time.After(10 * time.Second):
+		t.Errorf("%s did not exit within 10s of SIGTERM; killed", p.cmd.Path)
+		p.cmd.Process.Kill()
+		<-p.exited
+	}
+}
+
+// kill kills the process at once, as a crash would.
+func (p *process) kill() {
+	p.cmd.Process.Kill()
+	<-p.exited
+}
+
+// startJsonrpcd starts n jsonrpcd processes, HTTP and WebSocket only, each
+// on a loopback port of its own, and returns their addresses.
+func startJsonrpcd(t *testing.T, n int) ([]string, []*process) {
+	t.Helper()
+	bin := jsonrpcdBinary(t)
+	var addrs []string
+	var procs []*process
+	for range n {
+		addr := freeAddr(t)
+		p := start(t, bin, "-http", addr, "-tcp", "")
+		waitListening(t, "jsonrpcd", addr, p.exited, p.out.String)
+		addrs, procs = append(addrs, addr), append(procs, p)
+	}
+	return addrs, procs
+}
+
+// startNginx starts nginx in front of backends, with a prefix directory of
+// its own, and returns its address.
+func startNginx(t *testing.T, backends []string) string {
+	t.Helper()
+	bin := nginxBinary(t)
+	dir := t.TempDir()
+	p := nginx.Params{Dir: dir, Listen: freeAddr(t), Backends: backends, Workers: 1, Root: os.Geteuid() == 0}
+	var conf bytes.Buffer
+	if err := nginx.Write(&conf, p); err != nil {
+		t.Fatal(err)
+	}
+	confPath := filepath.Join(dir, "nginx.conf")
+	if err := os.WriteFile(confPath, conf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	proc := start(t, bin, "-p", dir, "-c", confPath, "-e", filepath.Join(dir, "error.log"))
+	log := func() string {
+		b, _ := os.ReadFile(filepath.Join(dir, "error.log"))
+		return proc.out.String() + string(b)
+	}
+	waitListening(t, "nginx", p.Listen, proc.exited, log)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("nginx's error log:\n%s", log())
+		}
+	})
+	return p.Listen
+}
+
+// post sends one call of addInt to url with the headers h and returns the
+// answer and the process that gave it (X-Upstream).
+func post(t *testing.T, url string, h http.Header) (string, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","method":"addInt","params":[1,2],"id":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range h {
+		req.Header[k] = v
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return strings.TrimSpace(string(body)), resp.Header.Get("X-Upstream")
+}
+
+// The recipe's routing: HTTP round-robin over the processes, by header or
+// path to one process, and a WebSocket connection to one process for its
+// lifetime.
+func TestRouting(t *testing.T) {
+	backends, _ := startJsonrpcd(t, 2)
+	addr := startNginx(t, backends)
+	const want = `{"jsonrpc":"2.0","result":3,"id":1}`
+
+	seen := map[string]int{}
+	for range 20 {
+		answer, upstream := post(t, "http://"+addr+"/", nil)
+		if answer != want {
+			t.Fatalf("POST / answered %s, want %s", answer, want)
+		}
+		seen[upstream]++
+	}
+	if seen[backends[0]] != 10 || seen[backends[1]] != 10 {
+		t.Errorf("20 calls to / went to %v, want 10 to each of %v", seen, backends)
+	}
+
+	for i, b := range backends {
+		for range 5 {
+			if answer, upstream := post(t, fmt.Sprintf("http://%s/node/%d/", addr, i), nil); answer != want || upstream != b {
+				t.Errorf("POST /node/%d/: %s from %s, want %s from %s", i, answer, upstream, want, b)
+			}
+			h := http.Header{"X-Jsonrpcd-Node": {fmt.Sprint(i)}}
+			if answer, upstream := post(t, "http://"+addr+"/", h); answer != want || upstream != b {
+				t.Errorf("POST / with X-Jsonrpcd-Node: %d: %s from %s, want %s from %s", i, answer, upstream, want, b)
+			}
+		}
+	}
+
+	// WebSocket: the handshake goes round-robin, then the connection
+	// stays; /node/N/ws reaches process N.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	seen = map[string]int{}
+	for _, path := range []string{"/ws", "/ws", "/node/1/ws"} {
+		conn, resp, err := websocket.Dial(ctx, "ws://"+addr+path, nil)
+		if err != nil {
+			t.Fatalf("WebSocket %s: %v", path, err)
+		}
+		upstream := resp.Header.Get("X-Upstream")
+		seen[upstream]++
+		if path == "/node/1/ws" && upstream != backends[1] {
+			t.Errorf("WebSocket /node/1/ws went to %s, want %s", upstream, backends[1])
+		}
+		for range 10 {
+			if err := conn.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","method":"addInt","params":[1,2],"id":1}`)); err != nil {
+				t.Fatal(err)
+			}
+			if _, msg, err := conn.Read(ctx); err != nil || string(msg) != want {
+				t.Fatalf("WebSocket %s: %s, %v", path, msg, err)
+			}
+		}
+		conn.Close(websocket.StatusNormalClosure, "")
+	}
+	if seen[backends[0]] != 1 || seen[backends[1]] != 2 {
+		t.Errorf("WebSocket connections went to %v, want one to %s and two to %s", seen, backends[0], backends[1])
+	}
+}
+
+// countingTransport counts the HTTP exchanges and the 502s.
+type countingTransport struct {
+	http.RoundTripper
+	requests, badGateway, failed atomic.Int64
+}
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.requests.Add(1)
+	resp, err := c.RoundTripper.RoundTrip(r)
+	switch {
+	case err != nil:
+		c.failed.Add(1)
+	case resp.StatusCode == http.StatusBadGateway:
+		c.badGateway.Add(1)
+	}
+	return resp, err
+}
+
+func newHTTPClient() (*http.Client, *countingTransport) {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 64
+	ct := &countingTransport{RoundTripper: tr}
+	return &http.Client{Transport: ct}, ct
+}
+
+// load makes calls of addInt from workers goroutines until n have been
+// made or d has passed, and returns how many were made and how many failed
+// (each failure is reported with t.Errorf, up to 10), or stop is closed.
+// after is called once, when half of n have been made.
+func load(t *testing.T, c client.Caller, n, workers int, d time.Duration, stop <-chan struct{}, after func()) (made, failed int64) {
+	t.Helper()
+	var next, done, bad atomic.Int64
+	var once sync.Once
+	deadline := time.Now().Add(d)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for time.Now().Before(deadline) {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				i := next.Add(1)
+				if i > int64(n) {
+					return
+				}
+				sum, err := client.Call[int64](context.Background(), c, "addInt", []int64{i, 1})
+				if err != nil || sum != i+1 {
+					if bad.Add(1) <= 10 {
+						t.Errorf("call %d: addInt = %d, %v; want %d", i, sum, err, i+1)
+					}
+				}
+				if done.Add(1) == int64(n/2) && after != nil {
+					once.Do(after)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return done.Load(), bad.Load()
+}
+
+// retryPolicy retries addInt, which is idempotent, until a process that
+// is left takes it: nginx answers 502 for the calls that were in flight on
+// a process that died, and leaves that process out for 5 s.
+var retryPolicy = client.RetryPolicy{
+	Attempts:   8,
+	Backoff:    20 * time.Millisecond,
+	MaxBackoff: 500 * time.Millisecond,
+	Idempotent: func(method string) bool { return method == "addInt" },
+}
+
+// A process dies in the middle of a load through nginx: every idempotent
+// call succeeds, retried by the client when the process died under it; a
+// WebSocket client on the process left keeps its connection, and one on
+// the process that died reconnects to the other.
+func TestFailover(t *testing.T) {
+	backends, procs := startJsonrpcd(t, 2)
+	addr := startNginx(t, backends)
+
+	// Two WebSocket clients, one on each process (round-robin, one nginx
+	// worker, no other request between their handshakes).
+	var wsClients [2]*client.Client
+	var wsDials [2]atomic.Int64
+	for i := range wsClients {
+		wsClients[i] = client.Redial(func(ctx context.Context) (client.Channel, error) {
+			wsDials[i].Add(1)
+			return ws.Dial(ctx, "ws://"+addr+"/ws", nil)
+		}, client.Retry(retryPolicy), client.Timeout(20*time.Second))
+		defer wsClients[i].Close()
+		if _, err := client.Call[int64](context.Background(), wsClients[i], "addInt", []int{1, 2}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	firstConns := [2]any{wsClients[0].Conn(), wsClients[1].Conn()}
+
+	hc, counts := newHTTPClient()
+	c := client.New(client.HTTP("http://"+addr+"/", hc), client.Retry(retryPolicy), client.Timeout(20*time.Second))
+	defer c.Close()
+
+	const calls, workers = 2000, 8
+	killed := make(chan struct{})
+	// The WebSocket clients call, one call at a time each, for as long as
+	// the HTTP load runs.
+	var wsMade, wsFailed [2]atomic.Int64
+	var wg sync.WaitGroup
+	httpDone := make(chan struct{})
+	for i, wc := range wsClients {
+		wg.Go(func() {
+			made, failed := load(t, wc, 1e6, 1, time.Minute, httpDone, nil)
+			wsMade[i].Add(made)
+			wsFailed[i].Add(failed)
+		})
+	}
+	start := time.Now()
+	made, failed := load(t, c, calls, workers, time.Minute, nil, func() {
+		procs[1].kill()
+		close(killed)
+	})
+	took := time.Since(start)
+	close(httpDone)
+	wg.Wait()
+	select {
+	case <-killed:
+	default:
+		t.Fatal("the load ended before a process was killed")
+	}
+	t.Logf("HTTP: %d calls of addInt from %d workers through nginx in %v, process 1 killed after %d: %d failed; %d HTTP exchanges, %d answered 502, %d failed",
+		made, workers, took.Round(time.Millisecond), calls/2, failed, counts.requests.Load(), counts.badGateway.Load(), counts.failed.Load())
+	if made != calls || failed != 0 {
+		t.Errorf("%d of %d calls made, %d failed; want every call to succeed", made, calls, failed)
+	}
+
+	// The WebSocket client on the process left kept its connection; the
+	// one on the process that died dialed again, and every call succeeded.
+	for i := range wsClients {
+		t.Logf("WebSocket client %d: %d calls, %d failed, %d dials", i, wsMade[i].Load(), wsFailed[i].Load(), wsDials[i].Load())
+		if wsFailed[i].Load() != 0 || wsMade[i].Load() == 0 {
+			t.Errorf("WebSocket client %d: %d calls made, %d failed", i, wsMade[i].Load(), wsFailed[i].Load())
+		}
+	}
+	// Call again, in case the client on process 1 had no call in flight
+	// when it died and has not noticed yet.
+	for i, wc := range wsClients {
+		if _, err := client.Call[int64](context.Background(), wc, "addInt", []int{1, 2}); err != nil {
+			t.Errorf("WebSocket client %d after the kill: %v", i, err)
+		}
+	}
+	var kept, moved int
+	for i, wc := range wsClients {
+		if wc.Conn() == firstConns[i] && wsDials[i].Load() == 1 {
+			kept++
+		} else {
+			moved++
+		}
+	}
+	if kept != 1 || moved != 1 {
+		t.Errorf("WebSocket clients: %d kept their connection and %d reconnected, want 1 and 1", kept, moved)
+	}
+}
+
+// TestThroughput measures the same load through nginx to one jsonrpcd
+// process and to two (go test -v -run Throughput ./nginx prints the
+// figures; the README's are from there).
+func TestThroughput(t *testing.T) {
+	nginxBinary(t)
+	const calls, workers = 20000, 16
+	rates := make([]float64, 2)
+	for n := 1; n <= 2; n++ {
+		backends, _ := startJsonrpcd(t, n)
+		addr := startNginx(t, backends)
+		hc, _ := newHTTPClient()
+		c := client.New(client.HTTP("http://"+addr+"/", hc))
+		load(t, c, 500, workers, 10*time.Second, nil, nil) // warm-up: connections, pools
+		start := time.Now()
+		made, failed := load(t, c, calls, workers, 10*time.Second, nil, nil)
+		took := time.Since(start)
+		c.Close()
+		rates[n-1] = float64(made) / took.Seconds()
+		t.Logf("nginx -> %d jsonrpcd: %d calls of addInt over HTTP from %d workers in %v: %.0f calls/s (%d failed)",
+			n, made, workers, took.Round(time.Millisecond), rates[n-1], failed)
+		if failed != 0 || made == 0 {
+			t.Errorf("%d processes: %d calls made, %d failed", n, made, failed)
+		}
+	}
+	t.Logf("2 processes / 1 process: %.2fx", rates[1]/rates[0])
+}
