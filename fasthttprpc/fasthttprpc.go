@@ -2,7 +2,8 @@
 // github.com/valyala/fasthttp instead of net/http.
 //
 // It answers the protocol of httprpc.Handler (one request document per
-// POST; 404, 405, 415, 413, 408, 204 and 200 as documented there) at a fraction
+// POST; 404, 405, 415, 413, 408, 400, 204 and 200 as documented there,
+// gzip bodies and answers included) at a fraction
 // of net/http's cost per request: fasthttp reuses its request and response
 // objects and allocates nothing per request in the steady state. Choose it
 // for many small calls over HTTP/1.1 keep-alive; keep net/http (package
@@ -51,6 +52,29 @@
 // body (404, 405, 415, 413, 408, 400), it closes the connection after the
 // answer: fasthttp would read the rest of the body as the next request.
 //
+// # Compression
+//
+// As httprpc.Handler does, the Handler decompresses a request body sent
+// with Content-Encoding gzip (or x-gzip) unless RefuseGzip is set, MaxBody
+// bounding the decompressed size, streamed or not: the body is inflated
+// with compress/gzip through a limit, and a body that inflates past it is
+// answered with 413 as soon as it does, never inflated further. (fasthttp's
+// Request.BodyGunzip has no limit, and is not used.) A streamed gzip body
+// is bounded by MaxBody as sent too. A body that is not valid gzip is
+// answered with 400; a Content-Encoding other than gzip and identity, or
+// gzip with RefuseGzip set, with 415 and an Accept-Encoding header. An
+// answer of CompressMin bytes or more is compressed at gzip.BestSpeed for a
+// client whose Accept-Encoding accepts gzip, with Content-Encoding gzip and
+// Vary: Accept-Encoding. The gzip readers and writers are pooled and the
+// answer is compressed into fasthttp's body buffer: a gzip request with a
+// compressed answer allocates once in the handler, the context, as an
+// uncompressed one does (TestGzipAllocs). A 4 KB request with a 4 KB
+// answer allocates twice, compressed or not, when they outgrow the pooled
+// buffer.
+//
+// Methods that read the body from the RequestCtx find it as sent,
+// compressed, when fasthttp read it; a streamed gzip body is not kept.
+//
 // # Differences from httprpc.Handler
 //
 // Methods run with the *fasthttp.RequestCtx as their context, which carries
@@ -64,6 +88,7 @@ package fasthttprpc
 import (
 	"errors"
 	"io"
+	"log/slog"
 	"os"
 	"slices"
 	"strconv"
@@ -88,7 +113,9 @@ type Handler struct {
 	// fasthttp.Server streams request bodies (StreamRequestBody): a larger
 	// one is answered with 413. DefaultMaxBody when MaxBody <= 0. Without
 	// streaming the limit is the server's MaxRequestBodySize, which fasthttp
-	// applies before the handler runs (see Request bodies).
+	// applies before the handler runs (see Request bodies). MaxBody bounds
+	// the decompressed size of a gzip body too, streamed or not (see
+	// Compression).
 	MaxBody int
 
 	// Sessions and SessionPrefix, when SessionPrefix is not empty, route
@@ -97,6 +124,31 @@ type Handler struct {
 	// the prefix itself Server, and anything else is answered with 404.
 	Sessions      *jsonrpc.Sessions
 	SessionPrefix string
+
+	// RefuseGzip answers a request whose body is compressed
+	// (Content-Encoding gzip) with 415, as the handler answers every other
+	// coding. By default a gzip body is decompressed, and MaxBody applies
+	// to the decompressed size as well (see Compression), so that a small
+	// body that inflates past MaxBody is answered with 413 as soon as it
+	// does.
+	RefuseGzip bool
+
+	// CompressMin is the smallest answer, in bytes, that is compressed
+	// with gzip for a client whose Accept-Encoding accepts it; smaller
+	// answers, and answers that compression would not make smaller, are
+	// sent as they are. DefaultCompressMin when CompressMin is 0; a
+	// negative CompressMin compresses no answer. Compression runs at
+	// gzip.BestSpeed, in pooled writers.
+	CompressMin int
+
+	// Logger, when set, logs at slog.LevelWarn each request the handler
+	// refuses with a 4xx or 5xx status (an unknown session, a method other
+	// than POST, an unsupported type or coding, a body too large, too slow
+	// or unreadable, and the requests that ErrorHandler answers), with the
+	// client's address ("remote"), the path ("path"), the status ("status")
+	// and why ("error"), as httprpc.Handler logs them. nil, the default,
+	// logs nothing.
+	Logger *slog.Logger
 }
 
 // ServeFastHTTP answers one HTTP request.
@@ -109,45 +161,82 @@ func (h *Handler) serve(ctx *fasthttp.RequestCtx, limit int) {
 	if h.SessionPrefix != "" {
 		var ok bool
 		if srv, ok = transport.Route(h.Server, h.Sessions, h.SessionPrefix, string(ctx.Path())); !ok {
-			ctx.Error("jsonrpc: no such session", fasthttp.StatusNotFound)
+			h.refuse(ctx, "jsonrpc: no such session", fasthttp.StatusNotFound)
 			closeIfUnread(ctx)
 			return
 		}
 	}
 	if !ctx.IsPost() {
-		ctx.Error("jsonrpc: method not allowed; use POST", fasthttp.StatusMethodNotAllowed)
+		h.refuse(ctx, "jsonrpc: method not allowed; use POST", fasthttp.StatusMethodNotAllowed)
 		ctx.Response.Header.Set("Allow", fasthttp.MethodPost) // after Error, which resets the headers
 		closeIfUnread(ctx)
 		return
 	}
 	if ct := ctx.Request.Header.ContentType(); !isJSON(ct) {
-		ctx.Error("jsonrpc: unsupported Content-Type; use application/json", fasthttp.StatusUnsupportedMediaType)
+		h.refuse(ctx, "jsonrpc: unsupported Content-Type; use application/json", fasthttp.StatusUnsupportedMediaType)
 		closeIfUnread(ctx)
 		return
+	}
+	coding := requestCoding(ctx.Request.Header.PeekAll(fasthttp.HeaderContentEncoding))
+	if coding == unsupported || coding == gzipped && h.RefuseGzip {
+		accept := "gzip, identity"
+		if h.RefuseGzip {
+			accept = "identity"
+		}
+		h.refuse(ctx, "jsonrpc: unsupported Content-Encoding; use "+accept, fasthttp.StatusUnsupportedMediaType)
+		ctx.Response.Header.Set(fasthttp.HeaderAcceptEncoding, accept)
+		closeIfUnread(ctx)
+		return
+	}
+	if limit <= 0 {
+		limit = DefaultMaxBody
 	}
 
 	x := exchanges.Get().(*exchange)
 	x.ctx = ctx
-	var req, dst []byte
-	if ctx.Request.IsBodyStream() {
-		if limit <= 0 {
-			limit = DefaultMaxBody
-		}
-		var err error
+	var (
+		req, dst []byte
+		err      error
+	)
+	streamed := ctx.Request.IsBodyStream()
+	switch {
+	case coding == gzipped && streamed:
+		req, err = readGzipStream(x.buf[:0], ctx, limit)
+		x.buf = req
+	case coding == gzipped:
+		req, err = readGzipBody(x.buf[:0], ctx.PostBody(), limit)
+		x.buf = req
+	case streamed:
 		req, err = readStream(x.buf[:0], ctx, limit)
 		x.buf = req
-		if err != nil {
-			x.ctx = nil
-			putExchange(x)
-			streamError(ctx, err, limit)
-			return
+		if err == nil {
+			// Methods that read the body from the RequestCtx find it
+			// there; fasthttp forgets it when the handler returns.
+			ctx.Request.SetBodyRaw(req)
 		}
-		// Methods that read the body from the RequestCtx find it there;
-		// fasthttp forgets it when the handler returns.
-		ctx.Request.SetBodyRaw(req)
+	default:
+		req = ctx.PostBody()
+	}
+	if err != nil {
+		x.ctx = nil
+		putExchange(x)
+		h.bodyError(ctx, err, limit)
+		if streamed {
+			ctx.SetConnectionClose() // the rest of the body is unread
+		}
+		return
+	}
+	if coding == gzipped || streamed {
 		dst = req[len(req):] // the answer goes after the request
 	} else {
-		req, dst = ctx.PostBody(), x.buf[:0]
+		dst = x.buf[:0]
+	}
+	x.compressMin = 0
+	if h.CompressMin >= 0 && acceptsGzip(ctx.Request.Header.PeekAll(fasthttp.HeaderAcceptEncoding)) {
+		x.compressMin = h.CompressMin
+		if x.compressMin == 0 {
+			x.compressMin = DefaultCompressMin
+		}
 	}
 	srv.ProcessAsync(transport.WithContextValue(ctx, ctx), dst, req, x.reply)
 	<-x.done
@@ -189,19 +278,54 @@ func readStream(buf []byte, ctx *fasthttp.RequestCtx, limit int) ([]byte, error)
 	}
 }
 
-// streamError answers a streamed body that could not be read, and closes
-// the connection: the rest of the body is unread.
-func streamError(ctx *fasthttp.RequestCtx, err error, limit int) {
+// readGzipStream appends the streamed gzip body of ctx's request to buf,
+// inflated, reading no more than limit+1 bytes of it and inflating no more
+// than limit+1.
+func readGzipStream(buf []byte, ctx *fasthttp.RequestCtx, limit int) ([]byte, error) {
+	if ctx.Request.Header.ContentLength() > limit {
+		return buf, errBodyTooLarge
+	}
+	z, err := newInflater(nil, ctx.RequestBodyStream(), limit)
+	if err != nil {
+		return buf, err
+	}
+	defer z.free()
+	return readGzip(buf, z)
+}
+
+// readGzipBody appends the gzip body to buf, inflated, inflating no more
+// than limit+1 bytes.
+func readGzipBody(buf, body []byte, limit int) ([]byte, error) {
+	z, err := newInflater(body, nil, limit)
+	if err != nil {
+		return buf, err
+	}
+	defer z.free()
+	return readGzip(buf, z)
+}
+
+// bodyError answers a body that could not be read or inflated.
+func (h *Handler) bodyError(ctx *fasthttp.RequestCtx, err error, limit int) {
 	var timeout interface{ Timeout() bool }
 	switch {
-	case err == errBodyTooLarge:
-		ctx.Error("jsonrpc: request body larger than "+strconv.Itoa(limit)+" bytes", fasthttp.StatusRequestEntityTooLarge)
+	case errors.Is(err, errBodyTooLarge):
+		h.refuse(ctx, "jsonrpc: request body larger than "+strconv.Itoa(limit)+" bytes", fasthttp.StatusRequestEntityTooLarge)
 	case errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &timeout) && timeout.Timeout():
-		ctx.Error("jsonrpc: timed out reading the request body", fasthttp.StatusRequestTimeout)
+		h.refuse(ctx, "jsonrpc: timed out reading the request body", fasthttp.StatusRequestTimeout)
 	default:
-		ctx.Error("jsonrpc: reading the request body: "+err.Error(), fasthttp.StatusBadRequest)
+		h.refuse(ctx, "jsonrpc: reading the request body: "+err.Error(), fasthttp.StatusBadRequest)
 	}
-	ctx.SetConnectionClose()
+}
+
+// refuse answers ctx with the status code and the text why, and logs it.
+// It resets the response's headers: those of the answer are set after it.
+func (h *Handler) refuse(ctx *fasthttp.RequestCtx, why string, code int) {
+	ctx.Error(why, code)
+	if h.Logger != nil {
+		h.Logger.LogAttrs(ctx, slog.LevelWarn, "request refused",
+			slog.String("remote", ctx.RemoteAddr().String()), slog.String("path", string(ctx.Path())),
+			slog.Int("status", code), slog.String("error", why))
+	}
 }
 
 // closeIfUnread closes the connection after the answer when the request's
@@ -247,16 +371,16 @@ func NewServer(srv *jsonrpc.Server) *fasthttp.Server {
 // ErrorHandler answers a request that fasthttp could not read, for use as
 // the fasthttp.Server's ErrorHandler: 413 for a body over the server's
 // MaxRequestBodySize, 408 for a read timeout, and 400 for anything else.
-// The connection is closed after the answer.
+// The connection is closed after the answer. The Handler's Logger logs it.
 func (h *Handler) ErrorHandler(ctx *fasthttp.RequestCtx, err error) {
 	var timeout interface{ Timeout() bool }
 	switch {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
-		ctx.Error("jsonrpc: request body larger than the server's limit", fasthttp.StatusRequestEntityTooLarge)
+		h.refuse(ctx, "jsonrpc: request body larger than the server's limit", fasthttp.StatusRequestEntityTooLarge)
 	case errors.As(err, &timeout) && timeout.Timeout():
-		ctx.Error("jsonrpc: timed out reading the request", fasthttp.StatusRequestTimeout)
+		h.refuse(ctx, "jsonrpc: timed out reading the request", fasthttp.StatusRequestTimeout)
 	default:
-		ctx.Error("jsonrpc: reading the request: "+err.Error(), fasthttp.StatusBadRequest)
+		h.refuse(ctx, "jsonrpc: reading the request: "+err.Error(), fasthttp.StatusBadRequest)
 	}
 	ctx.SetConnectionClose()
 }
@@ -274,10 +398,11 @@ func isJSON(ct []byte) bool {
 // request and of the response, the reply callback, bound once, and the
 // channel it signals.
 type exchange struct {
-	buf   []byte
-	ctx   *fasthttp.RequestCtx
-	reply func([]byte)
-	done  chan struct{} // capacity 1: reply never waits for the handler
+	buf         []byte
+	ctx         *fasthttp.RequestCtx
+	compressMin int // the smallest answer compressed; 0: none is
+	reply       func([]byte)
+	done        chan struct{} // capacity 1: reply never waits for the handler
 }
 
 var exchanges = sync.Pool{New: func() any {
@@ -297,17 +422,34 @@ func putExchange(x *exchange) {
 	exchanges.Put(x)
 }
 
-// write is the ProcessAsync reply. The response is copied into fasthttp's
-// body buffer, so x.buf can be reused at once. (A response that outgrew
-// x.buf is not kept as the new buffer: it may be a buffer of the server's,
-// when a Blocking method answered.)
+// write is the ProcessAsync reply. The response is copied, or compressed,
+// into fasthttp's body buffer, so x.buf can be reused at once. (A response
+// that outgrew x.buf is not kept as the new buffer: it may be a buffer of
+// the server's, when a Blocking method answered.)
 func (x *exchange) write(resp []byte) {
 	ctx := x.ctx
 	if len(resp) == 0 {
 		ctx.SetStatusCode(fasthttp.StatusNoContent)
 	} else {
 		ctx.SetContentType("application/json")
+		if x.compressMin > 0 && len(resp) >= x.compressMin {
+			ctx.Response.ResetBody()
+			compress(ctx.Response.BodyWriter(), resp)
+			if len(ctx.Response.Body()) < len(resp) {
+				ctx.Response.Header.SetContentEncodingBytes(gzipEncoding)
+				ctx.Response.Header.SetCanonical(varyKey, acceptEncoding)
+				x.done <- struct{}{}
+				return
+			}
+		}
 		ctx.SetBody(resp)
 	}
 	x.done <- struct{}{}
 }
+
+// Header keys and values of a compressed answer.
+var (
+	gzipEncoding   = []byte("gzip")
+	varyKey        = []byte(fasthttp.HeaderVary)
+	acceptEncoding = []byte(fasthttp.HeaderAcceptEncoding)
+)
