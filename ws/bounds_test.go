@@ -392,6 +392,11 @@ func TestShutdownRefusesUnstarted(t *testing.T) {
 		if got := <-r.msgs; got != `{"jsonrpc":"2.0","result":1,"id":1}` {
 			t.Errorf("the call in flight: %s", got)
 		}
+		if err := closed(r); err != nil {
+			t.Fatalf("closed with %v at once; want a quiet period for the messages on their way", err)
+		}
+		time.Sleep(time.Second) // the quiet period before the close, in the bubble's time
+		synctest.Wait()
 		if err := closed(r); websocket.CloseStatus(err) != websocket.StatusGoingAway {
 			t.Errorf("closed with %v, want status 1001", err)
 		}

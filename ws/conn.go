@@ -65,7 +65,16 @@ const (
 	noTimer   timerKind = iota
 	idleTimer           // waiting for a message with no call in flight
 	readTimer           // reading a message
+	quietTimer          // shutting down: waiting for the messages already sent
 )
+
+// shutdownQuiet is how long a connection that shuts down, with nothing in
+// flight, waits for another message before it begins the close handshake:
+// a message the peer sent before it learnt of the shutdown may already be
+// on its way, or read by the socket and not yet by the connection, and it
+// is answered (with the shutdown error) only if it is read before the
+// close frame goes out; after it, nothing may be sent.
+const shutdownQuiet = 50 * time.Millisecond
 
 // What Read does with a message it has read.
 type action uint8
@@ -294,7 +303,7 @@ func (c *wsConn) idle() {
 	switch {
 	case c.closing:
 	case c.stopping:
-		c.startClose(websocket.StatusGoingAway, reasonShutdown)
+		c.arm(quietTimer, shutdownQuiet)
 	default:
 		c.arm(idleTimer, c.idleTimeout)
 	}
@@ -368,6 +377,10 @@ func (c *wsConn) expire() {
 		c.startClose(websocket.StatusGoingAway, reasonIdle)
 	case readTimer:
 		c.startClose(websocket.StatusPolicyViolation, reasonReadTimeout)
+	case quietTimer:
+		if c.waiting && !c.peer.Busy() {
+			c.startClose(websocket.StatusGoingAway, reasonShutdown)
+		}
 	}
 }
 

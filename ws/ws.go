@@ -226,8 +226,10 @@ const (
 // the answers to its calls and the cancel notifications, and answers the
 // requests that have an id as peer.Conn.Shutdown does: a message that is
 // not JSON, or holds no request with an id, gets nothing. The calls in
-// flight finish and
-// their answers are written; then the connection is closed with the close
+// flight finish and their answers are written; once a connection has
+// nothing in flight and has received nothing for 50 ms (so that the
+// messages its peer sent before the shutdown, on their way or held by the
+// socket, are read and answered too), it is closed with the close
 // handshake and status 1001 (going away), so that the peer receives every
 // answer before the connection ends. Messages that arrive after the close
 // frame are not answered, as the protocol requires; a client sees the close
