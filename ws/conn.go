@@ -62,10 +62,10 @@ type wsConn struct {
 type timerKind uint8
 
 const (
-	noTimer   timerKind = iota
-	idleTimer           // waiting for a message with no call in flight
-	readTimer           // reading a message
-	quietTimer          // shutting down: waiting for the messages already sent
+	noTimer    timerKind = iota
+	idleTimer            // waiting for a message with no call in flight
+	readTimer            // reading a message
+	quietTimer           // shutting down: waiting for the messages already sent
 )
 
 // shutdownQuiet is how long a connection that shuts down, with nothing in
