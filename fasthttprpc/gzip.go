@@ -6,6 +6,8 @@ import (
 	"compress/gzip"
 	"io"
 	"sync"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
 
 // DefaultCompressMin is the default size, in bytes, from which an answer
@@ -37,8 +39,8 @@ func requestCoding(vals [][]byte) coding {
 			var part []byte
 			part, v, _ = bytes.Cut(v, comma)
 			switch part = bytes.TrimSpace(part); {
-			case len(part) == 0 || equalFold(part, "identity"):
-			case c == identity && (equalFold(part, "gzip") || equalFold(part, "x-gzip")):
+			case len(part) == 0 || wire.EqualFoldASCII(part, "identity"):
+			case c == identity && (wire.EqualFoldASCII(part, "gzip") || wire.EqualFoldASCII(part, "x-gzip")):
 				c = gzipped
 			default:
 				return unsupported
@@ -57,7 +59,7 @@ func acceptsGzip(vals [][]byte) bool {
 			part, v, _ = bytes.Cut(v, comma)
 			name, params, _ := bytes.Cut(part, semicolon)
 			name = bytes.TrimSpace(name)
-			if !equalFold(name, "gzip") && !equalFold(name, "x-gzip") {
+			if !wire.EqualFoldASCII(name, "gzip") && !wire.EqualFoldASCII(name, "x-gzip") {
 				continue
 			}
 			return !zeroWeight(params)
@@ -73,32 +75,12 @@ func zeroWeight(params []byte) bool {
 		var p []byte
 		p, params, _ = bytes.Cut(params, semicolon)
 		k, v, _ := bytes.Cut(bytes.TrimSpace(p), equals)
-		if equalFold(bytes.TrimSpace(k), "q") {
+		if wire.EqualFoldASCII(bytes.TrimSpace(k), "q") {
 			v = bytes.TrimRight(bytes.TrimSpace(v), "0")
 			return len(v) == 0 || string(v) == "0." || string(v) == "0"
 		}
 	}
 	return false
-}
-
-// equalFold is bytes.EqualFold with a string, without converting it.
-func equalFold(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := range len(b) {
-		x, y := b[i], s[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }
 
 // inflater is a pooled gzip reader of a request body, which fails with

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -24,19 +22,7 @@ import (
 // binary's path.
 func build(t *testing.T) string {
 	t.Helper()
-	testutil.SkipOnWasm(t, "builds and starts the server as a process, which WebAssembly cannot")
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		if goTool, err = exec.LookPath("go"); err != nil {
-			t.Fatal("no go command to build with:", err)
-		}
-	}
-	bin := filepath.Join(t.TempDir(), "langserver")
-	out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return testutil.Build(t, ".", "langserver")
 }
 
 // wire is a client.Channel that keeps every message it carries, in order,

@@ -8,8 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -26,19 +24,7 @@ import (
 // binary's path.
 func build(t *testing.T) string {
 	t.Helper()
-	testutil.SkipOnWasm(t, "builds and starts the server as a process, which WebAssembly cannot")
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		if goTool, err = exec.LookPath("go"); err != nil {
-			t.Fatal("no go command to build with:", err)
-		}
-	}
-	bin := filepath.Join(t.TempDir(), "mcpserver")
-	out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return testutil.Build(t, ".", "mcpserver")
 }
 
 // wire is a client.Channel that keeps every message it carries, in order,
