@@ -16,6 +16,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
+	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 )
@@ -23,7 +24,7 @@ import (
 // wait bounds every wait of the tests.
 const wait = 5 * time.Second
 
-var orders = []peer.Ordering{peer.Ordered, peer.Sequential, peer.Concurrent}
+var orders = peertest.Orders
 
 // serve serves s on one end of a pipe and returns the other; the cleanup
 // closes both and waits for ServeConn.
@@ -200,89 +201,24 @@ func (r *raw) expectNone(d time.Duration) {
 	}
 }
 
-// callbackServer's "ask" (Blocking) calls its peer's "name" and answers
-// with it; "poke", a Blocking notification, calls "name" and notifies the
-// peer "told" with it; "inline", not Blocking, tries to call "name".
-func callbackServer() *jsonrpc.Server {
-	srv := jsonrpc.NewServer()
-	srv.MustRegister("ask", func(ctx context.Context, who string) (string, error) {
-		var name string
-		if err := peer.FromContext(ctx).Call(ctx, "name", []any{who}, &name); err != nil {
-			return "", err
-		}
-		return "hello " + name, nil
-	}, jsonrpc.Blocking())
-	srv.MustRegister("poke", func(ctx context.Context) error {
-		conn := peer.FromContext(ctx)
-		var name string
-		if err := conn.Call(ctx, "name", []any{"poke"}, &name); err != nil {
-			return err
-		}
-		return conn.Notify(ctx, "told", []any{name})
-	}, jsonrpc.Blocking())
-	srv.MustRegister("inline", func(ctx context.Context) (string, error) {
-		err := peer.FromContext(ctx).Call(ctx, "name", []any{"inline"}, nil)
-		return "", err
-	})
-	return srv
-}
-
-// clientMethods answers "name" and reports "told" on told.
-func clientMethods(told chan<- string) *jsonrpc.Server {
-	srv := jsonrpc.NewServer()
-	srv.MustRegister("name", func(who string) string { return strings.ToUpper(who) })
-	srv.MustRegister("told", func(s string) { told <- s })
-	return srv
-}
-
-// TestCallbackFromRequest: a method called by the client calls the client
-// back and answers with what it said, under every ordering and framing,
-// with many calls at once.
+// TestCallbackFromRequest and TestCallbackFromNotification: calls from a
+// method to its caller, over each framing (package peertest).
 func TestCallbackFromRequest(t *testing.T) {
 	leaktest.Check(t)
-	for _, order := range orders {
-		for _, fr := range []stream.Framing{stream.Line, stream.Header, stream.Raw} {
-			t.Run(fmt.Sprintf("%v/%T", order, fr), func(t *testing.T) {
-				c := dial(t, &stream.Server{Server: callbackServer(), Order: order, Framing: fr},
-					client.Serve(clientMethods(nil)))
-				var wg sync.WaitGroup
-				for i := range 32 {
-					wg.Go(func() {
-						ctx, cancel := context.WithTimeout(context.Background(), wait)
-						defer cancel()
-						who := fmt.Sprintf("w%d", i)
-						got, err := client.Call[string](ctx, c, "ask", []any{who})
-						if err != nil || got != "hello "+strings.ToUpper(who) {
-							t.Errorf("ask(%s) = %q, %v", who, got, err)
-						}
-					})
-				}
-				wg.Wait()
-			})
-		}
+	for _, fr := range []stream.Framing{stream.Line, stream.Header, stream.Raw} {
+		t.Run(fmt.Sprintf("%T", fr), func(t *testing.T) { peertest.CallbackFromRequest(t, dialer(fr)) })
 	}
 }
 
-// TestCallbackFromNotification: a notification's method calls the client
-// back and notifies it.
 func TestCallbackFromNotification(t *testing.T) {
 	leaktest.Check(t)
-	for _, order := range orders {
-		t.Run(order.String(), func(t *testing.T) {
-			told := make(chan string, 1)
-			c := dial(t, &stream.Server{Server: callbackServer(), Order: order}, client.Serve(clientMethods(told)))
-			if err := c.Notify(context.Background(), "poke", nil); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case got := <-told:
-				if got != "POKE" {
-					t.Fatalf("told %q, want POKE", got)
-				}
-			case <-time.After(wait):
-				t.Fatal("the notification's callback did not complete")
-			}
-		})
+	peertest.CallbackFromNotification(t, dialer(stream.Line))
+}
+
+// dialer serves over a pipe with framing fr.
+func dialer(fr stream.Framing) peertest.Dial {
+	return func(t *testing.T, order peer.Ordering, srv *jsonrpc.Server, opts ...client.Option) *client.Client {
+		return dial(t, &stream.Server{Server: srv, Order: order, Framing: fr}, opts...)
 	}
 }
 
@@ -291,7 +227,7 @@ func TestCallbackFromNotification(t *testing.T) {
 // connection.
 func TestCallFromInlineMethod(t *testing.T) {
 	leaktest.Check(t)
-	c := dial(t, &stream.Server{Server: callbackServer()}, client.Serve(clientMethods(nil)))
+	c := dial(t, &stream.Server{Server: peertest.CallbackServer()}, client.Serve(peertest.ClientMethods(nil)))
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	_, err := c.CallRaw(ctx, "inline", nil)
@@ -618,7 +554,7 @@ func TestCallbacksPastMaxInFlight(t *testing.T) {
 				}
 				return strings.ToUpper(who), nil
 			}, jsonrpc.Blocking())
-			c := dial(t, &stream.Server{Server: callbackServer(), Order: order, MaxInFlight: 2}, client.Serve(csrv))
+			c := dial(t, &stream.Server{Server: peertest.CallbackServer(), Order: order, MaxInFlight: 2}, client.Serve(csrv))
 			var wg sync.WaitGroup
 			var ok, refused atomic.Int32
 			for i := range 12 {

@@ -18,6 +18,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
+	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/ws"
 )
@@ -25,7 +26,7 @@ import (
 // patience bounds every wait of the tests below.
 const patience = 5 * time.Second
 
-var orders = []peer.Ordering{peer.Ordered, peer.Sequential, peer.Concurrent}
+var orders = peertest.Orders
 
 // callbacks is a server whose methods reach the client:
 //
@@ -34,39 +35,12 @@ var orders = []peer.Ordering{peer.Ordered, peer.Sequential, peer.Concurrent}
 //	announce  not Blocking; notifies told("announced") and answers true
 //	goexit    not Blocking; ends its goroutine with runtime.Goexit
 func callbacks() *jsonrpc.Server {
-	srv := jsonrpc.NewServer()
-	srv.MustRegister("ask", func(ctx context.Context, who string) (string, error) {
-		var name string
-		if err := peer.FromContext(ctx).Call(ctx, "name", []any{who}, &name); err != nil {
-			return "", err
-		}
-		return "hello " + name, nil
-	}, jsonrpc.Blocking())
-	srv.MustRegister("poke", func(ctx context.Context) error {
-		conn := peer.FromContext(ctx)
-		var name string
-		if err := conn.Call(ctx, "name", []any{"poke"}, &name); err != nil {
-			return err
-		}
-		return conn.Notify(ctx, "told", []any{name})
-	}, jsonrpc.Blocking())
-	srv.MustRegister("announce", func(ctx context.Context) (bool, error) {
-		return true, peer.FromContext(ctx).Notify(ctx, "told", []any{"announced"})
-	})
+	srv := peertest.CallbackServer()
 	srv.MustRegister("goexit", func() int {
 		runtime.Goexit()
 		return 0
 	})
 	srv.MustRegister("addInt", func(a, b int) int { return a + b })
-	return srv
-}
-
-// clientMethods answers the server's name(who) with who in upper case and
-// reports each told(s) on told.
-func clientMethods(told chan<- string) *jsonrpc.Server {
-	srv := jsonrpc.NewServer()
-	srv.MustRegister("name", func(who string) string { return strings.ToUpper(who) })
-	srv.MustRegister("told", func(s string) { told <- s })
 	return srv
 }
 
@@ -83,52 +57,27 @@ func dialPeer(t *testing.T, url string, srv *jsonrpc.Server) *client.Client {
 	return c
 }
 
-// A Blocking method calls the client back over the WebSocket and answers
-// with what it said, under every ordering, with many calls at once.
+// Calls from a method to its caller over a WebSocket (package peertest).
 func TestCallbackFromRequest(t *testing.T) {
 	leaktest.Check(t)
-	for _, order := range orders {
-		t.Run(order.String(), func(t *testing.T) {
-			url := serveTCP(t, &ws.Handler{Server: callbacks(), Order: order})
-			c := dialPeer(t, url, clientMethods(nil))
-			var wg sync.WaitGroup
-			for i := range 32 {
-				wg.Go(func() {
-					ctx, cancel := context.WithTimeout(context.Background(), patience)
-					defer cancel()
-					who := fmt.Sprintf("w%d", i)
-					got, err := client.Call[string](ctx, c, "ask", []any{who})
-					if err != nil || got != "hello "+strings.ToUpper(who) {
-						t.Errorf("ask(%s) = %q, %v", who, got, err)
-					}
-				})
-			}
-			wg.Wait()
-		})
-	}
+	peertest.CallbackFromRequest(t, wsDialer)
 }
 
-// The method of a notification calls the client back and notifies it.
 func TestCallbackFromNotification(t *testing.T) {
 	leaktest.Check(t)
-	for _, order := range orders {
-		t.Run(order.String(), func(t *testing.T) {
-			told := make(chan string, 1)
-			url := serveTCP(t, &ws.Handler{Server: callbacks(), Order: order})
-			c := dialPeer(t, url, clientMethods(told))
-			if err := c.Notify(context.Background(), "poke", nil); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case got := <-told:
-				if got != "POKE" {
-					t.Fatalf("told %q, want POKE", got)
-				}
-			case <-time.After(patience):
-				t.Fatal("the notification's callback did not complete")
-			}
-		})
+	peertest.CallbackFromNotification(t, wsDialer)
+}
+
+func wsDialer(t *testing.T, order peer.Ordering, srv *jsonrpc.Server, opts ...client.Option) *client.Client {
+	t.Helper()
+	url := serveTCP(t, &ws.Handler{Server: srv, Order: order})
+	ch, err := ws.Dial(context.Background(), url, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
+	c := client.New(ch, opts...)
+	t.Cleanup(func() { c.Close() })
+	return c
 }
 
 // A method, Blocking or not, notifies the client while it answers a call.
@@ -136,7 +85,7 @@ func TestNotifyClient(t *testing.T) {
 	leaktest.Check(t)
 	told := make(chan string, 1)
 	url := serveTCP(t, &ws.Handler{Server: callbacks()})
-	c := dialPeer(t, url, clientMethods(told))
+	c := dialPeer(t, url, peertest.ClientMethods(told))
 	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
 	if ok, err := client.Call[bool](ctx, c, "announce", nil); err != nil || !ok {
