@@ -26,7 +26,6 @@ import (
 // patience bounds every wait of the tests below.
 const patience = 5 * time.Second
 
-var orders = peertest.Orders
 
 // callbacks is a server whose methods reach the client:
 //
