@@ -26,7 +26,6 @@ import (
 // patience bounds every wait of the tests below.
 const patience = 5 * time.Second
 
-
 // callbacks is a server whose methods reach the client:
 //
 //	ask(who)  Blocking; calls the client's name(who) and answers "hello " and it
