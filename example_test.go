@@ -240,6 +240,6 @@ func ExampleAllowUnknownFields() {
 	lenient.MustRegister("move", move, jsonrpc.ParamNames("to"))
 	fmt.Println(lenient.ProcessString(context.Background(), req))
 	// Output:
-	// {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":"param \"to\": json: unknown field \"country\""},"id":1}
+	// {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":"param \"to\": unknown field \"country\""},"id":1}
 	// {"jsonrpc":"2.0","result":"moved to Oslo","id":1}
 }

@@ -254,3 +254,28 @@ func AppendIDEnd(dst, id []byte) []byte {
 	}
 	return append(dst, '}')
 }
+
+// AppendCompact appends the valid JSON value v to dst without the white
+// space outside its strings, as json.Compact writes it but without
+// escaping HTML characters.
+func AppendCompact(dst, v []byte) []byte {
+	start := 0
+	in := false
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case in:
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				in = false
+			}
+		case c == '"':
+			in = true
+		case IsSpace(c):
+			dst = append(dst, v[start:i]...)
+			start = i + 1
+		}
+	}
+	return append(dst, v[start:]...)
+}
