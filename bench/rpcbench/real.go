@@ -28,7 +28,8 @@ func realRow(m, what, c string) string { return m + "/" + what + "-" + c }
 func (e *env) real(args []string) int {
 	fs := e.flags("real", "[-d 1s] [-runs R] [-json FILE]",
 		"Measures the realistic methods (createUser, search, getBlock, echoRaw) through\n"+
-			"(*jsonrpc.Server).Process on one worker, with the default codec (encoding/json)\n"+
+			"(*jsonrpc.Server).Process on one worker, registered with Register and as typed\n"+
+			"methods (jsonrpc.Typed), with the default codec (encoding/json)\n"+
 			"and with codec/fast, against each method's floor with the same codec: the\n"+
 			"params decoded into the typed values and the result encoded, no envelope.\n"+
 			"Each run measures every row once, so that the ratios share machine conditions.")
@@ -42,6 +43,10 @@ func (e *env) real(args []string) int {
 	var targets []*Target
 	for _, c := range realCodecs {
 		srv, err := realistic.NewServer(jsonrpc.UseCodec(c.codec))
+		if err != nil {
+			return e.refuse(err)
+		}
+		typed, err := realistic.NewTypedServer(jsonrpc.UseCodec(c.codec))
 		if err != nil {
 			return e.refuse(err)
 		}
@@ -69,7 +74,9 @@ func (e *env) real(args []string) int {
 					}
 				},
 			}
-			targets = append(targets, lib, floor)
+			tl := *lib
+			tl.Name, tl.NewWorker = realRow(m.Name, "typed", c.name), syncEntry(typed)
+			targets = append(targets, lib, &tl, floor)
 		}
 	}
 	for _, t := range targets {
@@ -97,12 +104,13 @@ func (e *env) real(args []string) int {
 	}
 	e.header(rep, "Process against the floor of each method, 1 worker", runs)
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "method\tcodec\tlib ns/call\tfloor ns/call\tlib/floor\tlib allocs\tfloor allocs\t")
+	fmt.Fprintln(tw, "method\tcodec\tfloor ns/call\tRegister/floor\tTyped/floor\tfloor allocs\tRegister allocs\tTyped allocs\t")
 	for _, m := range realistic.Methods {
 		for _, c := range realCodecs {
-			lib, floor := rows[realRow(m.Name, "lib", c.name)], rows[realRow(m.Name, "floor", c.name)]
-			fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f\t%.2f×\t%.2f\t%.2f\t\n", m.Name, c.name,
-				lib.NsPerCall, floor.NsPerCall, ratio(lib.NsPerCall, floor.NsPerCall), lib.AllocsPerCall, floor.AllocsPerCall)
+			lib, typed, floor := rows[realRow(m.Name, "lib", c.name)], rows[realRow(m.Name, "typed", c.name)], rows[realRow(m.Name, "floor", c.name)]
+			fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.2f×\t%.2f×\t%.2f\t%.2f\t%.2f\t\n", m.Name, c.name, floor.NsPerCall,
+				ratio(lib.NsPerCall, floor.NsPerCall), ratio(typed.NsPerCall, floor.NsPerCall),
+				floor.AllocsPerCall, lib.AllocsPerCall, typed.AllocsPerCall)
 		}
 	}
 	tw.Flush()

@@ -14,8 +14,8 @@ func TestReal(t *testing.T) {
 		t.Fatalf("rpcbench %q: status %d, stderr:\n%s", args, code, errOut)
 	}
 	rep, _ := readReport(t, path)
-	if len(rep.Rows) != 16 {
-		t.Errorf("%d rows, want 16 (4 methods, library and floor, 2 codecs)", len(rep.Rows))
+	if len(rep.Rows) != 24 {
+		t.Errorf("%d rows, want 24 (4 methods, Register, Typed and floor, 2 codecs)", len(rep.Rows))
 	}
 	for _, r := range rep.Rows {
 		if r.MedianRPS <= 0 {

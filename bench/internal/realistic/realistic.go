@@ -146,10 +146,41 @@ func Register(s *jsonrpc.Server) error {
 	)
 }
 
+// SearchParams are the params of search for RegisterTyped, by position
+// (["json-rpc",20]) or by name.
+type SearchParams struct {
+	Query string `json:"query"`
+	Limit int    `json:"limit"`
+}
+
+// BlockParams are the params of getBlock for RegisterTyped.
+type BlockParams struct {
+	Number uint64 `json:"number"`
+	Full   bool   `json:"full"`
+}
+
+// RegisterTyped adds the four methods to s as typed methods (see
+// jsonrpc.Typed), the two of two params taking a struct of them.
+func RegisterTyped(s *jsonrpc.Server) error {
+	return errors.Join(
+		s.Register("createUser", jsonrpc.Typed(CreateUser)),
+		s.Register("search", jsonrpc.TypedNoContext(func(p SearchParams) ([]Item, error) { return Search(p.Query, p.Limit) })),
+		s.Register("getBlock", jsonrpc.TypedNoContext(func(p BlockParams) (map[string]any, error) { return GetBlock(p.Number, p.Full) })),
+		s.Register("echoRaw", jsonrpc.TypedFunc(EchoRaw)),
+	)
+}
+
 // NewServer returns a server with the four methods, made with opts.
 func NewServer(opts ...jsonrpc.Option) (*jsonrpc.Server, error) {
 	s := jsonrpc.NewServer(opts...)
 	return s, Register(s)
+}
+
+// NewTypedServer returns a server with the four methods registered with
+// RegisterTyped, made with opts.
+func NewTypedServer(opts ...jsonrpc.Option) (*jsonrpc.Server, error) {
+	s := jsonrpc.NewServer(opts...)
+	return s, RegisterTyped(s)
 }
 
 // A Method is one method of the workload: its name, a request and its

@@ -35,10 +35,18 @@ func TestServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		ts, err := NewTypedServer(jsonrpc.UseCodec(c))
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, m := range Methods {
 			got := s.Process(context.Background(), nil, []byte(m.Request))
 			if !sameJSON(t, got, m.Response) {
 				t.Errorf("%T: %s: got %s, want %s", c, m.Name, got, m.Response)
+			}
+			got = ts.Process(context.Background(), nil, []byte(m.Request))
+			if !sameJSON(t, got, m.Response) {
+				t.Errorf("%T: typed %s: got %s, want %s", c, m.Name, got, m.Response)
 			}
 			floor, err := m.Floor(c, nil, []byte(m.Params))
 			if err != nil {
