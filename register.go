@@ -62,10 +62,10 @@ func BorrowStrings() MethodOption {
 	return func(c *methodConfig) { c.borrow = true }
 }
 
-// MethodCodec sets the codec for the non-primitive params and results of
-// one method, in place of the server's (see UseCodec). Params and results
-// over primitive types do not go through a codec, so it changes nothing for
-// them.
+// MethodCodec sets the codec for the params and results of one method that
+// go through a codec (see Codec), in place of the server's (see UseCodec).
+// It changes nothing for the values the server decodes and encodes itself,
+// such as primitives.
 func MethodCodec(c Codec) MethodOption {
 	return func(mc *methodConfig) { mc.codec = c }
 }
