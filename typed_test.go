@@ -49,6 +49,13 @@ func TestTyped(t *testing.T) {
 	s.MustRegister("len", jsonrpc.TypedFunc(func(xs []int) int { return len(xs) }))
 	s.MustRegister("raw", jsonrpc.TypedFunc(func(v json.RawMessage) json.RawMessage { return v }))
 	s.MustRegister("any", jsonrpc.TypedFunc(func(n int) any { return map[string]int{"n": n} }))
+	s.MustRegister("sum", jsonrpc.TypedFunc(func(xs []int) int {
+		n := 0
+		for _, x := range xs {
+			n += x
+		}
+		return n*100 + len(xs)
+	}))
 	const user = `{"id":7,"name":"Ada","age":36,"admin":true,"tags":["a","b"],"address":{"city":"London","zip":1},"created":"2025-11-27T10:15:00Z","nick":null}`
 	for _, tt := range []struct{ method, params, want string }{
 		{"createUser", `{"name":"Ada","age":36,"admin":true,"tags":["a","b"],"address":{"city":"London","zip":1},"created":"2025-11-27T10:15:00Z"}`, `"result":` + user},
@@ -74,6 +81,9 @@ func TestTyped(t *testing.T) {
 		{"len", `[[1,2,3]]`, `"result":3`},
 		{"raw", `[{"a" : [1, "x y"]}]`, `"result":{"a":[1,"x y"]}`},
 		{"any", `[3]`, `"result":{"n":3}`},
+		{"sum", `[[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,null]]`, `"result":21021`},
+		{"sum", `[[]]`, `"result":0`},
+		{"sum", `[null]`, `"result":0`},
 	} {
 		got := s.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"`+tt.method+`","params":`+tt.params+`,"id":1}`)
 		if !strings.Contains(got, tt.want) {

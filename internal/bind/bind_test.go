@@ -129,6 +129,7 @@ func TestParamErrors(t *testing.T) {
 		{"codec", func(map[string]int) {}, Options{}, `[[1]]`, "param 0: json: cannot unmarshal array into Go value of type map[string]int"},
 		{"slice", func([]int) {}, Options{}, `[{"a":1}]`, "param 0: want an array"},
 		{"slice-element", func([]int) {}, Options{}, `[[1,"x"]]`, "param 0: element 1: want an integer"},
+		{"slice-element-late", func([]int) {}, Options{}, `[[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,"x"]]`, "param 0: element 18: want an integer"},
 		{"nested", func(struct{ P point }) {}, Options{}, `{"P":{"x":"a"}}`, `param "P": field "x": want an integer`},
 		{"nested-unknown", func(struct{ P point }) {}, Options{}, `{"P":{"w":1}}`, `param "P": unknown field "w"`},
 		{"nested-deep", func(struct{ Q struct{ P point } }) {}, Options{}, `{"Q":{"P":{"y":[]}}}`, `param "Q": field "P.y": want an integer`},

@@ -172,18 +172,39 @@ func (f *Func) decodeSlice(p *param, span []byte, dst unsafe.Pointer) error {
 	default:
 		return &ParamError{Index: p.index, Name: p.name, Msg: "want an array"}
 	}
-	n := 0
-	for _, pos, ok := wire.NextElement(span, 0); ok; _, pos, ok = wire.NextElement(span, pos) {
+	// The elements are found in one pass when they are few, in two (a
+	// count, then the decoding) when they are many.
+	var few [16][]byte
+	n, pos, more := 0, 0, false
+	for elem, next, ok := wire.NextElement(span, 0); ok; elem, next, ok = wire.NextElement(span, next) {
+		if n >= len(few) {
+			more = true
+		} else {
+			few[n], pos = elem, next
+		}
 		n++
 	}
 	s := reflect.MakeSlice(p.t, n, n)
 	base, size := s.UnsafePointer(), p.t.Elem().Size()
-	i := 0
-	for elem, pos, ok := wire.NextElement(span, 0); ok; elem, pos, ok = wire.NextElement(span, pos) {
+	store := func(i int, elem []byte) error {
 		if elem[0] != 'n' && !storePrim(p.eclass, elem, unsafe.Add(base, uintptr(i)*size), f.borrow) {
 			return &ParamError{Index: p.index, Name: p.name, Msg: "element " + itoa(i) + ": want " + kindWant[p.eclass]}
 		}
-		i++
+		return nil
+	}
+	for i := range min(n, len(few)) {
+		if err := store(i, few[i]); err != nil {
+			return err
+		}
+	}
+	if more {
+		i := len(few)
+		for elem, next, ok := wire.NextElement(span, pos); ok; elem, next, ok = wire.NextElement(span, next) {
+			if err := store(i, elem); err != nil {
+				return err
+			}
+			i++
+		}
 	}
 	v.Set(s)
 	return nil
