@@ -12,6 +12,7 @@ require (
 	github.com/jsonrpc-go/jsonrpc/fasthttprpc v0.0.0
 	github.com/sourcegraph/jsonrpc2 v0.2.3
 	github.com/valyala/fasthttp v1.74.0
+	go.lsp.dev/jsonrpc2 v1.0.1
 	google.golang.org/grpc v1.84.0
 	google.golang.org/protobuf v1.36.12
 )
@@ -23,6 +24,7 @@ require (
 	github.com/creachadair/mds v0.30.5 // indirect
 	github.com/deckarep/golang-set/v2 v2.6.0 // indirect
 	github.com/fjl/jsonw v0.1.0 // indirect
+	github.com/go-json-experiment/json v1.27.2 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-ole/go-ole v1.3.0 // indirect

@@ -9,8 +9,8 @@
 // With -workload real it compares the methods of package realistic
 // (createUser, search, getBlock, echoRaw) instead, over one pipelined TCP
 // connection per method, through this library (registered with Register,
-// as typed methods, and typed with codec/fast), creachadair/jrpc2 and
-// go-ethereum/rpc serving the same methods.
+// as typed methods, and typed with codec/fast), creachadair/jrpc2,
+// go-ethereum/rpc and go.lsp.dev/jsonrpc2 serving the same methods.
 package main
 
 import (

@@ -15,6 +15,7 @@ import (
 	"github.com/creachadair/jrpc2/channel"
 	"github.com/creachadair/jrpc2/handler"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
+	lsp "go.lsp.dev/jsonrpc2"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/bench/internal/loadgen"
@@ -45,6 +46,7 @@ var realPeers = []realPeer{
 		}},
 	{"creachadair/jrpc2", "JSON-RPC 2.0", "jrpc2.Server per connection over channel.Line; handler.New for createUser, handler.NewPos for the others", jrpc2RealTCP},
 	{"ethereum/go-ethereum/rpc", "JSON-RPC 2.0", "rpc.Server.ServeListener, newline-delimited JSON; a service named real, createUser's user as the only element of a params array", gethRealTCP},
+	{"go.lsp.dev/jsonrpc2", "JSON-RPC 2.0", "a Conn per connection over NewNDJSONStream (newline-delimited JSON), one Handler switching on the method, params and results through its DefaultCodec (encoding/json/v2)", lspRealTCP},
 }
 
 // realRequests and realWant are the requests of realistic.Methods and their
@@ -230,4 +232,75 @@ func printReal(w io.Writer, rep *Report, runs int) {
 		}
 	}
 	fmt.Fprintln(w, "allocs/call: runtime.MemStats.Mallocs delta over the run / calls, process-wide (server and load generator)")
+}
+
+// lspRealHandler serves the realistic methods as a go.lsp.dev/jsonrpc2
+// handler: its params decoded, and its results encoded, by the library's
+// default payload codec (encoding/json/v2).
+func lspRealHandler(ctx context.Context, req *lsp.Request) (any, error) {
+	c := lsp.DefaultCodec
+	switch req.Method() {
+	case "createUser":
+		var u realistic.User
+		if err := c.Unmarshal(req.Params(), &u); err != nil {
+			return nil, lsp.NewError(lsp.InvalidParams, err.Error())
+		}
+		return realistic.CreateUser(ctx, u)
+	case "search":
+		var (
+			args  []json.RawMessage
+			query string
+			limit int
+		)
+		if err := errors.Join(c.Unmarshal(req.Params(), &args), want(len(args), 2)); err != nil {
+			return nil, lsp.NewError(lsp.InvalidParams, err.Error())
+		}
+		if err := errors.Join(c.Unmarshal(args[0], &query), c.Unmarshal(args[1], &limit)); err != nil {
+			return nil, lsp.NewError(lsp.InvalidParams, err.Error())
+		}
+		return realistic.Search(query, limit)
+	case "getBlock":
+		var (
+			args   []json.RawMessage
+			number uint64
+			full   bool
+		)
+		if err := errors.Join(c.Unmarshal(req.Params(), &args), want(len(args), 2)); err != nil {
+			return nil, lsp.NewError(lsp.InvalidParams, err.Error())
+		}
+		if err := errors.Join(c.Unmarshal(args[0], &number), c.Unmarshal(args[1], &full)); err != nil {
+			return nil, lsp.NewError(lsp.InvalidParams, err.Error())
+		}
+		return realistic.GetBlock(number, full)
+	case "echoRaw":
+		var args []json.RawMessage
+		if err := errors.Join(c.Unmarshal(req.Params(), &args), want(len(args), 1)); err != nil {
+			return nil, lsp.NewError(lsp.InvalidParams, err.Error())
+		}
+		return lsp.RawMessage(args[0]), nil
+	}
+	return lsp.MethodNotFoundHandler(ctx, req)
+}
+
+// want is the error of a params array of n elements where it needs k.
+func want(n, k int) error {
+	if n != k {
+		return fmt.Errorf("%d params, want %d", n, k)
+	}
+	return nil
+}
+
+func lspRealTCP() (*tcpServer, error) {
+	var a acceptLoop
+	t, err := listen(func(ln net.Listener) {
+		a.serve(ln, func(nc net.Conn) {
+			conn := lsp.NewConn(lsp.NewNDJSONStream(nc))
+			conn.Go(context.Background(), lspRealHandler)
+			<-conn.Done()
+		})
+	}, a.closeAll)
+	if t != nil {
+		t.reqs, t.want = realRequests(nil, false)
+	}
+	return t, err
 }
