@@ -119,6 +119,8 @@ func TestRawMessage(t *testing.T) {
 	t.Parallel()
 	s := jsonrpc.NewServer()
 	s.MustRegister("echo", func(v json.RawMessage) json.RawMessage { return v })
+	s.MustRegister("echoDefault", func(v json.RawMessage) json.RawMessage { return v }, jsonrpc.Defaults(json.RawMessage(`{"a":`)))
+	s.MustRegister("echoTyped", jsonrpc.TypedFunc(func(v json.RawMessage) json.RawMessage { return v }), jsonrpc.Defaults(json.RawMessage(`{"a":`)))
 	s.MustRegister("give", func(s string) json.RawMessage {
 		if s == "nil" {
 			return nil
@@ -128,6 +130,9 @@ func TestRawMessage(t *testing.T) {
 	for _, tt := range []struct{ method, params, want string }{
 		{"echo", `[ {"a" : [1, "x y"], "b":"<&>"} ]`, `"result":{"a":[1,"x y"],"b":"<&>"}`},
 		{"echo", `[null]`, `"result":null`},
+		{"echoTyped", `[ {"a" : [1, "x y"]} ]`, `"result":{"a":[1,"x y"]}`},
+		{"echoDefault", `[]`, `"code":-32603`},
+		{"echoTyped", `[]`, `"code":-32603`},
 		{"give", `["nil"]`, `"result":null`},
 		{"give", `[" {\n\"a\":\t1 } "]`, `"result":{"a":1}`},
 		{"give", `["{\"a\":"]`, `"code":-32603`},

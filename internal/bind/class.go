@@ -249,7 +249,7 @@ func (f *Func) decodeInto(p *param, span []byte, dst unsafe.Pointer, slots *argS
 // appendResult appends the class-typed result at p.
 func (f *Func) appendResult(dst []byte, p unsafe.Pointer) ([]byte, error) {
 	if f.res.raw && f.shape&^shapeCtx >= shapeR {
-		return appendRaw(dst, *(*[]byte)(p))
+		return f.appendRaw(dst, *(*[]byte)(p), nil)
 	}
 	c := f.res.class
 	if f.shape&^shapeCtx < shapeR {

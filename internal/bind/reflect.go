@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"strings"
+	"unsafe"
 
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
@@ -54,12 +55,27 @@ func (f *Func) invokeReflect(ctx context.Context, dst, params []byte) ([]byte, e
 			return dst, e.(error)
 		}
 	}
+	if f.res.raw {
+		// A result that is a json.RawMessage param itself (an echo) was
+		// validated with the request.
+		var param []byte
+		for i, p := range f.params {
+			if p.raw && !f.structs && !f.variadic {
+				b := in[len(in)-len(f.params)+i].Bytes()
+				fromDefault := p.opt && unsafe.SliceData(b) == unsafe.SliceData(p.defV.Bytes())
+				if len(b) > 0 && !fromDefault && unsafe.SliceData(b) == unsafe.SliceData(out[0].Bytes()) {
+					param = b
+				}
+			}
+		}
+		return f.appendRaw(dst, out[0].Bytes(), param)
+	}
 	return f.appendValue(dst, out[0])
 }
 
 func (f *Func) appendValue(dst []byte, v reflect.Value) ([]byte, error) {
 	if f.res.raw {
-		return appendRaw(dst, v.Bytes())
+		return f.appendRaw(dst, v.Bytes(), nil)
 	}
 	if f.res.class != classNone {
 		tmp := reflect.New(f.res.t)

@@ -44,6 +44,7 @@ func Typed[P, R any](fn func(context.Context, P) (R, error), withContext bool, o
 	f.Fast = true
 	byPtr := f.structs && f.params[0].t.Kind() == reflect.Pointer
 	prim := !byPtr && f.primOnly(&f.params[0])
+	echo := !f.structs && f.params[0].raw // P is a json.RawMessage
 	f.typed = func(ctx context.Context, dst, params, only []byte) ([]byte, error) {
 		// p stays on the stack when nothing but primitives is decoded into
 		// it; otherwise the codec is given a value on the heap.
@@ -79,7 +80,14 @@ func Typed[P, R any](fn func(context.Context, P) (R, error), withContext bool, o
 		if err != nil {
 			return dst, err
 		}
-		if f.res.raw || f.res.class != classNone {
+		if f.res.raw {
+			var param []byte
+			if echo && only != nil { // not a default, which the scanner has not seen
+				param = *(*[]byte)(unsafe.Pointer(&p))
+			}
+			return f.appendRaw(dst, *(*[]byte)(unsafe.Pointer(&r)), param)
+		}
+		if f.res.class != classNone {
 			return f.appendResult(dst, unsafe.Pointer(&r))
 		}
 		out, err := f.codec.Append(dst, r)
@@ -222,16 +230,31 @@ func (f *Func) rawParam(span []byte) json.RawMessage {
 // appendRaw appends a json.RawMessage result, once checked: without the
 // white space outside its strings, as encoding/json encodes it, and null
 // when it is empty. It is not re-encoded, so that, as for string results,
-// "<", ">" and "&" are not escaped.
-func appendRaw(dst []byte, b []byte) ([]byte, error) {
+// "<", ">" and "&" are not escaped. A result that is the very bytes of a
+// json.RawMessage param (an echo) is not checked again: the scanner has
+// validated them.
+func (f *Func) appendRaw(dst []byte, b []byte, param []byte) ([]byte, error) {
 	if len(b) == 0 {
 		return append(dst, "null"...), nil
 	}
-	v, err := wire.Scanner{}.Validate(b)
-	if err != nil {
-		return dst, &ResultError{Err: errors.New("json.RawMessage result is not valid JSON: " + err.Error())}
+	v := b
+	if len(param) != len(b) || unsafe.SliceData(param) != unsafe.SliceData(b) {
+		var err error
+		if v, err = (wire.Scanner{}).Validate(b); err != nil {
+			return dst, &ResultError{Err: errors.New("json.RawMessage result is not valid JSON: " + err.Error())}
+		}
+	}
+	if !hasSpace(v) {
+		return append(dst, v...), nil
 	}
 	return wire.AppendCompact(dst, v), nil
+}
+
+// hasSpace reports whether v holds a JSON white space byte, inside a string
+// or not.
+func hasSpace(v []byte) bool {
+	return bytes.IndexByte(v, ' ') >= 0 || bytes.IndexByte(v, '\n') >= 0 ||
+		bytes.IndexByte(v, '\t') >= 0 || bytes.IndexByte(v, '\r') >= 0
 }
 
 // strict reports whether the unknown-field policy can matter when a value

@@ -260,18 +260,14 @@ func AppendIDEnd(dst, id []byte) []byte {
 // escaping HTML characters.
 func AppendCompact(dst, v []byte) []byte {
 	start := 0
-	in := false
 	for i := 0; i < len(v); i++ {
 		switch c := v[i]; {
-		case in:
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				in = false
-			}
 		case c == '"':
-			in = true
+			for i++; i < len(v) && v[i] != '"'; i++ {
+				if v[i] == '\\' {
+					i++
+				}
+			}
 		case IsSpace(c):
 			dst = append(dst, v[start:i]...)
 			start = i + 1
