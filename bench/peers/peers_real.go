@@ -44,7 +44,7 @@ var realPeers = []realPeer{
 				return realistic.NewTypedServer(append(opts, jsonrpc.UseCodec(fast.Codec{}))...)
 			})
 		}},
-	{"creachadair/jrpc2", "JSON-RPC 2.0", "jrpc2.Server per connection over channel.Line; handler.New for createUser, handler.NewPos for the others", jrpc2RealTCP},
+	{"creachadair/jrpc2", "JSON-RPC 2.0", "jrpc2.Server per connection over channel.Line, Concurrency 1; handler.New for createUser, handler.NewPos for the others", jrpc2RealTCP},
 	{"ethereum/go-ethereum/rpc", "JSON-RPC 2.0", "rpc.Server.ServeListener, newline-delimited JSON; a service named real, createUser's user as the only element of a params array", gethRealTCP},
 	{"go.lsp.dev/jsonrpc2", "JSON-RPC 2.0", "a Conn per connection over NewNDJSONStream (newline-delimited JSON), one Handler switching on the method, params and results through its DefaultCodec (encoding/json/v2)", lspRealTCP},
 }
@@ -96,7 +96,10 @@ func jrpc2RealTCP() (*tcpServer, error) {
 	var a acceptLoop
 	t, err := listen(func(ln net.Listener) {
 		a.serve(ln, func(nc net.Conn) {
-			s := jrpc2.NewServer(mux, nil).Start(channel.Line(nc, nc))
+			// One handler at a time: with more, jrpc2 answers out of
+			// order and a request can wait until the load generator's
+			// ids come round again, which jrpc2 refuses as a duplicate.
+			s := jrpc2.NewServer(mux, &jrpc2.ServerOptions{Concurrency: 1}).Start(channel.Line(nc, nc))
 			mu.Lock()
 			srvs = append(srvs, s)
 			mu.Unlock()
