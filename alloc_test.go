@@ -1,4 +1,4 @@
-//go:build !race
+//go:build !race && !jsonrpc_noadapters
 
 package jsonrpc_test
 
@@ -12,47 +12,6 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
 )
-
-// allocCase is a request document that must be answered without allocating;
-// want is a substring of the expected response ("" for no response).
-type allocCase struct {
-	name, req, want string
-}
-
-// checkZeroAllocs fails, naming the request and the count, for each case
-// whose processing allocates. Each case is first checked to get the expected
-// response, so that a broken call cannot pass by doing nothing.
-func checkZeroAllocs(t *testing.T, srv *jsonrpc.Server, cases []allocCase) {
-	t.Helper()
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			req := []byte(c.req)
-			buf := make([]byte, 0, 4096)
-			buf = srv.Process(context.Background(), buf[:0], req)
-			switch {
-			case c.want == "" && len(buf) != 0:
-				t.Fatalf("Process(%s) = %s, want no response", c.req, buf)
-			case c.want != "" && !strings.Contains(string(buf), c.want):
-				t.Fatalf("Process(%s) = %s, want a response containing %s", c.req, buf, c.want)
-			}
-			allocs := testing.AllocsPerRun(1000, func() {
-				buf = srv.Process(context.Background(), buf[:0], req)
-			})
-			if allocs != 0 {
-				t.Errorf("Process(%s) made %v allocations per call, want 0", c.req, allocs)
-			}
-			// ProcessAsync, when nothing blocks, allocates nothing either.
-			n := 0
-			reply := func(b []byte) { n += len(b) }
-			allocs = testing.AllocsPerRun(1000, func() {
-				srv.ProcessAsync(context.Background(), buf[:0], req, reply)
-			})
-			if allocs != 0 {
-				t.Errorf("ProcessAsync(%s) made %v allocations per call, want 0", c.req, allocs)
-			}
-		})
-	}
-}
 
 func TestZeroAllocs(t *testing.T) {
 	wants := []string{`"result":3.75`, `"result":7`, `"result":2.5`, `"result":3.75`, `"result":"hello world"`}

@@ -7,8 +7,8 @@
 //	// out: {"jsonrpc":"2.0","result":3,"id":1}
 //
 // Process appends the response to a buffer the caller owns and, for methods
-// over primitive types, allocates nothing; the methods get a context derived
-// from ctx. ProcessString is the same for strings, and ProcessAsync lets
+// over primitive types called without reflection (see Registration),
+// allocates nothing; the methods get a context derived from ctx. ProcessString is the same for strings, and ProcessAsync lets
 // methods registered with Blocking wait without holding up the caller.
 //
 // This package does no I/O. Its subpackages carry requests to a Server:
@@ -57,17 +57,49 @@
 // and a ServiceOption RegisterService. An option passed where it does not
 // apply does not compile.
 //
-// Functions of up to two params over primitive types (bool, all integer and
-// float kinds, string, pointers for nullable values) and a primitive result
-// are called through generic adapters chosen at registration, without
-// reflect.Value.Call, decoding each param straight from the request bytes.
-// Other functions are called through reflection, and their non-primitive
-// values go through a Codec (see Codecs).
+// Typed, TypedNoContext, TypedNoError and TypedFunc make a TypedMethod,
+// which Register takes in place of a function: a function of one value P,
+// the params (a struct bound by field, as above, or the only param), and
+// one result R. Generics make its calls direct Go calls, never through
+// reflect.Value.Call, whatever P and R are.
+//
+//	srv.MustRegister("createUser", jsonrpc.Typed(func(ctx context.Context, u User) (User, error) { ... }))
+//
+// Register calls a plain function, or a method of a service that is a
+// value (not a factory), without reflect.Value.Call through generic
+// adapters chosen at registration, when it is not variadic, takes no
+// struct bound by field, and, besides a leading context:
+//
+//   - takes no param, one param of a primitive type (bool, any integer or
+//     float kind, string, or any pointer), or two params each a bool, a
+//     string, a float64, an int64 (or int where int is 64 bits), or any
+//     pointer, types defined on them included (type celsius float64);
+//   - returns nothing, an error, or a result, with or without an error,
+//     that is a bool, a string, a float64, an int64 (or 64-bit int), or
+//     any pointer.
+//
+// Every other function is called through reflection: func(a, b int32) int32,
+// func(n uint64, full bool), func(query string) []Item, func(u User) User,
+// three params, variadic functions, a service factory's methods, and every
+// function in a program built with the build tag jsonrpc_noadapters, which
+// leaves the adapters out of the binary (about 3 MB).
+//
+// Whatever the path, params are decoded from the request's bytes, which
+// the server validated as it read them: primitives and json.RawMessage
+// without a codec (a json.RawMessage param is a copy of its span, a
+// json.RawMessage result is sent as it is, without white space); a struct
+// without JSON methods of its own, embedded structs or ",string" fields
+// is decoded member by member, matching names in the same pass, its fields
+// of primitive types, slices of them, json.RawMessage, nested structs of
+// the same kind and types with an UnmarshalJSON method decoded by the
+// server; the rest of the params (maps, interfaces, arrays, []byte, other
+// slices and structs) by the Codec, which also encodes every result that is
+// not a primitive or a json.RawMessage.
 //
 // # Codecs
 //
-// A Codec decodes the params and encodes the results that are not
-// primitives. A server has one, JSONCodec (encoding/json) unless UseCodec
+// A Codec decodes the params and encodes the results that the server does
+// not (see Registration). A server has one, JSONCodec (encoding/json) unless UseCodec
 // sets another, and MethodCodec gives one method its own. Package
 // codec/jsonv2 is encoding/json/v2 (the standard library's from Go 1.27,
 // github.com/go-json-experiment/json before), and the module

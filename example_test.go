@@ -240,6 +240,43 @@ func ExampleAllowUnknownFields() {
 	lenient.MustRegister("move", move, jsonrpc.ParamNames("to"))
 	fmt.Println(lenient.ProcessString(context.Background(), req))
 	// Output:
-	// {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":"param \"to\": json: unknown field \"country\""},"id":1}
+	// {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":"param \"to\": unknown field \"country\""},"id":1}
 	// {"jsonrpc":"2.0","result":"moved to Oslo","id":1}
+}
+
+// Typed methods take their params as one value, here a struct bound by
+// field (by name or by position), and are called directly.
+func ExampleTyped() {
+	type moveParams struct {
+		From string  `json:"from"`
+		To   string  `json:"to"`
+		Km   float64 `json:"km"`
+	}
+	type move struct {
+		Route string  `json:"route"`
+		Hours float64 `json:"hours"`
+	}
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("plan", jsonrpc.Typed(func(ctx context.Context, p moveParams) (move, error) {
+		if p.Km <= 0 {
+			return move{}, jsonrpc.ErrInvalidParams.WithData("km must be positive")
+		}
+		return move{Route: p.From + "-" + p.To, Hours: p.Km / 80}, nil
+	}))
+	ctx := context.Background()
+	fmt.Println(srv.ProcessString(ctx, `{"jsonrpc":"2.0","method":"plan","params":{"from":"Oslo","to":"Bergen","km":460},"id":1}`))
+	fmt.Println(srv.ProcessString(ctx, `{"jsonrpc":"2.0","method":"plan","params":["Oslo","Bergen",0],"id":2}`))
+	// Output:
+	// {"jsonrpc":"2.0","result":{"route":"Oslo-Bergen","hours":5.75},"id":1}
+	// {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":"km must be positive"},"id":2}
+}
+
+// TypedFunc serves a function without a context or an error; a param that
+// is not a struct is the only positional param, or named with ParamNames.
+func ExampleTypedFunc() {
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("shout", jsonrpc.TypedFunc(strings.ToUpper), jsonrpc.ParamNames("text"))
+	fmt.Println(srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"shout","params":{"text":"hi"},"id":1}`))
+	// Output:
+	// {"jsonrpc":"2.0","result":"HI","id":1}
 }

@@ -62,10 +62,10 @@ func BorrowStrings() MethodOption {
 	return func(c *methodConfig) { c.borrow = true }
 }
 
-// MethodCodec sets the codec for the non-primitive params and results of
-// one method, in place of the server's (see UseCodec). Params and results
-// over primitive types do not go through a codec, so it changes nothing for
-// them.
+// MethodCodec sets the codec for the params and results of one method that
+// go through a codec (see Codec), in place of the server's (see UseCodec).
+// It changes nothing for the values the server decodes and encodes itself,
+// such as primitives.
 func MethodCodec(c Codec) MethodOption {
 	return func(mc *methodConfig) { mc.codec = c }
 }
@@ -121,7 +121,8 @@ func ForMethod(goName string, opts ...MethodOption) ServiceOption {
 // fn must be a function. It may take a leading context.Context, then any
 // number of params of types that JSON can carry, and return nothing, a
 // value, an error, or a value and an error. A variadic function takes the
-// rest of a positional params array. A function that cannot be served fails
+// rest of a positional params array. fn may also be a TypedMethod (see
+// Typed), whose calls are direct. A function that cannot be served fails
 // here with an error wrapping ErrInvalidMethod, never at call time. Names
 // starting with "rpc." are reserved by the specification and rejected, as
 // is a name already registered (ErrDuplicate).
@@ -161,7 +162,7 @@ func (s *Server) build(name string, fn any, mc *methodConfig, recv reflect.Value
 	if mc.codec != nil {
 		codec = mc.codec
 	}
-	f, err := bind.Build(fn, bind.Options{
+	opts := bind.Options{
 		Names:        mc.names,
 		Defaults:     mc.defaults,
 		Borrow:       mc.borrow,
@@ -169,7 +170,20 @@ func (s *Server) build(name string, fn any, mc *methodConfig, recv reflect.Value
 		AllowUnknown: s.cfg.allowUnknown,
 		Receiver:     recv,
 		Resolve:      resolve,
-	})
+	}
+	var (
+		f   *bind.Func
+		err error
+	)
+	if tm, ok := fn.(TypedMethod); ok {
+		if tm.build == nil {
+			err = errNilTyped
+		} else {
+			f, err = tm.build(opts)
+		}
+	} else {
+		f, err = bind.Build(fn, opts)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w %q: %v", ErrInvalidMethod, name, err)
 	}

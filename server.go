@@ -12,9 +12,16 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
 
-// A Codec decodes params and encodes results whose types are not primitives
-// (slices, maps, structs, interfaces and types with their own JSON methods).
-// Implementations must be safe for concurrent use by multiple goroutines.
+// A Codec decodes the params and encodes the results that the server does
+// not: it encodes every result that is not a primitive or a
+// json.RawMessage, and decodes maps, interfaces, arrays, []byte, slices of
+// non-primitives, and structs with JSON methods of their own, embedded
+// structs or ",string" fields. The server decodes primitives,
+// json.RawMessage, slices of primitives, types with an UnmarshalJSON
+// method, and the other structs member by member, handing the codec only
+// the fields it does not decode itself (see Registration in the package
+// documentation). Implementations must be safe for concurrent use by
+// multiple goroutines.
 //
 // Every codec of this module answers alike: package codec/codectest is the
 // suite that checks it, and a Codec of your own can run it too. What a
@@ -59,9 +66,9 @@ func (JSONCodec) Append(dst []byte, v any) ([]byte, error) { return bind.JSON{}.
 // An Option configures a Server at construction. Later options win.
 type Option func(*config)
 
-// UseCodec sets the codec for the non-primitive params and results of the
-// server's methods; MethodCodec sets it for one method. The default is
-// JSONCodec (encoding/json).
+// UseCodec sets the codec for the params and results of the server's
+// methods that go through a codec (see Codec); MethodCodec sets it for one
+// method. The default is JSONCodec (encoding/json).
 func UseCodec(c Codec) Option { return func(cf *config) { cf.codec = c } }
 
 // AllowUnknownFields makes the server's methods ignore what names no param

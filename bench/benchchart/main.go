@@ -23,6 +23,8 @@
 //	                  measured, and the floor
 //	peers-*.svg       every row of one scenario of the peers set (tcp,
 //	                  http-16, http-1, inproc)
+//	peers-real.svg    from the peers-real set of bench/peers -workload real,
+//	                  when there is one: every row of each method
 //
 // The SVG is written by hand with fixed formatting, so the same data gives the
 // same bytes.

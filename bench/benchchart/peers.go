@@ -330,3 +330,37 @@ func peerTables(r *report) string {
 	}
 	return b.String()
 }
+
+// realLegend explains the colors of the chart of the peers-real set.
+var realLegend = []legendKey{
+	{colorSelf, "jsonrpc-go, Register"},
+	{colorVariant, "jsonrpc-go, typed methods"},
+	{colorPeer, "JSON-RPC peer"},
+}
+
+// renderPeersReal draws the peers-real set of bench/peers (-workload
+// real): for each method, one panel of every row, with this library's rate
+// (the Register row) over each other row in brackets.
+func renderPeersReal(r *report) []byte {
+	var panels []hpanel
+	var methods []string
+	for _, rw := range r.Rows {
+		if !slices.Contains(methods, rw.Scenario) {
+			methods = append(methods, rw.Scenario)
+		}
+	}
+	for _, m := range methods {
+		sc := scenario{Name: m, Conns: 1}
+		self := r.self(sc)
+		var groups []hgroup
+		for _, rw := range r.peerRows(sc) {
+			b := peerBar(self, rw)
+			if rw == self {
+				b = peerBar(nil, rw)
+			}
+			groups = append(groups, hgroup{label: rw.Peer, bars: []hbar{b}})
+		}
+		panels = append(panels, hpanel{title: m, groups: groups, xLabel: peerXLabel(r)})
+	}
+	return renderHBarsKeyed("Realistic methods over one TCP connection", caption([]*report{r}), realLegend, "library", panels)
+}

@@ -54,6 +54,9 @@ func renderAll(reports []*report) ([]chart, error) {
 	if err != nil {
 		return nil, err
 	}
+	if real := latest(reports, "peers-real"); real != nil {
+		peerCharts = append(peerCharts, chart{Name: "peers-real.svg", Sources: []string{real.File}, SVG: renderPeersReal(real)})
+	}
 	return append([]chart{
 		{Name: "async-inline.svg", Sources: []string{inline.File}, SVG: renderAsyncInline(inline)},
 		{Name: "hosting.svg", Sources: append([]string{tcp.File}, fileNames(httpReps)...), SVG: renderHosting(tcp, httpRows, httpReps)},

@@ -24,7 +24,7 @@ import (
 const (
 	window       = 64
 	inflight     = 256
-	windows      = 16 // distinct windows cycled; ids 1..windows*window
+	windows      = 64 // distinct windows cycled; ids 1..windows*window
 	drainTimeout = 5 * time.Second
 )
 
@@ -149,6 +149,7 @@ func (c *tcpClient) run(d time.Duration) (measurement, error) {
 		rerr    error
 		got     int64
 		errs    int
+		sample  []byte // the first error response, for the report
 		end     time.Time
 	)
 	for range inflight / window {
@@ -213,7 +214,11 @@ func (c *tcpClient) run(d time.Duration) (measurement, error) {
 			got += int64(bytes.Count(b, []byte{'\n'}))
 			// Error responses (2.0 error objects, 1.0 error strings) fail
 			// the run; a member split across reads may go unseen.
-			errs += bytes.Count(b, errObj) + bytes.Count(b, errStr)
+			n := bytes.Count(b, errObj) + bytes.Count(b, errStr)
+			if n > 0 && errs == 0 {
+				sample = errorLine(b)
+			}
+			errs += n
 			c.br.Discard(len(b))
 			for got >= next {
 				next += window
@@ -231,7 +236,7 @@ func (c *tcpClient) run(d time.Duration) (measurement, error) {
 	c.nc.SetDeadline(time.Time{})
 	m := measurement{calls: got, mallocs: after.Mallocs - before.Mallocs, elapsed: end.Sub(start)}
 	if errs > 0 {
-		rerr = errors.Join(rerr, fmt.Errorf("%d error responses during the run", errs))
+		rerr = errors.Join(rerr, fmt.Errorf("%d error responses during the run, the first: %s", errs, sample))
 	}
 	if err := errors.Join(werr, rerr); err != nil {
 		return m, err
@@ -240,6 +245,21 @@ func (c *tcpClient) run(d time.Duration) (measurement, error) {
 }
 
 func (c *tcpClient) close() { c.nc.Close() }
+
+// errorLine returns a copy of the line of b that holds its first error
+// member, cut to 300 bytes.
+func errorLine(b []byte) []byte {
+	i := bytes.Index(b, errObj)
+	if j := bytes.Index(b, errStr); i < 0 || (j >= 0 && j < i) {
+		i = j
+	}
+	start := bytes.LastIndexByte(b[:i], '\n') + 1
+	end := len(b)
+	if k := bytes.IndexByte(b[i:], '\n'); k >= 0 {
+		end = i + k
+	}
+	return bytes.Clone(b[start:min(end, start+300)])
+}
 
 var (
 	errObj = []byte(`"error":{`)

@@ -8,9 +8,11 @@ require (
 	github.com/gorilla/rpc v1.2.0
 	github.com/jsonrpc-go/jsonrpc v0.0.0
 	github.com/jsonrpc-go/jsonrpc/bench v0.0.0
+	github.com/jsonrpc-go/jsonrpc/codec/fast v0.0.0
 	github.com/jsonrpc-go/jsonrpc/fasthttprpc v0.0.0
 	github.com/sourcegraph/jsonrpc2 v0.2.3
 	github.com/valyala/fasthttp v1.74.0
+	go.lsp.dev/jsonrpc2 v1.0.1
 	google.golang.org/grpc v1.84.0
 	google.golang.org/protobuf v1.36.12
 )
@@ -22,9 +24,11 @@ require (
 	github.com/creachadair/mds v0.30.5 // indirect
 	github.com/deckarep/golang-set/v2 v2.6.0 // indirect
 	github.com/fjl/jsonw v0.1.0 // indirect
+	github.com/go-json-experiment/json v1.27.2 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-ole/go-ole v1.3.0 // indirect
+	github.com/goccy/go-json v0.12.0 // indirect
 	github.com/gorilla/websocket v1.5.3 // indirect
 	github.com/holiman/uint256 v1.3.2 // indirect
 	github.com/klauspost/compress v1.20.1 // indirect
@@ -49,5 +53,6 @@ require (
 replace (
 	github.com/jsonrpc-go/jsonrpc => ../..
 	github.com/jsonrpc-go/jsonrpc/bench => ..
+	github.com/jsonrpc-go/jsonrpc/codec/fast => ../../codec/fast
 	github.com/jsonrpc-go/jsonrpc/fasthttprpc => ../../fasthttprpc
 )

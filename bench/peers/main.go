@@ -5,6 +5,12 @@
 // (gRPC, the non-JSON-RPC alternative, by its own client over one HTTP/2
 // connection), over HTTP/1.1, and in process where a library has a direct
 // entry point, against a floor that only finds each request's id.
+//
+// With -workload real it compares the methods of package realistic
+// (createUser, search, getBlock, echoRaw) instead, over one pipelined TCP
+// connection per method, through this library (registered with Register,
+// as typed methods, and typed with codec/fast), creachadair/jrpc2,
+// go-ethereum/rpc and go.lsp.dev/jsonrpc2 serving the same methods.
 package main
 
 import (
@@ -94,14 +100,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	d := fs.Duration("d", time.Second, "duration of each run of each row")
 	runs := fs.Int("runs", 3, "runs per row, interleaved; the table shows the median")
 	jsonFile := fs.String("json", "", "write the results as JSON to `FILE`")
+	workload := fs.String("workload", "calc", "`calc`: the calculator mix in every scenario; real: the methods of package realistic over one TCP connection")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *d <= 0 || *runs < 1 || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "peers: -d must be positive, -runs at least 1, no arguments")
+	if *d <= 0 || *runs < 1 || fs.NArg() > 0 || (*workload != "calc" && *workload != "real") {
+		fmt.Fprintln(stderr, "peers: -d must be positive, -runs at least 1, -workload calc or real, no arguments")
 		return 2
 	}
-	rep, err := measureAll(*d, *runs, stderr)
+	set, mode := setup, "peers"
+	if *workload == "real" {
+		set, mode = setupReal, "peers-real"
+	}
+	rep, err := measureAll(set, mode, *d, *runs, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "peers: refusing to measure:", err)
 		return 1
@@ -254,7 +265,7 @@ func runInproc(in *inprocTarget, d time.Duration) (measurement, error) {
 	return m, in.check()
 }
 
-func measureAll(d time.Duration, runs int, progress io.Writer) (*Report, error) {
+func measureAll(setup func() ([]*target, []Skip, error), mode string, d time.Duration, runs int, progress io.Writer) (*Report, error) {
 	ts, skips, err := setup()
 	if err != nil {
 		return nil, err
@@ -282,7 +293,7 @@ func measureAll(d time.Duration, runs int, progress io.Writer) (*Report, error) 
 	rep := &Report{
 		Date: time.Now().Format(time.RFC3339), Go: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
 		CPU: loadgen.CPUModel(), Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
-		Mode: "peers", Duration: d.String(), Rows: []Row{}, Skipped: skips,
+		Mode: mode, Duration: d.String(), Rows: []Row{}, Skipped: skips,
 	}
 	for i, t := range ts {
 		r := Row{Name: scenarioLabel(t.scenario, t.workers) + " " + t.peer, Workers: max(t.workers, 1), Scenario: t.scenario, Peer: t.peer,
@@ -323,6 +334,10 @@ func (r *Report) find(scenario string, workers int, peer string) *Row {
 }
 
 func printTable(w io.Writer, rep *Report, runs int) {
+	if rep.Mode == "peers-real" {
+		printReal(w, rep, runs)
+		return
+	}
 	fmt.Fprintf(w, "calculator mix (demo.Requests: add, addInt, NullableFloatToNullableFloat, Test2, StringMe)\n")
 	fmt.Fprintf(w, "%s %s/%s, %s, %d cores, GOMAXPROCS %d; median of %d runs of %s each, interleaved\n",
 		rep.Go, rep.GOOS, rep.GOARCH, rep.CPU, rep.Cores, rep.GOMAXPROCS, runs, rep.Duration)

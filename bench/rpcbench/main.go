@@ -15,6 +15,7 @@
 //	rpcbench twoway -d 1s -runs 3 -callers 16 -subs 100
 //
 //	rpcbench wasm -d 1s -runs 5 -json wasm.json
+//	rpcbench real -d 1s -runs 5
 //
 // Without a mode, rpcbench runs the headline suite: the calculator mix
 // through Process, through ProcessAsync inline, one suspending call through
@@ -35,7 +36,12 @@
 // their rows. The wasm mode measures the calculator mix through Process
 // natively and, built for GOOS=js and GOOS=wasip1 (GOARCH=wasm), under Node
 // and under wazero, in interleaved runs of one command, each after a
-// warm-up long enough for V8's optimizing compiler (-warmup, 1s). Progress
+// warm-up long enough for V8's optimizing compiler (-warmup, 1s). The real
+// mode measures the methods of package bench/internal/realistic (a struct by
+// named params, a list of twenty items, a block as a map, raw JSON) through
+// Process with encoding/json and with codec/fast, each against its floor
+// with the same codec: decoding the params and encoding the result, without
+// an envelope. Progress
 // goes to standard error, one line per measurement, the table to standard
 // output, and -json FILE writes the results for machines, with the date,
 // the Go version, the CPU model, the core count and GOMAXPROCS.
@@ -97,6 +103,7 @@ var modes = []mode{
 	{"tcp", "pipelined JSON-RPC over loopback TCP to a stream.Server, against Process", (*env).tcp},
 	{"http", "JSON-RPC over HTTP/1.1 keep-alive to an httprpc.Handler", (*env).httpMode},
 	{"twoway", "two-way connections: calls both ways, cancel latency, push to subscribers", (*env).twoway},
+	{"real", "realistic methods (struct params, large results, raw JSON) against their floor", (*env).real},
 	{"legacy", "measure the string API (*jsonrpc.Server).ProcessString by batch size", (*env).legacy},
 }
 

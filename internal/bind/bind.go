@@ -88,10 +88,14 @@ type Options struct {
 type ParamError struct {
 	Index int    // param index, or -1 when the error concerns the params as a whole
 	Name  string // param name when known
+	Field string // the path of the field in the param ("address.zip"), when in a nested struct
 	Msg   string
 }
 
 func (e *ParamError) Error() string {
+	if e.Field != "" {
+		return (&ParamError{Index: e.Index, Name: e.Name, Msg: "field " + string(wire.AppendQuote(nil, e.Field)) + ": " + e.Msg}).Error()
+	}
 	switch {
 	case e.Index < 0:
 		return e.Msg
@@ -135,26 +139,31 @@ type Func struct {
 	// Fast reports whether calls avoid reflect.Value.Call.
 	Fast bool
 
-	fast     fastInvoker // nil when calls go through invokeReflect
+	fast     fastInvoker  // nil when calls go through invokeReflect
+	typed    typedInvoker // set by Typed; takes precedence
 	params   []param
 	names    []string // for named calls; nil when positional only
 	required int      // params without default
 	variadic bool
 	structs  bool // a single struct param bound by field
 	fields   []field
-	rest     param // the element of a variadic param
-	embedded bool  // the struct embeds others: named params are not checked
-	borrow   bool
-	lenient  bool // AllowUnknown
-	codec    Codec
-	useSlots bool // borrowed pointer params need per-call argSlots
-	res      result
-	shape    shape
-	fn       unsafe.Pointer // points to a variable holding the function
-	rv       reflect.Value
-	recv     unsafe.Pointer // the bound receiver of a method expression
-	recvV    reflect.Value
-	resolve  func(context.Context) (reflect.Value, error) // a per-call receiver
+	st       reflect.Type // the struct type, when structs
+	// fieldwise: an object is decoded member by member into the fields
+	// of the struct param (see decodeFields), not by the codec whole.
+	fieldwise bool
+	rest      param // the element of a variadic param
+	embedded  bool  // the struct embeds others: named params are not checked
+	borrow    bool
+	lenient   bool // AllowUnknown
+	codec     Codec
+	useSlots  bool // borrowed pointer params need per-call argSlots
+	res       result
+	shape     shape
+	fn        unsafe.Pointer // points to a variable holding the function
+	rv        reflect.Value
+	recv      unsafe.Pointer // the bound receiver of a method expression
+	recvV     reflect.Value
+	resolve   func(context.Context) (reflect.Value, error) // a per-call receiver
 }
 
 // Invoke calls the function: it decodes params (a JSON array, an object, or
@@ -162,6 +171,18 @@ type Func struct {
 // them), calls the function, with ctx when it takes one, and appends the JSON
 // result to dst.
 func (f *Func) Invoke(ctx context.Context, dst, params []byte, args *wire.Args) ([]byte, error) {
+	if f.typed != nil {
+		// The spans are found here, not in the invoker, so that args,
+		// which the invoker cannot be shown not to keep, stays on the
+		// caller's stack.
+		var one [1][]byte
+		if !f.structs {
+			if err := f.spans(params, args, one[:]); err != nil {
+				return dst, err
+			}
+		}
+		return f.typed(ctx, dst, params, one[0])
+	}
 	if f.fast == nil {
 		return f.invokeReflect(ctx, dst, params)
 	}
@@ -195,7 +216,16 @@ type param struct {
 	elem   reflect.Type
 	eclass class // class of elem for pointers
 	prim   bool  // t (or, for pointers, its element) is a primitive
+	raw    bool  // t is json.RawMessage: the span itself, without the codec
+	strict bool  // the unknown-field policy can matter for t (see strict)
 	index  int
+	// The decoders of non-primitives that need no codec (see
+	// decodeParamAt): sub holds the fields of a struct decoded member by
+	// member, slice marks a slice of primitives (of class eclass), and
+	// unm a type whose pointer has its own UnmarshalJSON.
+	sub   []field
+	slice bool
+	unm   bool
 }
 
 type result struct {
@@ -203,12 +233,14 @@ type result struct {
 	class  class
 	eclass class // class of the element for pointers
 	prim   bool
+	raw    bool // json.RawMessage: sent as it is, once checked
 }
 
 type field struct {
-	index int // in the struct
-	name  string
-	p     param // decodes the field's value
+	index  int     // in the struct
+	offset uintptr // of the field in the struct
+	name   string
+	p      param // decodes the field's value
 }
 
 var (
@@ -315,6 +347,11 @@ func Build(fn any, opts Options) (*Func, error) {
 	} else if len(f.params) == 1 && !f.variadic && isStruct(f.params[0].t) {
 		f.structs = true
 		f.fields, f.embedded = structFields(f.params[0].t)
+		f.st = f.params[0].t
+		if f.st.Kind() == reflect.Pointer {
+			f.st = f.st.Elem()
+		}
+		f.fieldwise = fieldwise(f.st, f.fields, f.embedded)
 	}
 
 	// Defaults.
@@ -379,7 +416,7 @@ func structFields(t reflect.Type) (fs []field, embedded bool) {
 		}
 		p := newParam(sf.Type, len(fs))
 		p.name = name
-		fs = append(fs, field{index: i, name: name, p: p})
+		fs = append(fs, field{index: i, offset: sf.Offset, name: name, p: p})
 	}
 	return fs, embedded
 }
@@ -438,8 +475,23 @@ func hasCustomJSON(t reflect.Type) bool {
 }
 
 func newParam(t reflect.Type, index int) param {
-	p := param{t: t, index: index, class: classOf(t)}
+	p := param{t: t, index: index, class: classOf(t), raw: t == rawType, strict: strict(t, nil)}
 	p.prim = p.class != classNone
+	if !p.prim && !p.raw {
+		switch {
+		case reflect.PointerTo(t).Implements(jsonUnm):
+			p.unm = t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface
+		case hasCustomJSON(t):
+		case t.Kind() == reflect.Struct:
+			if fs, embedded := structFields(t); fieldwise(t, fs, embedded) {
+				p.sub = fs
+			}
+		case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8:
+			if ec := classOf(t.Elem()); ec != classNone && ec != classPtr {
+				p.slice, p.eclass = true, ec
+			}
+		}
+	}
 	if t.Kind() == reflect.Pointer {
 		p.elem = t.Elem()
 		p.eclass = classOf(p.elem)
@@ -449,7 +501,7 @@ func newParam(t reflect.Type, index int) param {
 }
 
 func newResult(t reflect.Type) result {
-	r := result{t: t, class: classOf(t)}
+	r := result{t: t, class: classOf(t), raw: t == rawType}
 	r.prim = r.class != classNone
 	if t.Kind() == reflect.Pointer {
 		r.eclass = classOf(t.Elem())

@@ -239,7 +239,7 @@ func (f *Func) decodeInto(p *param, span []byte, dst unsafe.Pointer, slots *argS
 		return nil
 	}
 	nv := reflect.New(p.elem)
-	if err := f.codec.Unmarshal(span, nv.Interface(), f.lenient); err != nil {
+	if err := f.codec.Unmarshal(span, nv.Interface(), f.lenient || !p.strict); err != nil {
 		return &ParamError{Index: p.index, Name: p.name, Msg: err.Error()}
 	}
 	*(*unsafe.Pointer)(dst) = nv.UnsafePointer()
@@ -248,6 +248,9 @@ func (f *Func) decodeInto(p *param, span []byte, dst unsafe.Pointer, slots *argS
 
 // appendResult appends the class-typed result at p.
 func (f *Func) appendResult(dst []byte, p unsafe.Pointer) ([]byte, error) {
+	if f.res.raw && f.shape&^shapeCtx >= shapeR {
+		return f.appendRaw(dst, *(*[]byte)(p), nil)
+	}
 	c := f.res.class
 	if f.shape&^shapeCtx < shapeR {
 		c = classVoid

@@ -2,9 +2,9 @@ package bind
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"strings"
+	"unsafe"
 
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
@@ -55,10 +55,28 @@ func (f *Func) invokeReflect(ctx context.Context, dst, params []byte) ([]byte, e
 			return dst, e.(error)
 		}
 	}
+	if f.res.raw {
+		// A result that is a json.RawMessage param itself (an echo) was
+		// validated with the request.
+		var param []byte
+		for i, p := range f.params {
+			if p.raw && !f.structs && !f.variadic {
+				b := in[len(in)-len(f.params)+i].Bytes()
+				fromDefault := p.opt && unsafe.SliceData(b) == unsafe.SliceData(p.defV.Bytes())
+				if len(b) > 0 && !fromDefault && unsafe.SliceData(b) == unsafe.SliceData(out[0].Bytes()) {
+					param = b
+				}
+			}
+		}
+		return f.appendRaw(dst, out[0].Bytes(), param)
+	}
 	return f.appendValue(dst, out[0])
 }
 
 func (f *Func) appendValue(dst []byte, v reflect.Value) ([]byte, error) {
+	if f.res.raw {
+		return f.appendRaw(dst, v.Bytes(), nil)
+	}
 	if f.res.class != classNone {
 		tmp := reflect.New(f.res.t)
 		tmp.Elem().Set(v)
@@ -83,13 +101,7 @@ func (f *Func) decodeValue(p *param, span []byte) (reflect.Value, error) {
 // decodeAt decodes one param value into dst, an addressable value of the
 // param's type.
 func (f *Func) decodeAt(p *param, span []byte, dst reflect.Value) error {
-	if p.class != classNone {
-		return f.decodeInto(p, span, dst.Addr().UnsafePointer(), nil)
-	}
-	if err := f.codec.Unmarshal(span, dst.Addr().Interface(), f.lenient); err != nil {
-		return &ParamError{Index: p.index, Name: p.name, Msg: err.Error()}
-	}
-	return nil
+	return f.decodeParamAt(p, span, dst.Addr().UnsafePointer())
 }
 
 func (f *Func) bindArgs(in []reflect.Value, params []byte) ([]reflect.Value, error) {
@@ -175,47 +187,13 @@ func (f *Func) decodeRest(arr []byte, skip int) (reflect.Value, error) {
 }
 
 // bindStruct decodes params into the single struct param: an object by field
-// names (through the codec, so json tags apply), an array by field order.
+// names, an array by field order.
 func (f *Func) bindStruct(params []byte) (reflect.Value, error) {
-	pt := f.params[0].t
-	st := pt
-	if st.Kind() == reflect.Pointer {
-		st = st.Elem()
+	nv := reflect.New(f.st)
+	if err := f.decodeStruct(params, nv.UnsafePointer()); err != nil {
+		return reflect.Value{}, err
 	}
-	nv := reflect.New(st)
-	if obj, ok := f.wholeStruct(params); ok {
-		// The struct sent whole as the only element of a positional
-		// array, as go-ethereum's client and vscode-jsonrpc's byPosition
-		// send it.
-		params = obj
-	}
-	switch {
-	case params == nil:
-	case params[0] == '{':
-		if !f.embedded && !f.lenient {
-			if err := f.checkFieldNames(params); err != nil {
-				return reflect.Value{}, err
-			}
-		}
-		if err := f.codec.Unmarshal(params, nv.Interface(), f.lenient); err != nil {
-			return reflect.Value{}, &ParamError{Index: -1, Msg: err.Error()}
-		}
-	default:
-		i := -1
-		for elem := range wire.Elements(params) {
-			i++
-			if i >= len(f.fields) {
-				return reflect.Value{}, &ParamError{Index: -1, Msg: fmt.Sprintf("too many params: want at most %d", len(f.fields))}
-			}
-			fd := &f.fields[i]
-			v, err := f.decodeValue(&fd.p, elem)
-			if err != nil {
-				return reflect.Value{}, err
-			}
-			nv.Elem().Field(fd.index).Set(v)
-		}
-	}
-	if pt.Kind() == reflect.Pointer {
+	if f.params[0].t.Kind() == reflect.Pointer {
 		return nv, nil
 	}
 	return nv.Elem(), nil

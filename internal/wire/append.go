@@ -254,3 +254,24 @@ func AppendIDEnd(dst, id []byte) []byte {
 	}
 	return append(dst, '}')
 }
+
+// AppendCompact appends the valid JSON value v to dst without the white
+// space outside its strings, as json.Compact writes it but without
+// escaping HTML characters.
+func AppendCompact(dst, v []byte) []byte {
+	start := 0
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c == '"':
+			for i++; i < len(v) && v[i] != '"'; i++ {
+				if v[i] == '\\' {
+					i++
+				}
+			}
+		case IsSpace(c):
+			dst = append(dst, v[start:i]...)
+			start = i + 1
+		}
+	}
+	return append(dst, v[start:]...)
+}

@@ -170,6 +170,25 @@ func (s Scanner) ScanRequest(doc []byte, r *Request) (Kind, error) {
 	return kind, nil
 }
 
+// Validate checks that doc holds exactly one JSON value surrounded by optional
+// white space, and returns the span of that value. It is the general scanner
+// alone, without ScanRequest's fast path (the tests' reference for what the
+// scanner accepts), and what checks a raw JSON result before it is sent.
+func (s Scanner) Validate(doc []byte) ([]byte, error) {
+	i := SkipSpace(doc, 0)
+	if i == len(doc) {
+		return nil, &SyntaxError{Offset: i, Msg: ErrEmpty}
+	}
+	end, err := s.skip(doc, i, s.maxDepth())
+	if err != nil {
+		return nil, err
+	}
+	if j := SkipSpace(doc, end); j != len(doc) {
+		return nil, &SyntaxError{Offset: j, Msg: ErrTrailing}
+	}
+	return doc[i:end], nil
+}
+
 // ScanBatch validates doc, which must hold one JSON array with optional
 // surrounding space, in a single pass. It returns the array's span and its
 // number of elements, and fills out[k] for each of the first len(out)

@@ -355,3 +355,20 @@ func FuzzFloat(f *testing.F) {
 		}
 	})
 }
+
+// AppendCompact removes the white space outside strings, as json.Compact
+// does, and nothing else.
+func TestAppendCompact(t *testing.T) {
+	for _, in := range []string{
+		`{}`, ` { "a" : [ 1 , 2 ] } `, `"a b"`, `["x \" y", "z\\\\", " \\\\\" "]`, "{\n\t\"k\":\r\n\"v w\"}",
+		`[{"a":"\\"}, {"b" : " "}]`, `"\u0020 "`, `  null  `,
+	} {
+		var want bytes.Buffer
+		if err := json.Compact(&want, []byte(in)); err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if got := AppendCompact([]byte("x"), []byte(in)); string(got) != "x"+want.String() {
+			t.Errorf("AppendCompact(%q) = %q, want %q", in, got[1:], want.String())
+		}
+	}
+}
