@@ -13,6 +13,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
+	"github.com/jsonrpc-go/jsonrpc/internal/tap"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
@@ -25,91 +26,9 @@ func build(t *testing.T) string {
 	return testutil.Build(t, ".", "langserver")
 }
 
-// wire is a client.Channel that keeps every message it carries, in order,
-// so that a test sees the messages as sent, also those that the client
-// drops (the answer to a call it gave up on).
-type wire struct {
-	client.Channel
-	t *testing.T
-
-	mu   sync.Mutex
-	msgs []wireMsg
-	eof  chan struct{} // closed when Recv fails: the server's output ended
-	once sync.Once
-}
-
-type wireMsg struct {
-	out bool // sent by the client
-	raw json.RawMessage
-}
-
-func newWire(t *testing.T, ch client.Channel) *wire {
-	return &wire{Channel: ch, t: t, eof: make(chan struct{})}
-}
-
-func (w *wire) Send(ctx context.Context, msg []byte) error {
-	w.keep(true, msg)
-	return w.Channel.Send(ctx, msg)
-}
-
-func (w *wire) Recv() ([]byte, error) {
-	msg, err := w.Channel.Recv()
-	if err != nil {
-		w.once.Do(func() { close(w.eof) })
-		return msg, err
-	}
-	w.keep(false, msg)
-	return msg, nil
-}
-
-func (w *wire) keep(out bool, msg []byte) {
-	arrow := "<-- "
-	if out {
-		arrow = "--> "
-	}
-	w.t.Log(arrow + string(msg))
-	w.mu.Lock()
-	w.msgs = append(w.msgs, wireMsg{out, append(json.RawMessage(nil), msg...)})
-	w.mu.Unlock()
-}
-
-// find waits up to d for a message that match accepts, and returns it.
-func (w *wire) find(d time.Duration, match func(m wireMsg) bool) (json.RawMessage, bool) {
-	deadline := time.Now().Add(d)
-	for {
-		w.mu.Lock()
-		for _, m := range w.msgs {
-			if match(m) {
-				w.mu.Unlock()
-				return m.raw, true
-			}
-		}
-		w.mu.Unlock()
-		if time.Now().After(deadline) {
-			return nil, false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// message is any JSON-RPC message, for the test to look into.
-type message struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  *jsonrpc.Error  `json:"error"`
-}
-
-func decode(raw json.RawMessage) message {
-	var m message
-	json.Unmarshal(raw, &m)
-	return m
-}
-
 // start runs the binary as an editor does, with LSP's Content-Length
 // framing, and returns the client and its wire.
-func start(t *testing.T, bin string) (*client.Client, *wire) {
+func start(t *testing.T, bin string) (*client.Client, *tap.Tap) {
 	t.Helper()
 	cmd := exec.Command(bin)
 	cmd.Stderr = os.Stderr
@@ -117,7 +36,7 @@ func start(t *testing.T, bin string) (*client.Client, *wire) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := newWire(t, ch)
+	w := tap.New(t, ch)
 	c := client.New(w, client.UseProtocol(peer.LSP))
 	return c, w
 }
@@ -278,24 +197,24 @@ func TestEditorSession(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) || time.Since(began) > 2*time.Second {
 		t.Fatalf("cancelled wait returned %v after %v, want the context's error at once", err, time.Since(began))
 	}
-	req, ok := w.find(time.Second, func(m wireMsg) bool {
-		return m.out && strings.Contains(string(m.raw), `"arguments":[5000]`)
+	req, ok := w.Find(time.Second, func(m tap.Msg) bool {
+		return m.Out && strings.Contains(string(m.Raw), `"arguments":[5000]`)
 	})
 	if !ok {
 		t.Fatal("the request of the cancelled wait is not on the wire")
 	}
-	id := string(decode(req).ID)
-	if _, ok := w.find(2*time.Second, func(m wireMsg) bool {
-		msg := decode(m.raw)
-		return m.out && msg.Method == "$/cancelRequest" && strings.Contains(string(msg.Params), `"id":`+id)
+	id := string(tap.Decode(req).ID)
+	if _, ok := w.Find(2*time.Second, func(m tap.Msg) bool {
+		msg := tap.Decode(m.Raw)
+		return m.Out && msg.Method == "$/cancelRequest" && strings.Contains(string(msg.Params), `"id":`+id)
 	}); !ok {
 		t.Error("the client sent no $/cancelRequest for id", id)
 	}
-	answer, ok := w.find(2*time.Second, func(m wireMsg) bool { return !m.out && string(decode(m.raw).ID) == id })
+	answer, ok := w.Find(2*time.Second, func(m tap.Msg) bool { return !m.Out && string(tap.Decode(m.Raw).ID) == id })
 	if !ok {
 		t.Fatal("no answer to the cancelled wait within 2s of its cancel")
 	}
-	if e := decode(answer).Error; e == nil || e.Code != peer.CodeRequestCancelled {
+	if e := tap.Decode(answer).Error; e == nil || e.Code != peer.CodeRequestCancelled {
 		t.Errorf("the cancelled wait was answered %s, want error -32800", answer)
 	}
 	select {
@@ -321,7 +240,7 @@ func TestEditorSession(t *testing.T) {
 	}
 	notify(t, c, "exit", nil)
 	select {
-	case <-w.eof:
+	case <-w.EOF():
 	case <-time.After(5 * time.Second):
 		t.Fatal("the server did not exit within 5s of exit")
 	}
@@ -347,7 +266,7 @@ func TestExitWithoutShutdown(t *testing.T) {
 	}
 	notify(t, c, "exit", nil)
 	select {
-	case <-w.eof:
+	case <-w.EOF():
 	case <-time.After(5 * time.Second):
 		t.Fatal("the server did not exit within 5s of exit")
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
+	"github.com/jsonrpc-go/jsonrpc/internal/tap"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
@@ -27,77 +28,9 @@ func build(t *testing.T) string {
 	return testutil.Build(t, ".", "mcpserver")
 }
 
-// wire is a client.Channel that keeps every message it carries, in order,
-// so that a test sees the messages as sent, also those that the client
-// would drop.
-type wire struct {
-	client.Channel
-	t *testing.T
-
-	mu   sync.Mutex
-	msgs []wireMsg
-}
-
-type wireMsg struct {
-	out bool // sent by the client
-	raw json.RawMessage
-}
-
-func (w *wire) Send(ctx context.Context, msg []byte) error {
-	w.keep(true, msg)
-	return w.Channel.Send(ctx, msg)
-}
-
-func (w *wire) Recv() ([]byte, error) {
-	msg, err := w.Channel.Recv()
-	if err == nil {
-		w.keep(false, msg)
-	}
-	return msg, err
-}
-
-func (w *wire) keep(out bool, msg []byte) {
-	arrow := "<-- "
-	if out {
-		arrow = "--> "
-	}
-	w.t.Log(arrow + string(msg))
-	w.mu.Lock()
-	w.msgs = append(w.msgs, wireMsg{out, append(json.RawMessage(nil), msg...)})
-	w.mu.Unlock()
-}
-
-// all returns the messages that match.
-func (w *wire) all(match func(m wireMsg) bool) []json.RawMessage {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	var ms []json.RawMessage
-	for _, m := range w.msgs {
-		if match(m) {
-			ms = append(ms, m.raw)
-		}
-	}
-	return ms
-}
-
-// message is any JSON-RPC message, for the test to look into.
-type message struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  *jsonrpc.Error  `json:"error"`
-}
-
-func decode(raw []byte) message {
-	var m message
-	json.Unmarshal(raw, &m)
-	return m
-}
-
 // start runs the binary as an agent does, newline-delimited, and returns
 // the client and its wire.
-func start(t *testing.T, bin string) (*client.Client, *wire) {
+func start(t *testing.T, bin string) (*client.Client, *tap.Tap) {
 	t.Helper()
 	cmd := exec.Command(bin)
 	cmd.Stderr = os.Stderr
@@ -105,7 +38,7 @@ func start(t *testing.T, bin string) (*client.Client, *wire) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &wire{Channel: ch, t: t}
+	w := tap.New(t, ch)
 	return client.New(w, client.UseProtocol(peer.MCP)), w
 }
 
@@ -240,22 +173,22 @@ func TestAgentSession(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) || time.Since(began) > 2*time.Second {
 		t.Fatalf("cancelled sleep returned %v after %v, want the context's error at once", err, time.Since(began))
 	}
-	reqs := w.all(func(m wireMsg) bool { return m.out && strings.Contains(string(m.raw), `"ms":5000`) })
+	reqs := w.All(func(m tap.Msg) bool { return m.Out && strings.Contains(string(m.Raw), `"ms":5000`) })
 	if len(reqs) != 1 {
 		t.Fatalf("%d requests of the cancelled sleep on the wire", len(reqs))
 	}
-	id := string(decode(reqs[0]).ID)
+	id := string(tap.Decode(reqs[0]).ID)
 	time.Sleep(500 * time.Millisecond) // time for an answer, if one were to come
 	if res := call[json.RawMessage](t, c, "ping", nil); string(res) != "{}" {
 		t.Errorf("ping after the cancel answered %s", res)
 	}
-	if cancels := w.all(func(m wireMsg) bool {
-		msg := decode(m.raw)
-		return m.out && msg.Method == "notifications/cancelled" && strings.Contains(string(msg.Params), `"requestId":`+id)
+	if cancels := w.All(func(m tap.Msg) bool {
+		msg := tap.Decode(m.Raw)
+		return m.Out && msg.Method == "notifications/cancelled" && strings.Contains(string(msg.Params), `"requestId":`+id)
 	}); len(cancels) != 1 {
 		t.Errorf("the client sent %d notifications/cancelled for id %s, want 1", len(cancels), id)
 	}
-	if answers := w.all(func(m wireMsg) bool { return !m.out && string(decode(m.raw).ID) == id }); len(answers) > 0 {
+	if answers := w.All(func(m tap.Msg) bool { return !m.Out && string(tap.Decode(m.Raw).ID) == id }); len(answers) > 0 {
 		t.Errorf("the cancelled call was answered %s; MCP sends no answer", answers)
 	}
 	mu.Lock()
@@ -322,18 +255,18 @@ func TestRawCancel(t *testing.T) {
 		}
 	}
 	var got []string
-	next := func() (message, bool) {
+	next := func() (tap.Message, bool) {
 		select {
 		case l, ok := <-lines:
 			if ok {
 				t.Log("<-- " + l)
 				got = append(got, l)
 			}
-			return decode([]byte(l)), ok
+			return tap.Decode([]byte(l)), ok
 		case <-time.After(5 * time.Second):
 			t.Fatal("no line from the server in 5s")
 		}
-		return message{}, false
+		return tap.Message{}, false
 	}
 
 	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
@@ -372,7 +305,7 @@ func TestRawCancel(t *testing.T) {
 		t.Errorf("the server exited %v after the 5 s sleep began: the cancelled sleep did not stop", d)
 	}
 	for _, l := range got {
-		if string(decode([]byte(l)).ID) == "2" {
+		if string(tap.Decode([]byte(l)).ID) == "2" {
 			t.Errorf("the cancelled call was answered: %s", l)
 		}
 	}
