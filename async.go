@@ -53,7 +53,7 @@ func (s *Server) ProcessAsync(ctx context.Context, dst, req []byte, reply func(r
 		switch {
 		case !ok:
 			dst = out
-		case m.blocking && s.cfg.acquire():
+		case m.blocking && s.cfg.hold(len(req)) && s.acquireHeld(len(req)):
 			// Run it later on a copy of the request.
 			sc := asyncbuf.Get()
 			sc.Req = append(sc.Req[:0], req...)
@@ -70,6 +70,16 @@ func (s *Server) ProcessAsync(ctx context.Context, dst, req []byte, reply func(r
 	reply(dst[start:])
 }
 
+// acquireHeld takes a MaxRunning slot for a call whose request copy holds
+// n bytes of MaxHeld, giving those back when there is no slot.
+func (s *Server) acquireHeld(n int) bool {
+	if s.cfg.acquire() {
+		return true
+	}
+	s.cfg.unhold(n)
+	return false
+}
+
 func (s *Server) runSuspended(ctx context.Context, end func(), sc *asyncbuf.Buf, m *method, r *wire.Request, reply func([]byte)) {
 	returned := false
 	defer func() {
@@ -79,6 +89,7 @@ func (s *Server) runSuspended(ctx context.Context, end func(), sc *asyncbuf.Buf,
 			finished(end)
 			sc.Resp = goexitAnswer(sc.Resp[:0], r)
 			s.cfg.release()
+			s.cfg.unhold(len(sc.Req))
 			reply(sc.Resp)
 		}
 	}()
@@ -86,6 +97,7 @@ func (s *Server) runSuspended(ctx context.Context, end func(), sc *asyncbuf.Buf,
 	returned = true
 	finished(end)
 	s.cfg.release()
+	s.cfg.unhold(len(sc.Req))
 	reply(sc.Resp)
 	asyncbuf.Put(sc)
 }
@@ -131,6 +143,8 @@ type asyncBatch struct {
 	parts   [][]byte     // the answer of each held call, filled as it finishes
 	pending atomic.Int32 // held calls still running, plus one for the dispatcher
 	reply   func([]byte)
+	held    int  // bytes of MaxHeld the request copy holds
+	inline  bool // no copy (MaxHeld): every call runs on the dispatching goroutine
 }
 
 type heldCall struct {
@@ -152,14 +166,21 @@ func (s *Server) batchAsync(ctx context.Context, dst, req []byte, reply func([]b
 		return
 	}
 	// Some calls block: move the answers so far and the request to a
-	// pooled buffer, and run the held calls on it.
+	// pooled buffer, and run the held calls on it. Past MaxHeld they run
+	// on this goroutine, on req itself, before ProcessAsync returns.
 	sc := asyncbuf.Get()
 	sc.Resp = append(sc.Resp[:0], out[start:]...)
-	sc.Req = append(sc.Req[:0], req...)
-	for i := range held {
-		rebase(&held[i].r, req, sc.Req)
+	b := &asyncBatch{srv: s, sc: sc, calls: held, parts: make([][]byte, len(held)), reply: reply}
+	if s.cfg.hold(len(req)) {
+		b.held = len(req)
+		sc.Req = append(sc.Req[:0], req...)
+		for i := range held {
+			rebase(&held[i].r, req, sc.Req)
+		}
+	} else {
+		b.inline = true
 	}
-	s.dispatch(ctx, &asyncBatch{srv: s, sc: sc, calls: held, parts: make([][]byte, len(held)), reply: reply})
+	s.dispatch(ctx, b)
 }
 
 // closeBatch ends a batch answer begun with "[" at start, or removes it when
@@ -178,7 +199,7 @@ func (s *Server) dispatch(ctx context.Context, b *asyncBatch) {
 	b.pending.Store(int32(len(b.calls)) + 1)
 	for i := range b.calls {
 		c := &b.calls[i]
-		if !s.cfg.acquire() {
+		if b.inline || !s.cfg.acquire() {
 			b.parts[i] = s.call(ctx, nil, c.m, &c.r)
 			b.done()
 			continue
@@ -229,6 +250,7 @@ func (b *asyncBatch) done() {
 		dst = append(dst, p...)
 	}
 	b.sc.Resp = closeBatch(dst, 0)
+	cf.unhold(b.held)
 	b.reply(b.sc.Resp)
 	asyncbuf.Put(b.sc)
 }

@@ -480,3 +480,57 @@ func TestProcessAsyncGoexit(t *testing.T) {
 		}
 	}
 }
+
+// MaxHeld bounds the bytes of the request copies of calls that run on: a
+// request whose copy would pass it runs its Blocking calls on the caller's
+// goroutine, so ProcessAsync returns only once they have answered; a
+// smaller one still runs on, and the bytes come back when calls end.
+func TestProcessAsyncMaxHeld(t *testing.T) {
+	srv := jsonrpc.NewServer(jsonrpc.UseLimits(jsonrpc.Limits{MaxHeld: 512}))
+	release := make(chan struct{})
+	srv.MustRegister("hold", func(ctx context.Context, pad string) int {
+		<-release
+		return len(pad)
+	}, jsonrpc.Blocking())
+	big, mid := strings.Repeat("x", 600), strings.Repeat("m", 250)
+	for _, tc := range []struct {
+		name   string
+		req    string
+		runsOn bool // ProcessAsync returns before the call answers
+		want   string
+	}{
+		{"small", `{"jsonrpc":"2.0","method":"hold","params":["x"],"id":1}`, true, `{"jsonrpc":"2.0","result":1,"id":1}`},
+		{"large", `{"jsonrpc":"2.0","method":"hold","params":["` + big + `"],"id":2}`, false, `{"jsonrpc":"2.0","result":600,"id":2}`},
+		{"large batch", `[{"jsonrpc":"2.0","method":"hold","params":["` + big + `"],"id":3},{"jsonrpc":"2.0","method":"hold","params":["y"],"id":4}]`, false,
+			`[{"jsonrpc":"2.0","result":600,"id":3},{"jsonrpc":"2.0","result":1,"id":4}]`},
+		// 300-byte requests, one after the other: the second is copied
+		// only if the first gave its bytes back.
+		{"medium", `{"jsonrpc":"2.0","method":"hold","params":["` + mid + `"],"id":5}`, true, `{"jsonrpc":"2.0","result":250,"id":5}`},
+		{"medium again", `{"jsonrpc":"2.0","method":"hold","params":["` + mid + `"],"id":6}`, true, `{"jsonrpc":"2.0","result":250,"id":6}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			release = make(chan struct{})
+			got := make(chan string, 1)
+			returned := make(chan struct{})
+			go func() {
+				srv.ProcessAsync(context.Background(), nil, []byte(tc.req), func(resp []byte) { got <- string(resp) })
+				close(returned)
+			}()
+			select {
+			case <-returned:
+				if !tc.runsOn {
+					t.Fatal("ProcessAsync returned before the call answered: the request was copied past MaxHeld")
+				}
+			case <-time.After(100 * time.Millisecond):
+				if tc.runsOn {
+					t.Fatal("ProcessAsync held the caller: the request was not copied")
+				}
+			}
+			close(release)
+			if resp := <-got; resp != tc.want {
+				t.Fatalf("got %s, want %s", resp, tc.want)
+			}
+			<-returned
+		})
+	}
+}

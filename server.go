@@ -110,6 +110,15 @@ type Limits struct {
 	// that the transport that called stops reading until it returns: the
 	// number of goroutines stays bounded and nothing is refused.
 	MaxRunning int
+
+	// MaxHeld bounds the bytes of the request copies that calls running on
+	// goroutines of their own hold, for the whole server: 64 MiB by
+	// default. ProcessAsync copies a request (a whole batch) before it
+	// returns and its calls of Blocking methods go on; a request whose copy
+	// would pass the bound runs those calls on the caller's goroutine
+	// instead, as past MaxRunning, without a copy, so that many large
+	// requests of waiting methods cannot hold MaxRunning copies at once.
+	MaxHeld int
 }
 
 // The default limits; see Limits.
@@ -118,6 +127,7 @@ const (
 	defaultMaxBatch    = 1024
 	defaultMaxResponse = 16 << 20
 	defaultMaxRunning  = 4096
+	defaultMaxHeld     = 64 << 20
 )
 
 // UseLimits sets the server's limits. Later calls replace every field.
@@ -154,6 +164,7 @@ type config struct {
 	maxBatch     int
 	maxResponse  int
 	maxRunning   int64
+	maxHeld      int64
 	errTooLarge  *Error // the answer to a response over maxResponse
 	pre          func(ctx context.Context, c *Call) error
 	post         func(ctx context.Context, c *Call, result json.RawMessage, err *Error) error
@@ -169,6 +180,7 @@ type config struct {
 	// line of the fields above, which every request reads.
 	_       [64]byte
 	running atomic.Int64
+	held    atomic.Int64 // bytes of request copies held by them (MaxHeld)
 }
 
 // A Server holds a method table and answers JSON-RPC 2.0 requests with it.
@@ -204,6 +216,7 @@ func NewServer(opts ...Option) *Server {
 	cf.maxBatch = orDefault(l.MaxBatch, defaultMaxBatch)
 	cf.maxResponse = orDefault(l.MaxResponse, defaultMaxResponse)
 	cf.maxRunning = int64(orDefault(l.MaxRunning, defaultMaxRunning))
+	cf.maxHeld = int64(orDefault(l.MaxHeld, defaultMaxHeld))
 	cf.hooks = cf.pre != nil || cf.post != nil || cf.onError != nil || cf.intercept != nil
 	cf.errTooLarge = NewError(CodeLimitExceeded, "").WithData(fmt.Sprintf("response exceeds the limit of %d bytes", cf.maxResponse))
 	return &Server{cfg: cf}
@@ -233,6 +246,19 @@ func (cf *config) acquire() bool {
 	}
 	return true
 }
+
+// hold takes n bytes of MaxHeld for a request copy, or reports false,
+// taking none, when they would pass it.
+func (cf *config) hold(n int) bool {
+	if cf.held.Add(int64(n)) > cf.maxHeld {
+		cf.held.Add(-int64(n))
+		return false
+	}
+	return true
+}
+
+// unhold gives back n bytes taken by hold.
+func (cf *config) unhold(n int) { cf.held.Add(-int64(n)) }
 
 // release gives back a slot taken by acquire.
 func (cf *config) release() { cf.running.Add(-1) }
