@@ -37,7 +37,7 @@ func (c *Conn) OnProgress(f func(params json.RawMessage)) (token json.RawMessage
 // and reports whether there was one; one for no token of ours goes to the
 // Server like any notification.
 func (c *Conn) progressed(params []byte) bool {
-	s := classifyObjectMember(params, c.proto.ProgressToken)
+	s := member(params, c.proto.ProgressToken)
 	if s == nil {
 		return false
 	}
@@ -51,9 +51,9 @@ func (c *Conn) progressed(params []byte) bool {
 	return true
 }
 
-// classifyObjectMember returns the value of the member name of the object
+// member returns the value of the member name of the JSON object
 // v, as sent, or nil.
-func classifyObjectMember(v []byte, name string) []byte {
+func member(v []byte, name string) []byte {
 	var p map[string]json.RawMessage
 	if json.Unmarshal(v, &p) != nil {
 		return nil
@@ -81,7 +81,7 @@ func ProgressOf(ctx context.Context) *Progress {
 	}
 	v := []byte(call.Params())
 	for _, name := range c.proto.TokenPath {
-		if v = classifyObjectMember(v, name); v == nil {
+		if v = member(v, name); v == nil {
 			return nil
 		}
 	}
