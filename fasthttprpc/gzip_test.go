@@ -15,20 +15,8 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/demo"
 	"github.com/jsonrpc-go/jsonrpc/fasthttprpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 )
-
-func gzipped(tb testing.TB, s string) []byte {
-	tb.Helper()
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	if _, err := zw.Write([]byte(s)); err != nil {
-		tb.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	return b.Bytes()
-}
 
 func gunzip(tb testing.TB, b []byte) string {
 	tb.Helper()
@@ -109,7 +97,7 @@ func TestGzipRequest(t *testing.T) {
 	h := &fasthttprpc.Handler{Server: srv}
 	req := demo.Batch
 	want := srv.ProcessString(context.Background(), req)
-	z := gzipped(t, req)
+	z := testutil.Gzip(t, req)
 	for _, coding := range []string{"gzip", "x-gzip", "GZIP", "identity, gzip"} {
 		for _, mode := range bodyModes {
 			ctx := serveCtx(h, mode, z, coding, "", nil)
@@ -152,7 +140,7 @@ func TestGzipBomb(t *testing.T) {
 	// 64 MiB of spaces after a request: a 65 KiB body, 16 times MaxBody
 	// once inflated.
 	const inflated = 64 << 20
-	bomb := gzipped(t, demo.Requests[0]+strings.Repeat(" ", inflated))
+	bomb := testutil.Gzip(t, demo.Requests[0]+strings.Repeat(" ", inflated))
 	for _, mode := range bodyModes {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
@@ -186,10 +174,10 @@ func TestGzipBomb(t *testing.T) {
 	small := &fasthttprpc.Handler{Server: srv, MaxBody: limit}
 	at := req + strings.Repeat(" ", limit-len(req))
 	for _, mode := range bodyModes {
-		if ctx := serveCtx(small, mode, gzipped(t, at), "gzip", "", nil); ctx.Response.StatusCode() != 200 || string(ctx.Response.Body()) != want {
+		if ctx := serveCtx(small, mode, testutil.Gzip(t, at), "gzip", "", nil); ctx.Response.StatusCode() != 200 || string(ctx.Response.Body()) != want {
 			t.Errorf("%s, inflating to the limit: %d %s, want 200 %s", mode, ctx.Response.StatusCode(), ctx.Response.Body(), want)
 		}
-		if ctx := serveCtx(small, mode, gzipped(t, at+" "), "gzip", "", nil); ctx.Response.StatusCode() != fasthttp.StatusRequestEntityTooLarge {
+		if ctx := serveCtx(small, mode, testutil.Gzip(t, at+" "), "gzip", "", nil); ctx.Response.StatusCode() != fasthttp.StatusRequestEntityTooLarge {
 			t.Errorf("%s, inflating to one byte past the limit: %d %s, want 413", mode, ctx.Response.StatusCode(), ctx.Response.Body())
 		}
 	}
@@ -198,9 +186,9 @@ func TestGzipBomb(t *testing.T) {
 	// inflate to nothing, before the request.
 	var padded []byte
 	for len(padded) <= limit {
-		padded = append(padded, gzipped(t, "")...)
+		padded = append(padded, testutil.Gzip(t, "")...)
 	}
-	padded = append(padded, gzipped(t, req)...)
+	padded = append(padded, testutil.Gzip(t, req)...)
 	for _, mode := range bodyModes {
 		want, wantCode := "", fasthttp.StatusRequestEntityTooLarge
 		if mode == inMemory { // fasthttp's MaxRequestBodySize bounds it
@@ -217,7 +205,7 @@ func TestGzipBomb(t *testing.T) {
 // gzip are refused.
 func TestGzipRefused(t *testing.T) {
 	srv := demo.NewServer()
-	z := gzipped(t, demo.Requests[0])
+	z := testutil.Gzip(t, demo.Requests[0])
 	for _, c := range []struct {
 		name   string
 		h      *fasthttprpc.Handler

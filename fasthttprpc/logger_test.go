@@ -50,7 +50,7 @@ func TestLogger(t *testing.T) {
 		{post(streamed, "text/plain", "", "{}"), http.StatusUnsupportedMediaType, "Content-Type"},
 		{post(streamed, "application/json", "br", "{}"), http.StatusUnsupportedMediaType, "Content-Encoding"},
 		{post(streamed, "application/json", "", large), http.StatusRequestEntityTooLarge, "larger than 100 bytes"},
-		{post(streamed, "application/json", "gzip", string(gzipped(t, large))), http.StatusRequestEntityTooLarge, "larger than 100 bytes"},
+		{post(streamed, "application/json", "gzip", string(testutil.Gzip(t, large))), http.StatusRequestEntityTooLarge, "larger than 100 bytes"},
 		{post(streamed, "application/json", "gzip", "{}"), http.StatusBadRequest, "reading the request body"},
 		{post(limited, "application/json", "", large), http.StatusRequestEntityTooLarge, "the server's limit"},
 	}

@@ -13,20 +13,8 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc/demo"
 	"github.com/jsonrpc-go/jsonrpc/httprpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 )
-
-func gzipped(tb testing.TB, s string) []byte {
-	tb.Helper()
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	if _, err := zw.Write([]byte(s)); err != nil {
-		tb.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	return b.Bytes()
-}
 
 // countingBody counts the bytes read from it.
 type countingBody struct {
@@ -65,7 +53,7 @@ func TestGzipRequest(t *testing.T) {
 	h := &httprpc.Handler{Server: srv}
 	req := demo.Batch
 	want := srv.ProcessString(context.Background(), req)
-	z := gzipped(t, req)
+	z := testutil.Gzip(t, req)
 	for _, coding := range []string{"gzip", "x-gzip", "GZIP", "identity, gzip"} {
 		for _, length := range []int64{int64(len(z)), -1} {
 			w := serveGzip(h, bytes.NewReader(z), length, coding)
@@ -90,7 +78,7 @@ func TestGzipBomb(t *testing.T) {
 	srv := demo.NewServer()
 	h := &httprpc.Handler{Server: srv}
 	// 64 MiB of spaces after a request: a 65 KiB body.
-	bomb := gzipped(t, demo.Requests[0]+strings.Repeat(" ", 64<<20))
+	bomb := testutil.Gzip(t, demo.Requests[0]+strings.Repeat(" ", 64<<20))
 	for _, length := range []int64{int64(len(bomb)), -1} {
 		body := &countingBody{r: bytes.NewReader(bomb)}
 		w := serveGzip(h, body, length, "gzip")
@@ -108,10 +96,10 @@ func TestGzipBomb(t *testing.T) {
 	limit := int64(1000)
 	small := &httprpc.Handler{Server: srv, MaxBody: limit}
 	at := req + strings.Repeat(" ", int(limit)-len(req))
-	if w := serveGzip(small, bytes.NewReader(gzipped(t, at)), -1, "gzip"); w.Code != http.StatusOK || w.Body.String() != want {
+	if w := serveGzip(small, bytes.NewReader(testutil.Gzip(t, at)), -1, "gzip"); w.Code != http.StatusOK || w.Body.String() != want {
 		t.Errorf("inflating to the limit: %d %s, want 200 %s", w.Code, w.Body, want)
 	}
-	if w := serveGzip(small, bytes.NewReader(gzipped(t, at+" ")), -1, "gzip"); w.Code != http.StatusRequestEntityTooLarge {
+	if w := serveGzip(small, bytes.NewReader(testutil.Gzip(t, at+" ")), -1, "gzip"); w.Code != http.StatusRequestEntityTooLarge {
 		t.Errorf("inflating to one byte past the limit: %d %s, want 413", w.Code, w.Body)
 	}
 }
@@ -121,7 +109,7 @@ func TestGzipBomb(t *testing.T) {
 func TestGzipRefused(t *testing.T) {
 	t.Parallel()
 	srv := demo.NewServer()
-	z := gzipped(t, demo.Requests[0])
+	z := testutil.Gzip(t, demo.Requests[0])
 	for _, c := range []struct {
 		name   string
 		h      *httprpc.Handler
