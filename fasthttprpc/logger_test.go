@@ -54,8 +54,12 @@ func TestLogger(t *testing.T) {
 		{post(streamed, "application/json", "gzip", "{}"), http.StatusBadRequest, "reading the request body"},
 		{post(limited, "application/json", "", large), http.StatusRequestEntityTooLarge, "the server's limit"},
 	}
+	// A connection per request: a refused streamed body is left unread,
+	// and a kept-alive connection would hold the server's Shutdown until
+	// its ReadTimeout.
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	for _, c := range cases {
-		resp, err := http.DefaultClient.Do(c.req)
+		resp, err := hc.Do(c.req)
 		if err != nil {
 			t.Fatal(err)
 		}
