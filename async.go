@@ -56,7 +56,7 @@ func (s *Server) ProcessAsync(ctx context.Context, dst, req []byte, reply func(r
 		case m.blocking && s.cfg.hold(len(req)) && s.acquireHeld(len(req)):
 			// Run it later on a copy of the request.
 			sc := asyncbuf.Get()
-			sc.Req = append(sc.Req[:0], req...)
+			sc.Req = wire.AppendLong(sc.Req[:0], req)
 			held := new(wire.Request)
 			*held = r
 			rebase(held, req, sc.Req)
@@ -169,11 +169,11 @@ func (s *Server) batchAsync(ctx context.Context, dst, req []byte, reply func([]b
 	// pooled buffer, and run the held calls on it. Past MaxHeld they run
 	// on this goroutine, on req itself, before ProcessAsync returns.
 	sc := asyncbuf.Get()
-	sc.Resp = append(sc.Resp[:0], out[start:]...)
+	sc.Resp = wire.AppendLong(sc.Resp[:0], out[start:])
 	b := &asyncBatch{srv: s, sc: sc, calls: held, parts: make([][]byte, len(held)), reply: reply}
 	if s.cfg.hold(len(req)) {
 		b.held = len(req)
-		sc.Req = append(sc.Req[:0], req...)
+		sc.Req = wire.AppendLong(sc.Req[:0], req)
 		for i := range held {
 			rebase(&held[i].r, req, sc.Req)
 		}
@@ -247,7 +247,7 @@ func (b *asyncBatch) done() {
 			dst = appendError(dst, cf.errTooLarge, b.calls[i].r.ID)
 			continue
 		}
-		dst = append(dst, p...)
+		dst = wire.AppendLong(dst, p)
 	}
 	b.sc.Resp = closeBatch(dst, 0)
 	cf.unhold(b.held)

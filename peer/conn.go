@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
@@ -621,7 +622,7 @@ func (c *Conn) room(st *state, msg []byte) bool {
 // enqueue queues a copy of msg, registering its id for cancellation.
 func (c *Conn) enqueue(msg []byte) {
 	in := c.newIncoming()
-	in.msg = append([]byte(nil), msg...)
+	in.msg = wire.AppendLong([]byte(nil), msg)
 	in.batch = isBatch(in.msg)
 	if !in.batch {
 		s := classify(in.msg)
@@ -656,7 +657,7 @@ func (c *Conn) Answer(resp []byte) {
 	}
 	c.mu.Unlock()
 	in := c.newIncoming()
-	in.answer = append([]byte(nil), resp...)
+	in.answer = wire.AppendLong([]byte(nil), resp)
 	c.update(func(st *state) { st.queue = append(st.queue, in) })
 }
 

@@ -14,10 +14,15 @@
 // its choosing, and prints one row per attack: what the attacker managed,
 // the server's peak RSS and open files, the healthy calls and their p50 and
 // p99. It exits 1 when a bound was broken, 2 when it could not run.
+//
+// The healthy clients (one over TCP, one over HTTP, a call every 5 ms) run
+// in a process of their own, and each attack in another, at the lowest
+// CPU priority: the program starts itself for each, with hidden flags.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -42,8 +47,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	bin := fs.String("jsonrpcd", "", "the jsonrpcd `binary` to attack (default: build cmd/jsonrpcd)")
 	maxRSS := fs.Int64("max-rss", 256, "bound on the server's resident memory, in `MB`")
 	maxP99 := fs.Duration("max-p99", 50*time.Millisecond, "bound on the healthy clients' 99th-percentile latency")
+	role := fs.String(childFlag, "", "")
+	var childAddr addrs
+	fs.StringVar(&childAddr.tcp, childTCPFlag, "", "")
+	fs.StringVar(&childAddr.http, childHTTPFlag, "", "")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *role != "" {
+		return runChild(*role, childAddr, *d, os.Stdin, stdout)
 	}
 	if *list {
 		for _, a := range attacks {
@@ -115,40 +127,32 @@ func choose(only string) ([]attack, error) {
 // runAttack runs a for d beside fresh healthy clients, and returns its row
 // of the report and whether every bound held.
 func runAttack(srv *server, a attack, d time.Duration, maxRSS int64, maxP99 time.Duration) (string, bool) {
-	var clients []*healthy
-	for _, open := range []func(string) (*healthy, func(), error){tcpHealthy, httpHealthy} {
-		addr := srv.addr.tcp
-		if len(clients) == 1 {
-			addr = srv.addr.http
-		}
-		h, closeFn, err := open(addr)
-		if err != nil {
-			return fmt.Sprintf("%s\t\t\t\t\t\t\tFAIL: a healthy client could not connect before the attack: %v", a.name, err), false
-		}
-		defer closeFn()
-		clients = append(clients, h)
+	clients, err := startHealthy(srv.addr)
+	if err != nil {
+		return fmt.Sprintf("%s\t\t\t\t\t\t\tFAIL: the healthy clients could not connect before the attack: %v", a.name, err), false
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
+	ctx, cancel := context.WithCancel(context.Background())
 	var m sampler
 	var wg sync.WaitGroup
 	wg.Go(func() { m.run(ctx, srv, 20*time.Millisecond) })
-	for _, h := range clients {
-		wg.Go(func() { h.run(ctx) })
+	var got string
+	attacker, err := startChild("attack:"+a.name, srv.addr, d)
+	if err == nil {
+		var rep childReport
+		rep, err = attacker.report()
+		got = rep.Got
+		if err == nil && rep.Err != "" {
+			err = errors.New(rep.Err)
+		}
 	}
-	got, err := a.run(ctx, srv.addr)
 	cancel()
 	wg.Wait()
 
 	rss, fds := m.peaks()
-	var lat []time.Duration
-	var errs []error
-	for _, h := range clients {
-		l, e := h.take()
-		lat = append(lat, l...)
-		for _, err := range e {
-			errs = append(errs, fmt.Errorf("%s: %w", h.name, err))
-		}
+	rep, cerr := clients.report()
+	lat, errs := rep.latencies()
+	if cerr != nil {
+		errs = append(errs, cerr)
 	}
 	p50, p99 := percentile(lat, 50), percentile(lat, 99)
 	var problems []string

@@ -41,6 +41,8 @@ import (
 	"strings"
 
 	"encoding/json"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
 
 // Codec is the jsonrpc.Codec of encoding/json/v2. Its zero value is ready
@@ -61,7 +63,7 @@ func (Codec) Append(dst []byte, v any) ([]byte, error) {
 	if err != nil {
 		return dst, nonFinite(err)
 	}
-	return append(dst, b...), nil
+	return wire.AppendLong(dst, b), nil
 }
 
 // nonFinite returns err as a *json.UnsupportedValueError when it reports a

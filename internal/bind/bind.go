@@ -54,7 +54,7 @@ func (JSON) Append(dst []byte, v any) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	return append(dst, b...), nil
+	return wire.AppendLong(dst, b), nil
 }
 
 // Options describe how a function's params are bound.

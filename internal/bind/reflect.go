@@ -173,13 +173,16 @@ func (f *Func) decodeRest(arr []byte, skip int) (reflect.Value, error) {
 		count++
 	}
 	count = max(count-skip, 0)
-	s := reflect.MakeSlice(f.params[len(f.params)-1].t, count, count)
+	t := f.params[len(f.params)-1].t
+	s := reflect.MakeSlice(t, count, count)
+	base, size := s.UnsafePointer(), t.Elem().Size()
 	i := -skip
 	for elem, pos, ok := wire.NextElement(arr, 0); ok; elem, pos, ok = wire.NextElement(arr, pos) {
 		if i >= 0 {
-			if err := f.decodeAt(&f.rest, elem, s.Index(i)); err != nil {
+			if err := f.decodeParamAt(&f.rest, elem, unsafe.Add(base, uintptr(i)*size)); err != nil {
 				return reflect.Value{}, err
 			}
+			wire.YieldEvery(i)
 		}
 		i++
 	}

@@ -211,6 +211,7 @@ func (f *Func) decodeSlice(p *param, span []byte, dst unsafe.Pointer) error {
 			if err := store(i, elem); err != nil {
 				return err
 			}
+			wire.YieldEvery(i)
 			i++
 		}
 	}
@@ -245,7 +246,7 @@ func (f *Func) appendRaw(dst []byte, b []byte, param []byte) ([]byte, error) {
 		}
 	}
 	if !hasSpace(v) {
-		return append(dst, v...), nil
+		return wire.AppendLong(dst, v), nil
 	}
 	return wire.AppendCompact(dst, v), nil
 }

@@ -166,7 +166,7 @@ func AppendQuote[S ~string | ~[]byte](dst []byte, s S) []byte {
 		}
 		i += size
 	}
-	dst = append(dst, s[start:]...)
+	dst = AppendLong(dst, s[start:])
 	return append(dst, '"')
 }
 

@@ -544,7 +544,7 @@ func (s Scanner) skipArray(b []byte, i, depth int) (int, error) {
 	if i < len(b) && b[i] == ']' {
 		return i + 1, nil
 	}
-	for {
+	for n := 0; ; n++ {
 		var err error
 		i, err = s.skip(b, i, depth-1)
 		if err != nil {
@@ -554,6 +554,7 @@ func (s Scanner) skipArray(b []byte, i, depth int) (int, error) {
 		if i >= len(b) {
 			return 0, syntaxAt(b, i)
 		}
+		YieldEvery(n)
 		switch b[i] {
 		case ',':
 			i = SkipSpace(b, i+1)

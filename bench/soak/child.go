@@ -1,0 +1,219 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// The healthy clients and the attacker run in processes of their own, as a
+// server's clients do, on machines of their own. In one process, the
+// healthy clients would wait behind the attacker's goroutines for the same
+// scheduler; and the attacker runs at the lowest CPU priority, so that on a
+// machine of few cores the attacking program's own work (reading hundreds
+// of megabytes, building large requests) does not count against the
+// server: what the attacker makes the server do still does.
+
+// The hidden flags of the children: -child healthy, or -child attack:NAME,
+// with the server's addresses in -child-tcp and -child-http.
+const (
+	childFlag     = "child"
+	childTCPFlag  = "child-tcp"
+	childHTTPFlag = "child-http"
+)
+
+// childReport is what a child writes when it ends: the healthy clients'
+// latencies and errors, or what the attack managed.
+type childReport struct {
+	Clients []childClient `json:",omitempty"`
+	Got     string        `json:",omitempty"`
+	Err     string        `json:",omitempty"`
+}
+
+type childClient struct {
+	Name   string
+	Lat    []time.Duration
+	Errors []string
+}
+
+// runChild runs the child role, against the server at a, for d (the
+// attacker; the healthy clients call until their input ends).
+func runChild(role string, a addrs, d time.Duration, stdin io.Reader, stdout io.Writer) int {
+	var rep childReport
+	if name, ok := cutPrefix(role, "attack:"); ok {
+		chosen, err := choose(name)
+		if err != nil {
+			fmt.Fprintln(stdout, err)
+			return 2
+		}
+		lowerPriority()
+		ctx, cancel := context.WithTimeout(context.Background(), d)
+		defer cancel()
+		rep.Got, err = chosen[0].run(ctx, a)
+		if err != nil {
+			rep.Err = err.Error()
+		}
+	} else if role == "healthy" {
+		var ok bool
+		if rep.Clients, ok = runHealthy(a, stdin, stdout); !ok {
+			return 2
+		}
+	} else {
+		fmt.Fprintf(stdout, "no child role %q\n", role)
+		return 2
+	}
+	if err := json.NewEncoder(stdout).Encode(rep); err != nil {
+		return 2
+	}
+	return 0
+}
+
+// runHealthy connects a TCP and an HTTP client, says "ready", and calls
+// until stdin ends.
+func runHealthy(a addrs, stdin io.Reader, stdout io.Writer) ([]childClient, bool) {
+	var clients []*healthy
+	for _, c := range []struct {
+		open func(string) (*healthy, func(), error)
+		addr string
+	}{{tcpHealthy, a.tcp}, {httpHealthy, a.http}} {
+		h, closeFn, err := c.open(c.addr)
+		if err != nil {
+			fmt.Fprintf(stdout, "a healthy client could not connect: %v\n", err)
+			return nil, false
+		}
+		defer closeFn()
+		clients = append(clients, h)
+	}
+	fmt.Fprintln(stdout, "ready")
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for _, h := range clients {
+		wg.Go(func() { h.run(ctx) })
+	}
+	io.Copy(io.Discard, stdin)
+	cancel()
+	wg.Wait()
+	var out []childClient
+	for _, h := range clients {
+		lat, errs := h.take()
+		c := childClient{Name: h.name, Lat: lat}
+		for _, err := range errs {
+			c.Errors = append(c.Errors, err.Error())
+		}
+		out = append(out, c)
+	}
+	return out, true
+}
+
+// lowerPriority gives every thread of the process the lowest CPU priority
+// (nice 19). Linux keeps the priority per thread, and threads started
+// later inherit it.
+func lowerPriority() {
+	ents, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if tid, err := strconv.Atoi(e.Name()); err == nil {
+			syscall.Setpriority(syscall.PRIO_PROCESS, tid, 19)
+		}
+	}
+}
+
+// A child is a running child process.
+type child struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	out   *bufio.Reader
+}
+
+// startChild starts a child of the role against the server at a.
+func startChild(role string, a addrs, d time.Duration) (*child, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(exe, "-"+childFlag, role, "-"+childTCPFlag, a.tcp, "-"+childHTTPFlag, a.http, "-d", d.String())
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return &child{cmd: cmd, stdin: stdin, out: bufio.NewReader(stdout)}, nil
+}
+
+// startHealthy starts the healthy clients' process and waits until both its
+// clients are connected.
+func startHealthy(a addrs) (*child, error) {
+	c, err := startChild("healthy", a, 0)
+	if err != nil {
+		return nil, err
+	}
+	ready := make(chan error, 1)
+	go func() {
+		line, err := c.out.ReadString('\n')
+		if err == nil && line != "ready\n" {
+			err = errors.New(line[:len(line)-1])
+		}
+		ready <- err
+	}()
+	select {
+	case err = <-ready:
+	case <-time.After(30 * time.Second):
+		err = errors.New("not ready in 30 s")
+	}
+	if err != nil {
+		c.cmd.Process.Kill()
+		c.cmd.Wait()
+		return nil, err
+	}
+	return c, nil
+}
+
+// report ends the child's input and returns its report.
+func (c *child) report() (childReport, error) {
+	c.stdin.Close()
+	var rep childReport
+	derr := json.NewDecoder(c.out).Decode(&rep)
+	if err := c.cmd.Wait(); err != nil {
+		return rep, fmt.Errorf("child process: %w", err)
+	}
+	if derr != nil {
+		return rep, fmt.Errorf("child's report: %w", derr)
+	}
+	return rep, nil
+}
+
+// latencies are the healthy clients' latencies and errors in rep.
+func (rep childReport) latencies() (lat []time.Duration, errs []error) {
+	for _, cl := range rep.Clients {
+		lat = append(lat, cl.Lat...)
+		for _, e := range cl.Errors {
+			errs = append(errs, fmt.Errorf("%s: %s", cl.Name, e))
+		}
+	}
+	return lat, errs
+}
+
+func cutPrefix(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && s[:len(prefix)] == prefix {
+		return s[len(prefix):], true
+	}
+	return s, false
+}
