@@ -1,4 +1,8 @@
-//go:build !race
+//go:build !race && !jsonrpc_noadapters
+
+// The calls of the demo's calculator allocate through reflection without the
+// generated adapters (the build tag jsonrpc_noadapters): these tests count the
+// transport's allocations on top of adapted calls.
 
 package httprpc_test
 

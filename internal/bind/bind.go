@@ -234,6 +234,11 @@ type result struct {
 	eclass class // class of the element for pointers
 	prim   bool
 	raw    bool // json.RawMessage: sent as it is, once checked
+	// For a result the codec encodes (class is classNone): its layout in
+	// the adapters (see layoutOf), and the type word of an interface
+	// holding it (see boxed).
+	layout class
+	typ    unsafe.Pointer
 }
 
 type field struct {
@@ -505,6 +510,11 @@ func newResult(t reflect.Type) result {
 	r.prim = r.class != classNone
 	if t.Kind() == reflect.Pointer {
 		r.eclass = classOf(t.Elem())
+	}
+	if r.class == classNone {
+		if r.layout = layoutOf(t); r.layout != classNone && t.Kind() != reflect.Interface {
+			r.typ = typeWord(t)
+		}
 	}
 	return r
 }

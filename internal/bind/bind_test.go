@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -47,6 +49,23 @@ func call(t testing.TB, fn any, opts Options, params string) (string, error) {
 	return string(out), err
 }
 
+// levels encodes itself as its numbers joined by "-".
+type levels []int
+
+func (l levels) MarshalJSON() ([]byte, error) {
+	var parts []string
+	for _, n := range l {
+		parts = append(parts, strconv.Itoa(n))
+	}
+	return json.Marshal(strings.Join(parts, "-"))
+}
+
+// celsiusText is a fmt.Stringer that encodes itself as text.
+type celsiusText int
+
+func (c celsiusText) String() string               { return strconv.Itoa(int(c)) + "C" }
+func (c celsiusText) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
 func TestFastClasses(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -84,7 +103,23 @@ func TestFastClasses(t *testing.T) {
 		{"three", func(a, b, c int) int { return a + b + c }, `[1,2,3]`, `6`, false},
 		{"custom-json", func(l level) int { return int(l) }, `["high"]`, `2`, false},
 		{"slice", func(xs []int) int { return len(xs) }, `[[1,2,3]]`, `3`, false},
-		{"map-result", func() map[string]int { return map[string]int{"a": 1} }, ``, `{"a":1}`, false},
+		{"map-result", func() map[string]int { return map[string]int{"a": 1} }, ``, `{"a":1}`, true},
+		{"map-nil", func() map[string]int { return nil }, ``, `null`, true},
+		{"uint64-bool-map", func(n uint64, full bool) (map[string]any, error) {
+			return map[string]any{"n": n, "full": full}, nil
+		}, `[18446744073709551615,true]`, `{"full":true,"n":18446744073709551615}`, true},
+		{"uint64-result", func(n uint64) uint64 { return n - 1 }, `[18446744073709551615]`, `18446744073709551614`, true},
+		{"uint32-default", func(n uint32) int { return int(n) }, `[4294967295]`, `4294967295`, true},
+		{"uint8-result", func() uint8 { return 255 }, ``, `255`, false}, // int8 results are not served
+		{"slice-result", func(q string, n int) ([]point, error) { return []point{{X: n, Y: len(q)}}, nil }, `["ab",3]`, `[{"x":3,"y":2}]`, true},
+		{"slice-nil", func() []point { return nil }, ``, `null`, true},
+		{"slice-of-strings", func(s string) []string { return strings.Split(s, ",") }, `["a,b"]`, `["a","b"]`, true},
+		{"slice-own-json", func() levels { return levels{1, 2} }, ``, `"1-2"`, true},
+		{"any-result", func(n int) any { return map[string]int{"n": n} }, `[7]`, `{"n":7}`, true},
+		{"any-nil", func() any { return nil }, ``, `null`, true},
+		{"iface-result", func(n int) fmt.Stringer { return celsiusText(n) }, `[7]`, `"7C"`, true},
+		{"raw-result", func(s string) json.RawMessage { return json.RawMessage(`{"s" : ` + strconv.Quote(s) + `}`) }, `["x"]`, `{"s":"x"}`, true},
+		{"struct-result", func(n int) point { return point{X: n} }, `[7]`, `{"x":7,"y":0}`, false},
 		{"raw", func(v json.RawMessage) json.RawMessage { return v }, `[{"a" : 1}]`, `{"a":1}`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -164,6 +199,7 @@ func TestBindings(t *testing.T) {
 		{"default-all", func(a string, b float64) string { return fmt.Sprint(a, b) }, Options{Defaults: []any{"x", 2}}, ``, `"x2"`},
 		{"default-slow", func(a, b, c int) int { return a + b + c }, Options{Defaults: []any{10, 100}}, `[1]`, `111`},
 		{"default-ptr", func(p *int) bool { return p == nil }, Options{Defaults: []any{nil}}, `[]`, `true`},
+		{"default-uint64", func(n uint64, full bool) string { return fmt.Sprint(n, full) }, Options{Defaults: []any{uint64(1 << 63), true}}, ``, `"9223372036854775808 true"`},
 		{"zero-params-empty-object", func() int { return 1 }, Options{}, `{ }`, `1`},
 		{"variadic", func(xs ...float64) float64 { return float64(len(xs)) }, Options{}, `[1,2,3,4]`, `4`},
 		{"variadic-empty", func(xs ...float64) float64 { return float64(len(xs)) }, Options{}, ``, `0`},
@@ -301,5 +337,45 @@ func TestReceiver(t *testing.T) {
 	}
 	if _, err := Build((*counter).Add, Options{Receiver: reflect.ValueOf(&point{})}); err == nil {
 		t.Error("a receiver of another type was accepted")
+	}
+}
+
+// TestFastResultsUnderGC: results that the adapters return in the layout
+// of a slice, a pointer or an interface keep what they point to alive
+// while collections run beside the calls.
+func TestFastResultsUnderGC(t *testing.T) {
+	fns := []struct {
+		fn   any
+		want string
+	}{
+		{func(n int) []point { return []point{{X: n}, {Y: n}} }, `[{"x":5,"y":0},{"x":0,"y":5}]`},
+		{func(n int) map[string][]int { return map[string][]int{"n": {n, n}} }, `{"n":[5,5]}`},
+		{func(n int) any { return &point{X: n, Y: n} }, `{"x":5,"y":5}`},
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				runtime.GC()
+			}
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	for _, tc := range fns {
+		f, err := Build(tc.fn, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2000 {
+			out, err := f.Invoke(context.Background(), nil, []byte(`[5]`), nil)
+			if err != nil || string(out) != tc.want {
+				t.Fatalf("%T: got %s, %v; want %s", tc.fn, out, err, tc.want)
+			}
+		}
 	}
 }

@@ -30,12 +30,35 @@ const (
 	classF64
 	classString
 	classPtr
+	// The layouts of results that the codec encodes, which the adapters
+	// return as they return primitives: a slice, and an interface. (A map,
+	// a channel or a function is a pointer: classPtr.)
+	classSlice
+	classIface
 	numClasses
 )
 
-var classNames = [numClasses]string{"codec", "void", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "string", "unsafe.Pointer"}
+var classNames = [numClasses]string{"codec", "void", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "string", "unsafe.Pointer", "[]byte", "any"}
 
 func (c class) String() string { return classNames[c] }
+
+// abi returns the class whose adapters serve c: an unsigned integer is
+// passed and returned as the signed integer of its size, whose size,
+// alignment and registers it shares, so that the table needs no adapters
+// of its own for it. The value is decoded and encoded by c itself.
+func (c class) abi() class {
+	switch c {
+	case classU8:
+		return classI8
+	case classU16:
+		return classI16
+	case classU32:
+		return classI32
+	case classU64:
+		return classI64
+	}
+	return c
+}
 
 // classOf returns the class of t, or classNone.
 func classOf(t reflect.Type) class {
@@ -100,6 +123,62 @@ var classType = [numClasses]reflect.Type{
 	classF64:    reflect.TypeFor[float64](),
 	classString: reflect.TypeFor[string](),
 	classPtr:    reflect.TypeFor[unsafe.Pointer](),
+	classSlice:  reflect.TypeFor[[]byte](),
+	classIface:  reflect.TypeFor[any](),
+}
+
+// layoutOf returns the class whose layout a result of type t has when t is
+// not a primitive (classOf is classNone): classSlice, classIface, classPtr
+// for a map, a channel, a function or a pointer with JSON methods of its
+// own, or classNone (a struct, an array).
+func layoutOf(t reflect.Type) class {
+	switch t.Kind() {
+	case reflect.Slice:
+		return classSlice
+	case reflect.Interface:
+		return classIface
+	case reflect.Map, reflect.Chan, reflect.Func, reflect.Pointer, reflect.UnsafePointer:
+		return classPtr
+	}
+	return classNone
+}
+
+// eface is the layout of an empty interface: the type word and the data
+// word.
+type eface struct {
+	typ, data unsafe.Pointer
+}
+
+// typeWord returns the type word of an interface holding a value of type
+// t, which is not an interface type.
+func typeWord(t reflect.Type) unsafe.Pointer {
+	z := reflect.Zero(t).Interface()
+	return (*eface)(unsafe.Pointer(&z)).typ
+}
+
+// boxed returns the result at p, of a type that the codec encodes and of
+// layout f.res.layout, as an interface holding it, as reflect's Interface
+// would: a slice header is copied to the heap, a pointer-shaped value is
+// its own data word, an empty interface is itself. p does not escape, so
+// that an adapter's result stays on its stack.
+func (f *Func) boxed(p unsafe.Pointer) any {
+	switch f.res.layout {
+	case classSlice:
+		h := new([]byte)
+		*h = *(*[]byte)(p)
+		var v any
+		*(*eface)(unsafe.Pointer(&v)) = eface{typ: f.res.typ, data: unsafe.Pointer(h)}
+		return v
+	case classPtr:
+		var v any
+		*(*eface)(unsafe.Pointer(&v)) = eface{typ: f.res.typ, data: *(*unsafe.Pointer)(p)}
+		return v
+	}
+	if f.res.t.NumMethod() == 0 {
+		return *(*any)(p)
+	}
+	w := *(*[2]unsafe.Pointer)(p)
+	return reflect.NewAt(f.res.t, unsafe.Pointer(&w)).Elem().Interface()
 }
 
 var kindWant = [numClasses]string{
@@ -254,6 +333,13 @@ func (f *Func) appendResult(dst []byte, p unsafe.Pointer) ([]byte, error) {
 	c := f.res.class
 	if f.shape&^shapeCtx < shapeR {
 		c = classVoid
+	}
+	if c == classNone {
+		out, err := f.codec.Append(dst, f.boxed(p))
+		if err != nil {
+			return dst, &ResultError{Err: err}
+		}
+		return out, nil
 	}
 	if c != classPtr {
 		out, ok := appendPrim(c, dst, p)

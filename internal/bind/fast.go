@@ -31,16 +31,18 @@ func (f *Func) buildFast() error {
 			return nil
 		}
 		if i == 0 {
-			k.a = p.class
+			k.a = p.class.abi()
 		} else {
-			k.b = p.class
+			k.b = p.class.abi()
 		}
 	}
 	if f.shape&^shapeCtx >= shapeR {
-		if f.res.class == classNone {
+		if k.r = f.res.class.abi(); k.r == classNone {
+			k.r = f.res.layout // encoded by the codec
+		}
+		if k.r == classNone {
 			return nil
 		}
-		k.r = f.res.class
 	}
 	build := fastTable[k]
 	if build == nil {
@@ -56,7 +58,7 @@ func (f *Func) buildFast() error {
 		if p.opt {
 			cp := reflect.New(p.t)
 			cp.Elem().Set(p.defV)
-			p.def = reflect.NewAt(classType[p.class], cp.UnsafePointer()).Elem().Interface()
+			p.def = reflect.NewAt(classType[p.class.abi()], cp.UnsafePointer()).Elem().Interface()
 		}
 		if p.class == classPtr && p.prim && f.borrow {
 			f.useSlots = true

@@ -17,10 +17,12 @@ type class struct{ name, goType string }
 
 var (
 	void = class{"classVoid", "struct{}"}
-	all  = []class{
+	// all are the classes served as the only param. An unsigned integer
+	// is served by the adapters of the signed integer of its size (see
+	// class.abi).
+	all = []class{
 		{"classBool", "bool"}, {"classI8", "int8"}, {"classI16", "int16"}, {"classI32", "int32"},
-		{"classI64", "int64"}, {"classU8", "uint8"}, {"classU16", "uint16"}, {"classU32", "uint32"},
-		{"classU64", "uint64"}, {"classF32", "float32"}, {"classF64", "float64"},
+		{"classI64", "int64"}, {"classF32", "float32"}, {"classF64", "float64"},
 		{"classString", "string"}, {"classPtr", "unsafe.Pointer"},
 	}
 	// common are the classes served in two-param functions and as results.
@@ -28,6 +30,10 @@ var (
 		{"classBool", "bool"}, {"classI64", "int64"}, {"classF64", "float64"},
 		{"classString", "string"}, {"classPtr", "unsafe.Pointer"},
 	}
+	// results are the classes served as results: the common ones, and the
+	// layouts of results the codec encodes (a pointer-shaped one is
+	// classPtr).
+	results = append(common[:len(common):len(common)], class{"classSlice", "[]byte"}, class{"classIface", "any"})
 )
 
 func main() {
@@ -203,7 +209,9 @@ func table() []byte {
 	b.WriteString("import \"unsafe\"\n\n")
 	b.WriteString("// fastTable holds one adapter per supported combination of classes: no\n")
 	b.WriteString("// params, one param of any class, or two params of the common classes (bool,\n")
-	b.WriteString("// int64, float64, string, pointer); and a result of a common class or none.\n")
+	b.WriteString("// int64, float64, string, pointer); and a result of a common class, a\n")
+	b.WriteString("// slice, an interface, or none (a map, a channel or a function is a pointer).\n")
+	b.WriteString("// Unsigned integers take the adapters of the signed integers of their size.\n")
 	b.WriteString("// Functions and method expressions with a bound receiver have the same set.\n")
 	b.WriteString("var fastTable = map[tableKey]func(*Func) fastInvoker{\n")
 	add := func(a, c, r class, recv bool, fn string) {
@@ -215,19 +223,19 @@ func table() []byte {
 			sfx = "r"
 		}
 		add(void, void, void, recv, "fast0"+sfx+"v")
-		for _, r := range common {
+		for _, r := range results {
 			add(void, void, r, recv, "fast0"+sfx+"["+r.goType+"]")
 		}
 		for _, a := range all {
 			add(a, void, void, recv, "fast1"+sfx+"v["+a.goType+"]")
-			for _, r := range common {
+			for _, r := range results {
 				add(a, void, r, recv, "fast1"+sfx+"["+a.goType+", "+r.goType+"]")
 			}
 		}
 		for _, a := range common {
 			for _, c := range common {
 				add(a, c, void, recv, "fast2"+sfx+"v["+a.goType+", "+c.goType+"]")
-				for _, r := range common {
+				for _, r := range results {
 					add(a, c, r, recv, "fast2"+sfx+"["+a.goType+", "+c.goType+", "+r.goType+"]")
 				}
 			}
