@@ -113,3 +113,39 @@ func TestInterceptAllocs(t *testing.T) {
 		t.Errorf("Process with an interceptor made %v allocations per call, want 2 (the call's context and next)", allocs)
 	}
 }
+
+// A function of primitive params whose result the codec encodes is called
+// directly: a call allocates what the function and the codec allocate, and
+// one box for the result (reflect.Value.Call allocated six more).
+func TestCodecResultAllocs(t *testing.T) {
+	type item struct {
+		Name string `json:"name"`
+		N    int    `json:"n"`
+	}
+	items := []item{{"a", 1}, {"b", 2}, {"c", 3}}
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("search", func(q string, limit int) ([]item, error) { return items[:limit], nil })
+	srv.MustRegister("block", func(n uint64, full bool) (map[string]any, error) { return nil, nil })
+	floor := testing.AllocsPerRun(100, func() {
+		if _, err := json.Marshal(items[:2]); err != nil {
+			t.Fatal(err)
+		}
+	})
+	for _, tc := range []struct {
+		req, want string
+		floor     float64
+	}{
+		{`{"jsonrpc":"2.0","method":"search","params":["x",2],"id":1}`, `"result":[{"name":"a","n":1},{"name":"b","n":2}]`, floor},
+		{`{"jsonrpc":"2.0","method":"block","params":[18446744073709551615,true],"id":1}`, `"result":null`, 0},
+	} {
+		req := []byte(tc.req)
+		buf := make([]byte, 0, 512)
+		if out := srv.Process(context.Background(), buf, req); !strings.Contains(string(out), tc.want) {
+			t.Fatalf("answer %s, want %s", out, tc.want)
+		}
+		allocs := testing.AllocsPerRun(100, func() { srv.Process(context.Background(), buf, req) })
+		if allocs > tc.floor+1 {
+			t.Errorf("%s: %v allocations a call, want at most %v (the codec's) and the result's box", tc.req, allocs, tc.floor)
+		}
+	}
+}
