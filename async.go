@@ -24,7 +24,7 @@ import (
 // appended to dst, so that reply's slice is dst[len(dst):] of the grown
 // buffer and nothing is allocated when dst has room. Otherwise reply runs on
 // the goroutine of the last method to finish, with a slice of a buffer of the
-// server's.
+// server's. Large requests take turns (Limits.LargeRequest, MaxLarge).
 //
 // ctx reaches every method of the call; cancelling it is how a caller stops
 // waiting methods. A call that runs on a goroutine of its own gets the
@@ -36,6 +36,11 @@ import (
 // not panic.
 func (s *Server) ProcessAsync(ctx context.Context, dst, req []byte, reply func(resp []byte)) {
 	req = req[:len(req):len(req)] // dst may be the room after req
+	if len(req) >= s.cfg.large && s.cfg.turns != nil {
+		var release func()
+		ctx, reply, release = s.takeTurn(ctx, reply)
+		defer release()
+	}
 	if i := wire.SkipSpace(req, 0); i < len(req) && req[i] == '[' {
 		s.batchAsync(ctx, dst, req, reply)
 		return
@@ -253,4 +258,38 @@ func (b *asyncBatch) done() {
 	cf.unhold(b.held)
 	b.reply(b.sc.Resp)
 	asyncbuf.Put(b.sc)
+}
+
+// A turn is a large request's share of MaxLarge, held while ProcessAsync
+// works on it on the caller's goroutine.
+type turn struct {
+	cf   *config
+	held atomic.Bool
+}
+
+type turnKey struct{}
+
+// takeTurn waits for a turn for a large request (see Limits.LargeRequest),
+// unless ctx is the context of a request that holds one (a ProcessAsync
+// called by a method during its turn) or ctx ends first, and returns the
+// context and reply to work with: the turn ends when reply is called or
+// when release is, whichever comes first.
+func (s *Server) takeTurn(ctx context.Context, reply func([]byte)) (context.Context, func([]byte), func()) {
+	cf := s.cfg
+	if t, ok := ctx.Value(turnKey{}).(*turn); ok && t.cf == cf && t.held.Load() {
+		return ctx, reply, func() {}
+	}
+	select {
+	case cf.turns <- struct{}{}:
+	case <-ctx.Done():
+		return ctx, reply, func() {}
+	}
+	t := &turn{cf: cf}
+	t.held.Store(true)
+	release := func() {
+		if t.held.CompareAndSwap(true, false) {
+			<-cf.turns
+		}
+	}
+	return context.WithValue(ctx, turnKey{}, t), func(resp []byte) { release(); reply(resp) }, release
 }

@@ -23,8 +23,11 @@ type frameWriter struct {
 	err  error
 }
 
+// newFrameWriter returns a writer without a buffer: it takes one of
+// startSize, or the first message's size, when it first writes, and then
+// keeps what it has grown to (see Flush).
 func newFrameWriter(w io.Writer, kind frameKind) *frameWriter {
-	return &frameWriter{w: w, kind: kind, buf: make([]byte, 0, bufSize)}
+	return &frameWriter{w: w, kind: kind}
 }
 
 func (f *frameWriter) Buffered() int { return len(f.buf) }
@@ -32,6 +35,9 @@ func (f *frameWriter) Buffered() int { return len(f.buf) }
 func (f *frameWriter) Write(msg []byte) error {
 	if f.err != nil {
 		return f.err
+	}
+	if f.buf == nil {
+		f.buf = make([]byte, 0, max(startSize, len(msg)+32))
 	}
 	switch f.kind {
 	case frameHeader:
@@ -66,7 +72,7 @@ func (f *frameWriter) Flush() error {
 	}
 	if cap(f.buf) > 4*bufSize {
 		// A large message grew the buffer: do not keep it.
-		f.buf = make([]byte, 0, bufSize)
+		f.buf = nil
 	} else {
 		f.buf = f.buf[:0]
 	}

@@ -1,8 +1,8 @@
 // Command soak runs the attacks of a hostile client against cmd/jsonrpcd,
 // one after another, while healthy clients call it beside them, and checks
 // that every bound holds: the server's resident memory stays under -max-rss,
-// and the healthy clients' 99th-percentile latency under -max-p99, with no
-// failed call.
+// its goroutines under -max-goroutines, and the healthy clients'
+// 99th-percentile latency under -max-p99, with no failed call.
 //
 // Run it from the repository root:
 //
@@ -12,8 +12,8 @@
 //
 // It builds cmd/jsonrpcd (or runs -jsonrpcd), starts it on loopback ports of
 // its choosing, and prints one row per attack: what the attacker managed,
-// the server's peak RSS and open files, the healthy calls and their p50 and
-// p99. It exits 1 when a bound was broken, 2 when it could not run.
+// the server's peak RSS, open files and goroutines (scraped from its
+// -metrics), the healthy calls and their p50 and p99. It exits 1 when a bound was broken, 2 when it could not run.
 //
 // The healthy clients (one over TCP, one over HTTP, a call every 5 ms) run
 // in a process of their own, and each attack in another, at the lowest
@@ -45,8 +45,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	only := fs.String("only", "", "comma-separated `names` of the attacks to run (default all)")
 	list := fs.Bool("list", false, "list the attacks and exit")
 	bin := fs.String("jsonrpcd", "", "the jsonrpcd `binary` to attack (default: build cmd/jsonrpcd)")
-	maxRSS := fs.Int64("max-rss", 256, "bound on the server's resident memory, in `MB`")
-	maxP99 := fs.Duration("max-p99", 50*time.Millisecond, "bound on the healthy clients' 99th-percentile latency")
+	var b bounds
+	fs.Int64Var(&b.rssMB, "max-rss", 256, "bound on the server's resident memory, in `MB`")
+	fs.DurationVar(&b.p99, "max-p99", 50*time.Millisecond, "bound on the healthy clients' 99th-percentile latency")
+	fs.IntVar(&b.goroutines, "max-goroutines", 16384, "bound on the server's goroutines")
 	role := fs.String(childFlag, "", "")
 	var childAddr addrs
 	fs.StringVar(&childAddr.tcp, childTCPFlag, "", "")
@@ -81,7 +83,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "attack\tattacker\tpeak RSS\topen files\thealthy calls\tp50\tp99\tverdict")
+	fmt.Fprintln(tw, "attack\tattacker\tpeak RSS\topen files\tgoroutines\thealthy calls\tp50\tp99\tverdict")
 	broken := 0
 	for _, a := range chosen {
 		// A server of its own for each attack, so that what one leaves
@@ -92,7 +94,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		fmt.Fprintf(stderr, "soak: %s: %s, for %v\n", a.name, a.what, *d)
-		row, ok := runAttack(srv, a, *d, *maxRSS<<20, *maxP99)
+		row, ok := runAttack(srv, a, *d, b)
 		srv.stop()
 		fmt.Fprintln(tw, row)
 		if !ok {
@@ -101,7 +103,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	tw.Flush()
 	if broken > 0 {
-		fmt.Fprintf(stdout, "soak: %d of %d attacks broke a bound (RSS under %d MB, healthy p99 under %v, no failed call)\n", broken, len(chosen), *maxRSS, *maxP99)
+		fmt.Fprintf(stdout, "soak: %d of %d attacks broke a bound (%s)\n", broken, len(chosen), b)
 		return 1
 	}
 	fmt.Fprintf(stdout, "soak: every bound held under %d attacks\n", len(chosen))
@@ -124,12 +126,23 @@ func choose(only string) ([]attack, error) {
 	return out, nil
 }
 
+// bounds are what the server must hold under each attack.
+type bounds struct {
+	rssMB      int64         // peak resident memory
+	goroutines int           // peak goroutines
+	p99        time.Duration // the healthy calls' 99th percentile
+}
+
+func (b bounds) String() string {
+	return fmt.Sprintf("RSS under %d MB, goroutines under %d, healthy p99 under %v, no failed call", b.rssMB, b.goroutines, b.p99)
+}
+
 // runAttack runs a for d beside fresh healthy clients, and returns its row
 // of the report and whether every bound held.
-func runAttack(srv *server, a attack, d time.Duration, maxRSS int64, maxP99 time.Duration) (string, bool) {
+func runAttack(srv *server, a attack, d time.Duration, b bounds) (string, bool) {
 	clients, err := startHealthy(srv.addr)
 	if err != nil {
-		return fmt.Sprintf("%s\t\t\t\t\t\t\tFAIL: the healthy clients could not connect before the attack: %v", a.name, err), false
+		return fmt.Sprintf("%s\t\t\t\t\t\t\t\tFAIL: the healthy clients could not connect before the attack: %v", a.name, err), false
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var m sampler
@@ -148,7 +161,7 @@ func runAttack(srv *server, a attack, d time.Duration, maxRSS int64, maxP99 time
 	cancel()
 	wg.Wait()
 
-	rss, fds := m.peaks()
+	rss, fds, gs := m.peaks()
 	rep, cerr := clients.report()
 	lat, errs := rep.latencies()
 	if cerr != nil {
@@ -159,11 +172,16 @@ func runAttack(srv *server, a attack, d time.Duration, maxRSS int64, maxP99 time
 	if err != nil {
 		problems = append(problems, "the attack could not run: "+err.Error())
 	}
-	if rss > maxRSS {
-		problems = append(problems, fmt.Sprintf("RSS %d MB over %d MB", rss>>20, maxRSS>>20))
+	if rss > b.rssMB<<20 {
+		problems = append(problems, fmt.Sprintf("RSS %d MB over %d MB", rss>>20, b.rssMB))
 	}
-	if p99 > maxP99 {
-		problems = append(problems, fmt.Sprintf("p99 %v over %v", p99.Round(time.Millisecond), maxP99))
+	if gs < 0 {
+		problems = append(problems, "no scrape of the server's goroutines succeeded")
+	} else if gs > b.goroutines {
+		problems = append(problems, fmt.Sprintf("%d goroutines, over %d", gs, b.goroutines))
+	}
+	if p99 > b.p99 {
+		problems = append(problems, fmt.Sprintf("p99 %v over %v", p99.Round(time.Millisecond), b.p99))
 	}
 	if len(errs) > 0 {
 		problems = append(problems, fmt.Sprintf("%d healthy calls failed, first: %v", len(errs), errs[0]))
@@ -175,7 +193,7 @@ func runAttack(srv *server, a attack, d time.Duration, maxRSS int64, maxP99 time
 	if len(problems) > 0 {
 		verdict = "FAIL: " + strings.Join(problems, "; ")
 	}
-	row := fmt.Sprintf("%s\t%s\t%d MB\t%d\t%d\t%v\t%v\t%s", a.name, got, rss>>20, fds, len(lat),
+	row := fmt.Sprintf("%s\t%s\t%d MB\t%d\t%d\t%d\t%v\t%v\t%s", a.name, got, rss>>20, fds, gs, len(lat),
 		p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond), verdict)
 	return row, len(problems) == 0
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,8 +17,9 @@ import (
 
 // addrs are where the server under test listens.
 type addrs struct {
-	http string // host:port of HTTP; WebSocket is at /ws on it
-	tcp  string // host:port of newline-delimited TCP
+	http    string // host:port of HTTP; WebSocket is at /ws on it
+	tcp     string // host:port of newline-delimited TCP
+	metrics string // the URL of its Prometheus metrics
 }
 
 // server is the jsonrpcd process under test.
@@ -41,7 +43,7 @@ func buildServer(ctx context.Context, dir string) (string, error) {
 // startServer starts bin on loopback ports of its choosing, with args added,
 // and waits until it has said where it listens.
 func startServer(bin string, args ...string) (*server, error) {
-	cmd := exec.Command(bin, append([]string{"-http", "127.0.0.1:0", "-tcp", "127.0.0.1:0"}, args...)...)
+	cmd := exec.Command(bin, append([]string{"-http", "127.0.0.1:0", "-tcp", "127.0.0.1:0", "-metrics", "127.0.0.1:0"}, args...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -65,7 +67,10 @@ func startServer(bin string, args ...string) (*server, error) {
 			if a, ok := strings.CutPrefix(line, "jsonrpcd: TCP (newline-delimited) on "); ok {
 				s.addr.tcp = a
 			}
-			if !reported && s.addr.http != "" && s.addr.tcp != "" {
+			if a, ok := strings.CutPrefix(line, "jsonrpcd: metrics on "); ok {
+				s.addr.metrics = a
+			}
+			if !reported && s.addr.http != "" && s.addr.tcp != "" && s.addr.metrics != "" {
 				reported = true
 				found <- nil
 			}
@@ -136,27 +141,66 @@ func (s *server) fds() int {
 	return len(ents)
 }
 
-// A sampler records the peaks of the server's RSS and open files while an
-// attack runs.
-type sampler struct {
-	mu      sync.Mutex // protects the fields below
-	peakRSS int64
-	peakFDs int
+// goroutines scrapes the server's metrics for go_goroutines.
+func (s *server) goroutines(c *http.Client) (int, error) {
+	resp, err := c.Get(s.addr.metrics)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, err
+	}
+	return parseGoroutines(string(b))
 }
 
-// run samples s every interval until ctx ends.
+// parseGoroutines finds go_goroutines in a Prometheus text exposition.
+func parseGoroutines(text string) (int, error) {
+	for line := range strings.Lines(text) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "go_goroutines "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			return int(f), err
+		}
+	}
+	return 0, fmt.Errorf("no go_goroutines in the metrics")
+}
+
+// A sampler records the peaks of the server's RSS, open files and
+// goroutines while an attack runs.
+type sampler struct {
+	mu       sync.Mutex // protects the fields below
+	peakRSS  int64
+	peakFDs  int
+	peakGs   int
+	scrapeOK bool // a scrape of the goroutines succeeded
+}
+
+// run samples s every interval until ctx ends; the open files and the
+// goroutines, which cost a listing of thousands of files and a scrape of
+// the server, every fifth time.
 func (m *sampler) run(ctx context.Context, s *server, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
-	for {
+	c := &http.Client{Timeout: 2 * time.Second}
+	defer c.CloseIdleConnections()
+	for i := 0; ; i++ {
 		rss, err := s.rss()
-		fds := s.fds()
+		fds, gs, gerr := -1, -1, error(nil)
+		if i%5 == 0 {
+			fds = s.fds()
+			gs, gerr = s.goroutines(c)
+		}
 		m.mu.Lock()
 		if err == nil && rss > m.peakRSS {
 			m.peakRSS = rss
 		}
 		if fds > m.peakFDs {
 			m.peakFDs = fds
+		}
+		if gerr == nil && gs >= 0 {
+			m.scrapeOK = true
+			m.peakGs = max(m.peakGs, gs)
 		}
 		m.mu.Unlock()
 		select {
@@ -167,10 +211,14 @@ func (m *sampler) run(ctx context.Context, s *server, interval time.Duration) {
 	}
 }
 
-func (m *sampler) peaks() (rss int64, fds int) {
+// peaks returns the peaks; goroutines is -1 when no scrape succeeded.
+func (m *sampler) peaks() (rss int64, fds, goroutines int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.peakRSS, m.peakFDs
+	if !m.scrapeOK {
+		return m.peakRSS, m.peakFDs, -1
+	}
+	return m.peakRSS, m.peakFDs, m.peakGs
 }
 
 // lineLog collects a process's output for error messages.

@@ -57,3 +57,13 @@ func TestCheckAdd(t *testing.T) {
 		t.Error("a wrong sum passed")
 	}
 }
+
+func TestParseGoroutines(t *testing.T) {
+	text := "# HELP go_goroutines Number of goroutines that currently exist.\n# TYPE go_goroutines gauge\ngo_goroutines 4117\ngo_threads 9\n"
+	if n, err := parseGoroutines(text); err != nil || n != 4117 {
+		t.Errorf("parseGoroutines = %d, %v; want 4117", n, err)
+	}
+	if _, err := parseGoroutines("go_threads 9\n"); err == nil {
+		t.Error("parseGoroutines found goroutines in a text without them")
+	}
+}

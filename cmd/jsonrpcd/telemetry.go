@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
@@ -44,6 +45,10 @@ func startTelemetry(ctx context.Context, cfg config, logger *slog.Logger) (*tele
 	t := &telemetry{}
 	if cfg.metricsAddr != "" {
 		reg := prometheus.NewRegistry()
+		// The runtime's (go_goroutines, go_memstats_*) and the process's
+		// (process_resident_memory_bytes, process_open_fds) beside the
+		// calls': what the server's bounds hold.
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 		exporter, err := otelprom.New(otelprom.WithRegisterer(reg), otelprom.WithoutScopeInfo())
 		if err != nil {
 			return nil, fmt.Errorf("-metrics: %w", err)

@@ -229,6 +229,12 @@ func TestMetrics(t *testing.T) {
 			t.Errorf("the scrape holds no %s; it holds:\n%s", want, metrics)
 		}
 	}
+	// The runtime's and the process's, whatever their values.
+	for _, name := range []string{"go_goroutines", "process_resident_memory_bytes", "process_open_fds"} {
+		if !strings.Contains(metrics, "\n"+name+" ") {
+			t.Errorf("the scrape holds no %s", name)
+		}
+	}
 	if !strings.HasSuffix(r.addr["metrics"], "/metrics") || !strings.HasPrefix(r.addr["metrics"], "http://127.0.0.1:") {
 		t.Errorf("metrics address %s", r.addr["metrics"])
 	}

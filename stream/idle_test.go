@@ -1,0 +1,84 @@
+package stream
+
+import (
+	"bytes"
+	"net"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jsonrpc-go/jsonrpc/demo"
+)
+
+// TestIdleConnectionHeap: a connection that has sent nothing holds a few
+// KiB of heap, not its buffers' busy size. With 32 KiB read and write
+// buffers from the start, 4096 idle connections held 290 MB of heap, past
+// jsonrpcd's memory limit, and its collector ran without end.
+func TestIdleConnectionHeap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("opens 200 connections")
+	}
+	dial := serverOn(t, &Server{Server: demo.NewServer()}, "tcp")
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	const n = 200
+	var conns []net.Conn
+	before := heap()
+	for range n {
+		conns = append(conns, dial())
+	}
+	// Every connection served: an answer on the last proves the others
+	// were accepted before it.
+	last := conns[n-1]
+	last.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := last.Write([]byte(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := last.Read(make([]byte, 256)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // the other read loops park
+	per := (int64(heap()) - int64(before)) / n
+	t.Logf("%d bytes of heap per idle connection (client and server ends)", per)
+	if per > 16<<10 {
+		t.Errorf("%d bytes of heap per idle connection, want at most 16 KiB", per)
+	}
+	runtime.KeepAlive(conns)
+}
+
+// TestReaderGrowsWhenBusy: a Reader's buffer begins at startSize and grows
+// to bufSize when a read fills it, for every framing.
+func TestReaderGrowsWhenBusy(t *testing.T) {
+	msg := `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`
+	for _, fr := range framings {
+		t.Run(fr.name, func(t *testing.T) {
+			var stream bytes.Buffer
+			w := fr.f.NewWriter(&stream)
+			for range 2000 {
+				if err := w.Write([]byte(msg)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w.Flush()
+			r := fr.f.NewReader(&stream, DefaultMaxMessage)
+			in := readerBuf(r)
+			if len(in.buf) != startSize {
+				t.Fatalf("the buffer begins with %d bytes, want %d", len(in.buf), startSize)
+			}
+			for i := range 2000 {
+				got, err := r.Read()
+				if err != nil || strings.TrimSpace(string(got)) != msg {
+					t.Fatalf("message %d: %q, %v", i, got, err)
+				}
+			}
+			if len(in.buf) != bufSize {
+				t.Errorf("after 2000 messages read at once the buffer holds %d bytes, want %d", len(in.buf), bufSize)
+			}
+		})
+	}
+}
