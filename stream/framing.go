@@ -187,7 +187,7 @@ func (b *inbuf) fill(limit int) error {
 		switch {
 		case b.filled && len(b.buf) < b.busy:
 			nb := make([]byte, b.busy)
-			b.w = copy(nb, b.buf[b.r:b.w])
+			b.w = wire.CopyLong(nb, b.buf[b.r:b.w])
 			b.r, b.spaceAt = 0, -1
 			b.buf = nb
 		case b.r > 0:
@@ -198,7 +198,7 @@ func (b *inbuf) fill(limit int) error {
 		default:
 			n := min(max(2*len(b.buf), bufSize), limit)
 			nb := make([]byte, n)
-			b.w = copy(nb, b.buf[b.r:b.w])
+			b.w = wire.CopyLong(nb, b.buf[b.r:b.w])
 			b.r, b.spaceAt = 0, -1
 			b.buf = nb
 		}
@@ -239,7 +239,7 @@ func (b *inbuf) shrink() {
 		return
 	}
 	nb := make([]byte, bufSize)
-	b.w = copy(nb, b.buf[b.r:b.w])
+	b.w = wire.CopyLong(nb, b.buf[b.r:b.w])
 	b.r, b.spaceAt = 0, -1
 	b.buf = nb
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/jsonrpc-go/jsonrpc/internal/budget"
+	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 )
 
@@ -253,7 +254,7 @@ func readMessage(r io.Reader, buf []byte, limit int64, b *budget.Budget) ([]byte
 				if !b.Hold(&taken, int64(max(n-maxKeptBuffer, 0))) {
 					return buf, taken, errBudget
 				}
-				buf = append(make([]byte, 0, n), buf...)
+				buf = wire.AppendLong(make([]byte, 0, n), buf)
 			}
 		}
 		k, err := r.Read(buf[len(buf):cap(buf)])

@@ -28,13 +28,21 @@ func AppendLong[S ~string | ~[]byte](dst []byte, src S) []byte {
 	}
 	if n := len(dst) + len(src); n > cap(dst) {
 		grown := make([]byte, len(dst), max(n, 2*cap(dst)))
-		for i := 0; i < len(dst); i += chunk {
-			copy(grown[i:], dst[i:min(i+chunk, len(dst))])
-		}
+		CopyLong(grown, dst)
 		dst = grown
 	}
 	for i := 0; i < len(src); i += chunk {
 		dst = append(dst, src[i:min(i+chunk, len(src))]...)
 	}
 	return dst
+}
+
+// CopyLong copies src to dst as copy does, a chunk at a time (see
+// AppendLong), and returns the number of bytes copied.
+func CopyLong(dst, src []byte) int {
+	n := min(len(dst), len(src))
+	for i := 0; i < n; i += chunk {
+		copy(dst[i:n], src[i:min(i+chunk, n)])
+	}
+	return n
 }

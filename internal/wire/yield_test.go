@@ -37,3 +37,14 @@ func TestAppendLongInPlace(t *testing.T) {
 		t.Errorf("len %d, want %d", len(dst), len(src))
 	}
 }
+
+func TestCopyLong(t *testing.T) {
+	src := []byte(strings.Repeat("0123456789", chunk/5))
+	for _, n := range []int{0, 7, chunk, len(src), len(src) + 9} {
+		dst := make([]byte, n)
+		want := make([]byte, n)
+		if got, wantN := CopyLong(dst, src), copy(want, src); got != wantN || !bytes.Equal(dst, want) {
+			t.Errorf("CopyLong into %d bytes: %d, differs from copy: %v", n, got, !bytes.Equal(dst, want))
+		}
+	}
+}
