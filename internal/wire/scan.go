@@ -8,6 +8,7 @@
 package wire
 
 import (
+	"bytes"
 	"iter"
 	"unicode/utf8"
 )
@@ -745,15 +746,14 @@ func skipValid(v []byte, i int) int {
 func skipString(v []byte, i int) (end int, escaped bool) {
 	i++
 	for {
-		switch v[i] {
-		case '"':
-			return i + 1, escaped
-		case '\\':
-			i += 2
-			escaped = true
-		default:
-			i++
+		// The closing quote, unless an escape comes before it.
+		q := bytes.IndexByte(v[i:], '"')
+		b := bytes.IndexByte(v[i:i+q], '\\')
+		if b < 0 {
+			return i + q + 1, escaped
 		}
+		escaped = true
+		i += b + 2
 	}
 }
 

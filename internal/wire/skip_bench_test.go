@@ -1,0 +1,39 @@
+package wire
+
+import "testing"
+
+// BenchmarkNextMember walks the members of a typical params object, each
+// value skipped as valid.
+func BenchmarkNextMember(b *testing.B) {
+	obj := []byte(`{"name":"Ada Lovelace","email":"ada.lovelace@engines.example.org","age":36,"admin":false,` +
+		`"tags":["mathematics","analytical-engine","poetry","notes","computing-history"],` +
+		`"address":{"street":"12 St James's Square","city":"London","country":"United Kingdom","postcode":"SW1Y 4JH"},` +
+		`"created":"1843-07-10T09:30:00Z","bio":"Augusta Ada King, Countess of Lovelace, was an English mathematician and writer, chiefly known for her work on the Analytical Engine \"notes\"."}`)
+	b.SetBytes(int64(len(obj)))
+	for b.Loop() {
+		n := 0
+		for _, _, _, pos, ok := NextMember(obj, 0); ok; _, _, _, pos, ok = NextMember(obj, pos) {
+			n++
+		}
+		if n != 8 {
+			b.Fatal(n)
+		}
+	}
+}
+
+// BenchmarkScanRequestStrings validates a request whose params are mostly
+// strings, as the scanner does every request.
+func BenchmarkScanRequestStrings(b *testing.B) {
+	req := []byte(`{"jsonrpc":"2.0","method":"createUser","params":{"name":"Ada Lovelace","email":"ada.lovelace@engines.example.org","age":36,"admin":false,` +
+		`"tags":["mathematics","analytical-engine","poetry","notes","computing-history"],` +
+		`"address":{"street":"12 St James's Square","city":"London","country":"United Kingdom","postcode":"SW1Y 4JH"},` +
+		`"created":"1843-07-10T09:30:00Z"},"id":7}`)
+	b.SetBytes(int64(len(req)))
+	var sc Scanner
+	for b.Loop() {
+		var r Request
+		if _, err := sc.ScanRequest(req, &r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
