@@ -72,20 +72,21 @@
 //
 //   - takes no param, one param of a primitive type (bool, any integer or
 //     float kind, string, or any pointer), or two params each a bool, a
-//     string, a float64, an int64 (or int where int is 64 bits), or any
-//     pointer, types defined on them included (type celsius float64);
+//     string, a float64, an int64 or a uint64 (or int and uint where they
+//     are 64 bits), or any pointer, types defined on them included (type
+//     celsius float64);
 //   - returns nothing, an error, or a result, with or without an error,
-//     that is a bool, a string, a float64, an int64 (or 64-bit int), any
-//     pointer, or a value the codec encodes that is a slice, a map, an
-//     interface (any included) or a json.RawMessage:
-//     func(query string, limit int) ([]Item, error) and func(number uint64)
-//     map[string]any are called directly.
+//     that is a bool, a string, a float64, an int64 or a uint64 (or a
+//     64-bit int or uint), any pointer, or a value the codec encodes that
+//     is a slice, a map, an interface (any included) or a json.RawMessage:
+//     func(query string, limit int) ([]Item, error) and func(number uint64,
+//     full bool) (map[string]any, error) are called directly.
 //
 // Every other function is called through reflection: func(a, b int32) int32,
-// func(n uint64, full bool), func(id int) User (a struct result), func(u User) User,
-// three params, variadic functions, a service factory's methods, and every
-// function in a program built with the build tag jsonrpc_noadapters, which
-// leaves the adapters out of the binary (3.7 MB stripped).
+// func(id int) User (a struct result), func(u User) User, three params,
+// variadic functions, a service factory's methods, and every function in a
+// program built with the build tag jsonrpc_noadapters, which leaves the
+// adapters out of the binary (3.7 MB stripped).
 //
 // Whatever the path, params are decoded from the request's bytes, which
 // the server validated as it read them: primitives and json.RawMessage
