@@ -120,6 +120,7 @@ func TestFastClasses(t *testing.T) {
 		{"iface-result", func(n int) fmt.Stringer { return celsiusText(n) }, `[7]`, `"7C"`, true},
 		{"raw-result", func(s string) json.RawMessage { return json.RawMessage(`{"s" : ` + strconv.Quote(s) + `}`) }, `["x"]`, `{"s":"x"}`, true},
 		{"struct-result", func(n int) point { return point{X: n} }, `[7]`, `{"x":7,"y":0}`, false},
+		{"int32-pair", func(a, b int32) int32 { return a + b }, `[1,2]`, `3`, false}, // int32 is not a common class
 		{"raw", func(v json.RawMessage) json.RawMessage { return v }, `[{"a" : 1}]`, `{"a":1}`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
