@@ -124,21 +124,21 @@ type Limits struct {
 	// LargeRequest is the size from which a request document is large, in
 	// bytes: 64 KiB by default. MaxLarge is how many large requests
 	// ProcessAsync works on at once on its callers' goroutines, for the
-	// whole server: half of GOMAXPROCS when the server is made, at least
-	// one, by default; a negative MaxLarge gives large requests no turns.
-	// A further large request waits for its turn (the transport that
-	// called it stops reading meanwhile), or until its context ends. The
-	// turn covers what runs on the caller's goroutine: the scan, the calls
-	// of methods that are not Blocking, and their encoding; it ends before
-	// the reply is written, and calls of Blocking methods run on their own
-	// goroutines outside it. Scanning and decoding a 1 MiB request takes a
-	// processor for some milliseconds; without turns, a few clients that
-	// send large requests at once hold every processor, and the small
-	// requests of every other client wait for the scheduler and the
-	// network poller behind them (a healthy client's p99 went from 47 ms
-	// to 5 ms beside eight clients sending 1 MiB calls, on two cores). A
-	// ProcessAsync called by a method during its request's turn does not
-	// wait for another.
+	// whole server (for its sessions, each its own): half of GOMAXPROCS
+	// when the server is made, at least one, by default; a negative
+	// MaxLarge gives large requests no turns. A further large request
+	// waits for its turn (the transport that called it stops reading
+	// meanwhile), or until its context ends. The turn covers what runs on
+	// the caller's goroutine: the scan, the calls of methods that are not
+	// Blocking, and their encoding; it ends before the reply is written,
+	// and calls of Blocking methods run on their own goroutines outside
+	// it. Scanning and decoding a 1 MiB request takes a processor for some
+	// milliseconds; without turns, a few clients that send large requests
+	// at once hold every processor, and the small requests of every other
+	// client wait for the scheduler and the network poller behind them (a
+	// healthy client's p99 went from 47 ms to 5 ms beside eight clients
+	// sending 1 MiB calls, on two cores). A ProcessAsync called by a
+	// method during its request's turn does not wait for another.
 	LargeRequest int
 	MaxLarge     int
 }
