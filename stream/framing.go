@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
@@ -140,6 +141,26 @@ type inbuf struct {
 	// busy rather than being compacted.
 	filled bool
 	busy   int // bufSize, or less when the largest message is smaller
+
+	// small is the buffer of startSize the connection keeps; a buffer of
+	// bufSize comes from busyBufs while the connection is busy (pooled).
+	small  []byte
+	pooled bool
+}
+
+// busyBufs holds buffers of bufSize for the Readers and Writers of busy
+// connections: a connection takes one when a read fills its small buffer
+// or when it writes, and gives it back when its input is drained or its
+// output flushed, so that thousands of idle connections hold none.
+var busyBufs = sync.Pool{New: func() any { b := make([]byte, bufSize); return &b }}
+
+func getBusy() []byte { return (*busyBufs.Get().(*[]byte))[:bufSize] }
+
+func putBusy(b []byte) {
+	if cap(b) == bufSize {
+		b = b[:bufSize]
+		busyBufs.Put(&b)
+	}
 }
 
 // newInbuf returns a buffer of startSize: an idle connection holds that
@@ -148,7 +169,19 @@ type inbuf struct {
 // past the memory limit of jsonrpcd, whose collector then ran without end).
 func newInbuf(src io.Reader, max int) inbuf {
 	busy := min(bufSize, max+2)
-	return inbuf{src: src, buf: make([]byte, min(startSize, busy)), spaceAt: -1, busy: busy}
+	small := make([]byte, min(startSize, busy))
+	return inbuf{src: src, buf: small, small: small, spaceAt: -1, busy: busy}
+}
+
+// use makes nb, of n bytes or from busyBufs, the buffer, with the unread
+// input moved to its front, and gives a pooled buffer it replaces back.
+func (b *inbuf) use(nb []byte, pooled bool) {
+	b.w = wire.CopyLong(nb, b.buf[b.r:b.w])
+	b.r, b.spaceAt = 0, -1
+	if b.pooled {
+		putBusy(b.buf)
+	}
+	b.buf, b.pooled = nb, pooled
 }
 
 // onlySpace reports whether the unread input holds nothing but white space.
@@ -186,21 +219,18 @@ func (b *inbuf) fill(limit int) error {
 	if b.w == len(b.buf) {
 		switch {
 		case b.filled && len(b.buf) < b.busy:
-			nb := make([]byte, b.busy)
-			b.w = wire.CopyLong(nb, b.buf[b.r:b.w])
-			b.r, b.spaceAt = 0, -1
-			b.buf = nb
+			if b.busy == bufSize {
+				b.use(getBusy(), true)
+			} else {
+				b.use(make([]byte, b.busy), false)
+			}
 		case b.r > 0:
 			b.w = copy(b.buf, b.buf[b.r:b.w])
 			b.r, b.spaceAt = 0, -1
 		case len(b.buf) >= limit:
 			return errFull
 		default:
-			n := min(max(2*len(b.buf), bufSize), limit)
-			nb := make([]byte, n)
-			b.w = wire.CopyLong(nb, b.buf[b.r:b.w])
-			b.r, b.spaceAt = 0, -1
-			b.buf = nb
+			b.use(make([]byte, min(max(2*len(b.buf), bufSize), limit)), false)
 		}
 	}
 	for range 100 {
@@ -227,21 +257,25 @@ func (b *inbuf) fill(limit int) error {
 
 // maxKept is the largest read buffer kept once its message has been
 // read: a buffer grown past it for a large message is given back when the
-// next message is read, so that an idle connection holds bufSize, not its
-// largest message. Messages up to it grow no buffer more than once.
+// next message is read, so that a connection holds at most bufSize, not
+// its largest message, and none of it once it waits (see shrink). Messages
+// up to it grow no buffer more than once.
 const maxKept = 64 << 10
 
 // shrink gives back a buffer grown past maxKept, keeping the unread input,
 // when that fits half the initial size. The Readers call it as they begin
 // a message, when nothing they returned is still valid.
+//
+// It also gives back a busy buffer when the input is drained and the last
+// read did not fill the buffer: the peer has sent all it had, and the
+// connection may now wait, holding only its small buffer.
 func (b *inbuf) shrink() {
-	if len(b.buf) <= maxKept || b.w-b.r > bufSize/2 {
-		return
+	switch {
+	case b.r == b.w && !b.filled && len(b.buf) > len(b.small):
+		b.use(b.small, false)
+	case len(b.buf) > maxKept && b.w-b.r <= bufSize/2:
+		b.use(getBusy(), true)
 	}
-	nb := make([]byte, bufSize)
-	b.w = wire.CopyLong(nb, b.buf[b.r:b.w])
-	b.r, b.spaceAt = 0, -1
-	b.buf = nb
 }
 
 // drop discards the unread input.

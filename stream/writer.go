@@ -23,9 +23,9 @@ type frameWriter struct {
 	err  error
 }
 
-// newFrameWriter returns a writer without a buffer: it takes one of
-// startSize, or the first message's size, when it first writes, and then
-// keeps what it has grown to (see Flush).
+// newFrameWriter returns a writer without a buffer: it takes one from
+// busyBufs (or of the message's size, for a larger one) when it writes, and
+// gives it back when it has flushed everything.
 func newFrameWriter(w io.Writer, kind frameKind) *frameWriter {
 	return &frameWriter{w: w, kind: kind}
 }
@@ -37,7 +37,11 @@ func (f *frameWriter) Write(msg []byte) error {
 		return f.err
 	}
 	if f.buf == nil {
-		f.buf = make([]byte, 0, max(startSize, len(msg)+32))
+		if len(msg)+32 <= bufSize {
+			f.buf = getBusy()[:0]
+		} else {
+			f.buf = make([]byte, 0, len(msg)+32)
+		}
 	}
 	switch f.kind {
 	case frameHeader:
@@ -70,11 +74,9 @@ func (f *frameWriter) Flush() error {
 		f.err = err
 		return err
 	}
-	if cap(f.buf) > 4*bufSize {
-		// A large message grew the buffer: do not keep it.
-		f.buf = nil
-	} else {
-		f.buf = f.buf[:0]
-	}
+	// Everything is written: the buffer goes back (a larger one, grown by
+	// a large message, to the collector).
+	putBusy(f.buf)
+	f.buf = nil
 	return nil
 }
