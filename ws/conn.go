@@ -106,6 +106,27 @@ const (
 	maxKeptBuffer = 64 << 10 // a larger buffer is dropped after its message
 )
 
+// msgBufs holds the message buffers of connections that wait for their
+// next message: a connection takes one when a message begins and gives it
+// back (up to maxKeptBuffer) once the message is answered, so that
+// thousands of connections that wait hold none, however large their last
+// message was.
+var msgBufs sync.Pool
+
+func getMsgBuf() []byte {
+	if p, ok := msgBufs.Get().(*[]byte); ok {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, initialBuffer)
+}
+
+func putMsgBuf(b []byte) {
+	if b != nil && cap(b) <= maxKeptBuffer {
+		b = b[:0]
+		msgBufs.Put(&b)
+	}
+}
+
 // Read returns the next message for the peer.Conn, once its last frame has
 // arrived: it fails when the peer closed the connection or broke it, a
 // limit closed it, or the close handshake begun by startClose is over.
@@ -117,9 +138,8 @@ func (c *wsConn) Read() ([]byte, error) {
 		// budget.
 		c.buffered.Give(c.taken)
 		c.taken = 0
-		if cap(c.buf) > maxKeptBuffer || c.buf == nil {
-			c.buf = make([]byte, 0, initialBuffer)
-		}
+		putMsgBuf(c.buf)
+		c.buf = nil
 		c.awaitMessage()
 		// The read's context is Background: the library closes the
 		// connection when a read's context ends, and every way of ending a
@@ -130,7 +150,7 @@ func (c *wsConn) Read() ([]byte, error) {
 			return nil, err
 		}
 		c.gotFrame()
-		c.buf, c.taken, err = readMessage(r, c.buf[:0], c.limit, c.buffered)
+		c.buf, c.taken, err = readMessage(r, getMsgBuf(), c.limit, c.buffered)
 		act := c.gotMessage()
 		if errors.Is(err, errBudget) {
 			c.mu.Lock()
