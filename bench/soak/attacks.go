@@ -37,6 +37,9 @@ var attacks = []attack{
 	{"blocking-http", "64 HTTP requests at once, each a batch of 1,024 Blocking calls", func(ctx context.Context, a addrs) (string, error) {
 		return posts(ctx, a.http, 64, sleepBatch)
 	}},
+	{"busy-then-idle", "4,000 TCP connections that each echo 20 KB once and then wait", func(ctx context.Context, a addrs) (string, error) {
+		return holdConns(ctx, a.tcp, 4000, echoOnce)
+	}},
 	{"stalled-bodies", "100 HTTP requests that send all of a large body but its last byte", func(ctx context.Context, a addrs) (string, error) {
 		return holdConns(ctx, a.http, 100, stalledBody)
 	}},
@@ -210,6 +213,20 @@ func posts(ctx context.Context, addr string, n int, body string) (string, error)
 	}
 	wg.Wait()
 	return fmt.Sprintf("%d answered, statuses %v", done, statuses), nil
+}
+
+// echoOnce sends a call whose param and answer are 20 KB each, and reads
+// the answer: the connection's buffers grow to their busy size, and then it
+// waits.
+func echoOnce(c net.Conn) error {
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	defer c.SetDeadline(time.Time{})
+	req := `{"jsonrpc":"2.0","method":"echo","params":["` + strings.Repeat("x", 20<<10) + `"],"id":1}` + "\n"
+	if _, err := io.WriteString(c, req); err != nil {
+		return err
+	}
+	_, err := bufio.NewReaderSize(c, 32<<10).ReadBytes('\n')
+	return err
 }
 
 // stalledBody sends an HTTP request whose declared body is 4 MiB minus one
