@@ -5,12 +5,12 @@ import (
 	"bytes"
 	"io"
 	"net"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 )
 
 // TestIdleConnectionHeap: a connection that has sent nothing holds a few
@@ -32,15 +32,6 @@ func TestIdleConnectionHeap(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dial := serverOn(t, &Server{Server: demo.NewServer()}, "tcp")
-			heap := func() uint64 {
-				// Twice: the second collection empties the pools, whose
-				// contents no connection holds.
-				runtime.GC()
-				runtime.GC()
-				var m runtime.MemStats
-				runtime.ReadMemStats(&m)
-				return m.HeapAlloc
-			}
 			const n = 200
 			var conns []net.Conn
 			for range n {
@@ -54,12 +45,12 @@ func TestIdleConnectionHeap(t *testing.T) {
 			// others were accepted before it.
 			roundTrip(t, conns[n-1], `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`+"\n")
 			time.Sleep(50 * time.Millisecond) // the other read loops park
-			with := heap()
+			with := testutil.LiveHeap()
 			for _, c := range conns {
 				c.Close()
 			}
 			time.Sleep(200 * time.Millisecond) // the server's ends see EOF and close
-			per := (int64(with) - int64(heap())) / n
+			per := (int64(with) - int64(testutil.LiveHeap())) / n
 			t.Logf("%d bytes of heap per idle connection (client and server ends)", per)
 			if raceEnabled && tc.first != "" {
 				// Under the race detector the figure is about 24 KiB:

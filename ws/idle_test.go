@@ -5,7 +5,6 @@ package ws_test
 import (
 	"context"
 	"net/http/httptest"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 	"github.com/jsonrpc-go/jsonrpc/ws"
 )
 
@@ -29,15 +29,6 @@ func TestIdleConnectionHeap(t *testing.T) {
 	url := "ws" + strings.TrimPrefix(ts.URL, "http")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	heap := func() uint64 {
-		// Twice: the second collection empties the pools, whose contents
-		// no connection holds.
-		runtime.GC()
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
-	}
 	const n = 100
 	msg := `{"jsonrpc":"2.0","method":"echo","params":["` + strings.Repeat("x", 20<<10) + `"],"id":1}`
 	var conns []*websocket.Conn
@@ -56,12 +47,12 @@ func TestIdleConnectionHeap(t *testing.T) {
 		}
 	}
 	time.Sleep(50 * time.Millisecond) // the read loops park
-	with := heap()
+	with := testutil.LiveHeap()
 	for _, c := range conns {
 		c.CloseNow()
 	}
 	time.Sleep(200 * time.Millisecond) // the server's ends see the close
-	per := (int64(with) - int64(heap())) / n
+	per := (int64(with) - int64(testutil.LiveHeap())) / n
 	t.Logf("%d bytes of heap per idle WebSocket connection (client and server ends)", per)
 	if per > 48<<10 {
 		t.Errorf("%d bytes of heap per idle WebSocket connection, want at most 48 KiB", per)
