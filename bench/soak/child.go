@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -49,7 +50,7 @@ type childClient struct {
 // attacker; the healthy clients call until their input ends).
 func runChild(role string, a addrs, d time.Duration, stdin io.Reader, stdout io.Writer) int {
 	var rep childReport
-	if name, ok := cutPrefix(role, "attack:"); ok {
+	if name, ok := strings.CutPrefix(role, "attack:"); ok {
 		chosen, err := choose(name)
 		if err != nil {
 			fmt.Fprintln(stdout, err)
@@ -209,11 +210,4 @@ func (rep childReport) latencies() (lat []time.Duration, errs []error) {
 		}
 	}
 	return lat, errs
-}
-
-func cutPrefix(s, prefix string) (string, bool) {
-	if len(s) >= len(prefix) && s[:len(prefix)] == prefix {
-		return s[len(prefix):], true
-	}
-	return s, false
 }
