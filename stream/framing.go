@@ -143,9 +143,8 @@ type inbuf struct {
 	busy   int // bufSize, or less when the largest message is smaller
 
 	// small is the buffer of startSize the connection keeps; a buffer of
-	// bufSize comes from busyBufs while the connection is busy (pooled).
-	small  []byte
-	pooled bool
+	// bufSize comes from busyBufs while the connection is busy.
+	small []byte
 }
 
 // busyBufs holds buffers of bufSize for the Readers and Writers of busy
@@ -173,15 +172,14 @@ func newInbuf(src io.Reader, max int) inbuf {
 	return inbuf{src: src, buf: small, small: small, spaceAt: -1, busy: busy}
 }
 
-// use makes nb, of n bytes or from busyBufs, the buffer, with the unread
-// input moved to its front, and gives a pooled buffer it replaces back.
-func (b *inbuf) use(nb []byte, pooled bool) {
+// use makes nb the buffer, with the unread input moved to its front, and
+// gives the buffer it replaces to busyBufs when it is of bufSize (small
+// never is).
+func (b *inbuf) use(nb []byte) {
 	b.w = wire.CopyLong(nb, b.buf[b.r:b.w])
 	b.r, b.spaceAt = 0, -1
-	if b.pooled {
-		putBusy(b.buf)
-	}
-	b.buf, b.pooled = nb, pooled
+	putBusy(b.buf)
+	b.buf = nb
 }
 
 // onlySpace reports whether the unread input holds nothing but white space.
@@ -220,9 +218,9 @@ func (b *inbuf) fill(limit int) error {
 		switch {
 		case b.filled && len(b.buf) < b.busy:
 			if b.busy == bufSize {
-				b.use(getBusy(), true)
+				b.use(getBusy())
 			} else {
-				b.use(make([]byte, b.busy), false)
+				b.use(make([]byte, b.busy))
 			}
 		case b.r > 0:
 			b.w = copy(b.buf, b.buf[b.r:b.w])
@@ -230,7 +228,7 @@ func (b *inbuf) fill(limit int) error {
 		case len(b.buf) >= limit:
 			return errFull
 		default:
-			b.use(make([]byte, min(max(2*len(b.buf), bufSize), limit)), false)
+			b.use(make([]byte, min(max(2*len(b.buf), bufSize), limit)))
 		}
 	}
 	for range 100 {
@@ -272,9 +270,9 @@ const maxKept = 64 << 10
 func (b *inbuf) shrink() {
 	switch {
 	case b.r == b.w && !b.filled && len(b.buf) > len(b.small):
-		b.use(b.small, false)
+		b.use(b.small)
 	case len(b.buf) > maxKept && b.w-b.r <= bufSize/2:
-		b.use(getBusy(), true)
+		b.use(getBusy())
 	}
 }
 
