@@ -9,7 +9,9 @@ package wire
 
 import (
 	"bytes"
+	"encoding/binary"
 	"iter"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -746,15 +748,44 @@ func skipValid(v []byte, i int) int {
 func skipString(v []byte, i int) (end int, escaped bool) {
 	i++
 	for {
-		// The closing quote, unless an escape comes before it.
-		q := bytes.IndexByte(v[i:], '"')
-		b := bytes.IndexByte(v[i:i+q], '\\')
-		if b < 0 {
-			return i + q + 1, escaped
+		// The first quote or backslash: eight bytes at a time over the
+		// short strings most members are, then bytes.IndexByte, whose
+		// setup costs more than a short string's scan.
+		for n := 0; len(v)-i >= 8; n++ {
+			if n == 4 {
+				q := bytes.IndexByte(v[i:], '"')
+				if b := bytes.IndexByte(v[i:i+q], '\\'); b >= 0 {
+					i += b
+				} else {
+					i += q
+				}
+				break
+			}
+			x := binary.LittleEndian.Uint64(v[i:])
+			if m := quoteOrBackslash(x); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		for v[i] != '"' && v[i] != '\\' {
+			i++
+		}
+		if v[i] == '"' {
+			return i + 1, escaped
 		}
 		escaped = true
-		i += b + 2
+		i += 2
 	}
+}
+
+// quoteOrBackslash returns a word whose byte k has its high bit set when
+// byte k of x is the first quote or backslash of x (later bytes may be set
+// too); zero when x holds neither.
+func quoteOrBackslash(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q, b := x^(ones*'"'), x^(ones*'\\')
+	return ((q-ones)&^q | (b-ones)&^b) & highs
 }
 
 // nextPos moves an iteration of a valid array or object v (closed by end)

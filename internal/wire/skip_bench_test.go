@@ -37,3 +37,37 @@ func BenchmarkScanRequestStrings(b *testing.B) {
 		}
 	}
 }
+
+// TestSkipString checks skipString against the validating scanString on
+// strings of every length up to 80 bytes, with a quote, a backslash or
+// both at every position, so that each lands at every offset of the words
+// skipString reads eight bytes at a time and past its switch to
+// bytes.IndexByte.
+func TestSkipString(t *testing.T) {
+	for n := range 80 {
+		body := make([]byte, n)
+		for i := range body {
+			body[i] = 'a' + byte(i%26)
+		}
+		variants := [][]byte{body}
+		for at := range n {
+			for _, esc := range []string{`\"`, `\\`, `\n`, `\u00e9`} {
+				if at+len(esc) <= n {
+					v := append([]byte(nil), body...)
+					copy(v[at:], esc)
+					variants = append(variants, v)
+				}
+			}
+		}
+		for _, v := range variants {
+			doc := append(append([]byte(`"`), v...), `",1]`...)
+			want, wantEsc, err := scanString(doc, 0)
+			if err != nil {
+				t.Fatalf("%q: %v", doc, err)
+			}
+			if end, esc := skipString(doc, 0); end != want || esc != wantEsc {
+				t.Fatalf("skipString(%q) = %d, %v; scanString: %d, %v", doc, end, esc, want, wantEsc)
+			}
+		}
+	}
+}
