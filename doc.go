@@ -97,8 +97,21 @@
 // of primitive types, slices of them, json.RawMessage, nested structs of
 // the same kind and types with an UnmarshalJSON method decoded by the
 // server; the rest of the params (maps, interfaces, arrays, []byte, other
-// slices and structs) by the Codec, which also encodes every result that is
-// not a primitive or a json.RawMessage.
+// slices and structs) by the Codec.
+//
+// Results that are not primitives or a json.RawMessage are encoded by the
+// server itself, as encoding/json encodes them, when the codec is one of
+// this module's (JSONCodec, codec/jsonv2, codec/fast) and the result's type,
+// at every depth, is made of structs without embedded structs or JSON
+// methods of their own (",omitempty" is kept; a ",string" or ",omitzero"
+// field leaves the struct to the codec), pointers, slices (not []byte),
+// primitives and time.Time: a User, a *User or a []Item is encoded with
+// neither reflection nor an allocation. Like string results, their
+// strings are not HTML-escaped ("<" stays "<"). A value such a type holds
+// that JSON cannot carry (a NaN, a year past 9999, a cycle) goes to the
+// codec, whose answer is the result's. Maps, interfaces, arrays, []byte
+// and every result of a method whose codec is not one of this module's
+// (one that embeds JSONCodec included) are encoded by the Codec.
 //
 // # Codecs
 //

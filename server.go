@@ -14,10 +14,13 @@ import (
 )
 
 // A Codec decodes the params and encodes the results that the server does
-// not: it encodes every result that is not a primitive or a
-// json.RawMessage, and decodes maps, interfaces, arrays, []byte, slices of
-// non-primitives, and structs with JSON methods of their own, embedded
-// structs or ",string" fields. The server decodes primitives,
+// not. A codec of your own encodes every result that is not a primitive or
+// a json.RawMessage; with one of this module's codecs, the server encodes
+// the structs, pointers and slices of them that it can itself (see
+// Registration in the package documentation). A codec decodes maps,
+// interfaces, arrays, []byte, slices of non-primitives, and structs with
+// JSON methods of their own, embedded structs or ",string" fields. The
+// server decodes primitives,
 // json.RawMessage, slices of primitives, types with an UnmarshalJSON
 // method, and the other structs member by member, handing the codec only
 // the fields it does not decode itself (see Registration in the package
@@ -55,6 +58,8 @@ type Codec interface {
 // json.Unmarshal, or a json.Decoder with DisallowUnknownFields unless
 // allowUnknown; Append is json.Marshal. Its zero value is ready to use.
 type JSONCodec struct{}
+
+func init() { bind.MarkStandard(JSONCodec{}) }
 
 // Unmarshal implements Codec.
 func (JSONCodec) Unmarshal(data []byte, v any, allowUnknown bool) error {

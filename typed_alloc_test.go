@@ -79,3 +79,45 @@ func TestTypedAllocs(t *testing.T) {
 		t.Errorf("the reflection path made no allocations; this test no longer tells the paths apart")
 	}
 }
+
+// Results of structs, pointers to them and slices of them are encoded by the
+// server, with neither the codec nor an allocation (TestAdaptedStructResultAllocs
+// checks a plain function's); with a codec of the user's own, the codec
+// encodes them and allocates.
+func TestStructResultAllocs(t *testing.T) {
+	both := func(s *jsonrpc.Server) {
+		s.MustRegister("one", jsonrpc.TypedFunc(func(i int) resultPoint { return resultPoints[i] }))
+		s.MustRegister("ptr", jsonrpc.TypedFunc(func(i int) *resultPoint { return &resultPoints[i] }))
+		s.MustRegister("all", jsonrpc.TypedFunc(func(n int) []resultPoint { return resultPoints[:n] }))
+	}
+	srv := jsonrpc.NewServer()
+	both(srv)
+	checkZeroAllocs(t, srv, []allocCase{
+		{"struct", `{"jsonrpc":"2.0","method":"one","params":[0],"id":1}`, `"result":{"x":1,"y":2.5,"label":"a<b","Tags":["t"]}`},
+		{"pointer", `{"jsonrpc":"2.0","method":"ptr","params":[1],"id":1}`, `"result":{"x":3,"y":0,"Tags":null}`},
+		{"slice", `{"jsonrpc":"2.0","method":"all","params":[2],"id":1}`, `"result":[{"x":1,"y":2.5,"label":"a<b","Tags":["t"]},{"x":3,"y":0,"Tags":null}]`},
+	})
+
+	own := jsonrpc.NewServer(jsonrpc.UseCodec(ownCodec{}))
+	both(own)
+	req := []byte(`{"jsonrpc":"2.0","method":"all","params":[2],"id":1}`)
+	buf := own.Process(context.Background(), nil, req)
+	if want := `"label":"a\u003cb"`; !strings.Contains(string(buf), want) {
+		t.Fatalf("own codec: %s, want %s (encoding/json's escaping)", buf, want)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { buf = own.Process(context.Background(), buf[:0], req) }); allocs == 0 {
+		t.Errorf("a codec of the user's own made no allocations; this test no longer tells the paths apart")
+	}
+}
+
+// ownCodec is a codec of the user's own: JSONCodec under another type.
+type ownCodec struct{ jsonrpc.JSONCodec }
+
+type resultPoint struct {
+	X     int     `json:"x"`
+	Y     float64 `json:"y"`
+	Label string  `json:"label,omitempty"`
+	Tags  []string
+}
+
+var resultPoints = []resultPoint{{X: 1, Y: 2.5, Label: "a<b", Tags: []string{"t"}}, {X: 3}}

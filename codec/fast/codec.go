@@ -1,5 +1,11 @@
 package fast
 
+import "github.com/jsonrpc-go/jsonrpc/internal/bind"
+
+// The server encodes the results it can itself for a method with this
+// codec, as encoding/json would (see jsonrpc.Codec).
+func init() { bind.MarkStandard(Codec{}) }
+
 // Codec is the jsonrpc.Codec of this package. Its zero value is ready to
 // use; it is safe for concurrent use.
 type Codec struct{}

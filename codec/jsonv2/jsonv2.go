@@ -42,8 +42,13 @@ import (
 
 	"encoding/json"
 
+	"github.com/jsonrpc-go/jsonrpc/internal/bind"
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
+
+// The server encodes the results it can itself for a method with this
+// codec, as encoding/json would (see jsonrpc.Codec).
+func init() { bind.MarkStandard(Codec{}) }
 
 // Codec is the jsonrpc.Codec of encoding/json/v2. Its zero value is ready
 // to use; it is safe for concurrent use.

@@ -225,6 +225,7 @@ type param struct {
 	// unm a type whose pointer has its own UnmarshalJSON.
 	sub   []field
 	slice bool
+	esize uintptr // the size of an element, for slice
 	unm   bool
 }
 
@@ -239,6 +240,9 @@ type result struct {
 	// holding it (see boxed).
 	layout class
 	typ    unsafe.Pointer
+	// enc encodes a result without the codec, when its type has an
+	// encoder (see newEncoder) and is not a primitive.
+	enc *encoder
 }
 
 type field struct {
@@ -329,6 +333,9 @@ func Build(fn any, opts Options) (*Func, error) {
 	if f.shape == shapeR || f.shape == shapeRErr {
 		if err := servable(f.res.t); err != nil {
 			return nil, fmt.Errorf("result: %w", err)
+		}
+		if !IsStandard(f.codec) {
+			f.res.enc = nil // a codec of the user's own encodes every result it can
 		}
 	}
 	if f.Context {
@@ -493,7 +500,7 @@ func newParam(t reflect.Type, index int) param {
 			}
 		case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8:
 			if ec := classOf(t.Elem()); ec != classNone && ec != classPtr {
-				p.slice, p.eclass = true, ec
+				p.slice, p.eclass, p.esize = true, ec, t.Elem().Size()
 			}
 		}
 	}
@@ -515,6 +522,9 @@ func newResult(t reflect.Type) result {
 		if r.layout = layoutOf(t); r.layout != classNone && t.Kind() != reflect.Interface {
 			r.typ = typeWord(t)
 		}
+	}
+	if !r.raw && (r.class == classNone || r.class == classPtr && (r.eclass == classNone || r.eclass == classPtr)) {
+		r.enc = newEncoder(t)
 	}
 	return r
 }

@@ -334,6 +334,12 @@ func (f *Func) appendResult(dst []byte, p unsafe.Pointer) ([]byte, error) {
 	if f.shape&^shapeCtx < shapeR {
 		c = classVoid
 	}
+	if f.res.enc != nil && c != classVoid {
+		if out, err := f.res.enc.append(dst, p, 0); err == nil {
+			return out, nil
+		}
+		// errFallback: the codec answers.
+	}
 	if c == classNone {
 		out, err := f.codec.Append(dst, f.boxed(p))
 		if err != nil {

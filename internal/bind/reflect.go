@@ -77,10 +77,16 @@ func (f *Func) appendValue(dst []byte, v reflect.Value) ([]byte, error) {
 	if f.res.raw {
 		return f.appendRaw(dst, v.Bytes(), nil)
 	}
-	if f.res.class != classNone {
+	if f.res.class != classNone || f.res.enc != nil {
 		tmp := reflect.New(f.res.t)
 		tmp.Elem().Set(v)
-		return f.appendResult(dst, tmp.UnsafePointer())
+		if f.res.class == classNone { // a struct, a slice: its encoder, or else the codec
+			if out, err := f.res.enc.append(dst, tmp.UnsafePointer(), 0); err == nil {
+				return out, nil
+			}
+		} else {
+			return f.appendResult(dst, tmp.UnsafePointer())
+		}
 	}
 	out, err := f.codec.Append(dst, v.Interface())
 	if err != nil {

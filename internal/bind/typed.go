@@ -87,7 +87,12 @@ func Typed[P, R any](fn func(context.Context, P) (R, error), withContext bool, o
 			}
 			return f.appendRaw(dst, *(*[]byte)(unsafe.Pointer(&r)), param)
 		}
-		if f.res.class != classNone {
+		if f.res.enc != nil {
+			if out, err := f.res.enc.append(dst, unsafe.Pointer(&r), 0); err == nil {
+				return out, nil
+			}
+			// errFallback: the codec answers.
+		} else if f.res.class != classNone {
 			return f.appendResult(dst, unsafe.Pointer(&r))
 		}
 		out, err := f.codec.Append(dst, r)
@@ -149,7 +154,7 @@ func (f *Func) decodeNested(p *param, span []byte, dst unsafe.Pointer) error {
 	default:
 		return &ParamError{Index: p.index, Name: p.name, Msg: "want an object"}
 	}
-	for fd, value, pos, err := f.nextField(p.sub, span, 0, false); fd != nil || err != nil; fd, value, pos, err = f.nextField(p.sub, span, pos, false) {
+	for fd, value, pos, err := f.nextField(p.sub, span, 0, false, nil); fd != nil || err != nil; fd, value, pos, err = f.nextField(p.sub, span, pos, false, fd) {
 		if err == nil {
 			err = f.decodeParamAt(&fd.p, value, unsafe.Add(dst, fd.offset))
 		}
@@ -171,10 +176,9 @@ func (f *Func) decodeNested(p *param, span []byte, dst unsafe.Pointer) error {
 // type: null is a nil slice, an array a new slice, and a null element is
 // left zero, as encoding/json decodes them.
 func (f *Func) decodeSlice(p *param, span []byte, dst unsafe.Pointer) error {
-	v := reflect.NewAt(p.t, dst).Elem()
 	switch span[0] {
 	case 'n':
-		v.SetZero()
+		*(*[]byte)(dst) = nil // a slice header of any element type
 		return nil
 	case '[':
 	default:
@@ -192,31 +196,31 @@ func (f *Func) decodeSlice(p *param, span []byte, dst unsafe.Pointer) error {
 		}
 		n++
 	}
-	s := reflect.MakeSlice(p.t, n, n)
-	base, size := s.UnsafePointer(), p.t.Elem().Size()
-	store := func(i int, elem []byte) error {
-		if elem[0] != 'n' && !storePrim(p.eclass, elem, unsafe.Add(base, uintptr(i)*size), f.borrow) {
-			return &ParamError{Index: p.index, Name: p.name, Msg: "element " + itoa(i) + ": want " + kindWant[p.eclass]}
-		}
-		return nil
-	}
+	base, size := reflect.MakeSlice(p.t, n, n).UnsafePointer(), p.esize
 	for i := range min(n, len(few)) {
-		if err := store(i, few[i]); err != nil {
-			return err
+		if few[i][0] != 'n' && !storePrim(p.eclass, few[i], unsafe.Add(base, uintptr(i)*size), f.borrow) {
+			return f.badElement(p, i)
 		}
 	}
 	if more {
 		i := len(few)
 		for elem, next, ok := wire.NextElement(span, pos); ok; elem, next, ok = wire.NextElement(span, next) {
-			if err := store(i, elem); err != nil {
-				return err
+			if elem[0] != 'n' && !storePrim(p.eclass, elem, unsafe.Add(base, uintptr(i)*size), f.borrow) {
+				return f.badElement(p, i)
 			}
 			wire.YieldEvery(i)
 			i++
 		}
 	}
-	v.Set(s)
+	// The header of a slice is the same whatever its element type.
+	*(*[]byte)(dst) = unsafe.Slice((*byte)(base), n)
 	return nil
+}
+
+// badElement is the error of element i of a slice of primitives that is not
+// of the elements' kind.
+func (f *Func) badElement(p *param, i int) error {
+	return &ParamError{Index: p.index, Name: p.name, Msg: "element " + itoa(i) + ": want " + kindWant[p.eclass]}
 }
 
 // rawParam is the value of a json.RawMessage param: the span the scanner
@@ -354,7 +358,7 @@ func (f *Func) decodeStruct(params []byte, base unsafe.Pointer) error {
 // pass. As with encoding/json, null leaves a field that is not a pointer
 // unchanged, and a member given twice is decoded twice, the last winning.
 func (f *Func) decodeFields(obj []byte, base unsafe.Pointer) error {
-	for fd, value, pos, err := f.nextField(f.fields, obj, 0, true); fd != nil || err != nil; fd, value, pos, err = f.nextField(f.fields, obj, pos, true) {
+	for fd, value, pos, err := f.nextField(f.fields, obj, 0, true, nil); fd != nil || err != nil; fd, value, pos, err = f.nextField(f.fields, obj, pos, true, fd) {
 		if err != nil {
 			return err
 		}
@@ -368,15 +372,21 @@ func (f *Func) decodeFields(obj []byte, base unsafe.Pointer) error {
 // nextField returns the next member of obj from pos that is to be decoded
 // into one of the fields fs (of the struct param when top, of a nested
 // struct otherwise), its field and the position after it; a nil field and
-// error at the end.
-func (f *Func) nextField(fs []field, obj []byte, pos int, top bool) (*field, []byte, int, error) {
+// error at the end. prev is the field the previous member went to, if any:
+// members mostly come in the order of their fields, so the one after it is
+// tried first.
+func (f *Func) nextField(fs []field, obj []byte, pos int, top bool, prev *field) (*field, []byte, int, error) {
+	from := 0
+	if prev != nil {
+		from = prev.p.index + 1
+	}
 	for {
 		name, value, esc, next, ok := wire.NextMember(obj, pos)
 		if !ok {
 			return nil, nil, next, nil
 		}
 		pos = next
-		fd := findField(fs, name, esc)
+		fd := findField(fs, name, esc, from)
 		switch {
 		case fd == nil && f.lenient:
 			continue
@@ -433,7 +443,7 @@ func (f *Func) decodeStructPrim(params []byte, base unsafe.Pointer) error {
 	switch {
 	case params == nil:
 	case params[0] == '{':
-		for fd, value, pos, err := f.nextField(f.fields, params, 0, true); fd != nil || err != nil; fd, value, pos, err = f.nextField(f.fields, params, pos, true) {
+		for fd, value, pos, err := f.nextField(f.fields, params, 0, true, nil); fd != nil || err != nil; fd, value, pos, err = f.nextField(f.fields, params, pos, true, fd) {
 			if err != nil {
 				return err
 			}
@@ -458,10 +468,13 @@ func (f *Func) decodeStructPrim(params []byte, base unsafe.Pointer) error {
 }
 
 // findField returns the field of fs the member name (escaped when esc)
-// names, or nil.
-func findField(fs []field, name []byte, esc bool) *field {
+// names, or nil; fs[from], when there is one, is tried first.
+func findField(fs []field, name []byte, esc bool, from int) *field {
 	if esc {
 		name = wire.AppendUnquoted(nil, name)
+	}
+	if from < len(fs) && fs[from].name == string(name) {
+		return &fs[from]
 	}
 	for i := range fs {
 		if fs[i].name == string(name) {

@@ -71,3 +71,27 @@ func TestSkipString(t *testing.T) {
 		}
 	}
 }
+
+// TestHasBackslash checks hasBackslash at every position of strings up to
+// 40 bytes, in and out of the words it reads eight bytes at a time.
+func TestHasBackslash(t *testing.T) {
+	for n := range 40 {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = 0x5b + byte(i%3) // '[', '\\' minus one, and ']' around it
+			if b[i] == '\\' {
+				b[i] = 0xdc // the backslash with its high bit set
+			}
+		}
+		if hasBackslash(b) {
+			t.Fatalf("hasBackslash(%q) = true", b)
+		}
+		for at := range n {
+			c := append([]byte(nil), b...)
+			c[at] = '\\'
+			if !hasBackslash(c) {
+				t.Fatalf("hasBackslash(%q) = false", c)
+			}
+		}
+	}
+}

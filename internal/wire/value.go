@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/binary"
 	"math"
 	"strconv"
 	"unicode/utf16"
@@ -141,14 +142,7 @@ func Unquote(v []byte, borrow bool) (string, bool) {
 		return "", false
 	}
 	in := v[1 : len(v)-1]
-	esc := false
-	for _, c := range in {
-		if c == '\\' {
-			esc = true
-			break
-		}
-	}
-	if !esc {
+	if !hasBackslash(in) {
 		if borrow {
 			return unsafe.String(unsafe.SliceData(in), len(in)), true
 		}
@@ -156,6 +150,24 @@ func Unquote(v []byte, borrow bool) (string, bool) {
 	}
 	out := AppendUnquoted(make([]byte, 0, len(in)), in)
 	return unsafe.String(unsafe.SliceData(out), len(out)), true
+}
+
+// hasBackslash reports whether b holds a backslash: eight bytes at a time,
+// as most strings are short.
+func hasBackslash(b []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; len(b) >= 8; b = b[8:] {
+		x := binary.LittleEndian.Uint64(b) ^ (ones * '\\')
+		if (x-ones)&^x&highs != 0 {
+			return true
+		}
+	}
+	for _, c := range b {
+		if c == '\\' {
+			return true
+		}
+	}
+	return false
 }
 
 // AppendUnquoted appends the decoded contents of a valid JSON string body

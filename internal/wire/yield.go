@@ -1,6 +1,9 @@
 package wire
 
-import "runtime"
+import (
+	"runtime"
+	"slices"
+)
 
 // YieldEvery lets the goroutine's processor run other goroutines once every
 // 4096 elements of a long array, for the loops that scan or decode one:
@@ -45,4 +48,23 @@ func CopyLong(dst, src []byte) int {
 		copy(dst[i:n], src[i:min(i+chunk, n)])
 	}
 	return n
+}
+
+// LongValue is the length from which a buffer that grows is copied a chunk
+// at a time (see AppendLong).
+const LongValue = chunk
+
+// Reserve returns dst with room for at least n more bytes, for the loops that
+// append many small pieces: a buffer of LongValue bytes or more that must
+// grow is copied a chunk at a time, as in AppendLong.
+func Reserve(dst []byte, n int) []byte {
+	if cap(dst)-len(dst) >= n {
+		return dst
+	}
+	if len(dst) < chunk {
+		return slices.Grow(dst, n)
+	}
+	grown := make([]byte, len(dst), max(len(dst)+n, 2*cap(dst)))
+	CopyLong(grown, dst)
+	return grown
 }
