@@ -77,8 +77,8 @@
 //     celsius float64);
 //   - returns nothing, an error, or a result, with or without an error,
 //     that is a bool, a string, a float64, an int64 or a uint64 (or a
-//     64-bit int or uint), any pointer, or a value the codec encodes that
-//     is a slice, a map, an interface (any included) or a json.RawMessage:
+//     64-bit int or uint), any pointer, a slice, a map, an interface (any
+//     included) or a json.RawMessage:
 //     func(query string, limit int) ([]Item, error) and func(number uint64,
 //     full bool) (map[string]any, error) are called directly.
 //
