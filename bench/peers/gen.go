@@ -33,6 +33,7 @@ type measurement struct {
 	calls   int64
 	mallocs uint64
 	elapsed time.Duration
+	cpu     time.Duration // the process's CPU time over the run (measureAll's)
 }
 
 func (m measurement) rps() float64 {

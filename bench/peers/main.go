@@ -55,7 +55,10 @@ type Row struct {
 	MaxRPS        float64   `json:"max_rps"`
 	NsPerCall     float64   `json:"ns_per_call"`
 	AllocsPerCall float64   `json:"allocs_per_call"` // process-wide Mallocs delta / calls
-	Note          string    `json:"note,omitempty"`
+	// CPUNsPerCall is the process's CPU time (user and system, server and
+	// load generator) over its runs / calls; 0 where it is not measured.
+	CPUNsPerCall float64 `json:"cpu_ns_per_call,omitempty"`
+	Note         string  `json:"note,omitempty"`
 	// Scenario is "tcp", "http" or "inproc"; Peer the library; RatioToRef
 	// the median over this library's median in the same scenario (and, for
 	// http, the same number of connections, Workers).
@@ -281,7 +284,9 @@ func measureAll(setup func() ([]*target, []Skip, error), mode string, d time.Dur
 	for k := range runs {
 		for i, t := range ts {
 			fmt.Fprintf(progress, "run %d/%d %s %s... ", k+1, runs, t.scenario, t.peer)
+			cpu := processCPU()
 			m, err := t.run(d)
+			m.cpu = processCPU() - cpu
 			if err != nil {
 				fmt.Fprintln(progress, "failed")
 				return nil, fmt.Errorf("%s %s, run %d: %w", t.scenario, t.peer, k+1, err)
@@ -300,10 +305,12 @@ func measureAll(setup func() ([]*target, []Skip, error), mode string, d time.Dur
 			Protocol: t.protocol, Note: t.note + "; allocs are process-wide (server and client) Mallocs delta / calls"}
 		var calls int64
 		var mallocs uint64
+		var cpu time.Duration
 		for _, m := range ms[i] {
 			r.Runs = append(r.Runs, m.rps())
 			calls += m.calls
 			mallocs += m.mallocs
+			cpu += m.cpu
 		}
 		r.MedianRPS = loadgen.Median(r.Runs)
 		r.MinRPS, r.MaxRPS = slices.Min(r.Runs), slices.Max(r.Runs)
@@ -312,6 +319,7 @@ func measureAll(setup func() ([]*target, []Skip, error), mode string, d time.Dur
 		}
 		if calls > 0 {
 			r.AllocsPerCall = float64(mallocs) / float64(calls)
+			r.CPUNsPerCall = float64(cpu.Nanoseconds()) / float64(calls)
 		}
 		rep.Rows = append(rep.Rows, r)
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -47,7 +49,11 @@ var realPeers = []realPeer{
 	{"creachadair/jrpc2", "JSON-RPC 2.0", "jrpc2.Server per connection over channel.Line, Concurrency 1; handler.New for createUser, handler.NewPos for the others", jrpc2RealTCP},
 	{"ethereum/go-ethereum/rpc", "JSON-RPC 2.0", "rpc.Server.ServeListener, newline-delimited JSON; a service named real, createUser's user as the only element of a params array", gethRealTCP},
 	{"go.lsp.dev/jsonrpc2", "JSON-RPC 2.0", "a Conn per connection over NewNDJSONStream (newline-delimited JSON), one Handler switching on the method, params and results through its DefaultCodec (encoding/json/v2)", lspRealTCP},
+	{realFloor, "none (floor)", "finds each request's method and id and writes that method's response, made in advance, with the id: no JSON-RPC; what any server costs at least over this connection with this load generator", floorRealTCP},
 }
+
+// realFloor is the name of the floor row of -workload real.
+const realFloor = "floor (answers made in advance)"
 
 // realRequests and realWant are the requests of realistic.Methods and their
 // responses; rename, when not nil, gives a method its name on the peer, and
@@ -211,19 +217,28 @@ func setupReal() ([]*target, []Skip, error) {
 // printReal prints the table of -workload real: each method's rows, and
 // this library's ratio over each peer.
 func printReal(w io.Writer, rep *Report, runs int) {
+	floors := map[string]float64{}
+	for _, r := range rep.Rows {
+		if r.Peer == realFloor {
+			floors[r.Scenario] = r.MedianRPS
+		}
+	}
 	fmt.Fprintf(w, "realistic methods (package realistic: createUser, search, getBlock, echoRaw), one method per connection\n")
 	fmt.Fprintf(w, "%s %s/%s, %s, %d cores, GOMAXPROCS %d; median of %d runs of %s each, interleaved\n",
 		rep.Go, rep.GOOS, rep.GOARCH, rep.CPU, rep.Cores, rep.GOMAXPROCS, runs, rep.Duration)
 	fmt.Fprintf(w, "one loopback TCP connection per row, windows of %d requests per write, at most %d unanswered, same raw-bytes client for every row\n\n", window, inflight)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "method\tpeer\treq/s\tmin–max\tns/call\tallocs/call\tjsonrpc-go over it\t")
+	fmt.Fprintln(tw, "method\tpeer\treq/s\tmin–max\tns/call\tcpu ns/call\tallocs/call\tjsonrpc-go over it\tthe floor over it\t")
 	for _, r := range rep.Rows {
-		over := "—"
+		over, floor := "—", "—"
 		if r.Peer != reference && r.RatioToRef > 0 {
 			over = fmt.Sprintf("%.1f×", 1/r.RatioToRef)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s–%s\t%.0f\t%.2f\t%s\t\n", r.Scenario, r.Peer, loadgen.FormatRate(r.MedianRPS),
-			loadgen.FormatRate(r.MinRPS), loadgen.FormatRate(r.MaxRPS), r.NsPerCall, r.AllocsPerCall, over)
+		if f := floors[r.Scenario]; r.Peer != realFloor && f > 0 && r.MedianRPS > 0 {
+			floor = fmt.Sprintf("%.1f×", f/r.MedianRPS)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s–%s\t%.0f\t%.0f\t%.2f\t%s\t%s\t\n", r.Scenario, r.Peer, loadgen.FormatRate(r.MedianRPS),
+			loadgen.FormatRate(r.MinRPS), loadgen.FormatRate(r.MaxRPS), r.NsPerCall, r.CPUNsPerCall, r.AllocsPerCall, over, floor)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nconditions per peer:")
@@ -235,6 +250,55 @@ func printReal(w io.Writer, rep *Report, runs int) {
 		}
 	}
 	fmt.Fprintln(w, "allocs/call: runtime.MemStats.Mallocs delta over the run / calls, process-wide (server and load generator)")
+	fmt.Fprintln(w, "cpu ns/call: the process's CPU time (user and system, server and load generator) over the row's runs / calls; over ns/call, the cores it kept busy")
+	fmt.Fprintln(w, "the floor over it: the floor row's rate over the row's, the most that any server could be over the row here")
+}
+
+// floorRealTCP is the floor of -workload real: for each request line, the
+// response of its method, made in advance, with the request's id, written as
+// the other rows' servers write theirs (buffered, flushed when no request
+// is waiting).
+func floorRealTCP() (*tcpServer, error) {
+	reqs, want := realRequests(nil, false)
+	names := make([][]byte, len(realistic.Methods))
+	heads := make([][]byte, len(realistic.Methods))
+	for i, m := range realistic.Methods {
+		names[i] = []byte(`"method":"` + m.Name + `"`)
+		heads[i] = []byte(`{"jsonrpc":"2.0","result":` + m.Result + `,"id":`)
+	}
+	answer := func(dst, req []byte) []byte {
+		for i, name := range names {
+			if bytes.Contains(req, name) {
+				dst = append(dst, heads[i]...)
+				break
+			}
+		}
+		// The id is the last member of these requests.
+		v := req[bytes.LastIndex(req, idKey)+len(idKey):]
+		return append(append(dst, v[:bytes.IndexByte(v, '}')]...), '}', '\n')
+	}
+	var a acceptLoop
+	t, err := listen(func(ln net.Listener) {
+		a.serve(ln, func(nc net.Conn) {
+			br := bufio.NewReaderSize(nc, 64<<10)
+			bw := bufio.NewWriterSize(nc, 64<<10)
+			for {
+				line, err := br.ReadSlice('\n')
+				if err != nil {
+					bw.Flush()
+					return
+				}
+				bw.Write(answer(bw.AvailableBuffer(), line))
+				if br.Buffered() == 0 && bw.Flush() != nil {
+					return
+				}
+			}
+		})
+	}, a.closeAll)
+	if t != nil {
+		t.reqs, t.want = reqs, want
+	}
+	return t, err
 }
 
 // lspRealHandler serves the realistic methods as a go.lsp.dev/jsonrpc2

@@ -32,9 +32,18 @@ func TestRealMain(t *testing.T) {
 		t.Fatalf("mode %q, %d rows, want peers-real and %d", rep.Mode, len(rep.Rows), want)
 	}
 	for _, r := range rep.Rows {
-		if r.MedianRPS <= 0 || r.RatioToRef <= 0 || r.Protocol != "JSON-RPC 2.0" {
+		want := "JSON-RPC 2.0"
+		if r.Peer == realFloor {
+			want = "none (floor)"
+		}
+		if r.MedianRPS <= 0 || r.RatioToRef <= 0 || r.Protocol != want {
 			t.Errorf("row %+v", r)
 		}
+	}
+	// The floor answers every method as the servers do (setupReal checked
+	// its first windows) and bounds the ratios over each row.
+	if !strings.Contains(out.String(), "the floor over it") {
+		t.Errorf("table lacks the floor's column:\n%s", out.String())
 	}
 	for _, p := range realPeers {
 		for _, m := range realistic.Methods {
