@@ -390,3 +390,52 @@ func readerBuf(r Reader) *inbuf {
 	}
 	panic("not a Reader of this package")
 }
+
+// TestWriterDoesNotGrow writes 2.4 KB messages, as a server answers search
+// results: a message that does not fit in what the buffer has left goes
+// after a flush, so the buffer never grows. Grown, it was copied, and
+// dropped after the flush for a new one from the pool: 64 KiB allocated for
+// every 32 KiB written.
+func TestWriterDoesNotGrow(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's sync.Pool drops buffers at random")
+	}
+	for _, kind := range []frameKind{frameLine, frameHeader} {
+		var out countingWriter
+		w := newFrameWriter(&out, kind)
+		msg := bytes.Repeat([]byte("x"), 2400)
+		write := func(n int) {
+			for range n {
+				if err := w.Write(msg); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		write(100)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		write(1000)
+		runtime.ReadMemStats(&after)
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if out.n != 1100*(len(msg)+map[frameKind]int{frameLine: 1, frameHeader: len("Content-Length: 2400\r\n\r\n")}[kind]) {
+			t.Fatalf("framing %d: %d bytes written", kind, out.n)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 16<<10 {
+			t.Errorf("framing %d: %d bytes allocated writing 2.4 MB in 2.4 KB messages", kind, got)
+		}
+		if out.most > bufSize {
+			t.Errorf("framing %d: a write of %d bytes, more than the buffer's %d", kind, out.most, bufSize)
+		}
+	}
+}
+
+// countingWriter counts the bytes written to it, and the largest write.
+type countingWriter struct{ n, most int }
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.n += len(p)
+	c.most = max(c.most, len(p))
+	return len(p), nil
+}

@@ -7,6 +7,10 @@ import (
 
 type frameKind uint8
 
+// maxFraming is the most bytes a framing adds to a message: a header of
+// "Content-Length: ", 20 digits and "\r\n\r\n".
+const maxFraming = 40
+
 const (
 	frameLine   frameKind = iota // msg "\n"
 	frameHeader                  // "Content-Length: N\r\n\r\n" msg
@@ -36,11 +40,19 @@ func (f *frameWriter) Write(msg []byte) error {
 	if f.err != nil {
 		return f.err
 	}
+	// A message that does not fit in what the buffer has left is written
+	// after a flush, so that the buffer never grows: growing it would copy
+	// it, and the grown buffer could not go back to busyBufs.
+	if len(f.buf) > 0 && len(f.buf)+len(msg)+maxFraming > cap(f.buf) {
+		if err := f.Flush(); err != nil {
+			return err
+		}
+	}
 	if f.buf == nil {
-		if len(msg)+32 <= bufSize {
+		if len(msg)+maxFraming <= bufSize {
 			f.buf = getBusy()[:0]
 		} else {
-			f.buf = make([]byte, 0, len(msg)+32)
+			f.buf = make([]byte, 0, len(msg)+maxFraming)
 		}
 	}
 	switch f.kind {
