@@ -81,8 +81,8 @@ func IsStandard(c Codec) bool {
 // depth, is one that only the codec encodes: a map, an interface, an array,
 // []byte (base64), a type with JSON or text methods of its own other than
 // time.Time, a struct that embeds another, or a field whose tag asks for
-// ",string" or ",omitzero". Two fields of one name are also left to the
-// codec.
+// ",string" or ",omitzero" or names it with characters encoding/json does
+// not take in a name. Two fields of one name are also left to the codec.
 func newEncoder(t reflect.Type) *encoder {
 	return buildEncoder(t, map[reflect.Type]*encoder{})
 }
@@ -152,8 +152,12 @@ func (e *encoder) buildFields(seen map[reflect.Type]*encoder) bool {
 				continue
 			}
 			n, opts, _ := strings.Cut(tag, ",")
-			if validTagName(n) {
+			switch {
+			case validTagName(n):
 				name = n
+			case n != "":
+				// encoding/json's releases read such a name differently.
+				return false
 			}
 			for opts != "" {
 				var o string
@@ -181,7 +185,8 @@ func (e *encoder) buildFields(seen map[reflect.Type]*encoder) bool {
 }
 
 // validTagName reports whether encoding/json takes s, a json tag's name, as
-// the member's name (otherwise it uses the field's).
+// the member's name (up to Go 1.26 it uses the field's name otherwise; Go
+// 1.27 reads some such names in its own way).
 func validTagName(s string) bool {
 	if s == "" {
 		return false

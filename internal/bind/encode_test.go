@@ -50,7 +50,6 @@ type encAll struct {
 	OmitT   time.Time   `json:"ot,omitempty"` // a struct: never empty
 	Skip    int         `json:"-"`
 	Dash    int         `json:"-,"`
-	BadTag  int         `json:"a\"b"` // not a name encoding/json takes: the field's
 	Other   int         `json:",unknownoption"`
 	private int         //nolint:unused // left out, as encoding/json leaves it
 	Inner   encInner    `json:"inner"`
@@ -166,6 +165,13 @@ func stdEncoding(t *testing.T, v any) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
+// encodingsDiffer reports whether got and want differ other than in how they
+// write U+FFFD, the replacement of invalid UTF-8: escaped up to Go 1.26's
+// encoding/json, as the server writes it; as itself from Go 1.27's.
+func encodingsDiffer(got, want string) bool {
+	return strings.ReplaceAll(got, `\ufffd`, "\ufffd") != strings.ReplaceAll(want, `\ufffd`, "\ufffd")
+}
+
 // TestEncoderMatchesEncodingJSON encodes random values of encAll, which
 // holds every kind an encoder serves, and compares each with encoding/json's
 // encoding of it.
@@ -184,7 +190,7 @@ func TestEncoderMatchesEncodingJSON(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%+v: %v", v, err)
 		}
-		if want := stdEncoding(t, v); string(buf) != want {
+		if want := stdEncoding(t, v); encodingsDiffer(string(buf), want) {
 			t.Fatalf("encoded\n%s\nencoding/json:\n%s", buf, want)
 		}
 	}
@@ -195,7 +201,7 @@ func TestEncoderMatchesEncodingJSON(t *testing.T) {
 		p := reflect.New(rv.Type())
 		p.Elem().Set(rv)
 		out, err := e.append(nil, p.UnsafePointer(), 0)
-		if want := stdEncoding(t, v); err != nil || string(out) != want {
+		if want := stdEncoding(t, v); err != nil || encodingsDiffer(string(out), want) {
 			t.Errorf("%T: %s, %v; encoding/json: %s", v, out, err, want)
 		}
 	}
@@ -243,6 +249,9 @@ func TestEncoderTypes(t *testing.T) {
 		{struct{ M encMarshalsPtr }{}, false},
 		{struct{ T encText }{}, false},
 		{encEmbeds{}, false},
+		{struct {
+			A int `json:"a\"b"` // a name encoding/json's releases read differently
+		}{}, false},
 		{struct {
 			A int `json:"a,string"`
 		}{}, false},
