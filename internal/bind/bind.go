@@ -418,11 +418,11 @@ func structFields(t reflect.Type) (fs []field, embedded bool) {
 		}
 		name := sf.Name
 		if tag, ok := sf.Tag.Lookup("json"); ok {
-			n, _, _ := strings.Cut(tag, ",")
-			if n == "-" {
+			if tag == "-" {
 				continue
 			}
-			if n != "" {
+			// "-," names the field "-", as in encoding/json.
+			if n, _, _ := strings.Cut(tag, ","); n != "" {
 				name = n
 			}
 		}

@@ -213,6 +213,12 @@ func TestBindings(t *testing.T) {
 		{"struct-ptr", func(ctx context.Context, p *point) int { return p.X*10 + p.Y }, Options{}, `{"x":3}`, `30`},
 		{"struct-absent", func(p point) int { return p.X }, Options{}, ``, `0`},
 		{"struct-result", func() point { return point{1, 2, 3} }, Options{}, ``, `{"x":1,"y":2}`},
+		{"struct-dash-comma", func(p struct {
+			D int `json:"-,"`
+			S int `json:"-"`
+		}) int {
+			return p.D*10 + p.S
+		}, Options{}, `{"-":4}`, `40`},
 		{"borrow", func(s string) int { return len(s) }, Options{Borrow: true}, `["héllo"]`, `6`},
 		{"borrow-ptr", func(a, b *int) int { return *a + *b }, Options{Borrow: true}, `[1,2]`, `3`},
 		{"borrow-ptr-string", func(p *string) string { return *p }, Options{Borrow: true}, `["x"]`, `"x"`},

@@ -299,8 +299,9 @@ func fieldwise(t reflect.Type, fs []field, embedded bool) bool {
 	}
 	for i, fd := range fs {
 		if tag, ok := t.Field(fd.index).Tag.Lookup("json"); ok {
-			if _, opts, _ := strings.Cut(tag, ","); strings.Contains(","+opts+",", ",string,") {
-				return false
+			n, opts, _ := strings.Cut(tag, ",")
+			if strings.Contains(","+opts+",", ",string,") || n != "" && !validTagName(n) {
+				return false // a name encoding/json's releases read differently, too
 			}
 		}
 		for _, other := range fs[:i] {
