@@ -336,7 +336,7 @@ var realLegend = []legendKey{
 	{colorSelf, "jsonrpc-go, Register"},
 	{colorVariant, "jsonrpc-go, typed methods"},
 	{colorPeer, "JSON-RPC peer"},
-	{colorFloor, "floor: find the method and id, write an answer made in advance"},
+	{colorFloor, "floor: answers made in advance"},
 }
 
 // renderPeersReal draws the peers-real set of bench/peers (-workload
