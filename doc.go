@@ -74,7 +74,7 @@
 //     float kind, string, or any pointer), or two params each a bool, a
 //     string, a float64, an int64 or a uint64 (or int and uint where they
 //     are 64 bits), or any pointer, types defined on them included (type
-//     celsius float64);
+//     celsius float64; not json.Number, a number that the codec decodes);
 //   - returns nothing, an error, or a result, with or without an error,
 //     that is a bool, a string, a float64, an int64 or a uint64 (or a
 //     64-bit int or uint), any pointer, a slice, a map, an interface (any

@@ -213,6 +213,8 @@ func TestBindings(t *testing.T) {
 		{"struct-ptr", func(ctx context.Context, p *point) int { return p.X*10 + p.Y }, Options{}, `{"x":3}`, `30`},
 		{"struct-absent", func(p point) int { return p.X }, Options{}, ``, `0`},
 		{"struct-result", func() point { return point{1, 2, 3} }, Options{}, ``, `{"x":1,"y":2}`},
+		{"number", func(n json.Number) json.Number { return n + "0" }, Options{}, `[12.5]`, `12.50`},
+		{"number-field", func(p struct{ N json.Number }) struct{ N json.Number } { return p }, Options{}, `{"N":1e3}`, `{"N":1e3}`},
 		{"struct-dash-comma", func(p struct {
 			D int `json:"-,"`
 			S int `json:"-"`

@@ -60,9 +60,10 @@ func (c class) abi() class {
 	return c
 }
 
-// classOf returns the class of t, or classNone.
+// classOf returns the class of t, or classNone. A json.Number is a string
+// that encoding/json reads and writes as a number: not a primitive here.
 func classOf(t reflect.Type) class {
-	if hasCustomJSON(t) {
+	if t == numberType || hasCustomJSON(t) {
 		return classNone
 	}
 	switch t.Kind() {

@@ -249,6 +249,7 @@ func TestEncoderTypes(t *testing.T) {
 		{struct{ M encMarshalsPtr }{}, false},
 		{struct{ T encText }{}, false},
 		{encEmbeds{}, false},
+		{struct{ N json.Number }{}, false}, // a number, not a string
 		{struct {
 			A int `json:"a\"b"` // a name encoding/json's releases read differently
 		}{}, false},

@@ -12,7 +12,10 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
 
-var rawType = reflect.TypeFor[json.RawMessage]()
+var (
+	rawType    = reflect.TypeFor[json.RawMessage]()
+	numberType = reflect.TypeFor[json.Number]()
+)
 
 // A typedInvoker serves a function bound by Typed: it decodes the params
 // (for a struct bound by field) or the span of the only param (nil when
