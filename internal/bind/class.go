@@ -150,6 +150,22 @@ type eface struct {
 	typ, data unsafe.Pointer
 }
 
+// pointerShaped reports whether an interface holds a value of type t in its
+// data word itself rather than a pointer to it, as the gc toolchain lays
+// interfaces out: a pointer, a map, a channel, a function, or an array of
+// one or a struct of one field that is pointer-shaped.
+func pointerShaped(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		return true
+	case reflect.Array:
+		return t.Len() == 1 && pointerShaped(t.Elem())
+	case reflect.Struct:
+		return t.NumField() == 1 && pointerShaped(t.Field(0).Type)
+	}
+	return false
+}
+
 // typeWord returns the type word of an interface holding a value of type
 // t, which is not an interface type.
 func typeWord(t reflect.Type) unsafe.Pointer {

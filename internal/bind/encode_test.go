@@ -370,3 +370,53 @@ func TestEncoderOnlyForStandardCodecs(t *testing.T) {
 		t.Errorf("default codec: %s, %v", out, err)
 	}
 }
+
+// TestPointerShaped checks pointerShaped against the interfaces the
+// toolchain builds: the data word of an interface holding a pointer-shaped
+// value is the value's first word; for another value it points to a copy.
+func TestPointerShaped(t *testing.T) {
+	x := 5
+	type one struct{ P *int }
+	for _, v := range []any{
+		&x, map[int]int{}, make(chan int), func() {}, [1]*int{&x}, one{&x}, struct{ A one }{one{&x}},
+		struct{ P, Q *int }{&x, &x}, [2]*int{&x, &x}, 5, "s", []int{5}, struct {
+			P *int
+			N int
+		}{&x, 1},
+	} {
+		rv := reflect.ValueOf(v)
+		cp := reflect.New(rv.Type())
+		cp.Elem().Set(rv)
+		first := *(*unsafe.Pointer)(cp.UnsafePointer())
+		data := (*eface)(unsafe.Pointer(&v)).data
+		if got, want := pointerShaped(rv.Type()), data == first; got != want {
+			t.Errorf("pointerShaped(%v) = %v, the interface says %v", rv.Type(), got, want)
+		}
+	}
+	if pointerShaped(reflect.TypeFor[struct{}]()) {
+		t.Error("pointerShaped(struct{}) = true")
+	}
+}
+
+// TestReflectStructResult encodes the struct results of the reflection
+// path (a function of a struct param) from the call's own copy, a
+// pointer-shaped one included.
+func TestReflectStructResult(t *testing.T) {
+	x := 7
+	type one struct {
+		P *int `json:"p"`
+	}
+	for _, tc := range []struct {
+		fn   any
+		want string
+	}{
+		{func(p point) encInner { return encInner{S: "s", F: float32(p.X)} }, `{"s":"s","f":1,"l":null}`},
+		{func(p point) one { return one{&x} }, `{"p":7}`},
+		{func(p point) []point { return []point{p} }, `[{"x":1,"y":0}]`},
+	} {
+		out, err := call(t, tc.fn, Options{}, `{"x":1}`)
+		if err != nil || out != tc.want {
+			t.Errorf("%T: %s, %v; want %s", tc.fn, out, err, tc.want)
+		}
+	}
+}

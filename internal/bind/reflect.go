@@ -77,18 +77,26 @@ func (f *Func) appendValue(dst []byte, v reflect.Value) ([]byte, error) {
 	if f.res.raw {
 		return f.appendRaw(dst, v.Bytes(), nil)
 	}
-	if f.res.class != classNone || f.res.enc != nil {
+	if f.res.class != classNone {
 		tmp := reflect.New(f.res.t)
 		tmp.Elem().Set(v)
-		if f.res.class == classNone { // a struct, a slice: its encoder, or else the codec
-			if out, err := f.res.enc.append(dst, tmp.UnsafePointer(), 0); err == nil {
-				return out, nil
-			}
-		} else {
-			return f.appendResult(dst, tmp.UnsafePointer())
+		return f.appendResult(dst, tmp.UnsafePointer())
+	}
+	// A struct or a slice: its encoder, or else the codec. The interface
+	// of a result that reflect.Value.Call returned holds the call's own
+	// copy of it, not a new one (the value is not addressable).
+	x := v.Interface()
+	if f.res.enc != nil {
+		e := (*eface)(unsafe.Pointer(&x))
+		p := e.data
+		if pointerShaped(f.res.t) {
+			p = unsafe.Pointer(&e.data) // the interface holds the value itself
+		}
+		if out, err := f.res.enc.append(dst, p, 0); err == nil {
+			return out, nil
 		}
 	}
-	out, err := f.codec.Append(dst, v.Interface())
+	out, err := f.codec.Append(dst, x)
 	if err != nil {
 		return dst, &ResultError{Err: err}
 	}
