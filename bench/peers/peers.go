@@ -304,29 +304,31 @@ func floorWant() []string {
 func floorTCP() (*tcpServer, error) {
 	var a acceptLoop
 	t, err := listen(func(ln net.Listener) {
-		a.serve(ln, func(nc net.Conn) {
-			br := bufio.NewReaderSize(nc, 64<<10)
-			bw := bufio.NewWriterSize(nc, 64<<10)
-			for {
-				line, err := br.ReadSlice('\n')
-				if err != nil {
-					bw.Flush()
-					return
-				}
-				b := floorAnswer(bw.AvailableBuffer(), line)
-				bw.Write(append(b, '\n'))
-				if br.Buffered() == 0 {
-					if bw.Flush() != nil {
-						return
-					}
-				}
-			}
-		})
+		a.serve(ln, func(nc net.Conn) { serveLines(nc, floorAnswer) })
 	}, a.closeAll)
 	if t != nil {
 		t.reqs, t.want = demo.Requests, floorWant()
 	}
 	return t, err
+}
+
+// serveLines answers each request line read from nc with what answer
+// appends for it and a newline, buffered, flushed when no request is
+// waiting: how the floors serve a connection.
+func serveLines(nc net.Conn, answer func(dst, line []byte) []byte) {
+	br := bufio.NewReaderSize(nc, 64<<10)
+	bw := bufio.NewWriterSize(nc, 64<<10)
+	for {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			bw.Flush()
+			return
+		}
+		bw.Write(append(answer(bw.AvailableBuffer(), line), '\n'))
+		if br.Buffered() == 0 && bw.Flush() != nil {
+			return
+		}
+	}
 }
 
 // ---- net/rpc/jsonrpc ----

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -275,25 +274,11 @@ func floorRealTCP() (*tcpServer, error) {
 		}
 		// The id is the last member of these requests.
 		v := req[bytes.LastIndex(req, idKey)+len(idKey):]
-		return append(append(dst, v[:bytes.IndexByte(v, '}')]...), '}', '\n')
+		return append(append(dst, v[:bytes.IndexByte(v, '}')]...), '}')
 	}
 	var a acceptLoop
 	t, err := listen(func(ln net.Listener) {
-		a.serve(ln, func(nc net.Conn) {
-			br := bufio.NewReaderSize(nc, 64<<10)
-			bw := bufio.NewWriterSize(nc, 64<<10)
-			for {
-				line, err := br.ReadSlice('\n')
-				if err != nil {
-					bw.Flush()
-					return
-				}
-				bw.Write(answer(bw.AvailableBuffer(), line))
-				if br.Buffered() == 0 && bw.Flush() != nil {
-					return
-				}
-			}
-		})
+		a.serve(ln, func(nc net.Conn) { serveLines(nc, answer) })
 	}, a.closeAll)
 	if t != nil {
 		t.reqs, t.want = reqs, want
