@@ -779,6 +779,15 @@ func skipString(v []byte, i int) (end int, escaped bool) {
 	}
 }
 
+// stringStop returns a word whose byte k has its high bit set when byte k
+// of x is the first that ends a run of plain ASCII string bytes: a quote,
+// a backslash, a control character or a byte of a multi-byte UTF-8
+// sequence (later bytes may be set too); zero when there is none.
+func stringStop(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	return quoteOrBackslash(x) | ((x-ones*0x20)&^x|x)&highs
+}
+
 // quoteOrBackslash returns a word whose byte k has its high bit set when
 // byte k of x is the first quote or backslash of x (later bytes may be set
 // too); zero when x holds neither.

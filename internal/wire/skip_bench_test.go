@@ -1,6 +1,11 @@
 package wire
 
-import "testing"
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
 
 // BenchmarkNextMember walks the members of a typical params object, each
 // value skipped as valid.
@@ -91,6 +96,51 @@ func TestHasBackslash(t *testing.T) {
 			c[at] = '\\'
 			if !hasBackslash(c) {
 				t.Fatalf("hasBackslash(%q) = false", c)
+			}
+		}
+	}
+}
+
+// BenchmarkAppendQuote quotes the strings of a search result: titles,
+// addresses and snippets of 14 to 30 bytes, plain ASCII as most are.
+func BenchmarkAppendQuote(b *testing.B) {
+	strs := []string{"JSON-RPC in practice, part 12", "https://example.com/a/12", "Any transport.", "ada.lovelace@engines.example.org"}
+	n := 0
+	for _, s := range strs {
+		n += len(s)
+	}
+	b.SetBytes(int64(n))
+	buf := make([]byte, 0, 256)
+	for b.Loop() {
+		buf = buf[:0]
+		for _, s := range strs {
+			buf = AppendQuote(buf, s)
+		}
+	}
+}
+
+// TestAppendQuoteEveryOffset quotes strings of up to 40 bytes with a byte
+// that needs care (a quote, a backslash, a control character, a multi-byte
+// or invalid UTF-8 sequence, U+2028) at every offset, in and out of the
+// words AppendQuote reads eight bytes at a time, and compares each with
+// encoding/json's quoting without HTML escapes (U+FFFD written escaped, as
+// Go 1.26's encoding/json writes it).
+func TestAppendQuoteEveryOffset(t *testing.T) {
+	for n := range 40 {
+		for _, special := range []string{`"`, `\`, "\n", "\x00", "\x1f", "\x7f", "é", "😀", "\xff", "\xe2\x80\xa8", "<"} {
+			for at := 0; at+len(special) <= n; at++ {
+				s := strings.Repeat("a", at) + special + strings.Repeat("z", n-at-len(special))
+				var want bytes.Buffer
+				e := json.NewEncoder(&want)
+				e.SetEscapeHTML(false)
+				e.Encode(s)
+				w := strings.ReplaceAll(strings.TrimSuffix(want.String(), "\n"), "\ufffd", `\ufffd`)
+				if got := string(AppendQuote(nil, s)); got != w {
+					t.Fatalf("AppendQuote(%q) = %s, encoding/json: %s", s, got, w)
+				}
+				if got := string(AppendQuote(nil, []byte(s))); got != w {
+					t.Fatalf("AppendQuote([]byte(%q)) = %s, encoding/json: %s", s, got, w)
+				}
 			}
 		}
 	}
