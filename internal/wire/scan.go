@@ -779,23 +779,30 @@ func skipString(v []byte, i int) (end int, escaped bool) {
 	}
 }
 
+// The words of the loops that read eight bytes at a time: a byte of ones,
+// and a byte of high bits, in each of a word's eight bytes.
+const wordOnes, wordHighs = 0x0101010101010101, 0x8080808080808080
+
+// byteIs returns a word whose byte k has its high bit set when byte k of x
+// is the first equal to c (later bytes may be set too); zero when x holds
+// no c.
+func byteIs(x uint64, c byte) uint64 {
+	y := x ^ (wordOnes * uint64(c))
+	return (y - wordOnes) &^ y & wordHighs
+}
+
 // stringStop returns a word whose byte k has its high bit set when byte k
 // of x is the first that ends a run of plain ASCII string bytes: a quote,
 // a backslash, a control character or a byte of a multi-byte UTF-8
 // sequence (later bytes may be set too); zero when there is none.
 func stringStop(x uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	return quoteOrBackslash(x) | ((x-ones*0x20)&^x|x)&highs
+	return quoteOrBackslash(x) | ((x-wordOnes*0x20)&^x|x)&wordHighs
 }
 
 // quoteOrBackslash returns a word whose byte k has its high bit set when
 // byte k of x is the first quote or backslash of x (later bytes may be set
 // too); zero when x holds neither.
-func quoteOrBackslash(x uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	q, b := x^(ones*'"'), x^(ones*'\\')
-	return ((q-ones)&^q | (b-ones)&^b) & highs
-}
+func quoteOrBackslash(x uint64) uint64 { return byteIs(x, '"') | byteIs(x, '\\') }
 
 // nextPos moves an iteration of a valid array or object v (closed by end)
 // to its next element: from its start at pos 0, or past the separator after

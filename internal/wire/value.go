@@ -155,10 +155,8 @@ func Unquote(v []byte, borrow bool) (string, bool) {
 // hasBackslash reports whether b holds a backslash: eight bytes at a time,
 // as most strings are short.
 func hasBackslash(b []byte) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	for ; len(b) >= 8; b = b[8:] {
-		x := binary.LittleEndian.Uint64(b) ^ (ones * '\\')
-		if (x-ones)&^x&highs != 0 {
+		if byteIs(binary.LittleEndian.Uint64(b), '\\') != 0 {
 			return true
 		}
 	}
