@@ -83,6 +83,10 @@ type Request struct {
 	Method  []byte // value of "method", a JSON value (a string when valid)
 	Params  []byte // value of "params"
 	ID      []byte // value of "id"
+	// Result and Error are the values of "result" and "error": members of
+	// a response, which a request does not have. They play no part in
+	// Dup.
+	Result, Error []byte
 	// Dup is true when a member appeared twice.
 	Dup bool
 	// Checked is true when the scanner has checked the envelope already:
@@ -316,6 +320,10 @@ func (r *Request) set(seen uint8, key, v []byte) uint8 {
 		bit, r.Params = seenParams, v
 	case "id":
 		bit, r.ID = seenID, v
+	case "result":
+		r.Result = v
+	case "error":
+		r.Error = v
 	}
 	if seen&bit != 0 {
 		r.Dup = true
@@ -472,7 +480,7 @@ func (s Scanner) scanArgs(b []byte, i, depth int, a *Args) int {
 	}
 }
 
-// unescapeKey decodes an escaped member name. Only the four request member
+// unescapeKey decodes an escaped member name. Only the six message member
 // names matter, so a name that does not decode to pure ASCII is returned as is
 // (it cannot match one of them).
 func unescapeKey(k []byte) []byte {
