@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
 
 // response is a decoded answer to a call of the Conn's own.
@@ -240,35 +241,48 @@ func (c *Conn) wait(ctx context.Context, id uint64, ch <-chan response) (respons
 	}
 }
 
-// deliver hands each response of msg to the call waiting for its id.
-// Answers to calls that gave up, and answers without an id of ours, are
-// dropped.
-func (c *Conn) deliver(msg []byte) {
-	var rs []response
-	if isBatch(msg) {
-		if json.Unmarshal(msg, &rs) != nil {
-			return
+// deliver hands each response of msg, classified by handle as kind with
+// the members r (the first element's, for responses in an array), to the
+// call waiting for its id. Answers to calls that gave up, and answers
+// without an id of ours, are dropped.
+func (c *Conn) deliver(msg []byte, kind wire.MsgKind, r *wire.Request) {
+	if kind == wire.MsgResponse {
+		c.deliverOne(r)
+		return
+	}
+	arr := msg[wire.SkipSpace(msg, 0):]
+	var e wire.Request
+	for _, isObject, pos, ok := wire.NextRequest(arr, 0, &e); ok; _, isObject, pos, ok = wire.NextRequest(arr, pos, &e) {
+		if isObject {
+			c.deliverOne(&e)
+		}
+	}
+}
+
+// deliverOne hands the response with the members r to its call.
+func (c *Conn) deliverOne(r *wire.Request) {
+	id, ok := wire.ParseUint(r.ID, 64)
+	if !ok || r.Method != nil || r.Result == nil && r.Error == nil {
+		return
+	}
+	c.pmu.Lock()
+	ch, ok := c.pending[id]
+	delete(c.pending, id)
+	c.pmu.Unlock()
+	if !ok {
+		return
+	}
+	var resp response
+	if r.Error != nil && string(r.Error) != "null" {
+		resp.Error = new(jsonrpc.Error)
+		if err := json.Unmarshal(r.Error, resp.Error); err != nil {
+			resp.Error = jsonrpc.NewError(jsonrpc.CodeInternalError, "").WithData("the answer's error object is invalid: " + err.Error())
 		}
 	} else {
-		var r response
-		if json.Unmarshal(msg, &r) != nil {
-			return
-		}
-		rs = []response{r}
+		resp.Result = append(json.RawMessage(nil), r.Result...)
 	}
-	for _, r := range rs {
-		id, err := strconv.ParseUint(string(r.ID), 10, 64)
-		if err != nil {
-			continue
-		}
-		c.pmu.Lock()
-		ch, ok := c.pending[id]
-		delete(c.pending, id)
-		c.pmu.Unlock()
-		if ok {
-			ch <- r
-		}
-	}
+	resp.ID = append(json.RawMessage(nil), r.ID...)
+	ch <- resp
 }
 
 // appendRequest appends a request object; id 0 makes a notification.

@@ -1,6 +1,7 @@
 package peer
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -141,8 +142,11 @@ type Conn struct {
 	flushes bool            // t buffers writes: Flush before reading (see Run)
 
 	// The read loop's own.
-	dst []byte    // inline answers are appended here
-	cur *incoming // the record of the next message
+	dst  []byte       // inline answers are appended here
+	cur  *incoming    // the record of the next message
+	scan wire.Scanner // the classifier of two-way messages
+	kind wire.MsgKind // the message being handled, as classified; MsgOther when it was not
+	req  wire.Request // its members, when classified
 
 	// current is the message being dispatched, for Begin. One goroutine
 	// dispatches at a time: the read loop while the queue is empty, the
@@ -414,6 +418,16 @@ func (c *Conn) push() error {
 	return nil
 }
 
+// SendQueued sends what the read loop has answered so far: a one-way Conn
+// flushes the transport, a two-way one makes sure its writer runs. The read
+// loop calls it before each Read that may block (see Transport); a
+// Transport whose Read may block more than once before it returns a
+// message (it answers a message over its limit itself, with Answer, and
+// reads on) calls it before each read of its own that may block, so that
+// nothing it answered waits for the peer's next message. Only the read
+// loop may call it, from within Read.
+func (c *Conn) SendQueued() error { return c.push() }
+
 // writeOut writes the outbox to the transport until it is empty.
 func (c *Conn) writeOut() {
 	o := &c.out
@@ -449,15 +463,21 @@ func (c *Conn) writeOut() {
 // read again.
 func (c *Conn) TwoWay() bool { return c.twoWay.Load() }
 
-// handle handles one message the read loop read.
+// handle handles one message the read loop read. Once the Conn is
+// two-way, the message is classified here, once, by internal/wire (on
+// decoded member names): answers to the Conn's own calls and the
+// Protocol's notifications are handled at once, and what the
+// classification found goes on with the message (c.kind, c.req).
 func (c *Conn) handle(msg []byte) {
+	c.kind = wire.MsgOther
 	if c.caller || c.proto.CancelMethod != "" || c.proto.ProgressMethod != "" || c.nextID.Load() > 0 {
-		switch s := classify(msg); s.kind {
-		case kindResponse, kindResponses:
-			c.deliver(msg)
+		c.kind, _ = c.scan.Classify(msg, &c.req)
+		switch c.kind {
+		case wire.MsgResponse, wire.MsgResponses:
+			c.deliver(msg, c.kind, &c.req)
 			return
-		case kindNotification:
-			if c.special(s) {
+		case wire.MsgNotification:
+			if c.special(&c.req) {
 				return
 			}
 		}
@@ -471,20 +491,27 @@ func (c *Conn) handle(msg []byte) {
 
 // special handles a cancel or progress notification, and reports whether
 // it did.
-func (c *Conn) special(s shape) bool {
+func (c *Conn) special(r *wire.Request) bool {
 	switch {
-	case c.proto.CancelMethod != "" && methodIs(s.method, c.proto.CancelMethod):
-		c.cancelIncoming(s.params)
+	case c.proto.CancelMethod != "" && wire.NameIs(r.Method, c.proto.CancelMethod):
+		c.cancelIncoming(r.Params)
 		return true
-	case c.proto.ProgressMethod != "" && methodIs(s.method, c.proto.ProgressMethod):
-		return c.progressed(s.params)
+	case c.proto.ProgressMethod != "" && wire.NameIs(r.Method, c.proto.ProgressMethod):
+		return c.progressed(r.Params)
 	}
 	return false
 }
 
-// methodIs reports whether the JSON string m is name, without escapes.
-func methodIs(m []byte, name string) bool {
-	return len(m) == len(name)+2 && string(m[1:len(m)-1]) == name
+// idKey is the key of a request id in the Conn's maps: the id as sent,
+// but a string with escapes in its shortest form, so that the id "a/b" of
+// a request is the id "a\/b" of the cancel notification that names it.
+func idKey(id []byte) string {
+	if len(id) > 0 && id[0] == '"' && bytes.IndexByte(id, '\\') >= 0 {
+		if s, ok := wire.Unquote(id, false); ok {
+			return string(wire.AppendQuote(nil, s))
+		}
+	}
+	return string(id)
 }
 
 // run dispatches msg with the record in: ProcessAsync answers it at once,
@@ -504,8 +531,13 @@ func (c *Conn) run(in *incoming, msg, dst []byte, reader bool) {
 	}
 	// The call may run on: count it, unless it answered meanwhile.
 	if !in.batch && !in.notify && in.id == nil {
-		s := classify(msg)
-		in.notify = s.kind == kindNotification
+		if reader && c.kind != wire.MsgOther {
+			in.notify = c.kind == wire.MsgNotification
+		} else {
+			var r wire.Request
+			k, _ := c.scan.Classify(msg, &r)
+			in.notify = k == wire.MsgNotification
+		}
 	}
 	detachedNow := false
 	c.update(func(st *state) {
@@ -625,17 +657,24 @@ func (c *Conn) enqueue(msg []byte) {
 	in.msg = wire.AppendLong([]byte(nil), msg)
 	in.batch = isBatch(in.msg)
 	if !in.batch {
-		s := classify(in.msg)
-		in.notify = s.kind == kindNotification
-		if s.kind == kindRequest {
-			in.id = s.id
+		// The read loop's classification, when it made one, holds for
+		// the copy: its spans are found at the same offsets.
+		kind, r := c.kind, c.req
+		if kind == wire.MsgOther {
+			kind, _ = c.scan.Classify(in.msg, &r)
+		} else {
+			r.ID = rebase(r.ID, msg, in.msg)
+		}
+		in.notify = kind == wire.MsgNotification
+		if kind == wire.MsgRequest {
+			in.id = r.ID
 		}
 	}
 	c.update(func(st *state) {
 		st.queue = append(st.queue, in)
 		st.queued += len(in.msg)
 		if in.id != nil {
-			c.track(string(in.id), &tracked{in: in})
+			c.track(idKey(in.id), &tracked{in: in})
 		}
 	})
 }
@@ -712,7 +751,7 @@ func (c *Conn) pump() {
 			st.queued -= len(in.msg)
 			stopping = st.stopping
 			if in.id != nil {
-				c.untrack(string(in.id), nil)
+				c.untrack(idKey(in.id), nil)
 			}
 		})
 		if in == nil {
@@ -822,11 +861,11 @@ func (t *tracker) Begin(ctx context.Context, id []byte) (context.Context, func()
 		return cctx, cancel
 	}
 	in := c.current
-	key := string(id)
+	key := idKey(id)
 	tr := &tracked{cancel: cancel}
 	if !in.batch {
 		tr.in = in
-		in.id = []byte(key)
+		in.id = append([]byte(nil), id...)
 	}
 	c.mu.Lock()
 	c.track(key, tr)
@@ -857,16 +896,12 @@ func (c *Conn) untrack(key string, tr *tracked) {
 
 // cancelIncoming handles the peer's cancel notification with params.
 func (c *Conn) cancelIncoming(params []byte) {
-	var p map[string]json.RawMessage
-	if json.Unmarshal(params, &p) != nil {
-		return
-	}
-	id, ok := p[c.proto.CancelID]
-	if !ok {
+	id := wire.Member(params, c.proto.CancelID)
+	if id == nil {
 		return
 	}
 	c.mu.Lock()
-	tr := c.trackers[string(id)]
+	tr := c.trackers[idKey(id)]
 	c.mu.Unlock()
 	if tr == nil {
 		return // answered already, or never seen
@@ -877,4 +912,13 @@ func (c *Conn) cancelIncoming(params []byte) {
 	if tr.cancel != nil {
 		tr.cancel()
 	}
+}
+
+// rebase returns the span of old that sub is, in the copy of old at new.
+func rebase(sub, old, new []byte) []byte {
+	if sub == nil {
+		return nil
+	}
+	off := cap(old) - cap(sub)
+	return new[off : off+len(sub)]
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
 
 // OnProgress registers f for the progress the peer reports with a new
@@ -37,28 +38,18 @@ func (c *Conn) OnProgress(f func(params json.RawMessage)) (token json.RawMessage
 // and reports whether there was one; one for no token of ours goes to the
 // Server like any notification.
 func (c *Conn) progressed(params []byte) bool {
-	s := member(params, c.proto.ProgressToken)
+	s := wire.Member(params, c.proto.ProgressToken)
 	if s == nil {
 		return false
 	}
 	c.pmu.Lock()
-	f := c.progress[string(s)]
+	f := c.progress[idKey(s)]
 	c.pmu.Unlock()
 	if f == nil {
 		return false
 	}
 	f(append(json.RawMessage(nil), params...))
 	return true
-}
-
-// member returns the value of the member name of the JSON object
-// v, as sent, or nil.
-func member(v []byte, name string) []byte {
-	var p map[string]json.RawMessage
-	if json.Unmarshal(v, &p) != nil {
-		return nil
-	}
-	return p[name]
 }
 
 // A Progress reports the progress of a call to its caller: see
@@ -81,7 +72,7 @@ func ProgressOf(ctx context.Context) *Progress {
 	}
 	v := []byte(call.Params())
 	for _, name := range c.proto.TokenPath {
-		if v = member(v, name); v == nil {
+		if v = wire.Member(v, name); v == nil {
 			return nil
 		}
 	}

@@ -313,9 +313,10 @@ func (c *conn) armIdle() {
 // beforeRead runs before each read from the connection, which may block:
 // it flushes the answers written so far and sets the read deadline.
 func (c *conn) beforeRead() error {
-	if !c.peer.TwoWay() {
-		c.Flush()
-	}
+	// The answers so far go out first, whether the read loop wrote them
+	// (one-way) or queued them for the Conn's writer (two-way): a read
+	// that waits for the peer must not hold an answer the peer waits for.
+	c.peer.SendQueued()
 	c.dmu.Lock()
 	defer c.dmu.Unlock()
 	if c.stopping.Load() {

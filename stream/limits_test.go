@@ -16,6 +16,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/peer"
 )
 
 // tooLargeAnswer is the answer to a message over a limit of 64 bytes, with
@@ -64,6 +65,42 @@ func TestTooLargeAnswered(t *testing.T) {
 				}
 				if err := <-sent; err != nil {
 					t.Fatal(err)
+				}
+			})
+		}
+	}
+}
+
+// TestTooLargeAnsweredAtOnce: with every Protocol, a message over
+// MaxMessage is answered as soon as it has been read, before the peer sends
+// anything more: a client that sends one such call and waits gets its
+// answer (with a Protocol the Conn is two-way from the start, and its
+// answers go through its writer, which the read of the next message must
+// start first).
+func TestTooLargeAnsweredAtOnce(t *testing.T) {
+	leakCheck(t)
+	msg := `{"jsonrpc":"2.0","method":"StringMe","params":["` + strings.Repeat("x", 1000) + `"],"id":7}`
+	for _, proto := range []struct {
+		name string
+		p    peer.Protocol
+	}{{"none", peer.Protocol{}}, {"LSP", peer.LSP}, {"MCP", peer.MCP}} {
+		for _, fr := range framings {
+			t.Run(proto.name+"/"+fr.name, func(t *testing.T) {
+				dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: fr.f, MaxMessage: 64, Protocol: proto.p}, "tcp")
+				c := newClient(t, dial(), fr.f)
+				c.send(msg)
+				id := `7`
+				if fr.f == Raw {
+					id = `null` // Raw reads MaxMessage bytes of it, before the id
+				}
+				if got, want := c.recv(), tooLargeAnswer(id); got != want {
+					t.Fatalf("got  %s\nwant %s", got, want)
+				}
+				if fr.f != Raw {
+					c.send(call("Test2", 1, "[1]"))
+					if got, want := c.recv(), `{"jsonrpc":"2.0","result":1,"id":1}`; got != want {
+						t.Fatalf("got  %s\nwant %s", got, want)
+					}
 				}
 			})
 		}

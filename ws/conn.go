@@ -145,6 +145,9 @@ func (c *wsConn) Read() ([]byte, error) {
 		// connection when a read's context ends, and every way of ending a
 		// read here closes the connection anyway (a timeout with a close
 		// frame, Shutdown's deadline and a failed write at once).
+		// What the connection answered so far goes out before the wait
+		// for the next message (see peer.Conn.SendQueued).
+		c.peer.SendQueued()
 		_, r, err := c.conn.Reader(context.Background())
 		if err != nil {
 			return nil, err

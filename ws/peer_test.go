@@ -124,47 +124,73 @@ func awaitStopped(t *testing.T, s *rpc) error {
 	}
 }
 
-// Under LSP, $/cancelRequest cancels the context of the call running, which
-// is answered with -32800 (RequestCancelled); the connection goes on.
+// The cancel notifications of LSP and MCP, as sent and with the escapes
+// that editors' and agents' JSON encoders write: the same strings once
+// decoded, which must cancel alike.
+var (
+	lspCancels = []string{
+		`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}`,
+		`{"jsonrpc":"2.0","method":"$\/cancelRequest","params":{"id":1}}`,
+		`{"jsonrpc":"2.0","method":"\u0024/cancelRequest","params":{"\u0069d":1}}`,
+		`{"jsonrpc":"2.0","\u006dethod":"$\u002fcancelRequest","p\u0061rams":{"id":1}}`,
+	}
+	mcpCancels = []string{
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user"}}`,
+		`{"jsonrpc":"2.0","method":"notifications\/cancelled","params":{"requestId":1,"reason":"user"}}`,
+		`{"jsonrpc":"2.0","method":"notific\u0061tions/cancelled","params":{"request\u0049d":1}}`,
+	}
+)
+
+// Under LSP, $/cancelRequest, escaped or not, cancels the context of the
+// call running, which is answered with -32800 (RequestCancelled); the
+// connection goes on.
 func TestCancelLSP(t *testing.T) {
 	leaktest.Check(t)
-	s := newRPC()
-	conn := rawConn(t, serveTCP(t, &ws.Handler{Server: s.Server, Protocol: peer.LSP}))
-	send(t, conn, call("wait", 1, 1))
-	<-s.started
-	send(t, conn, `{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}`)
-	if err := awaitStopped(t, s); !errors.Is(err, context.Canceled) {
-		t.Fatalf("wait ended with %v, want context.Canceled", err)
-	}
-	if got, want := recv(t, conn), `{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":1}`; got != want {
-		t.Fatalf("got  %s\nwant %s", got, want)
-	}
-	if got, want := exchange(t, conn, call("addInt", "1,2", 2)), `{"jsonrpc":"2.0","result":3,"id":2}`; got != want {
-		t.Fatalf("next call: %s, want %s", got, want)
+	for i, cancelMsg := range lspCancels {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			s := newRPC()
+			conn := rawConn(t, serveTCP(t, &ws.Handler{Server: s.Server, Protocol: peer.LSP}))
+			send(t, conn, call("wait", 1, 1))
+			<-s.started
+			send(t, conn, cancelMsg)
+			if err := awaitStopped(t, s); !errors.Is(err, context.Canceled) {
+				t.Fatalf("wait ended with %v, want context.Canceled", err)
+			}
+			if got, want := recv(t, conn), `{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":1}`; got != want {
+				t.Fatalf("got  %s\nwant %s", got, want)
+			}
+			if got, want := exchange(t, conn, call("addInt", "1,2", 2)), `{"jsonrpc":"2.0","result":3,"id":2}`; got != want {
+				t.Fatalf("next call: %s, want %s", got, want)
+			}
+		})
 	}
 }
 
-// Under MCP, notifications/cancelled cancels the call running, which then
-// sends no answer at all.
+// Under MCP, notifications/cancelled, escaped or not, cancels the call
+// running, which then sends no answer at all.
 func TestCancelMCP(t *testing.T) {
 	leaktest.Check(t)
-	s := newRPC()
-	conn := rawConn(t, serveTCP(t, &ws.Handler{Server: s.Server, Protocol: peer.MCP}))
-	send(t, conn, call("wait", 1, 1))
-	<-s.started
-	send(t, conn, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user"}}`)
-	if err := awaitStopped(t, s); !errors.Is(err, context.Canceled) {
-		t.Fatalf("wait ended with %v, want context.Canceled", err)
-	}
-	// The next answer is the next call's: nothing came for the cancelled
-	// one.
-	if got, want := exchange(t, conn, call("addInt", "1,2", 2)), `{"jsonrpc":"2.0","result":3,"id":2}`; got != want {
-		t.Fatalf("got %s, want %s (nothing for the cancelled call)", got, want)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	if _, msg, err := conn.Read(ctx); err == nil {
-		t.Fatalf("unexpected message %s", msg)
+	for i, cancelMsg := range mcpCancels {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			s := newRPC()
+			conn := rawConn(t, serveTCP(t, &ws.Handler{Server: s.Server, Protocol: peer.MCP}))
+			send(t, conn, call("wait", 1, 1))
+			<-s.started
+			send(t, conn, cancelMsg)
+			if err := awaitStopped(t, s); !errors.Is(err, context.Canceled) {
+				t.Fatalf("wait ended with %v, want context.Canceled", err)
+			}
+			// The next answer is the next call's: nothing came for the
+			// cancelled one.
+			if got, want := exchange(t, conn, call("addInt", "1,2", 2)), `{"jsonrpc":"2.0","result":3,"id":2}`; got != want {
+				t.Fatalf("got %s, want %s (nothing for the cancelled call)", got, want)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			defer cancel()
+			if _, msg, err := conn.Read(ctx); err == nil {
+				t.Fatalf("unexpected message %s", msg)
+			}
+		})
 	}
 }
 

@@ -1,0 +1,208 @@
+package peer_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/client"
+	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
+	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/stream"
+)
+
+var framings = []struct {
+	name string
+	f    stream.Framing
+}{{"line", stream.Line}, {"header", stream.Header}, {"raw", stream.Raw}}
+
+// framed is a peer written by hand over any framing: it sends messages and
+// reads them one at a time.
+type framed struct {
+	t  *testing.T
+	wr stream.Writer
+	rd stream.Reader
+}
+
+func newFramed(t *testing.T, s *stream.Server) *framed {
+	t.Helper()
+	cc, sc := net.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- s.ServeConn(context.Background(), sc) }()
+	t.Cleanup(func() {
+		cc.Close()
+		s.Close()
+		select {
+		case <-done:
+		case <-time.After(wait):
+			t.Error("ServeConn did not return")
+		}
+	})
+	return &framed{t: t, wr: s.Framing.NewWriter(cc), rd: s.Framing.NewReader(cc, 1<<20)}
+}
+
+func (f *framed) send(msg string) {
+	f.t.Helper()
+	if err := f.wr.Write([]byte(msg)); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := f.wr.Flush(); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *framed) recv() string {
+	f.t.Helper()
+	got := make(chan string, 1)
+	go func() {
+		msg, err := f.rd.Read()
+		if err != nil {
+			got <- "error: " + err.Error()
+			return
+		}
+		got <- string(msg)
+	}()
+	select {
+	case m := <-got:
+		return m
+	case <-time.After(wait):
+		f.t.Fatal("no message")
+		return ""
+	}
+}
+
+// TestEscapedCancel: a cancel notification whose method or member names
+// are escaped (as editors whose encoders escape "/" send them) cancels as
+// the plain one does, over every framing: under LSP the call is answered
+// with -32800 at once, under MCP its context ends and it is not answered.
+// The request's id may be escaped differently in the cancel, and still
+// names it.
+func TestEscapedCancel(t *testing.T) {
+	leaktest.Check(t)
+	for _, fr := range framings {
+		for _, tc := range []struct {
+			proto  peer.Protocol
+			id     string // the request's id
+			cancel string
+			answer bool
+		}{
+			{peer.LSP, `1`, `{"jsonrpc":"2.0","method":"$\/cancelRequest","params":{"id":1}}`, true},
+			{peer.LSP, `1`, `{"jsonrpc":"2.0","method":"\u0024/cancelRequest","params":{"id":1}}`, true},
+			{peer.LSP, `"a/b"`, `{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"\u0069d":"a\/b"}}`, true},
+			{peer.MCP, `1`, `{"jsonrpc":"2.0","method":"notifications\/cancelled","params":{"requestId":1}}`, false},
+			{peer.MCP, `"x"`, `{"jsonrpc":"2.0","m\u0065thod":"notifications/cancelled","params":{"requestId":"\u0078"}}`, false},
+		} {
+			t.Run(fr.name+"/"+tc.cancel, func(t *testing.T) {
+				w := newWaitServer()
+				p := newFramed(t, &stream.Server{Server: w.Server, Framing: fr.f, Protocol: tc.proto})
+				p.send(`{"jsonrpc":"2.0","method":"wait","params":[1],"id":` + tc.id + `}`)
+				w.awaitStarted(t, 1)
+				p.send(tc.cancel)
+				if err := w.awaitEnded(t); !errors.Is(err, context.Canceled) {
+					t.Fatalf("wait ended with %v, want context.Canceled", err)
+				}
+				if tc.answer {
+					if got, want := p.recv(), fmt.Sprintf(cancelledAnswer, tc.id); got != want {
+						t.Fatalf("got %s, want %s", got, want)
+					}
+				}
+				p.send(`{"jsonrpc":"2.0","method":"count","id":"c"}`)
+				if got, want := p.recv(), `{"jsonrpc":"2.0","result":1,"id":"c"}`; got != want {
+					t.Fatalf("got %s, want %s (nothing for a call cancelled under MCP)", got, want)
+				}
+			})
+		}
+	}
+}
+
+// TestEscapedProgress: a progress notification with an escaped method and
+// token reaches the caller's callback.
+func TestEscapedProgress(t *testing.T) {
+	leaktest.Check(t)
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("work", func(ctx context.Context, _ struct {
+		WorkDoneToken json.RawMessage `json:"workDoneToken"`
+	}) (int, error) {
+		c := peer.FromContext(ctx)
+		tok := peer.ProgressOf(ctx).Token()
+		// The token as an encoder that escapes every letter writes it.
+		esc := ""
+		for _, r := range string(tok[1 : len(tok)-1]) {
+			esc += fmt.Sprintf(`\u%04x`, r)
+		}
+		return 1, c.Notify(ctx, `$/progress`, map[string]any{"token": json.RawMessage(`"` + esc + `"`), "value": 7})
+	}, jsonrpc.Blocking())
+	for _, fr := range framings {
+		t.Run(fr.name, func(t *testing.T) {
+			c := dial(t, &stream.Server{Server: srv, Framing: fr.f, Protocol: peer.LSP}, client.UseProtocol(peer.LSP))
+			got := make(chan string, 1)
+			tok, stop := c.Conn().OnProgress(func(p json.RawMessage) { got <- string(p) })
+			defer stop()
+			if _, err := c.CallRaw(context.Background(), "work", map[string]any{"workDoneToken": json.RawMessage(tok)}); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case p := <-got:
+				if want := `"value":7`; !strings.Contains(p, want) {
+					t.Fatalf("progress %s lacks %s", p, want)
+				}
+			case <-time.After(wait):
+				t.Fatal("the progress with an escaped token did not reach the callback")
+			}
+		})
+	}
+}
+
+// TestEscapedResponseKey: an answer whose member names are escaped is the
+// answer ("re\u0073ult" is "result"), over every framing.
+func TestEscapedResponseKey(t *testing.T) {
+	leaktest.Check(t)
+	for _, fr := range framings {
+		for _, answer := range []string{
+			`{"jsonrpc":"2.0","re\u0073ult":41,"id":%s}`,
+			`{"jsonrpc":"2.0","\u0069d":%s,"result":41}`,
+			`{"jsonrpc":"2.0","\u0065rror":{"code":-32000,"message":"no"},"id":%s}`,
+		} {
+			t.Run(fr.name+"/"+answer, func(t *testing.T) {
+				cc, sc := net.Pipe()
+				defer sc.Close()
+				c := client.New(client.Stream(cc, fr.f))
+				defer c.Close()
+				rd, wr := fr.f.NewReader(sc, 1<<20), fr.f.NewWriter(sc)
+				go func() {
+					msg, err := rd.Read()
+					if err != nil {
+						return
+					}
+					var r struct {
+						ID json.RawMessage `json:"id"`
+					}
+					if json.Unmarshal(msg, &r) == nil {
+						wr.Write(fmt.Appendf(nil, answer, r.ID))
+						wr.Flush()
+					}
+				}()
+				ctx, cancel := context.WithTimeout(context.Background(), wait)
+				defer cancel()
+				n, err := client.Call[int](ctx, c, "anything", nil)
+				var e *jsonrpc.Error
+				switch {
+				case errors.As(err, &e):
+					if e.Code != -32000 {
+						t.Fatalf("error %v", e)
+					}
+				case err != nil:
+					t.Fatalf("the call failed: %v (the answer was not recognised)", err)
+				case n != 41:
+					t.Fatalf("result %d, want 41", n)
+				}
+			})
+		}
+	}
+}
