@@ -172,10 +172,11 @@ type Conn struct {
 	// on the read loop and the pump never write to the transport
 	// themselves, which could block them while the peer, blocked writing
 	// to us, does not read; their writes go through out.
-	twoWay atomic.Bool
-	out    outbox
-	pushq  pushQueue
-	done   chan struct{} // closed when the read loop has ended
+	twoWay  atomic.Bool
+	out     outbox
+	maxPush int                        // Options.MaxPush
+	subs    map[*Subscription]struct{} // guarded by pmu; ended with the read loop
+	done    chan struct{}              // closed when the read loop has ended
 }
 
 // outbox holds the answers of the read loop and the pump of a two-way
@@ -188,6 +189,7 @@ type outbox struct {
 	spare   []byte
 	spends  []int
 	writing bool // writeOut runs
+	pushes  int  // notifications of Push and Publish in buf (MaxPush)
 }
 
 // state is the Conn's bookkeeping of the peer's messages. It changes only
@@ -214,6 +216,12 @@ type incoming struct {
 	answer    []byte // the answer the transport made for it (Answer), if any
 	cancelled atomic.Bool
 	reply     func([]byte)
+
+	// Guarded by c.out.mu: the subscriptions the call made, whose
+	// notifications wait for its answer (Topic.Subscribe), and whether
+	// that answer is on its way.
+	subs    []*Subscription
+	replied bool
 }
 
 // Phases of an incoming message.
@@ -248,9 +256,9 @@ func New(ctx context.Context, t Transport, opts Options) *Conn {
 		dst:     make([]byte, 0, 4<<10),
 		done:    make(chan struct{}),
 	}
-	c.pushq.max = opts.MaxPush
-	if c.pushq.max <= 0 {
-		c.pushq.max = DefaultMaxPush
+	c.maxPush = opts.MaxPush
+	if c.maxPush <= 0 {
+		c.maxPush = DefaultMaxPush
 	}
 	if c.srv == nil {
 		c.srv = jsonrpc.NewServer()
@@ -309,8 +317,13 @@ func (c *Conn) finish(err error, end func(error)) {
 		close(ch)
 		delete(c.pending, id)
 	}
+	subs := c.subs
+	c.subs = nil
 	c.pmu.Unlock()
 	close(c.done)
+	for s := range subs {
+		s.end(c.err)
+	}
 	if end != nil {
 		end(err)
 	}
@@ -441,6 +454,7 @@ func (c *Conn) writeOut() {
 		}
 		buf, ends := o.buf, o.ends
 		o.buf, o.ends = o.spare[:0], o.spends[:0]
+		o.pushes = 0 // handed to the writer
 		o.cond.Broadcast()
 		o.mu.Unlock()
 		start := 0
@@ -522,6 +536,11 @@ func (c *Conn) run(in *incoming, msg, dst []byte, reader bool) {
 		in.notify, in.id, in.barrier = false, nil, false
 		in.cancelled.Store(false)
 		in.batch = isBatch(msg)
+		if in.replied {
+			c.out.mu.Lock()
+			in.replied = false
+			c.out.mu.Unlock()
+		}
 	}
 	c.current = in
 	c.srv.ProcessAsync(c.ctx, dst, msg, in.reply)
@@ -581,10 +600,12 @@ func (in *incoming) onReply(resp []byte) {
 		// Before ProcessAsync returned: the dispatcher flushes (the read
 		// loop before it reads; the pump after its queue).
 		c.put(resp)
+		c.activate(in)
 		return
 	}
 	c.write(resp)
 	c.flush()
+	c.activate(in)
 	c.update(func(st *state) {
 		st.running--
 		if in.barrier {
@@ -856,7 +877,8 @@ type tracker Conn
 func (t *tracker) Begin(ctx context.Context, id []byte) (context.Context, func()) {
 	c := (*Conn)(t)
 	cctx, cancel := context.WithCancel(ctx)
-	cctx = context.WithValue(cctx, inlineKey{}, nil)
+	// Not inline: the mark is the call's record instead (Topic.Subscribe).
+	cctx = context.WithValue(cctx, inlineKey{}, c.current)
 	if id == nil || c.proto.CancelMethod == "" {
 		return cctx, cancel
 	}

@@ -44,8 +44,12 @@ func ExampleFromContext() {
 func ExampleTopic() {
 	heads := &peer.Topic{Method: "eth_subscription"}
 	srv := jsonrpc.NewServer()
-	srv.MustRegister("eth_subscribe", func(ctx context.Context, kind string) string {
-		return heads.Subscribe(peer.FromContext(ctx)).ID()
+	srv.MustRegister("eth_subscribe", func(ctx context.Context, kind string) (string, error) {
+		sub, err := heads.Subscribe(ctx)
+		if err != nil {
+			return "", err
+		}
+		return sub.ID(), nil
 	})
 	s := &stream.Server{Server: srv}
 	cc, sc := net.Pipe()

@@ -1,6 +1,7 @@
 package peer
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -22,19 +23,10 @@ var ErrOverflow = errors.New("jsonrpc: subscription ended: its connection's push
 // ErrUnsubscribed is the error of a Subscription ended by Unsubscribe.
 var ErrUnsubscribed = errors.New("jsonrpc: unsubscribed")
 
-// pushQueue holds the notifications of Push and Publish for a goroutine of
-// their own to write (pushOut), so that the sender never waits for a slow
-// peer.
-type pushQueue struct {
-	mu      sync.Mutex
-	msgs    [][]byte
-	max     int
-	writing bool
-}
-
 // Push sends the peer the notification method with params without
-// waiting: it is queued, and written by a goroutine of the Conn's own. When
-// MaxPush notifications are already waiting, it is dropped and Push
+// waiting: it is queued behind the Conn's other messages, in the one queue
+// that its writer sends in order, and the Conn is two-way from then on.
+// When MaxPush notifications are already waiting, it is dropped and Push
 // returns ErrPushFull, so that a peer that reads slowly holds up no one
 // but itself. After the read loop has ended it returns an error wrapping
 // ErrClosed.
@@ -43,10 +35,19 @@ func (c *Conn) Push(method string, params any) error {
 	if err != nil {
 		return err
 	}
-	return c.enqueuePush(msg)
+	c.twoWay.Store(true)
+	o := &c.out
+	o.mu.Lock()
+	err = c.putPushLocked(msg)
+	o.mu.Unlock()
+	return err
 }
 
-func (c *Conn) enqueuePush(msg []byte) error {
+// putPushLocked queues the notification msg in the outbox, past which
+// nothing waits for a writer: it starts one if none runs. c.out.mu is
+// held.
+func (c *Conn) putPushLocked(msg []byte) error {
+	o := &c.out
 	select {
 	case <-c.done:
 		c.pmu.Lock()
@@ -54,42 +55,44 @@ func (c *Conn) enqueuePush(msg []byte) error {
 		return c.err
 	default:
 	}
-	q := &c.pushq
-	q.mu.Lock()
-	if len(q.msgs) >= q.max {
-		q.mu.Unlock()
+	if o.pushes >= c.maxPush {
 		return ErrPushFull
 	}
-	q.msgs = append(q.msgs, msg)
-	start := !q.writing
-	q.writing = true
-	q.mu.Unlock()
-	if start {
-		go c.pushOut()
+	o.pushes++
+	o.buf = append(o.buf, msg...)
+	o.ends = append(o.ends, len(o.buf))
+	if !o.writing {
+		o.writing = true
+		go c.writeOut()
 	}
 	return nil
 }
 
-// pushOut writes the queued notifications until the queue is empty. A
-// write that blocks (the peer does not read) holds up this goroutine only;
-// the transport's write timeout ends it.
-func (c *Conn) pushOut() {
-	q := &c.pushq
-	for {
-		q.mu.Lock()
-		msgs := q.msgs
-		q.msgs = nil
-		if len(msgs) == 0 {
-			q.writing = false
-			q.mu.Unlock()
-			return
+// activate sends the notifications held for the subscriptions made by the
+// call of in, whose answer has just been queued or written: from now on
+// they go out as they are published, always after that answer.
+func (c *Conn) activate(in *incoming) {
+	o := &c.out
+	o.mu.Lock()
+	in.replied = true
+	subs := in.subs
+	in.subs = nil
+	for _, s := range subs {
+		s.active = true
+		select {
+		case <-s.done: // ended before its first notification could go
+			s.held = nil
+			continue
+		default:
 		}
-		q.mu.Unlock()
-		for _, m := range msgs {
-			c.t.Write(c.ctx, m)
+		for _, m := range s.held {
+			if c.putPushLocked(m) != nil {
+				s.dropped.Add(1)
+			}
 		}
-		c.t.Flush()
+		s.held = nil
 	}
+	o.mu.Unlock()
 }
 
 // Overflow says what a Topic does for a subscriber whose connection's push
@@ -133,12 +136,30 @@ type Subscription struct {
 	once    sync.Once
 	done    chan struct{}
 	err     error // why it ended; set before done is closed
+
+	// Guarded by c.out.mu: the subscription's notifications wait in held
+	// until the answer of the call that made it is on its way (active).
+	active bool
+	held   [][]byte
 }
 
-// Subscribe subscribes c to the Topic under a new id: 0x and 32
-// hexadecimal digits, random. The subscription ends with Unsubscribe, the
-// Overflow policy, or the end of c's read loop (Done).
-func (t *Topic) Subscribe(c *Conn) *Subscription {
+// ErrNoConn is the error of Topic.Subscribe under a context that is not
+// that of a call made over a Conn.
+var ErrNoConn = errors.New("jsonrpc: the call did not come over a two-way connection")
+
+// Subscribe subscribes the Conn of the call that ctx belongs to (the
+// subscribe method's own context: FromContext) to the Topic, under a new
+// id: 0x and 32 hexadecimal digits, random. What is published to it before
+// that call's answer is on its way waits (up to MaxPush notifications),
+// so that the peer always learns the subscription's id before its first
+// notification, as go-ethereum's clients require. The subscription ends
+// with Unsubscribe, the Overflow policy, or the end of the Conn's read
+// loop (Done). It returns ErrNoConn when ctx has no Conn.
+func (t *Topic) Subscribe(ctx context.Context) (*Subscription, error) {
+	c := FromContext(ctx)
+	if c == nil {
+		return nil, ErrNoConn
+	}
 	var b [16]byte
 	rand.Read(b[:])
 	id := "0x" + hex.EncodeToString(b[:])
@@ -148,23 +169,60 @@ func (t *Topic) Subscribe(c *Conn) *Subscription {
 	s.prefix = append(s.prefix, `,"params":{"subscription":`...)
 	s.prefix = wire.AppendQuote(s.prefix, id)
 	s.prefix = append(s.prefix, `,"result":`...)
+	c.twoWay.Store(true)
+	// The call whose answer the notifications wait for: a Blocking call's
+	// record is in its context (Begin); an inline call's is the one being
+	// dispatched, on this goroutine.
+	var in *incoming
+	switch v := ctx.Value(inlineKey{}).(type) {
+	case *incoming:
+		in = v
+	case *Conn:
+		if v == c {
+			in = c.current
+		}
+	}
+	c.out.mu.Lock()
+	if in == nil || in.replied || in.c != c {
+		s.active = true
+	} else {
+		in.subs = append(in.subs, s)
+	}
+	c.out.mu.Unlock()
+	if !c.addSub(s) {
+		s.end(c.closedErr())
+		return s, nil
+	}
 	t.mu.Lock()
 	if t.subs == nil {
 		t.subs = map[string]*Subscription{}
 	}
 	t.subs[id] = s
 	t.mu.Unlock()
-	go func() {
-		select {
-		case <-c.done:
-			c.pmu.Lock()
-			err := c.err
-			c.pmu.Unlock()
-			s.end(err)
-		case <-s.done:
-		}
-	}()
-	return s
+	return s, nil
+}
+
+// addSub records s among the Conn's subscriptions, which end with its read
+// loop; false means the read loop has ended already.
+func (c *Conn) addSub(s *Subscription) bool {
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	if c.err != nil {
+		return false
+	}
+	if c.subs == nil {
+		c.subs = map[*Subscription]struct{}{}
+	}
+	c.subs[s] = struct{}{}
+	return true
+}
+
+// closedErr returns the error the Conn's calls fail with once its read
+// loop has ended.
+func (c *Conn) closedErr() error {
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	return c.err
 }
 
 // Publish sends value, encoded once with encoding/json, to every
@@ -184,7 +242,7 @@ func (t *Topic) Publish(value any) (int, error) {
 	for _, s := range subs {
 		msg := make([]byte, 0, len(s.prefix)+len(v)+2)
 		msg = append(append(append(msg, s.prefix...), v...), "}}"...)
-		switch err := s.c.enqueuePush(msg); {
+		switch err := s.send(msg); {
 		case err == nil:
 			n++
 		case errors.Is(err, ErrPushFull):
@@ -243,11 +301,30 @@ func (s *Subscription) Err() error {
 // because its queue was full.
 func (s *Subscription) Dropped() int64 { return s.dropped.Load() }
 
+// send queues msg for the subscriber, or holds it while the answer of the
+// call that subscribed is not on its way.
+func (s *Subscription) send(msg []byte) error {
+	c := s.c
+	c.out.mu.Lock()
+	defer c.out.mu.Unlock()
+	if s.active {
+		return c.putPushLocked(msg)
+	}
+	if len(s.held) >= c.maxPush {
+		return ErrPushFull
+	}
+	s.held = append(s.held, msg)
+	return nil
+}
+
 func (s *Subscription) end(err error) {
 	s.once.Do(func() {
 		s.t.mu.Lock()
 		delete(s.t.subs, s.id)
 		s.t.mu.Unlock()
+		s.c.pmu.Lock()
+		delete(s.c.subs, s)
+		s.c.pmu.Unlock()
 		s.err = err
 		close(s.done)
 	})

@@ -127,7 +127,13 @@ func newTwowayBench(nsubs int) (*twowayBench, error) {
 	conns := make(chan *peer.Conn, 1)
 	srv.MustRegister("add", func(a, c float64) float64 { return a + c })
 	srv.MustRegister("hello", func(ctx context.Context) { conns <- peer.FromContext(ctx) })
-	srv.MustRegister("subscribe", func(ctx context.Context) string { return b.topic.Subscribe(peer.FromContext(ctx)).ID() })
+	srv.MustRegister("subscribe", func(ctx context.Context) (string, error) {
+		sub, err := b.topic.Subscribe(ctx)
+		if err != nil {
+			return "", err
+		}
+		return sub.ID(), nil
+	})
 	srv.MustRegister("wait", func(ctx context.Context) error {
 		b.started <- struct{}{}
 		<-ctx.Done()
