@@ -45,16 +45,37 @@ func (s *Server) ProcessAsync(ctx context.Context, dst, req []byte, reply func(r
 		s.batchAsync(ctx, dst, req, reply)
 		return
 	}
-	start := len(dst)
 	var r wire.Request
 	kind, err := s.cfg.scan.ScanRequest(req, &r)
+	s.processAsync(ctx, dst, req, &r, kind, err, reply)
+}
+
+// processScanned is ProcessAsync for a single object that the caller has
+// scanned already, with a scanner of the default depth, into r: a host
+// that had to classify the message (a two-way connection) passes its scan
+// on rather than have it made twice. It reports false, having done
+// nothing, when the server's scanner is not of the default depth, and for
+// large requests, which take turns.
+func (s *Server) processScanned(ctx context.Context, dst, req []byte, r *wire.Request, reply func(resp []byte)) bool {
+	req = req[:len(req):len(req)]
+	if s.cfg.scan != (wire.Scanner{}) || len(req) >= s.cfg.large && s.cfg.turns != nil {
+		return false
+	}
+	s.processAsync(ctx, dst, req, r, wire.Object, nil, reply)
+	return true
+}
+
+// processAsync answers the single document req, which the scanner found
+// to be of kind (or failed on, with err), with its members in r.
+func (s *Server) processAsync(ctx context.Context, dst, req []byte, r *wire.Request, kind wire.Kind, err error, reply func(resp []byte)) {
+	start := len(dst)
 	switch {
 	case err != nil:
 		dst = s.parseError(ctx, dst, req, err)
 	case kind != wire.Object:
 		dst = appendError(dst, errInvalidRequest, nil)
 	default:
-		m, out, ok := s.resolve(dst, &r)
+		m, out, ok := s.resolve(dst, r)
 		switch {
 		case !ok:
 			dst = out
@@ -63,13 +84,13 @@ func (s *Server) ProcessAsync(ctx context.Context, dst, req []byte, reply func(r
 			sc := asyncbuf.Get()
 			sc.Req = wire.AppendLong(sc.Req[:0], req)
 			held := new(wire.Request)
-			*held = r
+			*held = *r
 			rebase(held, req, sc.Req)
 			cctx, end := keys.Begin(ctx, held.ID)
 			go s.runSuspended(cctx, end, sc, m, held, reply)
 			return
 		default:
-			dst = s.call(ctx, dst, m, &r)
+			dst = s.call(ctx, dst, m, r)
 		}
 	}
 	reply(dst[start:])

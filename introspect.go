@@ -1,12 +1,14 @@
 package jsonrpc
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/jsonrpc-go/jsonrpc/internal/registry"
+	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
 
 // The root package hands package openrpc what registration knows through
@@ -14,6 +16,9 @@ import (
 // package's API nor to its request path.
 func init() {
 	registry.Methods = func(srv any) []registry.Method { return srv.(*Server).describe() }
+	registry.ProcessScanned = func(srv any, ctx context.Context, dst, req []byte, r *wire.Request, reply func([]byte)) bool {
+		return srv.(*Server).processScanned(ctx, dst, req, r, reply)
+	}
 	registry.RegisterReserved = func(srv any, name string, fn any) error {
 		return srv.(*Server).registerReserved(name, fn)
 	}

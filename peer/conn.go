@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/registry"
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
@@ -543,7 +544,10 @@ func (c *Conn) run(in *incoming, msg, dst []byte, reader bool) {
 		}
 	}
 	c.current = in
-	c.srv.ProcessAsync(c.ctx, dst, msg, in.reply)
+	if !reader || (c.kind != wire.MsgRequest && c.kind != wire.MsgNotification) ||
+		!registry.ProcessScanned(c.srv, c.ctx, dst, msg, &c.req, in.reply) {
+		c.srv.ProcessAsync(c.ctx, dst, msg, in.reply)
+	}
 	if in.phase.Load() != dispatching {
 		in.phase.Store(dispatching) // answered: the record serves again
 		return

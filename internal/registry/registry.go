@@ -3,7 +3,12 @@
 // its variables at init, and packages such as openrpc call them.
 package registry
 
-import "github.com/jsonrpc-go/jsonrpc/internal/bind"
+import (
+	"context"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/bind"
+	"github.com/jsonrpc-go/jsonrpc/internal/wire"
+)
 
 // A Method is one registered method.
 type Method struct {
@@ -21,3 +26,11 @@ var Methods func(srv any) []Method
 // protocol's own methods and Register refuses. It is set by the root
 // package at init.
 var RegisterReserved func(srv any, name string, fn any) error
+
+// ProcessScanned answers req, a single object that the caller has scanned
+// with a wire.Scanner of the default depth into r, as ProcessAsync would,
+// without scanning it again, and reports true; it reports false, having
+// done nothing, when the server must scan req itself (a scanner of another
+// depth, a large request). srv is a *jsonrpc.Server. It is set by the root
+// package at init.
+var ProcessScanned func(srv any, ctx context.Context, dst, req []byte, r *wire.Request, reply func([]byte)) bool
