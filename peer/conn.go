@@ -177,6 +177,7 @@ type Conn struct {
 	out     outbox
 	maxPush int                        // Options.MaxPush
 	subs    map[*Subscription]struct{} // guarded by pmu; ended with the read loop
+	held    atomic.Int32               // subscriptions waiting for the answer of their call (activate)
 	done    chan struct{}              // closed when the read loop has ended
 }
 
@@ -218,11 +219,9 @@ type incoming struct {
 	cancelled atomic.Bool
 	reply     func([]byte)
 
-	// Guarded by c.out.mu: the subscriptions the call made, whose
-	// notifications wait for its answer (Topic.Subscribe), and whether
-	// that answer is on its way.
-	subs    []*Subscription
-	replied bool
+	// subs are the subscriptions the call made, whose notifications wait
+	// for its answer (Topic.Subscribe, activate); guarded by c.out.mu.
+	subs []*Subscription
 }
 
 // Phases of an incoming message.
@@ -537,11 +536,6 @@ func (c *Conn) run(in *incoming, msg, dst []byte, reader bool) {
 		in.notify, in.id, in.barrier = false, nil, false
 		in.cancelled.Store(false)
 		in.batch = isBatch(msg)
-		if in.replied {
-			c.out.mu.Lock()
-			in.replied = false
-			c.out.mu.Unlock()
-		}
 	}
 	c.current = in
 	if !reader || (c.kind != wire.MsgRequest && c.kind != wire.MsgNotification) ||
@@ -604,12 +598,17 @@ func (in *incoming) onReply(resp []byte) {
 		// Before ProcessAsync returned: the dispatcher flushes (the read
 		// loop before it reads; the pump after its queue).
 		c.put(resp)
-		c.activate(in)
+		if c.held.Load() > 0 {
+			c.activate(in)
+		}
 		return
 	}
 	c.write(resp)
 	c.flush()
-	c.activate(in)
+	in.phase.Store(answered) // the record is not used again
+	if c.held.Load() > 0 {
+		c.activate(in)
+	}
 	c.update(func(st *state) {
 		st.running--
 		if in.barrier {

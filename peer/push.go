@@ -68,13 +68,17 @@ func (c *Conn) putPushLocked(msg []byte) error {
 	return nil
 }
 
-// activate sends the notifications held for the subscriptions made by the
-// call of in, whose answer has just been queued or written: from now on
-// they go out as they are published, always after that answer.
+// activate runs once the answer of the call of in has been queued or
+// written, when the Conn holds subscriptions back (c.held): the
+// notifications held for the subscriptions that call made go out after
+// it, and from now on as they are published. Subscribe counts c.held
+// before it looks at in.phase, and the answer sets in.phase before it
+// looks at c.held, so a subscription made while its call runs is always
+// activated. (One made later, by a goroutine the method left behind, may
+// wait for the answer of the next message read into the same record.)
 func (c *Conn) activate(in *incoming) {
 	o := &c.out
 	o.mu.Lock()
-	in.replied = true
 	subs := in.subs
 	in.subs = nil
 	for _, s := range subs {
@@ -92,6 +96,7 @@ func (c *Conn) activate(in *incoming) {
 		}
 		s.held = nil
 	}
+	c.held.Add(-int32(len(subs)))
 	o.mu.Unlock()
 }
 
@@ -182,9 +187,11 @@ func (t *Topic) Subscribe(ctx context.Context) (*Subscription, error) {
 			in = c.current
 		}
 	}
+	c.held.Add(1)
 	c.out.mu.Lock()
-	if in == nil || in.replied || in.c != c {
+	if in == nil || in.c != c || in.phase.Load() == answered {
 		s.active = true
+		c.held.Add(-1)
 	} else {
 		in.subs = append(in.subs, s)
 	}
