@@ -100,7 +100,11 @@ type session struct {
 func newSession(ch Channel, o peer.Options, end func(*session)) *session {
 	ctx, stop := context.WithCancel(context.Background())
 	s := &session{ch: ch, stop: stop, done: make(chan struct{})}
-	s.conn = peer.New(ctx, channelTransport{ch}, o)
+	t := newChannelTransport(ch)
+	s.conn = peer.New(ctx, t, o)
+	if t.buf != nil {
+		t.buf.setBeforeRead(func() { s.conn.SendQueued() })
+	}
 	go s.conn.Run(func(error) {
 		if end != nil {
 			end(s)
@@ -193,13 +197,57 @@ func (c *Client) Close() error {
 }
 
 // channelTransport is a Channel as a peer.Transport: each message is sent
-// at once.
-type channelTransport struct{ ch Channel }
+// at once, but over the byte-stream channels of this package (a
+// bufferedChannel), whose messages are buffered and flushed together, so
+// that the answers the connection writes in a burst cost one write.
+type channelTransport struct {
+	ch  Channel
+	buf bufferedChannel // ch, when it buffers; else nil
+}
 
-func (t channelTransport) Read() ([]byte, error)                       { return t.ch.Recv() }
-func (t channelTransport) Write(ctx context.Context, msg []byte) error { return t.ch.Send(ctx, msg) }
-func (t channelTransport) Flush() error                                { return nil }
-func (t channelTransport) Close() error                                { return t.ch.Close() }
+// A bufferedChannel is a Channel that can buffer messages and send them
+// together: the byte-stream channels of this package.
+type bufferedChannel interface {
+	writeBuffered(ctx context.Context, msg []byte) error
+	flush() error
+	// buffered is the input read and not yet received; setBeforeRead
+	// sets what runs before a read of the input that may block.
+	buffered() int
+	setBeforeRead(func())
+}
+
+func newChannelTransport(ch Channel) channelTransport {
+	buf, _ := ch.(bufferedChannel)
+	return channelTransport{ch: ch, buf: buf}
+}
+
+func (t channelTransport) Read() ([]byte, error) { return t.ch.Recv() }
+func (t channelTransport) Close() error          { return t.ch.Close() }
+
+func (t channelTransport) Write(ctx context.Context, msg []byte) error {
+	if t.buf != nil {
+		return t.buf.writeBuffered(ctx, msg)
+	}
+	return t.ch.Send(ctx, msg)
+}
+
+// Buffered returns the input the channel holds, read and not yet
+// received: while there is some, the Conn does not send what it has
+// queued before it reads (the channel's beforeRead does, before a read
+// that may block); 0 for channels that do not buffer.
+func (t channelTransport) Buffered() int {
+	if t.buf != nil {
+		return t.buf.buffered()
+	}
+	return 0
+}
+
+func (t channelTransport) Flush() error {
+	if t.buf != nil {
+		return t.buf.flush()
+	}
+	return nil
+}
 
 // A Caller calls methods of its peer: a *Client, or the *peer.Conn of a
 // method's caller (peer.FromContext).

@@ -51,17 +51,38 @@ func Stream(rwc io.ReadWriteCloser, f stream.Framing) Channel {
 	if f == nil {
 		f = stream.Line
 	}
-	return &streamChannel{
+	s := &streamChannel{
 		rwc:  rwc,
-		r:    f.NewReader(rwc, DefaultMaxMessage),
 		w:    f.NewWriter(rwc),
 		lock: make(chan struct{}, 1),
 	}
+	s.r = f.NewReader(hookedReader{s}, DefaultMaxMessage)
+	return s
 }
 
+// hookedReader is the io.Reader under a stream channel's framing: it runs
+// the channel's beforeRead before each read of rwc, which may block.
+type hookedReader struct{ s *streamChannel }
+
+func (h hookedReader) Read(p []byte) (int, error) {
+	if h.s.beforeRead != nil {
+		h.s.beforeRead()
+	}
+	return h.s.rwc.Read(p)
+}
+
+// setBeforeRead makes f run before each read of rwc that may block: the
+// client's connection sends the answers it has queued (peer.Conn.SendQueued).
+// It is set before the first Recv.
+func (s *streamChannel) setBeforeRead(f func()) { s.beforeRead = f }
+
+// buffered returns the bytes read from rwc and not yet returned by Recv.
+func (s *streamChannel) buffered() int { return s.r.Buffered() }
+
 type streamChannel struct {
-	rwc io.ReadWriteCloser
-	r   stream.Reader // used by Recv only, one goroutine at a time
+	rwc        io.ReadWriteCloser
+	r          stream.Reader // used by Recv only, one goroutine at a time
+	beforeRead func()        // see setBeforeRead; nil runs nothing
 
 	lock chan struct{} // a mutex that a Send may give up waiting for
 	w    stream.Writer // guarded by lock
@@ -89,11 +110,53 @@ func (s *streamChannel) Send(ctx context.Context, msg []byte) error {
 		err = s.w.Flush()
 	}
 	if err != nil {
-		s.err = fmt.Errorf("%w: %w", ErrClosed, err)
-		s.Close()
+		s.fail(err)
 		return s.err
 	}
 	return nil
+}
+
+// writeBuffered appends msg to the channel's buffer, for flush to send
+// with the messages written after it: how the client's connection writes
+// the answers it has queued, so that a burst of them costs one write.
+func (s *streamChannel) writeBuffered(ctx context.Context, msg []byte) error {
+	select {
+	case s.lock <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-s.lock }()
+	if s.err != nil {
+		return s.err
+	}
+	if err := s.w.Write(msg); err != nil {
+		s.fail(err)
+		return s.err
+	}
+	return nil
+}
+
+// flush sends what writeBuffered has buffered.
+func (s *streamChannel) flush() error {
+	s.lock <- struct{}{}
+	defer func() { <-s.lock }()
+	if s.err != nil {
+		return s.err
+	}
+	if s.w.Buffered() == 0 {
+		return nil
+	}
+	if err := s.w.Flush(); err != nil {
+		s.fail(err)
+		return s.err
+	}
+	return nil
+}
+
+// fail breaks the channel after a failed write; s.lock is held.
+func (s *streamChannel) fail(err error) {
+	s.err = fmt.Errorf("%w: %w", ErrClosed, err)
+	s.Close()
 }
 
 func (s *streamChannel) Recv() ([]byte, error) {
@@ -197,6 +260,14 @@ type commandChannel struct {
 	closeOnce sync.Once
 	closeErr  error
 }
+
+func (c *commandChannel) writeBuffered(ctx context.Context, msg []byte) error {
+	return c.Channel.(*streamChannel).writeBuffered(ctx, msg)
+}
+
+func (c *commandChannel) flush() error           { return c.Channel.(*streamChannel).flush() }
+func (c *commandChannel) setBeforeRead(f func()) { c.Channel.(*streamChannel).setBeforeRead(f) }
+func (c *commandChannel) buffered() int          { return c.Channel.(*streamChannel).buffered() }
 
 func (c *commandChannel) Close() error {
 	c.closeOnce.Do(func() {
