@@ -158,7 +158,7 @@ type Conn struct {
 	gate atomic.Bool // the read loop may dispatch without taking mu: state.open()
 
 	mu       sync.Mutex
-	cond     sync.Cond // signalled when state changes: room in the queue, drained
+	changed  chan struct{} // closed when state changes (room in the queue, drained), if a waiter made it
 	st       state
 	trackers map[string]*tracked // calls in flight and queued, by id, for cancellation; guarded by mu
 
@@ -185,9 +185,9 @@ type Conn struct {
 // Conn, for a goroutine of its own to write (writeOut).
 type outbox struct {
 	mu      sync.Mutex
-	cond    sync.Cond // signalled when writing ends or buf shrinks
-	buf     []byte    // the messages, back to back
-	ends    []int     // where each ends in buf
+	changed chan struct{} // closed when writing ends or buf shrinks, if a waiter made it
+	buf     []byte        // the messages, back to back
+	ends    []int         // where each ends in buf
 	spare   []byte
 	spends  []int
 	writing bool // writeOut runs
@@ -269,8 +269,6 @@ func New(ctx context.Context, t Transport, opts Options) *Conn {
 	if c.maxQ <= 0 {
 		c.maxQ = DefaultMaxQueued
 	}
-	c.cond.L = &c.mu
-	c.out.cond.L = &c.out.mu
 	if c.caller || c.proto.CancelMethod != "" || c.proto.ProgressMethod != "" {
 		c.twoWay.Store(true)
 	}
@@ -404,7 +402,10 @@ func (c *Conn) put(resp []byte) {
 			o.writing = true
 			go c.writeOut()
 		}
-		o.cond.Wait()
+		ch := o.waitChan()
+		o.mu.Unlock()
+		<-ch
+		o.mu.Lock()
 	}
 	o.buf = append(o.buf, resp...)
 	o.ends = append(o.ends, len(o.buf))
@@ -448,14 +449,14 @@ func (c *Conn) writeOut() {
 		o.mu.Lock()
 		if len(o.ends) == 0 {
 			o.writing = false
-			o.cond.Broadcast()
+			o.wake()
 			o.mu.Unlock()
 			return
 		}
 		buf, ends := o.buf, o.ends
 		o.buf, o.ends = o.spare[:0], o.spends[:0]
 		o.pushes = 0 // handed to the writer
-		o.cond.Broadcast()
+		o.wake()
 		o.mu.Unlock()
 		start := 0
 		for _, end := range ends {
@@ -466,6 +467,34 @@ func (c *Conn) writeOut() {
 		o.mu.Lock()
 		o.spare, o.spends = buf[:0], ends[:0]
 		o.mu.Unlock()
+	}
+}
+
+// waitChan returns the channel that the next change of the state closes;
+// c.mu is held. Waiting is by channel, made only when someone waits, so
+// that changes nobody waits for cost nothing.
+func (c *Conn) waitChan() <-chan struct{} {
+	if c.changed == nil {
+		c.changed = make(chan struct{})
+	}
+	return c.changed
+}
+
+// waitChan returns the channel that the next change of the outbox (its
+// writer ends, or takes what it holds) closes; o.mu is held.
+func (o *outbox) waitChan() <-chan struct{} {
+	if o.changed == nil {
+		o.changed = make(chan struct{})
+	}
+	return o.changed
+}
+
+// wake closes the channel of those who wait for a change of the outbox;
+// o.mu is held.
+func (o *outbox) wake() {
+	if o.changed != nil {
+		close(o.changed)
+		o.changed = nil
 	}
 }
 
@@ -665,7 +694,10 @@ func (c *Conn) slow(msg []byte) {
 		c.push()
 		c.mu.Lock()
 		if !st.stopping && !c.open(st) && !c.room(st, msg) && st.outgoing == 0 {
-			c.cond.Wait()
+			ch := c.waitChan()
+			c.mu.Unlock()
+			<-ch
+			c.mu.Lock()
 		}
 	}
 }
@@ -748,7 +780,10 @@ func (c *Conn) update(f func(*state)) {
 		st.pumping = true
 	}
 	idle := wasBusy && st.running == 0 && len(st.queue) == 0 && st.outgoing == 0
-	c.cond.Broadcast()
+	if c.changed != nil {
+		close(c.changed)
+		c.changed = nil
+	}
 	c.mu.Unlock()
 	if pump {
 		go c.pump()
@@ -852,13 +887,19 @@ func (c *Conn) refusesNow(st *state) bool {
 func (c *Conn) Wait() {
 	c.mu.Lock()
 	for c.st.running > 0 || len(c.st.queue) > 0 || c.st.pumping {
-		c.cond.Wait()
+		ch := c.waitChan()
+		c.mu.Unlock()
+		<-ch
+		c.mu.Lock()
 	}
 	c.mu.Unlock()
 	c.push()
 	c.out.mu.Lock()
 	for c.out.writing {
-		c.out.cond.Wait()
+		ch := c.out.waitChan()
+		c.out.mu.Unlock()
+		<-ch
+		c.out.mu.Lock()
 	}
 	c.out.mu.Unlock()
 	c.flush()

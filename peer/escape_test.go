@@ -32,18 +32,7 @@ type framed struct {
 
 func newFramed(t *testing.T, s *stream.Server) *framed {
 	t.Helper()
-	cc, sc := net.Pipe()
-	done := make(chan error, 1)
-	go func() { done <- s.ServeConn(context.Background(), sc) }()
-	t.Cleanup(func() {
-		cc.Close()
-		s.Close()
-		select {
-		case <-done:
-		case <-time.After(wait):
-			t.Error("ServeConn did not return")
-		}
-	})
+	cc := serve(t, s)
 	return &framed{t: t, wr: s.Framing.NewWriter(cc), rd: s.Framing.NewReader(cc, 1<<20)}
 }
 
