@@ -9,7 +9,7 @@
 //	sum, err := client.Call[float64](ctx, c, "add", []any{1, 2})
 //
 // Channels exist for an in-process server (Local), HTTP (HTTP), and byte
-// streams with the framings of package stream: any stream (Stream), TCP and
+// streams with the framings of package framing: any stream (Stream), TCP and
 // Unix sockets (Dial), and a child process's stdin and stdout (Command).
 // Package ws adds WebSocket (ws.Dial).
 //

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
+	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 )
 
@@ -25,7 +26,7 @@ func ExampleDial() {
 	defer s.Shutdown(context.Background())
 
 	ctx := context.Background()
-	ch, err := client.Dial(ctx, "tcp", l.Addr().String(), stream.Line)
+	ch, err := client.Dial(ctx, "tcp", l.Addr().String(), framing.Line)
 	if err != nil {
 		panic(err)
 	}

@@ -11,16 +11,17 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jsonrpc-go/jsonrpc/stream"
+	"github.com/jsonrpc-go/jsonrpc/framing"
 )
 
 // DefaultMaxMessage is the size limit, in bytes, of one message that a
-// channel from Stream, Dial or Command (and ws.Dial) reads: 64 MiB. It is larger than
-// stream.DefaultMaxMessage (the limit of a server's incoming requests)
-// because a client trusts its server more than a server trusts its clients,
-// and a response (a whole batch response) is often much larger than its
-// request. A longer message fails Recv with a *stream.TooLargeError, which
-// breaks the client: its calls fail with an error wrapping ErrClosed.
+// channel from Stream, Dial or Command (and ws.Dial) reads: 64 MiB. It is
+// larger than framing.DefaultMaxMessage (the limit of a server's incoming
+// requests) because a client trusts its server more than a server trusts
+// its clients, and a response (a whole batch response) is often much larger
+// than its request. A longer message fails Recv with a
+// *framing.TooLargeError, which breaks the client: its calls fail with an
+// error wrapping ErrClosed.
 const DefaultMaxMessage = 64 << 20
 
 // CommandCloseTimeout is how long the Close of a channel from Command waits
@@ -29,7 +30,7 @@ const DefaultMaxMessage = 64 << 20
 const CommandCloseTimeout = 5 * time.Second
 
 // Stream returns a channel over the byte stream rwc, with framing f (nil
-// means stream.Line), as served by a stream.Server with the same framing.
+// means framing.Line), as served by a stream.Server with the same framing.
 //
 // Send writes one framed message and flushes it at once; concurrent Sends
 // are serialized. ctx is honoured while a Send waits for another to finish
@@ -47,9 +48,9 @@ const CommandCloseTimeout = 5 * time.Second
 // need not wait for this one.
 // Close closes rwc, which must unblock a pending Read of rwc for Close to
 // unblock a pending Recv; a net.Conn and the pipes of os.Pipe do.
-func Stream(rwc io.ReadWriteCloser, f stream.Framing) Channel {
+func Stream(rwc io.ReadWriteCloser, f framing.Framing) Channel {
 	if f == nil {
-		f = stream.Line
+		f = framing.Line
 	}
 	s := &streamChannel{
 		rwc:  rwc,
@@ -81,12 +82,12 @@ func (s *streamChannel) buffered() int { return s.r.Buffered() }
 
 type streamChannel struct {
 	rwc        io.ReadWriteCloser
-	r          stream.Reader // used by Recv only, one goroutine at a time
-	beforeRead func()        // see setBeforeRead; nil runs nothing
+	r          framing.Reader // used by Recv only, one goroutine at a time
+	beforeRead func()         // see setBeforeRead; nil runs nothing
 
-	lock chan struct{} // a mutex that a Send may give up waiting for
-	w    stream.Writer // guarded by lock
-	err  error         // guarded by lock: why the channel is broken
+	lock chan struct{}  // a mutex that a Send may give up waiting for
+	w    framing.Writer // guarded by lock
+	err  error          // guarded by lock: why the channel is broken
 
 	closeOnce sync.Once
 	closeErr  error
@@ -174,9 +175,9 @@ func (s *streamChannel) Close() error {
 
 // Dial connects to the stream server at addr on network, which is "tcp",
 // "tcp4", "tcp6" or "unix", and returns a channel over the connection with
-// framing f (nil means stream.Line), as Stream does. ctx bounds the
+// framing f (nil means framing.Line), as Stream does. ctx bounds the
 // connecting only; once Dial returns, it has no effect on the channel.
-func Dial(ctx context.Context, network, addr string, f stream.Framing) (Channel, error) {
+func Dial(ctx context.Context, network, addr string, f framing.Framing) (Channel, error) {
 	switch network {
 	case "tcp", "tcp4", "tcp6", "unix":
 	default:
@@ -192,7 +193,7 @@ func Dial(ctx context.Context, network, addr string, f stream.Framing) (Channel,
 
 // Command starts cmd and returns a channel over its standard input (the
 // requests) and standard output (the responses), with framing f (nil means
-// stream.Line), as Stream does: for a server such as stream.Server serving
+// framing.Line), as Stream does: for a server such as stream.Server serving
 // stream.Stdio(). cmd must not have been started, and its Stdin and Stdout
 // must be nil; its Stderr, environment and the like are the caller's.
 //
@@ -204,7 +205,7 @@ func Dial(ctx context.Context, network, addr string, f stream.Framing) (Channel,
 // then closes its standard output. It returns an error wrapping the
 // process's exit status when it was not a success (an *exec.ExitError), or
 // saying that it had to be killed.
-func Command(cmd *exec.Cmd, f stream.Framing) (Channel, error) {
+func Command(cmd *exec.Cmd, f framing.Framing) (Channel, error) {
 	if cmd.Stdin != nil || cmd.Stdout != nil {
 		return nil, errors.New("jsonrpc: Command: Stdin or Stdout already set")
 	}
@@ -233,7 +234,7 @@ func Command(cmd *exec.Cmd, f stream.Framing) (Channel, error) {
 		return nil, err
 	}
 	c := &commandChannel{
-		Channel: Stream(stream.ReadWriteCloser(outR, inW), f),
+		Channel: Stream(pipes{r: outR, w: inW}, f),
 		cmd:     cmd,
 		stdin:   inW,
 		stdout:  outR,
@@ -245,6 +246,15 @@ func Command(cmd *exec.Cmd, f stream.Framing) (Channel, error) {
 	}()
 	return c, nil
 }
+
+// pipes is the byte stream of a command: it reads the process's standard
+// output from r and writes its standard input to w. Its Close closes r and
+// then w.
+type pipes struct{ r, w *os.File }
+
+func (p pipes) Read(b []byte) (int, error)  { return p.r.Read(b) }
+func (p pipes) Write(b []byte) (int, error) { return p.w.Write(b) }
+func (p pipes) Close() error                { return errors.Join(p.r.Close(), p.w.Close()) }
 
 // commandChannel is a stream channel over a child process's standard input
 // and output. Its Close replaces the stream's.

@@ -16,6 +16,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 
 	"github.com/jsonrpc-go/jsonrpc/client"
+	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 )
 
@@ -41,24 +42,24 @@ func helperCommand(what string) *exec.Cmd {
 	return cmd
 }
 
-// A response larger than stream.DefaultMaxMessage reaches the client.
+// A response larger than framing.DefaultMaxMessage reaches the client.
 func TestStreamLargeResponse(t *testing.T) {
 	leaktest.Check(t)
 	cc, sc := net.Pipe()
-	big := strings.Repeat("x", stream.DefaultMaxMessage+1)
+	big := strings.Repeat("x", framing.DefaultMaxMessage+1)
 	served := make(chan error, 1)
 	go func() {
 		defer sc.Close()
-		r := stream.Header.NewReader(sc, 0)
+		r := framing.Header.NewReader(sc, 0)
 		if _, err := r.Read(); err != nil {
 			served <- err
 			return
 		}
-		w := stream.Header.NewWriter(sc)
+		w := framing.Header.NewWriter(sc)
 		w.Write([]byte(`{"jsonrpc":"2.0","result":"` + big + `","id":1}`))
 		served <- w.Flush()
 	}()
-	c := client.New(client.Stream(cc, stream.Header))
+	c := client.New(client.Stream(cc, framing.Header))
 	defer c.Close()
 	got, err := client.Call[string](context.Background(), c, "big", nil)
 	if err != nil || got != big {
@@ -225,7 +226,7 @@ func TestStreamClosesAtEOF(t *testing.T) {
 	}
 	served := make(chan error, 1)
 	go func() { served <- s.Serve(l) }()
-	ch, err := client.Dial(context.Background(), "tcp", l.Addr().String(), stream.Line)
+	ch, err := client.Dial(context.Background(), "tcp", l.Addr().String(), framing.Line)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
+	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 	"github.com/jsonrpc-go/jsonrpc/ws"
@@ -94,13 +95,13 @@ var transports = []transport{
 	}},
 	{name: "h2c", roundTrip: true, start: startH2C},
 	{name: "ws", start: startWS},
-	streamTransport("tcp-line", "tcp", stream.Line, stream.Concurrent),
-	streamTransport("tcp-line-inline", "tcp", stream.Line, stream.Sequential),
-	streamTransport("tcp-header", "tcp", stream.Header, stream.Concurrent),
-	streamTransport("tcp-header-inline", "tcp", stream.Header, stream.Sequential),
+	streamTransport("tcp-line", "tcp", framing.Line, stream.Concurrent),
+	streamTransport("tcp-line-inline", "tcp", framing.Line, stream.Sequential),
+	streamTransport("tcp-header", "tcp", framing.Header, stream.Concurrent),
+	streamTransport("tcp-header-inline", "tcp", framing.Header, stream.Sequential),
 	streamTransport("unix", "unix", nil, stream.Concurrent),
-	streamTransport("tcp-raw", "tcp", stream.Raw, stream.Concurrent),
-	streamTransport("tcp-raw-inline", "tcp", stream.Raw, stream.Sequential),
+	streamTransport("tcp-raw", "tcp", framing.Raw, stream.Concurrent),
+	streamTransport("tcp-raw-inline", "tcp", framing.Raw, stream.Sequential),
 	{name: "stdio", inOrder: true, remote: true, start: startCommand},
 }
 
@@ -174,7 +175,7 @@ func (l *trackingListener) closeConns() {
 
 // streamTransport serves srv with a stream.Server on a listener of network
 // (TCP on 127.0.0.1, or a Unix socket in a temporary directory).
-func streamTransport(name, network string, f stream.Framing, order stream.Ordering) transport {
+func streamTransport(name, network string, f framing.Framing, order stream.Ordering) transport {
 	return transport{name: name, inOrder: order == stream.Sequential, start: func(t *testing.T, srv *testServer) (client.Channel, func()) {
 		addr := "127.0.0.1:0"
 		if network == "unix" {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/framing"
 )
 
 // BenchmarkPipelined serves one TCP loopback connection: a client goroutine
@@ -19,14 +20,14 @@ import (
 func BenchmarkPipelined(b *testing.B) {
 	for _, bc := range []struct {
 		name  string
-		f     Framing
+		f     framing.Framing
 		order Ordering
 	}{
-		{"Line/Ordered", Line, Ordered},
-		{"Line/Sequential", Line, Sequential},
-		{"Line/Concurrent", Line, Concurrent},
-		{"Header/Ordered", Header, Ordered},
-		{"Raw/Ordered", Raw, Ordered},
+		{"Line/Ordered", framing.Line, Ordered},
+		{"Line/Sequential", framing.Line, Sequential},
+		{"Line/Concurrent", framing.Line, Concurrent},
+		{"Header/Ordered", framing.Header, Ordered},
+		{"Raw/Ordered", framing.Raw, Ordered},
 	} {
 		b.Run(bc.name, func(b *testing.B) { benchPipelined(b, bc.f, bc.order) })
 	}
@@ -34,7 +35,7 @@ func BenchmarkPipelined(b *testing.B) {
 
 const pipelineDepth = 64
 
-func benchPipelined(b *testing.B, f Framing, order Ordering) {
+func benchPipelined(b *testing.B, f framing.Framing, order Ordering) {
 	h := demo.NewServer()
 	s := &Server{Server: h, Framing: f, Order: order}
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/internal/budget"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/transport"
@@ -31,8 +32,8 @@ type conn struct {
 	rwc    io.ReadWriteCloser
 	rdl    readDeadliner  // nil when rwc has no working read deadline
 	wdl    writeDeadliner // nil when rwc has no working write deadline
-	rd     Reader
-	wr     Writer // guarded by wmu
+	rd     framing.Reader
+	wr     framing.Writer // guarded by wmu
 	wmu    sync.Mutex
 	peer   *peer.Conn
 	ctx    context.Context
@@ -67,6 +68,12 @@ type conn struct {
 	err       error       // why the connection was closed
 	done      chan struct{}
 }
+
+// A starter is a Reader that tells when the next message has begun (the
+// Readers of package framing do; see framing.Reader): the Server times a
+// message from its start (ReadTimeout) and the wait for one before it
+// (IdleTimeout).
+type starter interface{ Begun() bool }
 
 type readDeadliner interface{ SetReadDeadline(time.Time) error }
 type writeDeadliner interface{ SetWriteDeadline(time.Time) error }
@@ -167,8 +174,8 @@ func (c *conn) finish(err error) error {
 // decision to end a working connection (a timeout, input that breaks the
 // framing or its limit), after which the peer may still be sending.
 func serverEnds(err error) bool {
-	var tl *TooLargeError
-	return errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, ErrMalformed) || errors.As(err, &tl) || errors.Is(err, errBusy)
+	var tl *framing.TooLargeError
+	return errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, framing.ErrMalformed) || errors.As(err, &tl) || errors.Is(err, errBusy)
 }
 
 // Read returns the next message for the peer.Conn. A message over the size
@@ -185,7 +192,7 @@ func (c *conn) Read() ([]byte, error) {
 			return msg, nil
 		}
 		c.logReadError(err)
-		var tl *TooLargeError
+		var tl *framing.TooLargeError
 		if errors.As(err, &tl) {
 			resp := transport.AppendError(nil, jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").
 				WithData(fmt.Sprintf("message exceeds the limit of %d bytes", tl.Limit)), tl.ID)
@@ -210,13 +217,13 @@ func (c *conn) logReadError(err error) {
 	if c.log == nil {
 		return
 	}
-	var tl *TooLargeError
+	var tl *framing.TooLargeError
 	switch {
 	case errors.As(err, &tl):
 		c.log.Warn("message too large", "limit", tl.Limit, "recoverable", tl.Recoverable)
 	case errors.Is(err, errBusy):
 		c.log.Warn("message refused", "reason", "server busy: MaxBuffered spent", "max_buffered", c.buffered.Max())
-	case errors.Is(err, ErrMalformed):
+	case errors.Is(err, framing.ErrMalformed):
 		c.log.Warn("framing error", "error", err)
 	case errors.Is(err, os.ErrDeadlineExceeded) && c.begun() && !c.stopping.Load():
 		c.log.Warn("read timeout inside a message", "timeout", c.st.readTimeout)
@@ -289,7 +296,7 @@ func (c *conn) startRead() {
 // starter, any byte begins it.
 func (c *conn) begun() bool {
 	if c.starter != nil {
-		return c.starter.begun()
+		return c.starter.Begun()
 	}
 	return !c.newMsg
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/framing"
 )
 
 // chanListener is a net.Listener of net.Pipe connections: dial queues the
@@ -86,7 +87,7 @@ func TestMaxConns(t *testing.T) {
 		var cs []*client
 		var got []<-chan string
 		for i := range 5 {
-			c := newClient(t, l.dial(), Line)
+			c := newClient(t, l.dial(), framing.Line)
 			c.sendAsync(call("Test2", i, fmt.Sprintf("[%d]", i)))
 			cs = append(cs, c)
 			got = append(got, answers(c))
@@ -190,7 +191,7 @@ func TestMaxConnsNetwork(t *testing.T) {
 			var cs []*client
 			var got []<-chan string
 			for i := range 4 {
-				c := newClient(t, dial(), Line)
+				c := newClient(t, dial(), framing.Line)
 				c.send(call("Test2", i, fmt.Sprintf("[%d]", i)))
 				cs = append(cs, c)
 				got = append(got, answers(c))
@@ -268,7 +269,7 @@ func TestGoroutinesPerConnection(t *testing.T) {
 		before := runtime.NumGoroutine()
 		s := &Server{Server: h, Order: Concurrent, MaxInFlight: maxInFlight}
 		cc, done := pipeConn(t, s)
-		c := newClient(t, cc, Line)
+		c := newClient(t, cc, framing.Line)
 		msgs := make([]string, batches)
 		calls := make([]string, size)
 		for b := range msgs {

@@ -1,15 +1,16 @@
-// Package stream carries JSON-RPC over byte streams: TCP and Unix sockets,
-// pipes, standard input and output, or any io.ReadWriteCloser. It holds what
-// both ends of a stream need, the framings, and the Server that answers
-// requests on the connections of a listener.
+// Package stream serves JSON-RPC over byte streams: TCP and Unix sockets,
+// pipes, standard input and output, or any io.ReadWriteCloser. Its Server
+// answers requests on the connections of a listener (Serve) or on one
+// connection (ServeConn).
 //
-// A Framing splits a stream into messages: Line (one message per line, the
-// default), Header (LSP's Content-Length headers) or Raw (back-to-back JSON
-// values). A server reads requests and writes responses with it, and a
-// client (package client: Dial, Command, Stream) writes requests and reads
-// responses with the same values.
+// A framing of package framing splits a connection's input into messages
+// and frames the answers: framing.Line (one message per line, the
+// default), framing.Header (LSP's Content-Length headers) or framing.Raw
+// (back-to-back JSON values). A client (package client: Dial, Command,
+// Stream) writes requests and reads responses with the same values; it
+// does not import this package.
 //
-//	s := &stream.Server{Server: srv}           // Line framing, Ordered ordering
+//	s := &stream.Server{Server: srv}           // framing.Line, Ordered ordering
 //	go s.Serve(listener)                        // or s.ServeConn(ctx, stream.Stdio())
 //	...
 //	s.Shutdown(ctx)                             // answers every request read, then closes

@@ -13,7 +13,7 @@ import (
 func ExampleServer_ServeConn() {
 	srv := jsonrpc.NewServer()
 	srv.MustRegister("add", func(a, b int) int { return a + b })
-	s := &stream.Server{Server: srv} // Line framing: one message per line
+	s := &stream.Server{Server: srv} // framing.Line: one message per line
 
 	client, server := net.Pipe()
 	done := make(chan error, 1)
@@ -35,22 +35,4 @@ func ExampleServer_ServeConn() {
 	// {"jsonrpc":"2.0","result":3,"id":1}
 	// [{"jsonrpc":"2.0","result":11,"id":2},{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":3}]
 	// ServeConn: <nil>
-}
-
-func ExampleHeader() {
-	c1, c2 := net.Pipe()
-	go func() {
-		w := stream.Header.NewWriter(c1)
-		w.Write([]byte(`{"jsonrpc":"2.0","method":"initialized","params":{}}`))
-		w.Flush()
-		c1.Close()
-	}()
-	r := stream.Header.NewReader(c2, 0)
-	msg, err := r.Read()
-	fmt.Printf("%s %v\n", msg, err)
-	_, err = r.Read()
-	fmt.Println(err)
-	// Output:
-	// {"jsonrpc":"2.0","method":"initialized","params":{}} <nil>
-	// EOF
 }

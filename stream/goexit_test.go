@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/framing"
 )
 
 // goexitAnswer is the answer to a request whose method called
@@ -44,7 +45,7 @@ func TestGoexitInline(t *testing.T) {
 	leakCheck(t)
 	eachOrderAndTransport(t, func(t *testing.T, order Ordering, tr string) {
 		s := &Server{Server: goexitServer(), Order: order}
-		c := newClient(t, goexitConn(t, s, tr), Line)
+		c := newClient(t, goexitConn(t, s, tr), framing.Line)
 		sent := c.sendAsync(call("exit", 1, ""), call("add", 2, "[1,1]"),
 			`[`+call("add", 3, "[1,2]")+`,`+call("exit", 4, "")+`,{"jsonrpc":"2.0","method":"exit"}]`,
 			`{"jsonrpc":"2.0","method":"exit"}`, call("add", 5, "[2,3]"))
@@ -84,7 +85,7 @@ func TestGoexitBlocking(t *testing.T) {
 	leakCheck(t)
 	eachOrderAndTransport(t, func(t *testing.T, order Ordering, tr string) {
 		s := &Server{Server: goexitServer(), Order: order}
-		c := newClient(t, goexitConn(t, s, tr), Line)
+		c := newClient(t, goexitConn(t, s, tr), framing.Line)
 		c.send(call("exitLater", 1, ""))
 		if got := c.recv(); !strings.Contains(got, `"code":-32603`) || idOf(t, got) != "1" {
 			t.Fatalf("got %s, want an internal error for id 1", got)

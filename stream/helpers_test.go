@@ -9,8 +9,10 @@ import (
 	"net"
 	"path/filepath"
 	"testing"
+	"testing/iotest"
 	"time"
 
+	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 )
@@ -22,6 +24,23 @@ const wait = 5 * time.Second
 // running at its cleanup. Call it first, so that its cleanup runs after the
 // others. The tests of this package do not run in parallel.
 func leakCheck(t *testing.T) { t.Helper(); leaktest.Check(t) }
+
+// framings are the framings the tests serve.
+var framings = []struct {
+	name string
+	f    framing.Framing
+}{{"Line", framing.Line}, {"Header", framing.Header}, {"Raw", framing.Raw}}
+
+// shortReaders wrap a reader so that it returns little at a time.
+var shortReaders = []struct {
+	name string
+	wrap func(io.Reader) io.Reader
+}{
+	{"whole", func(r io.Reader) io.Reader { return r }},
+	{"OneByte", iotest.OneByteReader},
+	{"Half", iotest.HalfReader},
+	{"DataErr", iotest.DataErrReader},
+}
 
 // transports are the ways the tests connect to a Server.
 var transports = []string{"tcp", "unix", "pipe"}
@@ -85,11 +104,11 @@ func serverOn(t *testing.T, s *Server, transport string) func() net.Conn {
 type client struct {
 	t    *testing.T
 	conn net.Conn
-	r    Reader
-	w    Writer
+	r    framing.Reader
+	w    framing.Writer
 }
 
-func newClient(t *testing.T, conn net.Conn, f Framing) *client {
+func newClient(t *testing.T, conn net.Conn, f framing.Framing) *client {
 	return &client{t: t, conn: conn, r: f.NewReader(conn, 64<<20), w: f.NewWriter(conn)}
 }
 

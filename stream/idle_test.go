@@ -2,7 +2,6 @@ package stream
 
 import (
 	"bufio"
-	"bytes"
 	"io"
 	"net"
 	"strings"
@@ -76,37 +75,5 @@ func roundTrip(t *testing.T, c net.Conn, req string) {
 	}
 	if _, err := bufio.NewReaderSize(c, 64<<10).ReadBytes('\n'); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// TestReaderGrowsWhenBusy: a Reader's buffer begins at startSize and grows
-// to bufSize when a read fills it, for every framing.
-func TestReaderGrowsWhenBusy(t *testing.T) {
-	msg := `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`
-	for _, fr := range framings {
-		t.Run(fr.name, func(t *testing.T) {
-			var stream bytes.Buffer
-			w := fr.f.NewWriter(&stream)
-			for range 2000 {
-				if err := w.Write([]byte(msg)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			w.Flush()
-			r := fr.f.NewReader(&stream, DefaultMaxMessage)
-			in := readerBuf(r)
-			if len(in.buf) != startSize {
-				t.Fatalf("the buffer begins with %d bytes, want %d", len(in.buf), startSize)
-			}
-			for i := range 2000 {
-				got, err := r.Read()
-				if err != nil || strings.TrimSpace(string(got)) != msg {
-					t.Fatalf("message %d: %q, %v", i, got, err)
-				}
-			}
-			if len(in.buf) != bufSize {
-				t.Errorf("after 2000 messages read at once the buffer holds %d bytes, want %d", len(in.buf), bufSize)
-			}
-		})
 	}
 }

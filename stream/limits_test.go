@@ -16,6 +16,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 )
 
@@ -40,7 +41,7 @@ func TestTooLargeAnswered(t *testing.T) {
 		for _, fr := range framings {
 			t.Run(tr+"/"+fr.name, func(t *testing.T) {
 				dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: fr.f, MaxMessage: 64}, tr)
-				if fr.f == Raw {
+				if fr.f == framing.Raw {
 					for msg, id := range map[string]string{idFirst: `"first"`, idAfter: `null`} {
 						c := newClient(t, dial(), fr.f)
 						c.sendAsync(msg)
@@ -90,13 +91,13 @@ func TestTooLargeAnsweredAtOnce(t *testing.T) {
 				c := newClient(t, dial(), fr.f)
 				c.send(msg)
 				id := `7`
-				if fr.f == Raw {
+				if fr.f == framing.Raw {
 					id = `null` // Raw reads MaxMessage bytes of it, before the id
 				}
 				if got, want := c.recv(), tooLargeAnswer(id); got != want {
 					t.Fatalf("got  %s\nwant %s", got, want)
 				}
-				if fr.f != Raw {
+				if fr.f != framing.Raw {
 					c.send(call("Test2", 1, "[1]"))
 					if got, want := c.recv(), `{"jsonrpc":"2.0","result":1,"id":1}`; got != want {
 						t.Fatalf("got  %s\nwant %s", got, want)
@@ -115,9 +116,9 @@ func TestHeaderHugeLength(t *testing.T) {
 	body := []byte(`{"id":"big","params":"` + strings.Repeat("y", 8<<20))
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
-			dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: Header, MaxMessage: 64}, tr)
+			dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: framing.Header, MaxMessage: 64}, tr)
 			conn := dial()
-			c := newClient(t, conn, Header)
+			c := newClient(t, conn, framing.Header)
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
@@ -150,8 +151,8 @@ func TestHeaderHugeLength(t *testing.T) {
 
 func TestRawTooLargeCloses(t *testing.T) {
 	leakCheck(t)
-	dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: Raw, MaxMessage: 64}, "pipe")
-	c := newClient(t, dial(), Raw)
+	dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: framing.Raw, MaxMessage: 64}, "pipe")
+	c := newClient(t, dial(), framing.Raw)
 	c.sendAsync(`{"jsonrpc":"2.0","id":1,"method":"StringMe","params":["` + strings.Repeat("x", 1000) + `"]}`)
 	if got, want := c.recv(), tooLargeAnswer("1"); got != want {
 		t.Fatalf("got %s, want %s", got, want)
@@ -164,9 +165,9 @@ func TestMalformedHeaderCloses(t *testing.T) {
 	leakCheck(t)
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
-			dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: Header}, tr)
-			good := newClient(t, dial(), Header)
-			bad := newClient(t, dial(), Header)
+			dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: framing.Header}, tr)
+			good := newClient(t, dial(), framing.Header)
+			bad := newClient(t, dial(), framing.Header)
 			bad.conn.SetWriteDeadline(time.Now().Add(wait))
 			go bad.conn.Write([]byte("Content-Type: x\r\n\r\n{}"))
 			bad.expectEOF()
@@ -180,7 +181,7 @@ func TestMalformedHeaderCloses(t *testing.T) {
 
 func TestServeConnErrors(t *testing.T) {
 	leakCheck(t)
-	s := &Server{Server: demo.NewServer(), Framing: Header}
+	s := &Server{Server: demo.NewServer(), Framing: framing.Header}
 	cc, sc := net.Pipe()
 	defer cc.Close()
 	done := make(chan error, 1)
@@ -188,8 +189,8 @@ func TestServeConnErrors(t *testing.T) {
 	go cc.Write([]byte("nonsense\r\n\r\n"))
 	select {
 	case err := <-done:
-		if !errors.Is(err, ErrMalformed) {
-			t.Fatalf("ServeConn = %v, want ErrMalformed", err)
+		if !errors.Is(err, framing.ErrMalformed) {
+			t.Fatalf("ServeConn = %v, want framing.ErrMalformed", err)
 		}
 	case <-timeAfter(t):
 		t.Fatal("ServeConn did not return")
@@ -206,7 +207,7 @@ func TestMaxInFlight(t *testing.T) {
 		cc, sc := net.Pipe()
 		done := make(chan error, 1)
 		go func() { done <- s.ServeConn(context.Background(), sc) }()
-		c := newClient(t, cc, Line)
+		c := newClient(t, cc, framing.Line)
 		sent := c.sendAsync(call("wait", 1, "[1]"), call("wait", 2, "[2]"), call("wait", 3, "[3]"), call("add", 4, "[2,2]"))
 		answers := make(chan string, 10)
 		go func() {
@@ -270,7 +271,7 @@ func TestStalledClient(t *testing.T) {
 	go stalled.Write([]byte(call("Test2", 1, "[1]") + "\n"))
 
 	dial := serverOn(t, s, "tcp")
-	other := newClient(t, dial(), Line)
+	other := newClient(t, dial(), framing.Line)
 	other.send(call("Test2", 2, "[2]"))
 	if got := other.recv(); got != `{"jsonrpc":"2.0","result":2,"id":2}` {
 		t.Fatalf("the other connection: got %s", got)
@@ -290,7 +291,7 @@ func TestIdleTimeout(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
 			dial := serverOn(t, &Server{Server: demo.NewServer(), IdleTimeout: 20 * time.Millisecond}, tr)
-			c := newClient(t, dial(), Line)
+			c := newClient(t, dial(), framing.Line)
 			c.send(call("Test2", 1, "[1]"))
 			c.recv()
 			c.expectEOF()
@@ -305,7 +306,7 @@ func TestReadTimeout(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
 			dial := serverOn(t, &Server{Server: demo.NewServer(), ReadTimeout: 20 * time.Millisecond, IdleTimeout: time.Hour}, tr)
-			c := newClient(t, dial(), Line)
+			c := newClient(t, dial(), framing.Line)
 			c.conn.SetWriteDeadline(time.Now().Add(wait))
 			go c.conn.Write([]byte(`{"jsonrpc":"2.0",`))
 			c.expectEOF()
@@ -322,7 +323,7 @@ func TestMaxResponse(t *testing.T) {
 	h := jsonrpc.NewServer(jsonrpc.UseLimits(jsonrpc.Limits{MaxResponse: 200}))
 	h.MustRegister("echo", func(s string) string { return s })
 	dial := serverOn(t, &Server{Server: h}, "pipe")
-	c := newClient(t, dial(), Line)
+	c := newClient(t, dial(), framing.Line)
 	big := `"` + strings.Repeat("z", 300) + `"`
 	c.send(call("echo", 7, "["+big+"]"))
 	e := `{"jsonrpc":"2.0","error":{"code":-32005,"message":"Limit exceeded","data":"response exceeds the limit of 200 bytes"},"id":%d}`
@@ -350,7 +351,7 @@ func TestMaxResponseIsTheServers(t *testing.T) {
 	leakCheck(t)
 	h := blobServer(jsonrpc.UseLimits(jsonrpc.Limits{MaxResponse: 32 << 20}))
 	dial := serverOn(t, &Server{Server: h}, "pipe")
-	c := newClient(t, dial(), Line)
+	c := newClient(t, dial(), framing.Line)
 	c.send(call("blob", 1, "[20971520]"))
 	got := c.recv()
 	if want := `{"jsonrpc":"2.0","result":"` + strings.Repeat("b", 20<<20) + `","id":1}`; got != want {
@@ -419,14 +420,14 @@ func TestDisconnectMidBatch(t *testing.T) {
 	eachOrderAndTransport(t, func(t *testing.T, order Ordering, tr string) {
 		b := newBlockingServer(t)
 		dial := serverOn(t, &Server{Server: b.h, Order: order}, tr)
-		c := newClient(t, dial(), Line)
+		c := newClient(t, dial(), framing.Line)
 		c.send(`[` + call("wait", 1, "[1]") + `,` + call("add", 2, "[1,2]") + `,` + call("wait", 3, "[3]") + `]`)
 		<-b.started
 		<-b.started
 		c.conn.Close()
 		close(b.release)
 		// A batch cut off in the middle of its text.
-		c2 := newClient(t, dial(), Line)
+		c2 := newClient(t, dial(), framing.Line)
 		c2.conn.SetWriteDeadline(time.Now().Add(wait))
 		go func() {
 			c2.conn.Write([]byte(`[` + call("add", 1, "[1,2]") + `,{"jsonrpc":`))
@@ -443,7 +444,7 @@ func TestShutdownGraceful(t *testing.T) {
 		b := newBlockingServer(t)
 		s := &Server{Server: b.h, Order: order}
 		dial := serverOn(t, s, tr)
-		c := newClient(t, dial(), Line)
+		c := newClient(t, dial(), framing.Line)
 		n := 1
 		if order == Concurrent {
 			n = 3
@@ -483,7 +484,7 @@ func TestShutdownTimeout(t *testing.T) {
 	b := newBlockingServer(t)
 	s := &Server{Server: b.h, Order: Concurrent}
 	dial := serverOn(t, s, "tcp")
-	c := newClient(t, dial(), Line)
+	c := newClient(t, dial(), framing.Line)
 	c.send(call("wait", 1, "[1]"))
 	<-b.started
 	ctx, cancel := context.WithCancel(context.Background())
@@ -513,7 +514,7 @@ func TestServeConnContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.ServeConn(ctx, sc) }()
-	c := newClient(t, cc, Line)
+	c := newClient(t, cc, framing.Line)
 	c.send(call("wait", 1, "[1]"))
 	<-b.started
 	cancel()
@@ -535,7 +536,7 @@ func TestPanicStaysInCall(t *testing.T) {
 	h.MustRegister("one", func() int { return 1 })
 	for _, order := range []Ordering{Ordered, Sequential, Concurrent} {
 		dial := serverOn(t, &Server{Server: h, Order: order}, "pipe")
-		c := newClient(t, dial(), Line)
+		c := newClient(t, dial(), framing.Line)
 		sent := c.sendAsync(call("boom", 1, ""), call("boomLater", 2, ""), call("one", 3, ""))
 		got := c.recv() + c.recv() + c.recv()
 		if err := <-sent; err != nil {
@@ -563,7 +564,7 @@ func TestMaxBuffered(t *testing.T) {
 			// what they sent past 64 KiB) with a message they do not finish.
 			var stalled []*client
 			for range 2 {
-				c := newClient(t, dial(), Line)
+				c := newClient(t, dial(), framing.Line)
 				c.conn.SetWriteDeadline(time.Now().Add(wait))
 				if _, err := io.WriteString(c.conn, line(300 << 10)[:300<<10]); err != nil {
 					t.Fatal(err)
@@ -578,7 +579,7 @@ func TestMaxBuffered(t *testing.T) {
 				}
 				time.Sleep(time.Millisecond)
 			}
-			busy := newClient(t, dial(), Line)
+			busy := newClient(t, dial(), framing.Line)
 			errc := busy.sendAsync(line(200 << 10))
 			got := busy.recv()
 			if !strings.Contains(got, `"code":-32005`) || !strings.Contains(got, "server busy") {
@@ -587,7 +588,7 @@ func TestMaxBuffered(t *testing.T) {
 			busy.expectEOF()
 			<-errc
 			// Small messages are served meanwhile.
-			small := newClient(t, dial(), Line)
+			small := newClient(t, dial(), framing.Line)
 			small.send(call("echo", 7, `["y"]`))
 			if got := small.recv(); got != `{"jsonrpc":"2.0","result":"y","id":7}` {
 				t.Fatalf("small: %s", got)
@@ -598,7 +599,7 @@ func TestMaxBuffered(t *testing.T) {
 			}
 			deadline := time.Now().Add(wait)
 			for {
-				big := newClient(t, dial(), Line)
+				big := newClient(t, dial(), framing.Line)
 				errc := big.sendAsync(line(200 << 10))
 				got := big.recv()
 				<-errc

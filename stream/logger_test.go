@@ -9,6 +9,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 )
 
@@ -24,7 +25,7 @@ func logServer(t *testing.T, s *Server) (func() net.Conn, *testutil.Log) {
 func TestLoggerConnections(t *testing.T) {
 	leakCheck(t)
 	dial, log := logServer(t, &Server{Server: demo.NewServer()})
-	c := newClient(t, dial(), Line)
+	c := newClient(t, dial(), framing.Line)
 	remote := c.conn.LocalAddr().String()
 	c.send(call("Test2", 1, "[1]"))
 	c.recv()
@@ -41,7 +42,7 @@ func TestLoggerProtocolErrors(t *testing.T) {
 	leakCheck(t)
 	t.Run("too large", func(t *testing.T) {
 		dial, log := logServer(t, &Server{Server: demo.NewServer(), MaxMessage: 64})
-		c := newClient(t, dial(), Line)
+		c := newClient(t, dial(), framing.Line)
 		c.send(call("echo", 1, `["`+strings.Repeat("x", 100)+`"]`))
 		c.recv()
 		testutil.Want(t, log.Wait(t, "message too large"), "WARN", map[string]any{
@@ -49,8 +50,8 @@ func TestLoggerProtocolErrors(t *testing.T) {
 		})
 	})
 	t.Run("framing", func(t *testing.T) {
-		dial, log := logServer(t, &Server{Server: demo.NewServer(), Framing: Header, LingerTimeout: -1})
-		c := newClient(t, dial(), Header)
+		dial, log := logServer(t, &Server{Server: demo.NewServer(), Framing: framing.Header, LingerTimeout: -1})
+		c := newClient(t, dial(), framing.Header)
 		c.conn.SetWriteDeadline(time.Now().Add(wait))
 		go c.conn.Write([]byte("Content-Type: x\r\n\r\n{}"))
 		c.expectEOF()
@@ -61,7 +62,7 @@ func TestLoggerProtocolErrors(t *testing.T) {
 	})
 	t.Run("read timeout", func(t *testing.T) {
 		dial, log := logServer(t, &Server{Server: demo.NewServer(), ReadTimeout: 20 * time.Millisecond, IdleTimeout: time.Hour})
-		c := newClient(t, dial(), Line)
+		c := newClient(t, dial(), framing.Line)
 		c.conn.SetWriteDeadline(time.Now().Add(wait))
 		go c.conn.Write([]byte(`{"jsonrpc":"2.0",`))
 		c.expectEOF()
@@ -72,7 +73,7 @@ func TestLoggerProtocolErrors(t *testing.T) {
 	t.Run("idle timeout", func(t *testing.T) {
 		// Not a protocol error: the connection closes, at Debug.
 		dial, log := logServer(t, &Server{Server: demo.NewServer(), IdleTimeout: 20 * time.Millisecond, LingerTimeout: -1})
-		c := newClient(t, dial(), Line)
+		c := newClient(t, dial(), framing.Line)
 		c.expectEOF()
 		testutil.Want(t, log.Wait(t, "connection closed"), "DEBUG", map[string]any{"error": testutil.Contains("timeout")})
 		if recs := log.Find(t, "read timeout inside a message"); len(recs) != 0 {
@@ -85,10 +86,10 @@ func TestLoggerLimits(t *testing.T) {
 	leakCheck(t)
 	t.Run("MaxConns", func(t *testing.T) {
 		dial, log := logServer(t, &Server{Server: demo.NewServer(), MaxConns: 1})
-		first := newClient(t, dial(), Line)
+		first := newClient(t, dial(), framing.Line)
 		first.send(call("Test2", 1, "[1]"))
 		first.recv()
-		second := newClient(t, dial(), Line)
+		second := newClient(t, dial(), framing.Line)
 		testutil.Want(t, log.Wait(t, "connection limit reached; waiting"), "WARN", map[string]any{
 			"remote": second.conn.LocalAddr().String(), "max_conns": 1,
 		})
@@ -100,7 +101,7 @@ func TestLoggerLimits(t *testing.T) {
 		// 900 KiB count twice past 64 KiB: more than 256 KiB, long before
 		// the message ends.
 		dial, log := logServer(t, &Server{Server: demo.NewServer(), MaxBuffered: 256 << 10})
-		c := newClient(t, dial(), Line)
+		c := newClient(t, dial(), framing.Line)
 		errc := c.sendAsync(call("echo", 1, `["`+strings.Repeat("x", 900<<10)+`"]`))
 		if got := c.recv(); !strings.Contains(got, "server busy") {
 			t.Fatalf("answer %.100s, want the busy error", got)
@@ -118,7 +119,7 @@ func TestLoggerShutdown(t *testing.T) {
 	b := newBlockingServer(t)
 	s := &Server{Server: b.h, Order: Sequential, LingerTimeout: -1}
 	dial, log := logServer(t, s)
-	c := newClient(t, dial(), Line)
+	c := newClient(t, dial(), framing.Line)
 	c.send(call("wait", 1, "[1]"), call("add", 2, "[1,1]"))
 	b.awaitStarted(t, 1)
 	shut := make(chan error, 1)
@@ -141,7 +142,7 @@ func TestLoggerShutdownTimeout(t *testing.T) {
 	b := newBlockingServer(t)
 	s := &Server{Server: b.h}
 	dial, log := logServer(t, s)
-	c := newClient(t, dial(), Line)
+	c := newClient(t, dial(), framing.Line)
 	c.send(call("wait", 1, "[1]"))
 	b.awaitStarted(t, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
@@ -164,7 +165,7 @@ func TestLoggerPanicStack(t *testing.T) {
 	h := jsonrpc.NewServer(jsonrpc.UseLogger(logger))
 	h.MustRegister("crash", func() int { panic("secret at /etc/shadow") })
 	dial := serverOn(t, &Server{Server: h}, "tcp")
-	c := newClient(t, dial(), Line)
+	c := newClient(t, dial(), framing.Line)
 	c.send(call("crash", 1, ""))
 	got := c.recv()
 	if want := `{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":1}`; got != want {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/internal/budget"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 )
@@ -77,18 +78,19 @@ type Server struct {
 	// that every call is answered with "Method not found".
 	Server *jsonrpc.Server
 
-	// Framing splits the input into messages and frames the responses.
-	// nil means Line.
-	Framing Framing
+	// Framing splits the input into messages and frames the responses:
+	// framing.Line, framing.Header, framing.Raw, or one of the user's own.
+	// nil means framing.Line.
+	Framing framing.Framing
 
 	// MaxMessage is the size limit of one incoming message, in bytes;
-	// <= 0 means DefaultMaxMessage (4 MiB). A message over it is answered
-	// with jsonrpc.CodeLimitExceeded, data naming the limit, and the
-	// message's id when the bytes read of it hold one (TooLargeError.ID):
-	// Line and Header read such a message to its end without buffering it,
-	// answer it there and go on; Raw answers at once and closes the
-	// connection, since it cannot find the end. Nothing is ever allocated
-	// from a length the peer declares beyond it.
+	// <= 0 means framing.DefaultMaxMessage (4 MiB). A message over it is
+	// answered with jsonrpc.CodeLimitExceeded, data naming the limit, and
+	// the message's id when the bytes read of it hold one
+	// (framing.TooLargeError.ID): Line and Header read such a message to
+	// its end without buffering it, answer it there and go on; Raw answers
+	// at once and closes the connection, since it cannot find the end.
+	// Nothing is ever allocated from a length the peer declares beyond it.
 	MaxMessage int
 
 	// MaxBuffered bounds the memory that messages larger than 64 KiB hold
@@ -147,7 +149,7 @@ type Server struct {
 
 	// ReadTimeout bounds the time to read one message once it has begun
 	// (with a byte other than white space between messages; with a Framing
-	// not of this package, with any byte), so that a peer that stalls
+	// whose Reader has no Begun method, see framing.Reader, with any byte), so that a peer that stalls
 	// inside a message cannot hold the connection's buffers forever. 0 means
 	// DefaultReadTimeout (30 s); a negative value disables it.
 	ReadTimeout time.Duration
@@ -208,7 +210,7 @@ type Server struct {
 // settings are a Server's fields with the defaults applied.
 type settings struct {
 	handler      *jsonrpc.Server
-	framing      Framing
+	framing      framing.Framing
 	maxMessage   int
 	maxInFlight  int
 	order        Ordering
@@ -238,10 +240,10 @@ func (s *Server) settings() settings {
 		st.handler = jsonrpc.NewServer()
 	}
 	if st.framing == nil {
-		st.framing = Line
+		st.framing = framing.Line
 	}
 	if st.maxMessage <= 0 {
-		st.maxMessage = DefaultMaxMessage
+		st.maxMessage = framing.DefaultMaxMessage
 	}
 	if st.maxInFlight <= 0 {
 		st.maxInFlight = DefaultMaxInFlight
@@ -394,7 +396,8 @@ func isTemporary(err error) bool {
 // and every response was written; ErrServerClosed after Shutdown or Close;
 // ctx's error when ctx was cancelled; otherwise the error that ended the
 // connection (a read or write error, a timeout, an error wrapping
-// ErrMalformed, or a *TooLargeError the framing cannot recover from).
+// framing.ErrMalformed, or a *framing.TooLargeError the framing cannot
+// recover from).
 func (s *Server) ServeConn(ctx context.Context, c io.ReadWriteCloser) error {
 	if err := s.acquire(ctx, c); err != nil {
 		c.Close()

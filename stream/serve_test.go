@@ -13,6 +13,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 )
 
@@ -37,7 +38,7 @@ func TestSpecExamples(t *testing.T) {
 					c := newClient(t, dial(), fr.f)
 					for file, exs := range transcripts {
 						for _, ex := range exs {
-							if fr.f == Raw && !json.Valid([]byte(ex.Req)) {
+							if fr.f == framing.Raw && !json.Valid([]byte(ex.Req)) {
 								// Raw finds a message's end from its
 								// syntax; invalid JSON has no end.
 								continue
@@ -140,7 +141,7 @@ func TestConcurrentOutOfOrder(t *testing.T) {
 		t.Run(tr, func(t *testing.T) {
 			b := newBlockingServer(t)
 			dial := serverOn(t, &Server{Server: b.h, Order: Concurrent}, tr)
-			c := newClient(t, dial(), Line)
+			c := newClient(t, dial(), framing.Line)
 			c.send(call("wait", 1, "[1]"))
 			b.awaitStarted(t, 1)
 			c.send(call("add", 2, "[2,3]"))
@@ -161,7 +162,7 @@ func TestSequentialInOrder(t *testing.T) {
 		t.Run(tr, func(t *testing.T) {
 			b := newBlockingServer(t)
 			dial := serverOn(t, &Server{Server: b.h, Order: Sequential}, tr)
-			c := newClient(t, dial(), Line)
+			c := newClient(t, dial(), framing.Line)
 			sent := c.sendAsync(call("wait", 1, "[1]"), call("add", 2, "[2,3]"), `[`+call("wait", 3, "[3]")+`,`+call("add", 4, "[1,1]")+`]`)
 			b.awaitStarted(t, 1)
 			close(b.release)
@@ -190,7 +191,7 @@ func TestCancelOnClose(t *testing.T) {
 		b := newBlockingServer(t)
 		dial := serverOn(t, &Server{Server: b.h, Order: order}, tr)
 		conn := dial()
-		c := newClient(t, conn, Line)
+		c := newClient(t, conn, framing.Line)
 		c.send(call("wait", 1, "[1]"))
 		b.awaitStarted(t, 1)
 		conn.Close()
@@ -214,7 +215,7 @@ func TestSequentialReadAhead(t *testing.T) {
 		t.Run(tr, func(t *testing.T) {
 			b := newBlockingServer(t)
 			dial := serverOn(t, &Server{Server: b.h, MaxMessage: 256, Order: Sequential}, tr)
-			c := newClient(t, dial(), Line)
+			c := newClient(t, dial(), framing.Line)
 			c.send(call("wait", 1, "[1]"))
 			b.awaitStarted(t, 1)
 			// Sent asynchronously: over net.Pipe a write waits for the
@@ -255,7 +256,7 @@ func TestIdleTimeoutDuringCall(t *testing.T) {
 		b := newBlockingServer(t)
 		const idle = 30 * time.Millisecond
 		dial := serverOn(t, &Server{Server: b.h, Order: order, IdleTimeout: idle}, tr)
-		c := newClient(t, dial(), Line)
+		c := newClient(t, dial(), framing.Line)
 		c.send(call("wait", 1, "[1]"))
 		b.awaitStarted(t, 1)
 		time.Sleep(5 * idle)
@@ -283,7 +284,7 @@ func TestContextValue(t *testing.T) {
 				return nc.LocalAddr().Network()
 			})
 			dial := serverOn(t, &Server{Server: h}, tr)
-			c := newClient(t, dial(), Line)
+			c := newClient(t, dial(), framing.Line)
 			c.send(call("remote", 1, ""))
 			want := map[string]string{"tcp": "tcp", "unix": "unix", "pipe": "pipe"}[tr]
 			if got := c.recv(); got != `{"jsonrpc":"2.0","result":"`+want+`","id":1}` {
@@ -296,7 +297,7 @@ func TestContextValue(t *testing.T) {
 func TestNilHandler(t *testing.T) {
 	leakCheck(t)
 	dial := serverOn(t, &Server{}, "pipe")
-	c := newClient(t, dial(), Line)
+	c := newClient(t, dial(), framing.Line)
 	c.send(call("add", 1, "[1,2]"))
 	if got, want := c.recv(), `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":1}`; got != want {
 		t.Fatalf("got %s, want %s", got, want)

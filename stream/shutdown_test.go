@@ -14,6 +14,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/framing"
 )
 
 // shutdownAnswer is the error of a request that Shutdown left unstarted.
@@ -75,7 +76,7 @@ func shutdownRound(t *testing.T, tr string, order Ordering, maxInFlight, round i
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	c := newClient(t, conn, Line)
+	c := newClient(t, conn, framing.Line)
 	reqs := make([]string, n)
 	for i := range reqs {
 		reqs[i] = call("sleep", i, fmt.Sprintf("[%d]", i))
@@ -250,7 +251,7 @@ func TestLingerBounded(t *testing.T) {
 	leakCheck(t)
 	s := &Server{Server: demo.NewServer(), LingerTimeout: 50 * time.Millisecond}
 	dial := serverOn(t, s, "tcp")
-	c := newClient(t, dial(), Line)
+	c := newClient(t, dial(), framing.Line)
 	c.send(call("Test2", 1, "[1]"))
 	c.recv()
 	stop := make(chan struct{})

@@ -12,10 +12,11 @@ import (
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/framing"
 )
 
 // framed returns msg framed by f, as f's Writer frames it.
-func framed(f Framing, msg string) string {
+func framed(f framing.Framing, msg string) string {
 	var b bytes.Buffer
 	w := f.NewWriter(&b)
 	w.Write([]byte(msg))

@@ -11,7 +11,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/demo"
-	"github.com/jsonrpc-go/jsonrpc/stream"
+	"github.com/jsonrpc-go/jsonrpc/framing"
 )
 
 // header frames msg as LSP does.
@@ -47,7 +47,7 @@ func TestFramingTCP(t *testing.T) {
 	s := startServing(t, demo.NewServer(), "-framing", "header")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	ch, err := client.Dial(ctx, "tcp", s.tcpAddr, stream.Header)
+	ch, err := client.Dial(ctx, "tcp", s.tcpAddr, framing.Header)
 	if err != nil {
 		t.Fatal(err)
 	}

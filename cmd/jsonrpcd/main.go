@@ -29,7 +29,7 @@
 //
 // -framing header frames the messages of TCP and -stdio as the Language
 // Server Protocol does, each after a Content-Length header, so that an LSP
-// client (an editor's, or client.Command with stream.Header) can talk to
+// client (an editor's, or client.Command with framing.Header) can talk to
 // it; -framing raw takes JSON values back to back.
 //
 // Flags:
@@ -121,6 +121,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/httprpc"
 	"github.com/jsonrpc-go/jsonrpc/openrpc"
 	"github.com/jsonrpc-go/jsonrpc/stream"
@@ -221,7 +222,7 @@ func with(l *slog.Logger, key, value string) *slog.Logger {
 type config struct {
 	httpAddr, tcpAddr string
 	ws, stdio         bool
-	framing           stream.Framing
+	framing           framing.Framing
 	maxMessage        int
 	maxConns          int
 
@@ -243,8 +244,8 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.StringVar(&cfg.tcpAddr, "tcp", "127.0.0.1:9090", "TCP `address`, newline-delimited; empty disables")
 	fs.BoolVar(&cfg.ws, "ws", true, "serve WebSocket at /ws of the HTTP address")
 	fs.BoolVar(&cfg.stdio, "stdio", false, "serve standard input and output only")
-	framing := fs.String("framing", "line", "framing over TCP and -stdio: `line` (one message per line), header (Content-Length, as LSP) or raw (JSON values back to back)")
-	fs.IntVar(&cfg.maxMessage, "max-message", stream.DefaultMaxMessage, "largest request accepted, in `bytes`")
+	framingFlag := fs.String("framing", "line", "framing over TCP and -stdio: `line` (one message per line), header (Content-Length, as LSP) or raw (JSON values back to back)")
+	fs.IntVar(&cfg.maxMessage, "max-message", framing.DefaultMaxMessage, "largest request accepted, in `bytes`")
 	fs.IntVar(&cfg.maxConns, "max-conns", defaultMaxConns, "connections open at once on each listener; at the cap, new ones wait to be accepted")
 	fs.DurationVar(&cfg.readTimeout, "read-timeout", defaultReadTimeout, "time to read a request: over HTTP its headers and body, over TCP a message once begun; 0 disables")
 	fs.DurationVar(&cfg.writeTimeout, "write-timeout", defaultWriteTimeout, "time to write an answer; over HTTP from the end of the request's headers, with the read timeout added: it bounds the call too; 0 disables")
@@ -273,8 +274,8 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 		fmt.Fprintf(stderr, "jsonrpcd: -log-level must be debug, info, warn, error or off, not %q\n", *logLevel)
 		return cfg, 2, false
 	}
-	if cfg.framing, known = framings[*framing]; !known {
-		fmt.Fprintf(stderr, "jsonrpcd: -framing must be line, header or raw, not %q\n", *framing)
+	if cfg.framing, known = framings[*framingFlag]; !known {
+		fmt.Fprintf(stderr, "jsonrpcd: -framing must be line, header or raw, not %q\n", *framingFlag)
 		return cfg, 2, false
 	}
 	if cfg.maxConns <= 0 {
@@ -291,23 +292,23 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 // framings are the values of -framing, and what the TCP listener says of
 // each when it starts.
 var (
-	framings = map[string]stream.Framing{
-		"line":   stream.Line,
-		"header": stream.Header,
-		"raw":    stream.Raw,
+	framings = map[string]framing.Framing{
+		"line":   framing.Line,
+		"header": framing.Header,
+		"raw":    framing.Raw,
 	}
-	framingNames = map[stream.Framing]string{
-		stream.Line:   "newline-delimited",
-		stream.Header: "Content-Length framing",
-		stream.Raw:    "raw JSON values",
+	framingNames = map[framing.Framing]string{
+		framing.Line:   "newline-delimited",
+		framing.Header: "Content-Length framing",
+		framing.Raw:    "raw JSON values",
 	}
 )
 
 // serveStdio answers the messages of stdin on stdout until stdin ends.
-func serveStdio(ctx context.Context, srv *jsonrpc.Server, stdin io.Reader, stdout, stderr io.Writer, maxMessage int, framing stream.Framing, logger *slog.Logger) int {
+func serveStdio(ctx context.Context, srv *jsonrpc.Server, stdin io.Reader, stdout, stderr io.Writer, maxMessage int, f framing.Framing, logger *slog.Logger) int {
 	s := &stream.Server{
 		Server:      srv,
-		Framing:     framing,
+		Framing:     f,
 		MaxMessage:  maxMessage,
 		IdleTimeout: -1, // a console may wait as long as it likes
 		ReadTimeout: -1,

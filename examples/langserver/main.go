@@ -21,7 +21,7 @@
 //     InvalidRequest, and requests before initialize with
 //     ServerNotInitialized (-32002).
 //
-// It is built on package stream (stream.Header framing) and package peer
+// It is built on package stream (with framing.Header) and package peer
 // (peer.LSP cancellation and progress).
 package main
 
@@ -38,6 +38,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 )
@@ -60,7 +61,7 @@ func run(r io.Reader, w io.Writer, stderr io.Writer) int {
 	ls := newServer()
 	s := &stream.Server{
 		Server:      ls.srv,
-		Framing:     stream.Header,
+		Framing:     framing.Header,
 		Protocol:    peer.LSP,
 		IdleTimeout: -1, // an editor may stay idle as long as it likes
 		ReadTimeout: -1,

@@ -21,7 +21,7 @@
 // Any other method is answered "Method not found", also before
 // initialize. The server exits with status 0 when its input ends.
 //
-// It is built on package stream (stream.Line framing) and package peer
+// It is built on package stream (with framing.Line) and package peer
 // (peer.MCP cancellation and progress).
 package main
 
@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 )
@@ -53,7 +54,7 @@ func main() {
 func run(r io.Reader, w io.Writer, stderr io.Writer) int {
 	s := &stream.Server{
 		Server:      newServer(),
-		Framing:     stream.Line,
+		Framing:     framing.Line,
 		Protocol:    peer.MCP,
 		IdleTimeout: -1, // an agent may stay idle as long as it likes
 		ReadTimeout: -1,

@@ -15,10 +15,10 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
+	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/internal/tap"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 	"github.com/jsonrpc-go/jsonrpc/peer"
-	"github.com/jsonrpc-go/jsonrpc/stream"
 )
 
 // build builds the command into a temporary directory and returns the
@@ -34,7 +34,7 @@ func start(t *testing.T, bin string) (*client.Client, *tap.Tap) {
 	t.Helper()
 	cmd := exec.Command(bin)
 	cmd.Stderr = os.Stderr
-	ch, err := client.Command(cmd, stream.Line)
+	ch, err := client.Command(cmd, framing.Line)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package stream
+package framing
 
 import (
 	"bytes"
@@ -30,8 +30,8 @@ type headerReader struct {
 
 func (h *headerReader) Buffered() int { return h.in.buffered() }
 
-// begun: the blank lines allowed between messages do not begin one.
-func (h *headerReader) begun() bool { return h.inMsg || h.skip > 0 || !h.in.onlySpace() }
+// Begun: the blank lines allowed between messages do not begin one.
+func (h *headerReader) Begun() bool { return h.inMsg || h.skip > 0 || !h.in.onlySpace() }
 
 func (h *headerReader) Read() ([]byte, error) {
 	if h.err != nil {

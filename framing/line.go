@@ -1,4 +1,4 @@
-package stream
+package framing
 
 import (
 	"bytes"
@@ -28,7 +28,7 @@ type lineReader struct {
 
 func (l *lineReader) Buffered() int { return l.in.buffered() }
 
-func (l *lineReader) begun() bool { return l.pending || !l.in.onlySpace() }
+func (l *lineReader) Begun() bool { return l.pending || !l.in.onlySpace() }
 
 func (l *lineReader) Read() ([]byte, error) {
 	in := &l.in

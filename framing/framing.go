@@ -1,4 +1,4 @@
-package stream
+package framing
 
 import (
 	"encoding/json"
@@ -11,8 +11,10 @@ import (
 )
 
 // A Framing splits a byte stream into messages and writes messages to one.
-// The package provides Line (the default), Header and Raw; a Framing holds no
-// state of its own, so one value serves any number of connections.
+// The package provides Line, Header and Raw; a Framing holds no state of its
+// own, so one value serves any number of connections. Other packages may
+// implement it too: a stream.Server and a client's stream channel take any
+// Framing.
 type Framing interface {
 	// NewReader returns a Reader of the messages of r. Messages longer than
 	// max bytes (DefaultMaxMessage when max <= 0) are reported with a
@@ -23,6 +25,16 @@ type Framing interface {
 }
 
 // A Reader reads framed messages. A Reader is not safe for concurrent use.
+//
+// The Readers of this package also have a method
+//
+//	Begun() bool
+//
+// that reports whether the next message has begun: whether a byte of it,
+// other than the white space a framing allows between messages, has been
+// read. It is an optional interface, which the stream Server looks for to
+// run its IdleTimeout until a message begins and its ReadTimeout from
+// then; a Reader of another framing need not have it.
 type Reader interface {
 	// Read returns the next message. The slice is valid until the next call
 	// to Read. At the end of the input it returns io.EOF, and
@@ -70,7 +82,7 @@ const (
 // framing's rules (for Header: a header line without a colon, a missing or
 // invalid Content-Length, a header block over MaxHeaderBlock). The stream
 // cannot be resynchronized after it.
-var ErrMalformed = errors.New("stream: malformed framing")
+var ErrMalformed = errors.New("framing: malformed stream")
 
 // A TooLargeError reports an incoming message longer than the limit.
 type TooLargeError struct {
@@ -94,9 +106,9 @@ type TooLargeError struct {
 
 func (e *TooLargeError) Error() string {
 	if e.Length >= 0 {
-		return fmt.Sprintf("stream: message of %d bytes exceeds the limit of %d bytes", e.Length, e.Limit)
+		return fmt.Sprintf("framing: message of %d bytes exceeds the limit of %d bytes", e.Length, e.Limit)
 	}
-	return fmt.Sprintf("stream: message exceeds the limit of %d bytes", e.Limit)
+	return fmt.Sprintf("framing: message exceeds the limit of %d bytes", e.Limit)
 }
 
 // The framings.
@@ -195,15 +207,8 @@ func (b *inbuf) onlySpace() bool {
 	return b.space == b.w-b.r
 }
 
-// A starter is a Reader that tells when the next message has begun: when a
-// byte of it other than the white space allowed between messages has been
-// read. The Readers of this package are starters; the Server times a
-// message from its start (ReadTimeout) and the wait for one before it
-// (IdleTimeout).
-type starter interface{ begun() bool }
-
 // errFull reports that the unread input already holds limit bytes.
-var errFull = errors.New("stream: buffer full")
+var errFull = errors.New("framing: buffer full")
 
 // fill reads more input into the buffer, first making room by moving the
 // unread bytes to the front and then by growing the buffer so that it holds
@@ -234,7 +239,7 @@ func (b *inbuf) fill(limit int) error {
 	for range 100 {
 		n, err := b.src.Read(b.buf[b.w:])
 		if n < 0 || n > len(b.buf)-b.w {
-			b.err = errors.New("stream: reader returned an invalid count")
+			b.err = errors.New("framing: reader returned an invalid count")
 			return b.err
 		}
 		b.filled = n > 0 && n == len(b.buf)-b.w

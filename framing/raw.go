@@ -1,4 +1,4 @@
-package stream
+package framing
 
 import (
 	"io"
@@ -38,7 +38,7 @@ type rawReader struct {
 
 func (x *rawReader) Buffered() int { return x.in.buffered() }
 
-func (x *rawReader) begun() bool { return x.scanned > 0 || !x.in.onlySpace() }
+func (x *rawReader) Begun() bool { return x.scanned > 0 || !x.in.onlySpace() }
 
 func (x *rawReader) Read() ([]byte, error) {
 	if x.err != nil {

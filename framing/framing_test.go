@@ -1,4 +1,4 @@
-package stream
+package framing
 
 import (
 	"bytes"
@@ -9,7 +9,13 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
 )
+
+// leakCheck fails t when goroutines started during the test are still
+// running at its cleanup.
+func leakCheck(t *testing.T) { t.Helper(); leaktest.Check(t) }
 
 // item is one result of Reader.Read: a message, or an error.
 type item struct {
@@ -227,11 +233,11 @@ func TestRawReader(t *testing.T) {
 
 func TestTooLargeErrorText(t *testing.T) {
 	e := &TooLargeError{Limit: 5, Length: 10}
-	if got, want := e.Error(), "stream: message of 10 bytes exceeds the limit of 5 bytes"; got != want {
+	if got, want := e.Error(), "framing: message of 10 bytes exceeds the limit of 5 bytes"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 	e.Length = -1
-	if got, want := e.Error(), "stream: message exceeds the limit of 5 bytes"; got != want {
+	if got, want := e.Error(), "framing: message exceeds the limit of 5 bytes"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 }
@@ -438,4 +444,36 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	c.n += len(p)
 	c.most = max(c.most, len(p))
 	return len(p), nil
+}
+
+// TestReaderGrowsWhenBusy: a Reader's buffer begins at startSize and grows
+// to bufSize when a read fills it, for every framing.
+func TestReaderGrowsWhenBusy(t *testing.T) {
+	msg := `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`
+	for _, fr := range framings {
+		t.Run(fr.name, func(t *testing.T) {
+			var stream bytes.Buffer
+			w := fr.f.NewWriter(&stream)
+			for range 2000 {
+				if err := w.Write([]byte(msg)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w.Flush()
+			r := fr.f.NewReader(&stream, DefaultMaxMessage)
+			in := readerBuf(r)
+			if len(in.buf) != startSize {
+				t.Fatalf("the buffer begins with %d bytes, want %d", len(in.buf), startSize)
+			}
+			for i := range 2000 {
+				got, err := r.Read()
+				if err != nil || strings.TrimSpace(string(got)) != msg {
+					t.Fatalf("message %d: %q, %v", i, got, err)
+				}
+			}
+			if len(in.buf) != bufSize {
+				t.Errorf("after 2000 messages read at once the buffer holds %d bytes, want %d", len(in.buf), bufSize)
+			}
+		})
+	}
 }
