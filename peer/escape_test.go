@@ -12,6 +12,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
+	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
@@ -19,15 +20,15 @@ import (
 
 var framings = []struct {
 	name string
-	f    stream.Framing
-}{{"line", stream.Line}, {"header", stream.Header}, {"raw", stream.Raw}}
+	f    framing.Framing
+}{{"line", framing.Line}, {"header", framing.Header}, {"raw", framing.Raw}}
 
 // framed is a peer written by hand over any framing: it sends messages and
 // reads them one at a time.
 type framed struct {
 	t  *testing.T
-	wr stream.Writer
-	rd stream.Reader
+	wr framing.Writer
+	rd framing.Reader
 }
 
 func newFramed(t *testing.T, s *stream.Server) *framed {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
+	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 )
@@ -31,7 +32,7 @@ func ExampleFromContext() {
 	// The client answers the server's "whoami" on the same connection.
 	mine := jsonrpc.NewServer()
 	mine.MustRegister("whoami", func() string { return "ada" })
-	c := client.New(client.Stream(cc, stream.Line), client.Serve(mine))
+	c := client.New(client.Stream(cc, framing.Line), client.Serve(mine))
 	defer c.Close()
 
 	greeting, err := client.Call[string](context.Background(), c, "greet", nil)
@@ -66,7 +67,7 @@ func ExampleTopic() {
 	}) {
 		got <- p.Result.Number
 	})
-	c := client.New(client.Stream(cc, stream.Line), client.Serve(mine))
+	c := client.New(client.Stream(cc, framing.Line), client.Serve(mine))
 	defer c.Close()
 
 	if _, err := client.Call[string](context.Background(), c, "eth_subscribe", []any{"newHeads"}); err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
+	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
 	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
 	"github.com/jsonrpc-go/jsonrpc/peer"
@@ -64,7 +65,7 @@ type raw struct {
 	pause  sync.Cond
 	paused bool
 	t      *testing.T
-	wr     stream.Writer
+	wr     framing.Writer
 	mu     sync.Mutex
 	got    chan string
 }
@@ -85,8 +86,8 @@ func newRaw(t *testing.T, s *stream.Server) *raw {
 		}
 	})
 	conn := cc
-	r := &raw{t: t, wr: stream.Line.NewWriter(conn), got: make(chan string, 64), spy: spy}
-	rd := stream.Line.NewReader(conn, 1<<20)
+	r := &raw{t: t, wr: framing.Line.NewWriter(conn), got: make(chan string, 64), spy: spy}
+	rd := framing.Line.NewReader(conn, 1<<20)
 	r.pause.L = &r.pmu
 	go func() {
 		defer close(r.got)
@@ -205,18 +206,18 @@ func (r *raw) expectNone(d time.Duration) {
 // method to its caller, over each framing (package peertest).
 func TestCallbackFromRequest(t *testing.T) {
 	leaktest.Check(t)
-	for _, fr := range []stream.Framing{stream.Line, stream.Header, stream.Raw} {
+	for _, fr := range []framing.Framing{framing.Line, framing.Header, framing.Raw} {
 		t.Run(fmt.Sprintf("%T", fr), func(t *testing.T) { peertest.CallbackFromRequest(t, dialer(fr)) })
 	}
 }
 
 func TestCallbackFromNotification(t *testing.T) {
 	leaktest.Check(t)
-	peertest.CallbackFromNotification(t, dialer(stream.Line))
+	peertest.CallbackFromNotification(t, dialer(framing.Line))
 }
 
 // dialer serves over a pipe with framing fr.
-func dialer(fr stream.Framing) peertest.Dial {
+func dialer(fr framing.Framing) peertest.Dial {
 	return func(t *testing.T, order peer.Ordering, srv *jsonrpc.Server, opts ...client.Option) *client.Client {
 		return dial(t, &stream.Server{Server: srv, Order: order, Framing: fr}, opts...)
 	}
@@ -444,7 +445,7 @@ func TestCancelDoesNotDelayCaller(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		cc, sc := net.Pipe()
 		c := client.New(client.Stream(cc, nil), client.UseProtocol(peer.LSP))
-		rd := stream.Line.NewReader(sc, 1<<20)
+		rd := framing.Line.NewReader(sc, 1<<20)
 		read := make(chan string, 4)
 		proceed := make(chan struct{})
 		go func() {
