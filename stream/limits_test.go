@@ -353,7 +353,7 @@ func TestMaxResponseIsTheServers(t *testing.T) {
 	dial := serverOn(t, &Server{Server: h}, "pipe")
 	c := newClient(t, dial(), framing.Line)
 	c.send(call("blob", 1, "[20971520]"))
-	got := c.recv()
+	got := c.recvWithin(5 * time.Minute)
 	if want := `{"jsonrpc":"2.0","result":"` + strings.Repeat("b", 20<<20) + `","id":1}`; got != want {
 		t.Fatalf("got %.120s... (%d bytes), want the 20 MiB result (%d bytes)", got, len(got), len(want))
 	}
