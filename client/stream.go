@@ -234,11 +234,11 @@ func Command(cmd *exec.Cmd, f framing.Framing) (Channel, error) {
 		return nil, err
 	}
 	c := &commandChannel{
-		Channel: Stream(pipes{r: outR, w: inW}, f),
-		cmd:     cmd,
-		stdin:   inW,
-		stdout:  outR,
-		exited:  make(chan struct{}),
+		streamChannel: Stream(pipes{r: outR, w: inW}, f).(*streamChannel),
+		cmd:           cmd,
+		stdin:         inW,
+		stdout:        outR,
+		exited:        make(chan struct{}),
 	}
 	go func() {
 		c.waitErr = cmd.Wait()
@@ -259,7 +259,7 @@ func (p pipes) Close() error                { return errors.Join(p.r.Close(), p.
 // commandChannel is a stream channel over a child process's standard input
 // and output. Its Close replaces the stream's.
 type commandChannel struct {
-	Channel
+	*streamChannel
 	cmd    *exec.Cmd
 	stdin  *os.File
 	stdout *os.File
@@ -270,14 +270,6 @@ type commandChannel struct {
 	closeOnce sync.Once
 	closeErr  error
 }
-
-func (c *commandChannel) writeBuffered(ctx context.Context, msg []byte) error {
-	return c.Channel.(*streamChannel).writeBuffered(ctx, msg)
-}
-
-func (c *commandChannel) flush() error           { return c.Channel.(*streamChannel).flush() }
-func (c *commandChannel) setBeforeRead(f func()) { c.Channel.(*streamChannel).setBeforeRead(f) }
-func (c *commandChannel) buffered() int          { return c.Channel.(*streamChannel).buffered() }
 
 func (c *commandChannel) Close() error {
 	c.closeOnce.Do(func() {

@@ -213,10 +213,7 @@ func (c *Conn) sendCancels(ids []uint64) {
 
 // send writes msg and flushes it.
 func (c *Conn) send(ctx context.Context, msg []byte) error {
-	c.pmu.Lock()
-	err := c.err
-	c.pmu.Unlock()
-	if err != nil {
+	if err := c.closedErr(); err != nil {
 		return err
 	}
 	if err := c.t.Write(ctx, msg); err != nil {
@@ -230,10 +227,7 @@ func (c *Conn) wait(ctx context.Context, id uint64, ch <-chan response) (respons
 	select {
 	case r, ok := <-ch:
 		if !ok {
-			c.pmu.Lock()
-			err := c.err
-			c.pmu.Unlock()
-			return r, err
+			return r, c.closedErr()
 		}
 		return r, nil
 	case <-ctx.Done():
@@ -281,7 +275,6 @@ func (c *Conn) deliverOne(r *wire.Request) {
 	} else {
 		resp.Result = append(json.RawMessage(nil), r.Result...)
 	}
-	resp.ID = append(json.RawMessage(nil), r.ID...)
 	ch <- resp
 }
 

@@ -158,7 +158,7 @@ type Conn struct {
 	gate atomic.Bool // the read loop may dispatch without taking mu: state.open()
 
 	mu       sync.Mutex
-	changed  chan struct{} // closed when state changes (room in the queue, drained), if a waiter made it
+	changed  signal // state changed: room in the queue, drained
 	st       state
 	trackers map[string]*tracked // calls in flight and queued, by id, for cancellation; guarded by mu
 
@@ -185,9 +185,9 @@ type Conn struct {
 // Conn, for a goroutine of its own to write (writeOut).
 type outbox struct {
 	mu      sync.Mutex
-	changed chan struct{} // closed when writing ends or buf shrinks, if a waiter made it
-	buf     []byte        // the messages, back to back
-	ends    []int         // where each ends in buf
+	changed signal // writing ended, or the writer took buf
+	buf     []byte // the messages, back to back
+	ends    []int  // where each ends in buf
 	spare   []byte
 	spends  []int
 	writing bool // writeOut runs
@@ -402,10 +402,7 @@ func (c *Conn) put(resp []byte) {
 			o.writing = true
 			go c.writeOut()
 		}
-		ch := o.waitChan()
-		o.mu.Unlock()
-		<-ch
-		o.mu.Lock()
+		o.changed.wait(&o.mu)
 	}
 	o.buf = append(o.buf, resp...)
 	o.ends = append(o.ends, len(o.buf))
@@ -449,14 +446,14 @@ func (c *Conn) writeOut() {
 		o.mu.Lock()
 		if len(o.ends) == 0 {
 			o.writing = false
-			o.wake()
+			o.changed.wake()
 			o.mu.Unlock()
 			return
 		}
 		buf, ends := o.buf, o.ends
 		o.buf, o.ends = o.spare[:0], o.spends[:0]
 		o.pushes = 0 // handed to the writer
-		o.wake()
+		o.changed.wake()
 		o.mu.Unlock()
 		start := 0
 		for _, end := range ends {
@@ -470,31 +467,28 @@ func (c *Conn) writeOut() {
 	}
 }
 
-// waitChan returns the channel that the next change of the state closes;
-// c.mu is held. Waiting is by channel, made only when someone waits, so
-// that changes nobody waits for cost nothing.
-func (c *Conn) waitChan() <-chan struct{} {
-	if c.changed == nil {
-		c.changed = make(chan struct{})
+// A signal is how goroutines wait for a change of what a mutex guards,
+// by channel: wait, with the mutex held, releases it until the next wake
+// and takes it again. The channel is made only when someone waits, so
+// that changes nobody waits for cost nothing. The mutex guards the signal.
+type signal struct{ ch chan struct{} }
+
+// wait waits for the next wake; mu is held, and held again on return.
+func (s *signal) wait(mu *sync.Mutex) {
+	if s.ch == nil {
+		s.ch = make(chan struct{})
 	}
-	return c.changed
+	ch := s.ch
+	mu.Unlock()
+	<-ch
+	mu.Lock()
 }
 
-// waitChan returns the channel that the next change of the outbox (its
-// writer ends, or takes what it holds) closes; o.mu is held.
-func (o *outbox) waitChan() <-chan struct{} {
-	if o.changed == nil {
-		o.changed = make(chan struct{})
-	}
-	return o.changed
-}
-
-// wake closes the channel of those who wait for a change of the outbox;
-// o.mu is held.
-func (o *outbox) wake() {
-	if o.changed != nil {
-		close(o.changed)
-		o.changed = nil
+// wake wakes those who wait; the mutex is held.
+func (s *signal) wake() {
+	if s.ch != nil {
+		close(s.ch)
+		s.ch = nil
 	}
 }
 
@@ -694,10 +688,7 @@ func (c *Conn) slow(msg []byte) {
 		c.push()
 		c.mu.Lock()
 		if !st.stopping && !c.open(st) && !c.room(st, msg) && st.outgoing == 0 {
-			ch := c.waitChan()
-			c.mu.Unlock()
-			<-ch
-			c.mu.Lock()
+			c.changed.wait(&c.mu)
 		}
 	}
 }
@@ -780,10 +771,7 @@ func (c *Conn) update(f func(*state)) {
 		st.pumping = true
 	}
 	idle := wasBusy && st.running == 0 && len(st.queue) == 0 && st.outgoing == 0
-	if c.changed != nil {
-		close(c.changed)
-		c.changed = nil
-	}
+	c.changed.wake()
 	c.mu.Unlock()
 	if pump {
 		go c.pump()
@@ -887,19 +875,13 @@ func (c *Conn) refusesNow(st *state) bool {
 func (c *Conn) Wait() {
 	c.mu.Lock()
 	for c.st.running > 0 || len(c.st.queue) > 0 || c.st.pumping {
-		ch := c.waitChan()
-		c.mu.Unlock()
-		<-ch
-		c.mu.Lock()
+		c.changed.wait(&c.mu)
 	}
 	c.mu.Unlock()
 	c.push()
 	c.out.mu.Lock()
 	for c.out.writing {
-		ch := c.out.waitChan()
-		c.out.mu.Unlock()
-		<-ch
-		c.out.mu.Lock()
+		c.out.changed.wait(&c.out.mu)
 	}
 	c.out.mu.Unlock()
 	c.flush()

@@ -50,9 +50,7 @@ func (c *Conn) putPushLocked(msg []byte) error {
 	o := &c.out
 	select {
 	case <-c.done:
-		c.pmu.Lock()
-		defer c.pmu.Unlock()
-		return c.err
+		return c.closedErr()
 	default:
 	}
 	if o.pushes >= c.maxPush {
