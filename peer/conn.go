@@ -398,14 +398,10 @@ func (c *Conn) put(resp []byte) {
 	o := &c.out
 	o.mu.Lock()
 	for len(o.buf) > 0 && len(o.buf)+len(resp) > c.maxQ {
-		if !o.writing {
-			o.writing = true
-			go c.writeOut()
-		}
+		c.startWriterLocked()
 		o.changed.wait(&o.mu)
 	}
-	o.buf = append(o.buf, resp...)
-	o.ends = append(o.ends, len(o.buf))
+	o.add(resp)
 	o.mu.Unlock()
 }
 
@@ -418,15 +414,25 @@ func (c *Conn) push() error {
 	}
 	o := &c.out
 	o.mu.Lock()
-	start := len(o.ends) > 0 && !o.writing
-	if start {
-		o.writing = true
+	if len(o.ends) > 0 {
+		c.startWriterLocked()
 	}
 	o.mu.Unlock()
-	if start {
+	return nil
+}
+
+// add appends msg to the outbox; o.mu is held.
+func (o *outbox) add(msg []byte) {
+	o.buf = append(o.buf, msg...)
+	o.ends = append(o.ends, len(o.buf))
+}
+
+// startWriterLocked starts writeOut unless it runs; c.out.mu is held.
+func (c *Conn) startWriterLocked() {
+	if !c.out.writing {
+		c.out.writing = true
 		go c.writeOut()
 	}
-	return nil
 }
 
 // SendQueued sends what the read loop has answered so far: a one-way Conn

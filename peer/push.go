@@ -57,12 +57,8 @@ func (c *Conn) putPushLocked(msg []byte) error {
 		return ErrPushFull
 	}
 	o.pushes++
-	o.buf = append(o.buf, msg...)
-	o.ends = append(o.ends, len(o.buf))
-	if !o.writing {
-		o.writing = true
-		go c.writeOut()
-	}
+	o.add(msg)
+	c.startWriterLocked()
 	return nil
 }
 
