@@ -242,6 +242,11 @@ func (t channelTransport) Buffered() int {
 	return 0
 }
 
+// Exchanges reports that the Conn may call Write from several goroutines
+// at once, as a Channel's Send may be: every channel but the byte-stream
+// ones of this package, which the Conn's writer writes and flushes.
+func (t channelTransport) Exchanges() bool { return t.buf == nil }
+
 func (t channelTransport) Flush() error {
 	if t.buf != nil {
 		return t.buf.flush()

@@ -161,19 +161,23 @@ func (c *Conn) register(ctx context.Context, n int) (uint64, []chan response, er
 	}
 	c.twoWay.Store(true)
 	chs := make([]chan response, n)
-	c.pmu.Lock()
-	if c.err != nil {
-		c.pmu.Unlock()
-		return 0, nil, c.err
-	}
-	first := c.nextID.Add(uint64(n)) - uint64(n) + 1
 	for i := range chs {
 		chs[i] = make(chan response, 1)
-		c.pending[first+uint64(i)] = chs[i]
 	}
-	c.pmu.Unlock()
-	if n > 0 {
-		c.update(func(st *state) { st.outgoing += n })
+	var first uint64
+	var err error
+	c.update(func(st *state) {
+		if err = c.err; err != nil {
+			return
+		}
+		first = c.nextID.Add(uint64(n)) - uint64(n) + 1
+		for i := range chs {
+			c.pending[first+uint64(i)] = chs[i]
+		}
+		st.outgoing += n
+	})
+	if err != nil {
+		return 0, nil, err
 	}
 	return first, chs, nil
 }
@@ -185,16 +189,16 @@ func (c *Conn) forget(first uint64, n int, cancel bool) {
 		return
 	}
 	var gone []uint64
-	c.pmu.Lock()
-	for i := range n {
-		id := first + uint64(i)
-		if _, ok := c.pending[id]; ok {
-			delete(c.pending, id)
-			gone = append(gone, id)
+	c.update(func(st *state) {
+		for i := range n {
+			id := first + uint64(i)
+			if _, ok := c.pending[id]; ok {
+				delete(c.pending, id)
+				gone = append(gone, id)
+			}
 		}
-	}
-	c.pmu.Unlock()
-	c.update(func(st *state) { st.outgoing -= n })
+		st.outgoing -= n
+	})
 	if cancel && c.proto.CancelMethod != "" && len(gone) > 0 {
 		go c.sendCancels(gone)
 	}
@@ -211,15 +215,16 @@ func (c *Conn) sendCancels(ids []uint64) {
 	}
 }
 
-// send writes msg and flushes it.
+// send sends msg, a call or notification of the Conn's own: it writes it
+// and flushes, or queues it behind the writer (see writeNow).
 func (c *Conn) send(ctx context.Context, msg []byte) error {
 	if err := c.closedErr(); err != nil {
 		return err
 	}
-	if err := c.t.Write(ctx, msg); err != nil {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return c.t.Flush()
+	return c.writeNow(ctx, msg)
 }
 
 // wait waits for the answer on ch.
@@ -259,10 +264,10 @@ func (c *Conn) deliverOne(r *wire.Request) {
 	if !ok || r.Method != nil || r.Result == nil && r.Error == nil {
 		return
 	}
-	c.pmu.Lock()
+	c.mu.Lock()
 	ch, ok := c.pending[id]
 	delete(c.pending, id)
-	c.pmu.Unlock()
+	c.mu.Unlock()
 	if !ok {
 		return
 	}

@@ -22,11 +22,11 @@ type Transport interface {
 	// Read returns the next message, valid until the next call of Read.
 	// Only the Conn's read loop (Run) calls it.
 	Read() ([]byte, error)
-	// Write sends msg, or appends it to a buffer that Flush sends. It may
-	// be called by several goroutines at once, and by the read loop while
-	// another goroutine flushes: the transport serializes them. ctx is
-	// the context of the call that sends the message, or of the
-	// connection.
+	// Write sends msg, or appends it to a buffer that Flush sends. ctx
+	// is the context of the call that sends the message, or of the
+	// connection. The Conn calls Write and Flush from one goroutine at a
+	// time (its writer), never two at once, unless the transport has
+	// exchanges (below).
 	Write(ctx context.Context, msg []byte) error
 	// Flush sends what Write has buffered.
 	Flush() error
@@ -38,7 +38,14 @@ type Transport interface {
 // has every answer before the Conn waits for its next message; a transport
 // with a method Buffered() int, the bytes of input it holds, is flushed
 // only when that is 0, so that a burst of messages is answered with few
-// writes. Such a transport must flush itself before it blocks reading.
+// writes. Such a transport must flush itself before it blocks reading
+// (SendQueued).
+//
+// A transport with a method Exchanges() bool that returns true sends each
+// message in an exchange of its own, as an HTTP client does with a
+// request: its Write may take as long as the exchange, and the Conn calls
+// it from every goroutine that sends at once, so that no message waits
+// for another's exchange.
 
 // Default limits of a Conn.
 const (
@@ -157,41 +164,41 @@ type Conn struct {
 
 	gate atomic.Bool // the read loop may dispatch without taking mu: state.open()
 
+	// mu guards the state of the Conn that changes: the peer's messages
+	// (st, trackers), the calls of its own (pending, progress), the
+	// outbox and the writer (out, see writer.go), subscriptions, and the
+	// end (err). It is the Conn's one mutex.
 	mu       sync.Mutex
-	changed  signal // state changed: room in the queue, drained
+	changed  signal // st or out changed: room in the queue, drained, the writer let go
 	st       state
-	trackers map[string]*tracked // calls in flight and queued, by id, for cancellation; guarded by mu
-
-	// Outgoing calls.
-	nextID   atomic.Uint64
-	pmu      sync.Mutex
+	trackers map[string]*tracked // calls in flight and queued, by id, for cancellation
 	pending  map[uint64]chan<- response
 	progress map[string]func(json.RawMessage)
-	err      error // set once the read loop has ended: calls fail with it
+	out      outbox
+	subs     map[*Subscription]struct{} // ended with the read loop
+	err      error                      // set once the read loop has ended: calls fail with it
+
+	// queued says that messages wait in the outbox, for a holder of the
+	// writer that does not take mu to look (the read loop).
+	queued atomic.Bool
+	// readerWrites says that the read loop holds the writer; the read
+	// loop's own.
+	readerWrites bool
+	// exchanges is set when the transport sends each message in an
+	// exchange of its own (Exchanges): senders write at once.
+	exchanges bool
+
+	// Outgoing calls.
+	nextID atomic.Uint64
 	// twoWay is set once the Conn has called its peer, or from the start
 	// for a Caller or a Protocol with notifications of its own: from then
 	// on the read loop and the pump never write to the transport
 	// themselves, which could block them while the peer, blocked writing
 	// to us, does not read; their writes go through out.
 	twoWay  atomic.Bool
-	out     outbox
-	maxPush int                        // Options.MaxPush
-	subs    map[*Subscription]struct{} // guarded by pmu; ended with the read loop
-	held    atomic.Int32               // subscriptions waiting for the answer of their call (activate)
-	done    chan struct{}              // closed when the read loop has ended
-}
-
-// outbox holds the answers of the read loop and the pump of a two-way
-// Conn, for a goroutine of its own to write (writeOut).
-type outbox struct {
-	mu      sync.Mutex
-	changed signal // writing ended, or the writer took buf
-	buf     []byte // the messages, back to back
-	ends    []int  // where each ends in buf
-	spare   []byte
-	spends  []int
-	writing bool // writeOut runs
-	pushes  int  // notifications of Push and Publish in buf (MaxPush)
+	maxPush int           // Options.MaxPush
+	held    atomic.Int32  // subscriptions waiting for the answer of their call (activate)
+	done    chan struct{} // closed when the read loop has ended
 }
 
 // state is the Conn's bookkeeping of the peer's messages. It changes only
@@ -219,8 +226,15 @@ type incoming struct {
 	cancelled atomic.Bool
 	reply     func([]byte)
 
+	// async is set when the message runs on a goroutine of its own
+	// (Begin): its answer may come from there. Set by the dispatcher.
+	async bool
+	// queuedMsg is set for a message the pump dispatches (enqueue,
+	// Answer): its answer comes on the pump. Set before it is queued.
+	queuedMsg bool
+
 	// subs are the subscriptions the call made, whose notifications wait
-	// for its answer (Topic.Subscribe, activate); guarded by c.out.mu.
+	// for its answer (Topic.Subscribe, activate); guarded by c.mu.
 	subs []*Subscription
 }
 
@@ -275,6 +289,9 @@ func New(ctx context.Context, t Transport, opts Options) *Conn {
 	ctx = context.WithValue(ctx, connKey{}, c)
 	ctx = transport.WithTracker(ctx, (*tracker)(c))
 	c.ctx = context.WithValue(ctx, inlineKey{}, c)
+	if x, ok := t.(interface{ Exchanges() bool }); ok && x.Exchanges() {
+		c.exchanges = true
+	}
 	c.cur = c.newIncoming()
 	c.gate.Store(true)
 	return c
@@ -309,7 +326,8 @@ func (c *Conn) Run(end func(error)) {
 }
 
 func (c *Conn) finish(err error, end func(error)) {
-	c.pmu.Lock()
+	c.sendQueued() // the read loop lets go of the writer
+	c.mu.Lock()
 	c.err = fmt.Errorf("%w: %w", ErrClosed, err)
 	for id, ch := range c.pending {
 		close(ch)
@@ -317,7 +335,7 @@ func (c *Conn) finish(err error, end func(error)) {
 	}
 	subs := c.subs
 	c.subs = nil
-	c.pmu.Unlock()
+	c.mu.Unlock()
 	close(c.done)
 	for s := range subs {
 		s.end(c.err)
@@ -344,7 +362,7 @@ func (c *Conn) readLoop(end func(error)) (err error) {
 	for {
 		if buf == nil || buf.Buffered() == 0 {
 			// Read may block: send the answers so far first.
-			if err := c.push(); err != nil {
+			if err := c.sendQueued(); err != nil {
 				return err
 			}
 		}
@@ -368,134 +386,9 @@ func (c *Conn) abandoned(msg []byte, end func(error)) {
 	in := c.cur
 	c.cur = c.newIncoming()
 	if in.phase.CompareAndSwap(dispatching, answered) {
-		c.put(transport.AppendErrors(nil, msg, errGoexit))
+		c.putReader(transport.AppendErrors(nil, msg, errGoexit))
 	}
 	go c.Run(end)
-}
-
-// flush sends what the transport buffered.
-func (c *Conn) flush() error { return c.t.Flush() }
-
-// write writes an answer; a failed write is the transport's to report (its
-// next Read fails).
-func (c *Conn) write(resp []byte) {
-	if len(resp) > 0 {
-		c.t.Write(c.ctx, resp)
-	}
-}
-
-// put writes an answer of the read loop or the pump: at once while the
-// Conn is one-way, through the outbox once it is two-way. Past MaxQueued
-// bytes waiting to be written, it waits for the outbox to drain.
-func (c *Conn) put(resp []byte) {
-	if len(resp) == 0 {
-		return
-	}
-	if !c.twoWay.Load() {
-		c.write(resp)
-		return
-	}
-	o := &c.out
-	o.mu.Lock()
-	for len(o.buf) > 0 && len(o.buf)+len(resp) > c.maxQ {
-		c.startWriterLocked()
-		o.changed.wait(&o.mu)
-	}
-	o.add(resp)
-	o.mu.Unlock()
-}
-
-// push sends what the read loop or the pump has written: it flushes the
-// transport while the Conn is one-way, and makes sure a writeOut runs once
-// it is two-way.
-func (c *Conn) push() error {
-	if !c.twoWay.Load() {
-		return c.flush()
-	}
-	o := &c.out
-	o.mu.Lock()
-	if len(o.ends) > 0 {
-		c.startWriterLocked()
-	}
-	o.mu.Unlock()
-	return nil
-}
-
-// add appends msg to the outbox; o.mu is held.
-func (o *outbox) add(msg []byte) {
-	o.buf = append(o.buf, msg...)
-	o.ends = append(o.ends, len(o.buf))
-}
-
-// startWriterLocked starts writeOut unless it runs; c.out.mu is held.
-func (c *Conn) startWriterLocked() {
-	if !c.out.writing {
-		c.out.writing = true
-		go c.writeOut()
-	}
-}
-
-// SendQueued sends what the read loop has answered so far: a one-way Conn
-// flushes the transport, a two-way one makes sure its writer runs. The read
-// loop calls it before each Read that may block (see Transport); a
-// Transport whose Read may block more than once before it returns a
-// message (it answers a message over its limit itself, with Answer, and
-// reads on) calls it before each read of its own that may block, so that
-// nothing it answered waits for the peer's next message. Only the read
-// loop may call it, from within Read.
-func (c *Conn) SendQueued() error { return c.push() }
-
-// writeOut writes the outbox to the transport until it is empty.
-func (c *Conn) writeOut() {
-	o := &c.out
-	for {
-		o.mu.Lock()
-		if len(o.ends) == 0 {
-			o.writing = false
-			o.changed.wake()
-			o.mu.Unlock()
-			return
-		}
-		buf, ends := o.buf, o.ends
-		o.buf, o.ends = o.spare[:0], o.spends[:0]
-		o.pushes = 0 // handed to the writer
-		o.changed.wake()
-		o.mu.Unlock()
-		start := 0
-		for _, end := range ends {
-			c.t.Write(c.ctx, buf[start:end])
-			start = end
-		}
-		c.t.Flush()
-		o.mu.Lock()
-		o.spare, o.spends = buf[:0], ends[:0]
-		o.mu.Unlock()
-	}
-}
-
-// A signal is how goroutines wait for a change of what a mutex guards,
-// by channel: wait, with the mutex held, releases it until the next wake
-// and takes it again. The channel is made only when someone waits, so
-// that changes nobody waits for cost nothing. The mutex guards the signal.
-type signal struct{ ch chan struct{} }
-
-// wait waits for the next wake; mu is held, and held again on return.
-func (s *signal) wait(mu *sync.Mutex) {
-	if s.ch == nil {
-		s.ch = make(chan struct{})
-	}
-	ch := s.ch
-	mu.Unlock()
-	<-ch
-	mu.Lock()
-}
-
-// wake wakes those who wait; the mutex is held.
-func (s *signal) wake() {
-	if s.ch != nil {
-		close(s.ch)
-		s.ch = nil
-	}
 }
 
 // TwoWay reports whether the Conn is two-way: it has called its peer, or
@@ -562,7 +455,7 @@ func idKey(id []byte) string {
 // reader says that the read loop dispatches, with its own record.
 func (c *Conn) run(in *incoming, msg, dst []byte, reader bool) {
 	if reader {
-		in.notify, in.id, in.barrier = false, nil, false
+		in.notify, in.id, in.barrier, in.async = false, nil, false, false
 		in.cancelled.Store(false)
 		in.batch = isBatch(msg)
 	}
@@ -624,16 +517,22 @@ func (in *incoming) onReply(resp []byte) {
 	c := in.c
 	resp = c.cancelledAnswer(in, resp)
 	if in.phase.CompareAndSwap(dispatching, answered) {
-		// Before ProcessAsync returned: the dispatcher flushes (the read
-		// loop before it reads; the pump after its queue).
-		c.put(resp)
+		// Before ProcessAsync returned: the dispatcher sends it (the read
+		// loop before it reads; the pump after the message).
+		switch {
+		case in.async:
+			c.putOther(resp) // from the call's goroutine
+		case in.queuedMsg:
+			c.putPump(resp)
+		default:
+			c.putReader(resp)
+		}
 		if c.held.Load() > 0 {
 			c.activate(in)
 		}
 		return
 	}
-	c.write(resp)
-	c.flush()
+	c.writeNow(c.ctx, resp)
 	in.phase.Store(answered) // the record is not used again
 	if c.held.Load() > 0 {
 		c.activate(in)
@@ -667,7 +566,7 @@ func (c *Conn) slow(msg []byte) {
 		switch {
 		case st.stopping && len(st.queue) == 0 && !st.pumping && c.order.admit(st, c.maxIn):
 			c.mu.Unlock()
-			c.refuse(msg, errShutdown)
+			c.refuse(msg, errShutdown, true)
 			return
 		case st.stopping:
 			// Refused in its turn, after the answers before it (the
@@ -686,12 +585,12 @@ func (c *Conn) slow(msg []byte) {
 		case st.outgoing > 0:
 			// An answer we wait for may follow: read on.
 			c.mu.Unlock()
-			c.refuse(msg, errNoRoom)
+			c.refuse(msg, errNoRoom, true)
 			return
 		}
 		// Wait for room, having sent what the peer may be waiting for.
 		c.mu.Unlock()
-		c.push()
+		c.sendQueued()
 		c.mu.Lock()
 		if !st.stopping && !c.open(st) && !c.room(st, msg) && st.outgoing == 0 {
 			c.changed.wait(&c.mu)
@@ -707,6 +606,7 @@ func (c *Conn) room(st *state, msg []byte) bool {
 // enqueue queues a copy of msg, registering its id for cancellation.
 func (c *Conn) enqueue(msg []byte) {
 	in := c.newIncoming()
+	in.queuedMsg = true
 	in.msg = wire.AppendLong([]byte(nil), msg)
 	in.batch = isBatch(in.msg)
 	if !in.batch {
@@ -738,17 +638,18 @@ func (c *Conn) enqueue(msg []byte) {
 // Only the Transport's Read may call it, on the read loop.
 func (c *Conn) Answer(resp []byte) {
 	if c.gate.Load() {
-		c.put(resp)
+		c.putReader(resp)
 		return
 	}
 	c.mu.Lock()
 	if c.open(&c.st) {
 		c.mu.Unlock()
-		c.put(resp)
+		c.putReader(resp)
 		return
 	}
 	c.mu.Unlock()
 	in := c.newIncoming()
+	in.queuedMsg = true
 	in.answer = wire.AppendLong([]byte(nil), resp)
 	c.update(func(st *state) { st.queue = append(st.queue, in) })
 }
@@ -808,17 +709,17 @@ func (c *Conn) pump() {
 			}
 		})
 		if in == nil {
-			c.push()
+			c.kick()
 			return
 		}
 		switch {
 		case in.answer != nil:
-			c.put(in.answer)
+			c.putPump(in.answer)
 		case stopping:
-			c.refuse(in.msg, errShutdown)
+			c.refuse(in.msg, errShutdown, false)
 		case in.cancelled.Load():
 			if c.proto.AnswerCancelled {
-				c.put(transport.AppendErrors(nil, in.msg, errCancelled))
+				c.putPump(transport.AppendErrors(nil, in.msg, errCancelled))
 			}
 		default:
 			c.runQueued(in)
@@ -833,19 +734,20 @@ func (c *Conn) runQueued(in *incoming) {
 	defer func() {
 		if !returned {
 			if in.phase.CompareAndSwap(dispatching, answered) {
-				c.put(transport.AppendErrors(nil, in.msg, errGoexit))
+				c.putPump(transport.AppendErrors(nil, in.msg, errGoexit))
 			}
 			go c.pump()
 		}
 	}()
 	c.pdst = c.pdst[:0]
 	c.run(in, in.msg, c.pdst, false)
-	c.push()
+	c.kick()
 	returned = true
 }
 
-// refuse answers msg, which does not run, with e, and logs it.
-func (c *Conn) refuse(msg []byte, e *jsonrpc.Error) {
+// refuse answers msg, which does not run, with e, and logs it; reader
+// says that the read loop refuses it, and not the pump.
+func (c *Conn) refuse(msg []byte, e *jsonrpc.Error, reader bool) {
 	if c.logger != nil {
 		reason := "server shutting down"
 		if e == errNoRoom {
@@ -853,7 +755,12 @@ func (c *Conn) refuse(msg []byte, e *jsonrpc.Error) {
 		}
 		c.logger.LogAttrs(c.ctx, slog.LevelWarn, "message refused", slog.String("reason", reason), slog.Int("bytes", len(msg)))
 	}
-	c.put(transport.AppendErrors(nil, msg, e))
+	resp := transport.AppendErrors(nil, msg, e)
+	if reader {
+		c.putReader(resp)
+	} else {
+		c.putPump(resp)
+	}
 }
 
 // Shutdown makes the Conn run no more of the peer's messages: the ones
@@ -883,14 +790,18 @@ func (c *Conn) Wait() {
 	for c.st.running > 0 || len(c.st.queue) > 0 || c.st.pumping {
 		c.changed.wait(&c.mu)
 	}
-	c.mu.Unlock()
-	c.push()
-	c.out.mu.Lock()
-	for c.out.writing {
-		c.out.changed.wait(&c.out.mu)
+	// Then for the writer to have written everything.
+	for c.out.writing || len(c.out.ends) > 0 {
+		if c.out.writing {
+			c.changed.wait(&c.mu)
+			continue
+		}
+		c.out.writing = true
+		c.mu.Unlock()
+		c.drain()
+		c.mu.Lock()
 	}
-	c.out.mu.Unlock()
-	c.flush()
+	c.mu.Unlock()
 }
 
 // Busy reports whether a message of the peer's runs or waits to run, or a
@@ -908,6 +819,7 @@ type tracker Conn
 // the peer's cancel notification cancels.
 func (t *tracker) Begin(ctx context.Context, id []byte) (context.Context, func()) {
 	c := (*Conn)(t)
+	c.current.async = true // its answer may come from its own goroutine
 	cctx, cancel := context.WithCancel(ctx)
 	// Not inline: the mark is the call's record instead (Topic.Subscribe).
 	cctx = context.WithValue(cctx, inlineKey{}, c.current)

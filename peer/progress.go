@@ -21,16 +21,16 @@ func (c *Conn) OnProgress(f func(params json.RawMessage)) (token json.RawMessage
 	id := c.nextID.Add(1)
 	token = json.RawMessage(strconv.AppendQuote(nil, "p"+strconv.FormatUint(id, 10)))
 	key := string(token)
-	c.pmu.Lock()
+	c.mu.Lock()
 	if c.progress == nil {
 		c.progress = map[string]func(json.RawMessage){}
 	}
 	c.progress[key] = f
-	c.pmu.Unlock()
+	c.mu.Unlock()
 	return token, func() {
-		c.pmu.Lock()
+		c.mu.Lock()
 		delete(c.progress, key)
-		c.pmu.Unlock()
+		c.mu.Unlock()
 	}
 }
 
@@ -42,9 +42,9 @@ func (c *Conn) progressed(params []byte) bool {
 	if s == nil {
 		return false
 	}
-	c.pmu.Lock()
+	c.mu.Lock()
 	f := c.progress[idKey(s)]
-	c.pmu.Unlock()
+	c.mu.Unlock()
 	if f == nil {
 		return false
 	}

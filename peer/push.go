@@ -36,28 +36,25 @@ func (c *Conn) Push(method string, params any) error {
 		return err
 	}
 	c.twoWay.Store(true)
-	o := &c.out
-	o.mu.Lock()
+	c.mu.Lock()
 	err = c.putPushLocked(msg)
-	o.mu.Unlock()
+	c.mu.Unlock()
 	return err
 }
 
 // putPushLocked queues the notification msg in the outbox, past which
-// nothing waits for a writer: it starts one if none runs. c.out.mu is
+// nothing waits for a writer: it starts one if nobody holds it. c.mu is
 // held.
 func (c *Conn) putPushLocked(msg []byte) error {
 	o := &c.out
-	select {
-	case <-c.done:
-		return c.closedErr()
-	default:
+	if c.err != nil {
+		return c.err
 	}
 	if o.pushes >= c.maxPush {
 		return ErrPushFull
 	}
 	o.pushes++
-	o.add(msg)
+	c.addLocked(msg)
 	c.startWriterLocked()
 	return nil
 }
@@ -71,8 +68,7 @@ func (c *Conn) putPushLocked(msg []byte) error {
 // activated. (One made later, by a goroutine the method left behind, may
 // wait for the answer of the next message read into the same record.)
 func (c *Conn) activate(in *incoming) {
-	o := &c.out
-	o.mu.Lock()
+	c.mu.Lock()
 	subs := in.subs
 	in.subs = nil
 	for _, s := range subs {
@@ -91,7 +87,7 @@ func (c *Conn) activate(in *incoming) {
 		s.held = nil
 	}
 	c.held.Add(-int32(len(subs)))
-	o.mu.Unlock()
+	c.mu.Unlock()
 }
 
 // Overflow says what a Topic does for a subscriber whose connection's push
@@ -136,7 +132,7 @@ type Subscription struct {
 	done    chan struct{}
 	err     error // why it ended; set before done is closed
 
-	// Guarded by c.out.mu: the subscription's notifications wait in held
+	// Guarded by c.mu: the subscription's notifications wait in held
 	// until the answer of the call that made it is on its way (active).
 	active bool
 	held   [][]byte
@@ -182,16 +178,23 @@ func (t *Topic) Subscribe(ctx context.Context) (*Subscription, error) {
 		}
 	}
 	c.held.Add(1)
-	c.out.mu.Lock()
+	c.mu.Lock()
 	if in == nil || in.c != c || in.phase.Load() == answered {
 		s.active = true
 		c.held.Add(-1)
 	} else {
 		in.subs = append(in.subs, s)
 	}
-	c.out.mu.Unlock()
-	if !c.addSub(s) {
-		s.end(c.closedErr())
+	err := c.err
+	if err == nil {
+		if c.subs == nil {
+			c.subs = map[*Subscription]struct{}{}
+		}
+		c.subs[s] = struct{}{} // ended with the read loop
+	}
+	c.mu.Unlock()
+	if err != nil {
+		s.end(err)
 		return s, nil
 	}
 	t.mu.Lock()
@@ -203,26 +206,11 @@ func (t *Topic) Subscribe(ctx context.Context) (*Subscription, error) {
 	return s, nil
 }
 
-// addSub records s among the Conn's subscriptions, which end with its read
-// loop; false means the read loop has ended already.
-func (c *Conn) addSub(s *Subscription) bool {
-	c.pmu.Lock()
-	defer c.pmu.Unlock()
-	if c.err != nil {
-		return false
-	}
-	if c.subs == nil {
-		c.subs = map[*Subscription]struct{}{}
-	}
-	c.subs[s] = struct{}{}
-	return true
-}
-
 // closedErr returns the error the Conn's calls fail with once its read
 // loop has ended.
 func (c *Conn) closedErr() error {
-	c.pmu.Lock()
-	defer c.pmu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	return c.err
 }
 
@@ -306,8 +294,8 @@ func (s *Subscription) Dropped() int64 { return s.dropped.Load() }
 // call that subscribed is not on its way.
 func (s *Subscription) send(msg []byte) error {
 	c := s.c
-	c.out.mu.Lock()
-	defer c.out.mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if s.active {
 		return c.putPushLocked(msg)
 	}
@@ -323,9 +311,9 @@ func (s *Subscription) end(err error) {
 		s.t.mu.Lock()
 		delete(s.t.subs, s.id)
 		s.t.mu.Unlock()
-		s.c.pmu.Lock()
+		s.c.mu.Lock()
 		delete(s.c.subs, s)
-		s.c.pmu.Unlock()
+		s.c.mu.Unlock()
 		s.err = err
 		close(s.done)
 	})

@@ -23,9 +23,10 @@ import (
 // its share of the Server's MaxBuffered, and its graceful close.
 //
 // The peer.Conn's read loop reads messages through Read; answers and the
-// connection's own calls go through Write and Flush, from any goroutine,
-// under wmu. Before each read from the connection that may block, the
-// writer is flushed (beforeRead).
+// connection's own calls go through Write and Flush, which the peer.Conn
+// calls from one goroutine at a time (its writer). Before each read from
+// the connection that may block, what the peer.Conn has answered is sent
+// (beforeRead).
 type conn struct {
 	st     settings
 	srv    *Server
@@ -33,8 +34,7 @@ type conn struct {
 	rdl    readDeadliner  // nil when rwc has no working read deadline
 	wdl    writeDeadliner // nil when rwc has no working write deadline
 	rd     framing.Reader
-	wr     framing.Writer // guarded by wmu
-	wmu    sync.Mutex
+	wr     framing.Writer // the peer.Conn's writer's
 	peer   *peer.Conn
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -60,12 +60,10 @@ type conn struct {
 	readDeadline time.Time // the read deadline last set on rdl
 
 	// Lifecycle.
-	lingering bool        // lingerClose is draining the input; guarded by dmu
-	dmu       sync.Mutex  // orders stopReading with the read deadlines
-	stopping  atomic.Bool // Shutdown: start no call; read only what is buffered
-	cmu       sync.Mutex  // guards err
-	closed    atomic.Bool // close was called
-	err       error       // why the connection was closed
+	lingering bool                  // lingerClose is draining the input; guarded by dmu
+	dmu       sync.Mutex            // orders stopReading with the read deadlines
+	stopping  atomic.Bool           // Shutdown: start no call; read only what is buffered
+	closeErr  atomic.Pointer[error] // why the connection was closed, once close was called
 	done      chan struct{}
 }
 
@@ -155,9 +153,7 @@ func (c *conn) finish(err error) error {
 	c.srv.forget(c)
 	ret := ErrServerClosed
 	if !graceful {
-		c.cmu.Lock()
-		ret = c.err
-		c.cmu.Unlock()
+		ret = *c.closeErr.Load()
 	}
 	if c.log != nil {
 		if ret != nil {
@@ -233,12 +229,6 @@ func (c *conn) logReadError(err error) {
 // Write appends a message to the writer. The size of an answer is bounded
 // where it is built (jsonrpc.Limits.MaxResponse).
 func (c *conn) Write(_ context.Context, msg []byte) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	return c.writeLocked(msg)
-}
-
-func (c *conn) writeLocked(msg []byte) error {
 	if len(msg) == 0 {
 		return nil
 	}
@@ -254,12 +244,6 @@ func (c *conn) writeLocked(msg []byte) error {
 
 // Flush writes out what the writer holds.
 func (c *conn) Flush() error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	return c.flushLocked()
-}
-
-func (c *conn) flushLocked() error {
 	if c.wr.Buffered() == 0 {
 		return nil
 	}
@@ -419,7 +403,7 @@ func (c *conn) stopReading() {
 // CloseWrite or read deadlines are closed at once.
 func (c *conn) lingerClose(why error) {
 	cw, ok := c.rwc.(interface{ CloseWrite() error })
-	if !ok || c.rdl == nil || c.st.linger <= 0 || c.closed.Load() || cw.CloseWrite() != nil {
+	if !ok || c.rdl == nil || c.st.linger <= 0 || c.closeErr.Load() != nil || cw.CloseWrite() != nil {
 		c.close(why)
 		return
 	}
@@ -439,29 +423,23 @@ func (c *conn) lingerClose(why error) {
 // close closes the connection once, recording why, and cancels the calls'
 // context. It may be called from any goroutine.
 func (c *conn) close(why error) {
-	c.cmu.Lock()
-	if c.closed.Load() {
-		c.cmu.Unlock()
+	if !c.closeErr.CompareAndSwap(nil, &why) {
 		return
 	}
-	c.err = why
-	c.closed.Store(true)
-	c.cmu.Unlock()
 	c.cancel()
 	c.rwc.Close()
 }
 
 // closedErr returns why the connection was closed, or nil while it is open.
 func (c *conn) closedErr() error {
-	if !c.closed.Load() {
+	p := c.closeErr.Load()
+	switch {
+	case p == nil:
 		return nil
-	}
-	c.cmu.Lock()
-	defer c.cmu.Unlock()
-	if c.err == nil {
+	case *p == nil:
 		return os.ErrClosed
 	}
-	return c.err
+	return *p
 }
 
 // connReader is the io.Reader under the framing's Reader.

@@ -1,0 +1,336 @@
+package peer
+
+import (
+	"context"
+	"sync"
+)
+
+// The writer. One goroutine at a time writes to the transport: the one
+// that holds the writer (out.writing, under mu). A goroutine that may
+// block takes it when it is free and writes its message itself: a call's
+// own request, the answer of a call that ran on a goroutine of its own,
+// the pump of a one-way Conn. Otherwise the message waits in the outbox
+// for the holder, which writes what it finds there before it lets go
+// (drain), or for a writer goroutine started to write it: the read loop of
+// a two-way Conn, the pump of a two-way Conn, Push and Publish never write
+// themselves, since a read loop blocked writing while its peer's is
+// blocked writing too would never read again.
+//
+// The read loop of a one-way Conn keeps the writer from its first answer
+// to the next read that may block (sendQueued), so that a burst of inline
+// answers is written without taking mu once; it writes what others
+// queued meanwhile between its answers (queued tells it, without mu).
+//
+// A transport that sends each message in an exchange of its own (an HTTP
+// request, see Transport) is written by every goroutine that sends at
+// once: a message that waits for its answer holds up no other.
+
+// outbox holds the messages waiting for the writer; guarded by c.mu.
+type outbox struct {
+	buf     []byte            // the messages, back to back
+	ends    []int             // where each ends in buf
+	ctxs    []context.Context // the context of each, when one is not the Conn's; else nil
+	spare   []byte
+	spends  []int
+	writing bool // someone holds the writer
+	pushes  int  // notifications of Push and Publish in buf (MaxPush)
+}
+
+// addLocked appends msg to the outbox; c.mu is held.
+func (c *Conn) addLocked(msg []byte) {
+	o := &c.out
+	o.buf = append(o.buf, msg...)
+	o.ends = append(o.ends, len(o.buf))
+	if o.ctxs != nil {
+		o.ctxs = append(o.ctxs, nil)
+	}
+	c.queued.Store(true)
+}
+
+// addCtxLocked appends msg, to be written under ctx (Transport.Write);
+// c.mu is held.
+func (c *Conn) addCtxLocked(ctx context.Context, msg []byte) {
+	o := &c.out
+	if o.ctxs == nil {
+		o.ctxs = make([]context.Context, len(o.ends), len(o.ends)+1)
+	}
+	o.ctxs = append(o.ctxs, ctx)
+	o.buf = append(o.buf, msg...)
+	o.ends = append(o.ends, len(o.buf))
+	c.queued.Store(true)
+}
+
+// startWriterLocked starts a writer goroutine for the outbox, unless
+// someone holds the writer; c.mu is held.
+func (c *Conn) startWriterLocked() {
+	if !c.out.writing {
+		c.out.writing = true
+		go c.drain()
+	}
+}
+
+// drain writes the outbox until it is empty, flushes the transport, and
+// lets go of the writer, which the caller holds. It returns the error of
+// the last flush.
+func (c *Conn) drain() error {
+	o := &c.out
+	flushed := false
+	var err error
+	c.mu.Lock()
+	for {
+		if len(o.ends) == 0 {
+			if flushed {
+				o.writing = false
+				c.changed.wake()
+				c.mu.Unlock()
+				return err
+			}
+			c.mu.Unlock()
+			err = c.t.Flush()
+			flushed = true
+			c.mu.Lock()
+			continue
+		}
+		buf, ends, ctxs := o.buf, o.ends, o.ctxs
+		o.buf, o.ends, o.ctxs = o.spare[:0], o.spends[:0], nil
+		o.pushes = 0 // handed to the writer
+		c.queued.Store(false)
+		c.changed.wake()
+		c.mu.Unlock()
+		c.writeAll(buf, ends, ctxs)
+		flushed = false
+		c.mu.Lock()
+		o.spare, o.spends = buf[:0], ends[:0]
+	}
+}
+
+// writeAll writes the messages of buf that end at ends, each under its
+// context of ctxs (nil: the Conn's).
+func (c *Conn) writeAll(buf []byte, ends []int, ctxs []context.Context) {
+	start := 0
+	for i, end := range ends {
+		ctx := c.ctx
+		if ctxs != nil && ctxs[i] != nil {
+			ctx = ctxs[i]
+		}
+		c.t.Write(ctx, buf[start:end])
+		start = end
+	}
+}
+
+// writeNow writes msg from a goroutine that may block: itself, when the
+// writer is free, or through the outbox, behind what waits there. It
+// returns the error of a write it made itself.
+func (c *Conn) writeNow(ctx context.Context, msg []byte) error {
+	if len(msg) == 0 {
+		return nil
+	}
+	if c.exchanges {
+		if err := c.t.Write(ctx, msg); err != nil {
+			return err
+		}
+		return c.t.Flush()
+	}
+	c.mu.Lock()
+	if c.out.writing {
+		if ctx == c.ctx {
+			c.addLocked(msg)
+		} else {
+			c.addCtxLocked(ctx, msg)
+		}
+		c.mu.Unlock()
+		return nil
+	}
+	c.out.writing = true
+	c.mu.Unlock()
+	err := c.t.Write(ctx, msg)
+	if ferr := c.drain(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// putReader sends an answer of the read loop (one it made inline, or the
+// transport's own, Answer). A one-way read loop writes it itself, taking
+// the writer if it does not hold it; a two-way one queues it, and waits
+// while more than MaxQueued bytes wait to be written.
+func (c *Conn) putReader(resp []byte) {
+	if len(resp) == 0 {
+		return
+	}
+	if c.twoWay.Load() {
+		c.mu.Lock()
+		if c.readerWrites {
+			// It became two-way while the read loop held the writer: a
+			// writer goroutine takes over.
+			c.readerWrites = false
+			c.addLocked(resp)
+			go c.drain()
+			c.mu.Unlock()
+			return
+		}
+		c.putLocked(resp)
+		c.mu.Unlock()
+		return
+	}
+	if !c.readerWrites {
+		c.mu.Lock()
+		if c.out.writing {
+			c.addLocked(resp) // its holder writes it
+			c.mu.Unlock()
+			return
+		}
+		c.out.writing = true
+		c.readerWrites = true
+		c.mu.Unlock()
+	}
+	if c.queued.Load() {
+		c.writeQueued()
+	}
+	c.t.Write(c.ctx, resp)
+}
+
+// writeQueued writes what waits in the outbox, for the read loop, which
+// holds the writer and keeps it.
+func (c *Conn) writeQueued() {
+	o := &c.out
+	c.mu.Lock()
+	buf, ends, ctxs := o.buf, o.ends, o.ctxs
+	o.buf, o.ends, o.ctxs = o.spare[:0], o.spends[:0], nil
+	o.pushes = 0
+	c.queued.Store(false)
+	c.changed.wake()
+	c.mu.Unlock()
+	c.writeAll(buf, ends, ctxs)
+	c.mu.Lock()
+	o.spare, o.spends = buf[:0], ends[:0]
+	c.mu.Unlock()
+}
+
+// putLocked queues an answer of the read loop or the pump of a two-way
+// Conn, for a writer goroutine (sendQueued, kick), waiting while more
+// than MaxQueued bytes wait; c.mu is held.
+func (c *Conn) putLocked(resp []byte) {
+	o := &c.out
+	for len(o.buf) > 0 && len(o.buf)+len(resp) > c.maxQ {
+		c.startWriterLocked()
+		c.changed.wait(&c.mu)
+	}
+	c.addLocked(resp)
+}
+
+// putPump sends an answer of the pump: a one-way pump writes it (it may
+// block), a two-way one queues it.
+func (c *Conn) putPump(resp []byte) {
+	if len(resp) == 0 {
+		return
+	}
+	if !c.twoWay.Load() {
+		c.writeNow(c.ctx, resp)
+		return
+	}
+	c.mu.Lock()
+	c.putLocked(resp)
+	c.mu.Unlock()
+}
+
+// putOther queues resp, from a goroutine that must not block, for the
+// dispatcher to send (it calls sendQueued or kick after each message).
+func (c *Conn) putOther(resp []byte) {
+	if len(resp) == 0 {
+		return
+	}
+	c.mu.Lock()
+	c.addLocked(resp)
+	c.mu.Unlock()
+}
+
+// sendQueued sends what the read loop answered and what waits in the
+// outbox, before the read loop reads what may block: a one-way read loop
+// writes it and flushes, and lets go of the writer; a two-way one makes
+// sure a writer goroutine runs.
+func (c *Conn) sendQueued() error {
+	if c.twoWay.Load() {
+		if c.readerWrites || c.queued.Load() {
+			c.mu.Lock()
+			if c.readerWrites {
+				c.readerWrites = false
+				go c.drain()
+			} else if len(c.out.ends) > 0 {
+				c.startWriterLocked()
+			}
+			c.mu.Unlock()
+		}
+		return nil
+	}
+	if !c.readerWrites {
+		if !c.queued.Load() {
+			return nil
+		}
+		c.mu.Lock()
+		if c.out.writing || len(c.out.ends) == 0 {
+			c.mu.Unlock() // its holder writes it
+			return nil
+		}
+		c.out.writing = true
+		c.mu.Unlock()
+	}
+	c.readerWrites = false
+	return c.drain()
+}
+
+// kick sends what waits in the outbox, for the pump after each message: a
+// one-way pump writes it itself when nobody holds the writer, a two-way
+// one starts a writer goroutine.
+func (c *Conn) kick() {
+	if !c.queued.Load() {
+		return
+	}
+	c.mu.Lock()
+	if c.out.writing || len(c.out.ends) == 0 {
+		c.mu.Unlock()
+		return
+	}
+	if c.twoWay.Load() {
+		c.startWriterLocked()
+		c.mu.Unlock()
+		return
+	}
+	c.out.writing = true
+	c.mu.Unlock()
+	c.drain()
+}
+
+// SendQueued sends what the read loop has answered so far. The read loop
+// calls it before each Read that may block (see Transport); a Transport
+// whose Read may block more than once before it returns a message (it
+// answers a message over its limit itself, with Answer, and reads on)
+// calls it before each read of its own that may block, so that nothing
+// it answered waits for the peer's next message. Only the read loop may
+// call it, from within Read.
+func (c *Conn) SendQueued() error { return c.sendQueued() }
+
+// A signal is how goroutines wait for a change of what a mutex guards,
+// by channel: wait, with the mutex held, releases it until the next wake
+// and takes it again. The channel is made only when someone waits, so
+// that changes nobody waits for cost nothing. The mutex guards the signal.
+type signal struct{ ch chan struct{} }
+
+// wait waits for the next wake; mu is held, and held again on return.
+func (s *signal) wait(mu *sync.Mutex) {
+	if s.ch == nil {
+		s.ch = make(chan struct{})
+	}
+	ch := s.ch
+	mu.Unlock()
+	<-ch
+	mu.Lock()
+}
+
+// wake wakes those who wait; the mutex is held.
+func (s *signal) wake() {
+	if s.ch != nil {
+		close(s.ch)
+		s.ch = nil
+	}
+}
