@@ -14,7 +14,7 @@ import (
 )
 
 // queue holds the messages a channel has received and not yet handed to
-// Recv.
+// Read.
 type queue struct {
 	in     chan []byte
 	closed chan struct{}
@@ -36,7 +36,8 @@ func (q *queue) put(msg []byte) {
 	}
 }
 
-func (q *queue) Recv() ([]byte, error) {
+// Read returns the next message received.
+func (q *queue) Read() ([]byte, error) {
 	select {
 	case m := <-q.in:
 		return m, nil
@@ -45,13 +46,20 @@ func (q *queue) Recv() ([]byte, error) {
 	}
 }
 
+// Flush does nothing: each message is sent at once.
+func (q *queue) Flush() error { return nil }
+
+// Exchanges reports that each message is sent in an exchange of its own
+// (transport.Conn): concurrent calls are sent at once.
+func (q *queue) Exchanges() bool { return true }
+
 func (q *queue) Close() error {
 	q.once.Do(func() { close(q.closed) })
 	return nil
 }
 
 // Local returns a channel to srv in the same process: each message is
-// answered by srv.ProcessAsync, with the context of the Send that carried
+// answered by srv.ProcessAsync, with the context of the Write that carried
 // it, so a call's context reaches its method.
 func Local(srv *jsonrpc.Server) Channel {
 	return &local{srv: srv, queue: newQueue()}
@@ -62,7 +70,7 @@ type local struct {
 	queue
 }
 
-func (l *local) Send(ctx context.Context, msg []byte) error {
+func (l *local) Write(ctx context.Context, msg []byte) error {
 	select {
 	case <-l.closed:
 		return io.ErrClosedPipe
@@ -148,7 +156,7 @@ func (h *httpChannel) Close() error {
 // maxHTTPResponse bounds the response body the HTTP channel reads.
 const maxHTTPResponse = 64 << 20
 
-func (h *httpChannel) Send(ctx context.Context, msg []byte) error {
+func (h *httpChannel) Write(ctx context.Context, msg []byte) error {
 	if h.closing.Err() != nil {
 		return ErrClosed
 	}

@@ -51,26 +51,22 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // ErrClosed is the error, wrapped with the cause, of calls made on a
 // closed or broken client (peer.ErrClosed).
 var ErrClosed = peer.ErrClosed
 
-// A Channel carries whole JSON-RPC messages between a client and a server.
-// Send may be called by several goroutines at once (a channel over one
-// stream serializes them); Recv is called by one goroutine at a time, and
-// may run while Send does. Close unblocks a pending Recv.
-type Channel interface {
-	// Send sends one message: a request, a notification or a batch, or
-	// the client's answer to a call of the server's.
-	Send(ctx context.Context, msg []byte) error
-	// Recv returns the next message from the server; it is valid until the
-	// next call of Recv.
-	Recv() ([]byte, error)
-	// Close closes the channel.
-	Close() error
-}
+// A Channel carries whole JSON-RPC messages between a client and a
+// server: it is a transport.Conn, the one carrier of every connection in
+// this module. The channels of this package and ws.Dial are ready made;
+// one of a program's own implements Read, Write, Flush and Close as
+// transport.Conn says. A Channel whose messages each travel in an
+// exchange of their own (a request of some protocol that carries the
+// answer back) has Exchanges() bool, returning true, so that concurrent
+// calls are sent at once; others are written by one goroutine at a time.
+type Channel = transport.Conn
 
 // Client is a JSON-RPC 2.0 client over a Channel: a peer.Conn that calls
 // its server and, with the Serve option, answers the server's calls. Use
@@ -100,10 +96,9 @@ type session struct {
 func newSession(ch Channel, o peer.Options, end func(*session)) *session {
 	ctx, stop := context.WithCancel(context.Background())
 	s := &session{ch: ch, stop: stop, done: make(chan struct{})}
-	t := newChannelTransport(ch)
-	s.conn = peer.New(ctx, t, o)
-	if t.buf != nil {
-		t.buf.setBeforeRead(func() { s.conn.SendQueued() })
+	s.conn = peer.New(ctx, ch, o)
+	if h, ok := ch.(interface{ setBeforeRead(func()) }); ok {
+		h.setBeforeRead(func() { s.conn.SendQueued() })
 	}
 	go s.conn.Run(func(error) {
 		if end != nil {
@@ -194,64 +189,6 @@ func (c *Client) Close() error {
 		return nil
 	}
 	return s.close()
-}
-
-// channelTransport is a Channel as a peer.Transport: each message is sent
-// at once, but over the byte-stream channels of this package (a
-// bufferedChannel), whose messages are buffered and flushed together, so
-// that the answers the connection writes in a burst cost one write.
-type channelTransport struct {
-	ch  Channel
-	buf bufferedChannel // ch, when it buffers; else nil
-}
-
-// A bufferedChannel is a Channel that can buffer messages and send them
-// together: the byte-stream channels of this package.
-type bufferedChannel interface {
-	writeBuffered(ctx context.Context, msg []byte) error
-	flush() error
-	// buffered is the input read and not yet received; setBeforeRead
-	// sets what runs before a read of the input that may block.
-	buffered() int
-	setBeforeRead(func())
-}
-
-func newChannelTransport(ch Channel) channelTransport {
-	buf, _ := ch.(bufferedChannel)
-	return channelTransport{ch: ch, buf: buf}
-}
-
-func (t channelTransport) Read() ([]byte, error) { return t.ch.Recv() }
-func (t channelTransport) Close() error          { return t.ch.Close() }
-
-func (t channelTransport) Write(ctx context.Context, msg []byte) error {
-	if t.buf != nil {
-		return t.buf.writeBuffered(ctx, msg)
-	}
-	return t.ch.Send(ctx, msg)
-}
-
-// Buffered returns the input the channel holds, read and not yet
-// received: while there is some, the Conn does not send what it has
-// queued before it reads (the channel's beforeRead does, before a read
-// that may block); 0 for channels that do not buffer.
-func (t channelTransport) Buffered() int {
-	if t.buf != nil {
-		return t.buf.buffered()
-	}
-	return 0
-}
-
-// Exchanges reports that the Conn may call Write from several goroutines
-// at once, as a Channel's Send may be: every channel but the byte-stream
-// ones of this package, which the Conn's writer writes and flushes.
-func (t channelTransport) Exchanges() bool { return t.buf == nil }
-
-func (t channelTransport) Flush() error {
-	if t.buf != nil {
-		return t.buf.flush()
-	}
-	return nil
 }
 
 // A Caller calls methods of its peer: a *Client, or the *peer.Conn of a

@@ -47,13 +47,16 @@ func newTestServer(t *testing.T) *testServer {
 	return s
 }
 
-// brokenChannel fails its Recv when told to.
+// brokenChannel fails its Read when told to.
 type brokenChannel struct {
 	client.Channel
 	fail chan struct{}
 }
 
-func (b *brokenChannel) Recv() ([]byte, error) {
+// Exchanges is the Local channel's.
+func (b *brokenChannel) Exchanges() bool { return true }
+
+func (b *brokenChannel) Read() ([]byte, error) {
 	<-b.fail
 	return nil, errors.New("connection reset")
 }

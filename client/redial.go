@@ -23,7 +23,7 @@ var ErrConnectionLost = errors.New("jsonrpc: connection lost")
 //	}, client.Retry(client.RetryPolicy{Idempotent: readOnly}))
 //
 // It dials at its first call, not before. When the channel breaks (its
-// Recv fails), the calls in flight fail with an error wrapping
+// Read fails), the calls in flight fail with an error wrapping
 // ErrConnectionLost and ErrClosed, and the next call dials a new channel,
 // under its own context; the calls made meanwhile wait for that dial and
 // share its outcome. A failed dial fails the calls that waited for it with
@@ -138,7 +138,7 @@ func (c *Client) redial(ctx context.Context, wait time.Duration) (*session, erro
 	if err != nil {
 		return nil, &dialError{err}
 	}
-	// A channel whose Recv failed is closed at once, so that a broken
+	// A channel whose Read failed is closed at once, so that a broken
 	// connection is not held until the next call.
 	return newSession(ch, c.opts.peer, func(s *session) { s.ch.Close() }), nil
 }

@@ -19,7 +19,7 @@ import (
 // larger than framing.DefaultMaxMessage (the limit of a server's incoming
 // requests) because a client trusts its server more than a server trusts
 // its clients, and a response (a whole batch response) is often much larger
-// than its request. A longer message fails Recv with a
+// than its request. A longer message fails Read with a
 // *framing.TooLargeError, which breaks the client: its calls fail with an
 // error wrapping ErrClosed.
 const DefaultMaxMessage = 64 << 20
@@ -32,31 +32,29 @@ const CommandCloseTimeout = 5 * time.Second
 // Stream returns a channel over the byte stream rwc, with framing f (nil
 // means framing.Line), as served by a stream.Server with the same framing.
 //
-// Send writes one framed message and flushes it at once; concurrent Sends
-// are serialized. ctx is honoured while a Send waits for another to finish
-// and checked before writing, but a message whose write has begun is written
-// whole, since a message cut short would break the framing for every call
-// on the stream: a peer that stops reading blocks the Send until the channel
-// is closed. A failed write breaks the channel: rwc is closed, so that the
-// client's pending calls fail too, and Send returns, now and later, an error
-// wrapping ErrClosed and the write's error.
+// Write frames one message into the channel's buffer, and Flush sends
+// what it holds; the client's connection writes a burst of messages and
+// flushes them together, from one goroutine at a time. A message whose
+// write has begun is written whole, since a message cut short would break
+// the framing for every call on the stream: a peer that stops reading
+// blocks the writer until the channel is closed. A failed write breaks
+// the channel: rwc is closed, so that the client's pending calls fail too,
+// and Write and Flush return, now and later, an error wrapping ErrClosed
+// and the write's error.
 //
-// Recv reads the next message, of at most DefaultMaxMessage bytes. When the
+// Read reads the next message, of at most DefaultMaxMessage bytes. When the
 // input ends (io.EOF: the server closed its end, as a stream.Server does
-// when it shuts down), Recv closes rwc, since no answer can come any more:
+// when it shuts down), Read closes rwc, since no answer can come any more:
 // a server that waits for its peers to close (stream.Server.LingerTimeout)
 // need not wait for this one.
 // Close closes rwc, which must unblock a pending Read of rwc for Close to
-// unblock a pending Recv; a net.Conn and the pipes of os.Pipe do.
+// unblock a pending Read of the channel; a net.Conn and the pipes of
+// os.Pipe do.
 func Stream(rwc io.ReadWriteCloser, f framing.Framing) Channel {
 	if f == nil {
 		f = framing.Line
 	}
-	s := &streamChannel{
-		rwc:  rwc,
-		w:    f.NewWriter(rwc),
-		lock: make(chan struct{}, 1),
-	}
+	s := &streamChannel{rwc: rwc, w: f.NewWriter(rwc)}
 	s.r = f.NewReader(hookedReader{s}, DefaultMaxMessage)
 	return s
 }
@@ -74,61 +72,34 @@ func (h hookedReader) Read(p []byte) (int, error) {
 
 // setBeforeRead makes f run before each read of rwc that may block: the
 // client's connection sends the answers it has queued (peer.Conn.SendQueued).
-// It is set before the first Recv.
+// It is set before the first Read.
 func (s *streamChannel) setBeforeRead(f func()) { s.beforeRead = f }
 
-// buffered returns the bytes read from rwc and not yet returned by Recv.
-func (s *streamChannel) buffered() int { return s.r.Buffered() }
+// Buffered returns the bytes read from rwc and not yet returned by Read
+// (see transport.Conn).
+func (s *streamChannel) Buffered() int { return s.r.Buffered() }
 
 type streamChannel struct {
 	rwc        io.ReadWriteCloser
-	r          framing.Reader // used by Recv only, one goroutine at a time
+	r          framing.Reader // used by Read only, one goroutine at a time
 	beforeRead func()         // see setBeforeRead; nil runs nothing
 
-	lock chan struct{}  // a mutex that a Send may give up waiting for
-	w    framing.Writer // guarded by lock
-	err  error          // guarded by lock: why the channel is broken
+	// The writer's: Write and Flush are called by one goroutine at a time.
+	w   framing.Writer
+	err error // why the channel is broken
 
 	closeOnce sync.Once
 	closeErr  error
 }
 
-func (s *streamChannel) Send(ctx context.Context, msg []byte) error {
-	select {
-	case s.lock <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
+// Write frames msg into the channel's buffer, for Flush to send. A Write
+// under a context that has ended sends nothing.
+func (s *streamChannel) Write(ctx context.Context, msg []byte) error {
+	if s.err != nil {
+		return s.err
 	}
-	defer func() { <-s.lock }()
 	if err := ctx.Err(); err != nil {
 		return err
-	}
-	if s.err != nil {
-		return s.err
-	}
-	err := s.w.Write(msg)
-	if err == nil {
-		err = s.w.Flush()
-	}
-	if err != nil {
-		s.fail(err)
-		return s.err
-	}
-	return nil
-}
-
-// writeBuffered appends msg to the channel's buffer, for flush to send
-// with the messages written after it: how the client's connection writes
-// the answers it has queued, so that a burst of them costs one write.
-func (s *streamChannel) writeBuffered(ctx context.Context, msg []byte) error {
-	select {
-	case s.lock <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	defer func() { <-s.lock }()
-	if s.err != nil {
-		return s.err
 	}
 	if err := s.w.Write(msg); err != nil {
 		s.fail(err)
@@ -137,10 +108,8 @@ func (s *streamChannel) writeBuffered(ctx context.Context, msg []byte) error {
 	return nil
 }
 
-// flush sends what writeBuffered has buffered.
-func (s *streamChannel) flush() error {
-	s.lock <- struct{}{}
-	defer func() { <-s.lock }()
+// Flush sends what Write has buffered.
+func (s *streamChannel) Flush() error {
 	if s.err != nil {
 		return s.err
 	}
@@ -154,13 +123,14 @@ func (s *streamChannel) flush() error {
 	return nil
 }
 
-// fail breaks the channel after a failed write; s.lock is held.
+// fail breaks the channel after a failed write.
 func (s *streamChannel) fail(err error) {
 	s.err = fmt.Errorf("%w: %w", ErrClosed, err)
 	s.Close()
 }
 
-func (s *streamChannel) Recv() ([]byte, error) {
+// Read returns the next message.
+func (s *streamChannel) Read() ([]byte, error) {
 	msg, err := s.r.Read()
 	if err == io.EOF {
 		s.Close()
@@ -197,7 +167,7 @@ func Dial(ctx context.Context, network, addr string, f framing.Framing) (Channel
 // stream.Stdio(). cmd must not have been started, and its Stdin and Stdout
 // must be nil; its Stderr, environment and the like are the caller's.
 //
-// When the process exits, or closes its standard output, Recv reports the
+// When the process exits, or closes its standard output, Read reports the
 // end of the input and the client fails its calls with ErrClosed. Close
 // closes the process's standard input, which asks a stream server to finish
 // and exit, waits for the process to exit for cmd.WaitDelay when it is
@@ -225,7 +195,7 @@ func Command(cmd *exec.Cmd, f framing.Framing) (Channel, error) {
 	cmd.Stdin, cmd.Stdout = inR, outW
 	err = cmd.Start()
 	// The child has its own copies of its ends (or none, on failure); closing
-	// ours lets Recv see the end of its output when it exits.
+	// ours lets Read see the end of its output when it exits.
 	inR.Close()
 	outW.Close()
 	if err != nil {

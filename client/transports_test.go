@@ -66,7 +66,7 @@ type transport struct {
 	// inOrder: the server answers a connection's calls one after another,
 	// in order, so that a waiting call holds up the later ones.
 	inOrder bool
-	// roundTrip: Send returns with the response (HTTP), not once the
+	// roundTrip: Write returns with the response (HTTP), not once the
 	// request is written.
 	roundTrip bool
 	// remote: the server runs in a child process; it serves the demo
@@ -234,15 +234,21 @@ type env struct {
 	sends     *sendNotifier
 }
 
-// sendNotifier is the channel of a transport, reporting the end of each Send
+// sendNotifier is the channel of a transport, reporting the end of each Write
 // on sent once a test sets it.
 type sendNotifier struct {
 	client.Channel
 	sent chan error // set before the calls it is about are made
 }
 
-func (s *sendNotifier) Send(ctx context.Context, msg []byte) error {
-	err := s.Channel.Send(ctx, msg)
+// Exchanges is the channel's (see transport.Conn).
+func (s *sendNotifier) Exchanges() bool {
+	x, ok := s.Channel.(interface{ Exchanges() bool })
+	return ok && x.Exchanges()
+}
+
+func (s *sendNotifier) Write(ctx context.Context, msg []byte) error {
+	err := s.Channel.Write(ctx, msg)
 	if s.sent != nil {
 		s.sent <- err
 	}
@@ -535,8 +541,8 @@ func stillUsable(t *testing.T, c *client.Client) {
 	}
 }
 
-// testCancel cancels a call that the server is running. Unless Send is a
-// round trip, it cancels once Send has returned, the call waiting for its
+// testCancel cancels a call that the server is running. Unless Write is a
+// round trip, it cancels once Write has returned, the call waiting for its
 // response: a WebSocket channel breaks when a call's context ends while its
 // request is being written.
 func testCancel(t *testing.T, e *env) {
@@ -553,7 +559,7 @@ func testCancel(t *testing.T, e *env) {
 	<-e.srv.started
 	if !e.tr.roundTrip {
 		if err := <-e.sends.sent; err != nil {
-			t.Fatalf("Send: %v", err)
+			t.Fatalf("Write: %v", err)
 		}
 		e.sends.sent = nil
 	}

@@ -16,37 +16,6 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
-// A Transport carries whole JSON-RPC messages for a Conn: the framing of a
-// byte stream, WebSocket messages, or a client's channel.
-type Transport interface {
-	// Read returns the next message, valid until the next call of Read.
-	// Only the Conn's read loop (Run) calls it.
-	Read() ([]byte, error)
-	// Write sends msg, or appends it to a buffer that Flush sends. ctx
-	// is the context of the call that sends the message, or of the
-	// connection. The Conn calls Write and Flush from one goroutine at a
-	// time (its writer), never two at once, unless the transport has
-	// exchanges (below).
-	Write(ctx context.Context, msg []byte) error
-	// Flush sends what Write has buffered.
-	Flush() error
-	// Close closes the transport; a Read in progress must return.
-	Close() error
-}
-
-// The read loop flushes the transport before each Read, so that the peer
-// has every answer before the Conn waits for its next message; a transport
-// with a method Buffered() int, the bytes of input it holds, is flushed
-// only when that is 0, so that a burst of messages is answered with few
-// writes. Such a transport must flush itself before it blocks reading
-// (SendQueued).
-//
-// A transport with a method Exchanges() bool that returns true sends each
-// message in an exchange of its own, as an HTTP client does with a
-// request: its Write may take as long as the exchange, and the Conn calls
-// it from every goroutine that sends at once, so that no message waits
-// for another's exchange.
-
 // Default limits of a Conn.
 const (
 	// DefaultMaxInFlight is the default of Options.MaxInFlight.
@@ -137,7 +106,7 @@ var errCancelled = jsonrpc.NewError(CodeRequestCancelled, "Request cancelled")
 // Run reads the transport; methods reach the Conn through their context
 // (FromContext). A Conn is safe for concurrent use.
 type Conn struct {
-	t       Transport
+	t       transport.Conn
 	srv     *jsonrpc.Server
 	proto   Protocol
 	order   policy
@@ -255,7 +224,7 @@ type inlineKey struct{}
 
 // New returns a Conn over t. ctx is the base of the contexts of the
 // methods it runs: cancelling it cancels them. Call Run to serve it.
-func New(ctx context.Context, t Transport, opts Options) *Conn {
+func New(ctx context.Context, t transport.Conn, opts Options) *Conn {
 	c := &Conn{
 		t:       t,
 		srv:     opts.Server,
@@ -465,6 +434,12 @@ func (c *Conn) run(in *incoming, msg, dst []byte, reader bool) {
 		c.srv.ProcessAsync(c.ctx, dst, msg, in.reply)
 	}
 	if in.phase.Load() != dispatching {
+		if reader && in.async {
+			// Answered by the call's own goroutine, which may still be
+			// using the record (activate): the next message gets another.
+			c.cur = c.newIncoming()
+			return
+		}
 		in.phase.Store(dispatching) // answered: the record serves again
 		return
 	}
@@ -516,13 +491,14 @@ func isBatch(msg []byte) bool {
 func (in *incoming) onReply(resp []byte) {
 	c := in.c
 	resp = c.cancelledAnswer(in, resp)
+	async, queued := in.async, in.queuedMsg // the dispatcher's, until the phase changes
 	if in.phase.CompareAndSwap(dispatching, answered) {
 		// Before ProcessAsync returned: the dispatcher sends it (the read
 		// loop before it reads; the pump after the message).
 		switch {
-		case in.async:
+		case async:
 			c.putOther(resp) // from the call's goroutine
-		case in.queuedMsg:
+		case queued:
 			c.putPump(resp)
 		default:
 			c.putReader(resp)
@@ -635,7 +611,7 @@ func (c *Conn) enqueue(msg []byte) {
 // Answer sends resp, the answer a transport made itself to a message it
 // could not pass on (one over its size limit), in that message's turn:
 // under Sequential ordering, after the answers of the messages before it.
-// Only the Transport's Read may call it, on the read loop.
+// Only the transport's Read may call it, on the read loop.
 func (c *Conn) Answer(resp []byte) {
 	if c.gate.Load() {
 		c.putReader(resp)

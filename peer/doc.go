@@ -3,8 +3,9 @@
 // transport, as language servers and their editors, and agents and their
 // tools, do.
 //
-// A Conn reads a Transport (the framing of a byte stream, WebSocket
-// messages, a client's channel) on one goroutine, Run. The answers to its
+// A Conn reads a transport.Conn (the framing of a byte stream, WebSocket
+// messages, a client's channel) on one goroutine, Run, and writes it from
+// one goroutine at a time, its writer. The answers to its
 // own calls and its peer's cancel notifications are handled there as soon
 // as they are read; the peer's calls and notifications go to the Server,
 // in the order the Conn's Ordering says. Package stream serves every

@@ -22,7 +22,7 @@ import (
 // queued meanwhile between its answers (queued tells it, without mu).
 //
 // A transport that sends each message in an exchange of its own (an HTTP
-// request, see Transport) is written by every goroutine that sends at
+// request, see transport.Conn) is written by every goroutine that sends at
 // once: a message that waits for its answer holds up no other.
 
 // outbox holds the messages waiting for the writer; guarded by c.mu.
@@ -47,7 +47,7 @@ func (c *Conn) addLocked(msg []byte) {
 	c.queued.Store(true)
 }
 
-// addCtxLocked appends msg, to be written under ctx (Transport.Write);
+// addCtxLocked appends msg, to be written under ctx (transport.Conn.Write);
 // c.mu is held.
 func (c *Conn) addCtxLocked(ctx context.Context, msg []byte) {
 	o := &c.out
@@ -302,7 +302,7 @@ func (c *Conn) kick() {
 }
 
 // SendQueued sends what the read loop has answered so far. The read loop
-// calls it before each Read that may block (see Transport); a Transport
+// calls it before each Read that may block (see transport.Conn); a transport
 // whose Read may block more than once before it returns a message (it
 // answers a message over its limit itself, with Answer, and reads on)
 // calls it before each read of its own that may block, so that nothing

@@ -79,3 +79,46 @@ type Tracker interface {
 func WithTracker(ctx context.Context, t Tracker) context.Context {
 	return context.WithValue(ctx, keys.Tracker{}, keys.CallTracker(t))
 }
+
+// A Conn carries whole JSON-RPC messages both ways between two ends: the
+// framing of a byte stream, WebSocket messages, HTTP exchanges, or a
+// queue in memory. It is what a two-way connection (peer.New) runs on,
+// what a client (client.New) calls over, and what the stream and ws hosts
+// make of each connection they serve.
+//
+// The connection calls Read from one goroutine at a time (its read loop),
+// and Write and Flush from one goroutine at a time (its writer), which may
+// be another, so that Read may run while Write does. Close may be called
+// from any goroutine, at any time.
+type Conn interface {
+	// Read returns the next message, valid until the next call of Read.
+	// Once the input has ended or failed, it returns an error (io.EOF
+	// for a clean end).
+	Read() ([]byte, error)
+	// Write sends msg, one whole message, or buffers it for Flush. ctx is
+	// the context of the call that sends the message (or the
+	// connection's, for an answer): a Write that has not begun when ctx
+	// ends may return ctx's error without sending, but a message whose
+	// writing has begun is written whole, or the Conn fails.
+	Write(ctx context.Context, msg []byte) error
+	// Flush sends what Write has buffered.
+	Flush() error
+	// Close closes the Conn; a Read in progress returns.
+	Close() error
+}
+
+// Two methods a Conn may have beside those of the interface change how a
+// connection uses it:
+//
+//   - Buffered() int returns the bytes of input read and not yet
+//     returned by Read. A connection sends what it has answered before
+//     each Read, so that the peer has every answer before the connection
+//     waits for its next message; while Buffered is not 0, it reads on
+//     first, so that a burst of messages is answered with few writes.
+//     Such a Conn must call the connection's SendQueued
+//     (peer.Conn.SendQueued) before each read of its own that may block.
+//   - Exchanges() bool, when it returns true, says that each message
+//     travels in an exchange of its own, as an HTTP client sends each in
+//     a request: Write may take as long as the exchange, and is called
+//     by every goroutine that sends, at once, so that no message waits
+//     for another's exchange.

@@ -6,20 +6,25 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/jsonrpc-go/jsonrpc/client"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
+
+// dialMaxMessage is the size limit, in bytes, of one message that a
+// channel from Dial reads: client.DefaultMaxMessage (a test holds them
+// equal; ws does not import the client).
+const dialMaxMessage = 64 << 20
 
 // Dial connects to a JSON-RPC server over WebSocket at url and returns the
 // channel for a client.New, which reads messages of up to
-// client.DefaultMaxMessage bytes (64 MiB); a longer one closes the
-// connection with status 1009 and fails the client's calls. opts are passed
-// to websocket.Dial; nil uses its defaults.
-func Dial(ctx context.Context, url string, opts *websocket.DialOptions) (client.Channel, error) {
+// client.DefaultMaxMessage bytes (64 MiB); a longer one closes the connection with status 1009 and
+// fails the client's calls. opts are passed to websocket.Dial; nil uses
+// its defaults.
+func Dial(ctx context.Context, url string, opts *websocket.DialOptions) (transport.Conn, error) {
 	conn, _, err := websocket.Dial(ctx, url, opts)
 	if err != nil {
 		return nil, err
 	}
-	conn.SetReadLimit(client.DefaultMaxMessage)
+	conn.SetReadLimit(dialMaxMessage)
 	ctx, cancel := context.WithCancel(context.Background())
 	return &channel{conn: conn, ctx: ctx, cancel: cancel}, nil
 }
@@ -30,18 +35,22 @@ type channel struct {
 	cancel context.CancelFunc
 }
 
-// Send writes msg. The call's ctx only decides whether to start: the write
-// itself runs under the channel's context, because the WebSocket library
-// closes the connection when the context of a write ends during it, and one
-// call's cancellation must not break the connection of the others.
-func (c *channel) Send(ctx context.Context, msg []byte) error {
+// Write writes msg as one message. The call's ctx only decides whether to
+// start: the write itself runs under the channel's context, because the
+// WebSocket library closes the connection when the context of a write ends
+// during it, and one call's cancellation must not break the connection of
+// the others.
+func (c *channel) Write(ctx context.Context, msg []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	return c.conn.Write(c.ctx, websocket.MessageText, msg)
 }
 
-func (c *channel) Recv() ([]byte, error) {
+// Flush does nothing: Write sends each message whole.
+func (c *channel) Flush() error { return nil }
+
+func (c *channel) Read() ([]byte, error) {
 	_, msg, err := c.conn.Read(c.ctx)
 	return msg, err
 }

@@ -38,13 +38,19 @@ func New(t testing.TB, ch client.Channel) *Tap {
 	return &Tap{Channel: ch, t: t, eof: make(chan struct{})}
 }
 
-func (w *Tap) Send(ctx context.Context, msg []byte) error {
+func (w *Tap) Write(ctx context.Context, msg []byte) error {
 	w.keep(true, msg)
-	return w.Channel.Send(ctx, msg)
+	return w.Channel.Write(ctx, msg)
 }
 
-func (w *Tap) Recv() ([]byte, error) {
-	msg, err := w.Channel.Recv()
+// Exchanges is the channel's (see transport.Conn).
+func (w *Tap) Exchanges() bool {
+	x, ok := w.Channel.(interface{ Exchanges() bool })
+	return ok && x.Exchanges()
+}
+
+func (w *Tap) Read() ([]byte, error) {
+	msg, err := w.Channel.Read()
 	if err != nil {
 		w.once.Do(func() { close(w.eof) })
 		return msg, err
@@ -53,7 +59,7 @@ func (w *Tap) Recv() ([]byte, error) {
 	return msg, nil
 }
 
-// EOF returns a channel closed once Recv has failed: the server's output
+// EOF returns a channel closed once Read has failed: the server's output
 // ended.
 func (w *Tap) EOF() <-chan struct{} { return w.eof }
 

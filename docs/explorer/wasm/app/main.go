@@ -100,7 +100,10 @@ func send(transport, url string, req []byte) (string, error) {
 		return "", fmt.Errorf("unknown transport %q (want http or ws)", transport)
 	}
 	defer ch.Close()
-	if err := ch.Send(ctx, req); err != nil {
+	if err := ch.Write(ctx, req); err != nil {
+		return "", err
+	}
+	if err := ch.Flush(); err != nil {
 		return "", err
 	}
 	if !expectsResponse(req) {
@@ -112,7 +115,7 @@ func send(transport, url string, req []byte) (string, error) {
 	}
 	done := make(chan received, 1)
 	go func() {
-		msg, err := ch.Recv()
+		msg, err := ch.Read()
 		done <- received{msg, err}
 	}()
 	select {
