@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/registry"
@@ -65,6 +66,16 @@ type Options struct {
 	// MaxPush bounds the notifications waiting to be sent by Push and
 	// Topic.Publish; <= 0 means DefaultMaxPush (256). See Push.
 	MaxPush int
+
+	// IdleTimeout and ReadTimeout time the reads of a transport whose
+	// reads take deadlines (it has a method SetReadDeadline(time.Time)
+	// error, as a net.Conn does): IdleTimeout is how long a read may wait
+	// for the next message to begin while nothing is in flight (the wait
+	// starts when the last call in flight is answered), ReadTimeout how
+	// long the reading of one message may take once it has begun. The
+	// transport says where its reading is (BeforeRead). 0 means none.
+	IdleTimeout time.Duration
+	ReadTimeout time.Duration
 
 	// OnIdle, when set, runs when the last message in flight has been
 	// answered and no call of the Conn's own waits for an answer: the
@@ -144,6 +155,7 @@ type Conn struct {
 	pending  map[uint64]chan<- response
 	progress map[string]func(json.RawMessage)
 	out      outbox
+	clock    readClock                  // the read deadlines (deadline.go)
 	subs     map[*Subscription]struct{} // ended with the read loop
 	err      error                      // set once the read loop has ended: calls fail with it
 
@@ -258,6 +270,9 @@ func New(ctx context.Context, t transport.Conn, opts Options) *Conn {
 	ctx = context.WithValue(ctx, connKey{}, c)
 	ctx = transport.WithTracker(ctx, (*tracker)(c))
 	c.ctx = context.WithValue(ctx, inlineKey{}, c)
+	if dl, ok := t.(deadliner); ok && dl.SetReadDeadline(time.Time{}) == nil {
+		c.clock = readClock{dl: dl, idle: max(opts.IdleTimeout, 0), msg: max(opts.ReadTimeout, 0)}
+	}
 	if x, ok := t.(interface{ Exchanges() bool }); ok && x.Exchanges() {
 		c.exchanges = true
 	}
@@ -654,6 +669,9 @@ func (c *Conn) update(f func(*state)) {
 		st.pumping = true
 	}
 	idle := wasBusy && st.running == 0 && len(st.queue) == 0 && st.outgoing == 0
+	if idle && c.clock.armable {
+		c.armIdleLocked()
+	}
 	c.changed.wake()
 	c.mu.Unlock()
 	if pump {
@@ -785,6 +803,11 @@ func (c *Conn) Wait() {
 func (c *Conn) Busy() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.busyLocked()
+}
+
+// busyLocked is Busy; c.mu is held.
+func (c *Conn) busyLocked() bool {
 	return c.st.running > 0 || len(c.st.queue) > 0 || c.st.outgoing > 0
 }
 

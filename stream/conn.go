@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -42,29 +41,19 @@ type conn struct {
 	log    *slog.Logger // the Server's Logger with the peer's address; nil logs nothing
 
 	// Read side, used by the read loop only.
-	starter     starter        // rd, when it tells when a message begins
-	newRead     bool           // a Read of the next message has started; no read from rwc yet
-	newMsg      bool           // without a starter: no byte of the next message has been read
-	msgDeadline time.Time      // when the message being read must be complete; set under dmu
-	buffered    *budget.Budget // the Server's MaxBuffered
-	sinceMsg    int64          // bytes read for the message being read
-	taken       int64          // of them, taken from buffered
+	starter  starter        // rd, when it tells when a message begins
+	newRead  bool           // a Read of the next message has started; no read from rwc yet
+	newMsg   bool           // without a starter: no byte of the next message has been read
+	buffered *budget.Budget // the Server's MaxBuffered
+	sinceMsg int64          // bytes read for the message being read
+	taken    int64          // of them, taken from buffered
 
-	// idleArmable is set while the reader waits for a new message with no
-	// idle timeout because calls are in flight; armIdle starts the timeout
-	// when the connection becomes idle. idleDeadline is when the wait for
-	// the next message ends, once set: white space read meanwhile does not
-	// move it. Guarded by dmu.
-	idleArmable  bool
-	idleDeadline time.Time
-	readDeadline time.Time // the read deadline last set on rdl
-
-	// Lifecycle.
-	lingering bool                  // lingerClose is draining the input; guarded by dmu
-	dmu       sync.Mutex            // orders stopReading with the read deadlines
-	stopping  atomic.Bool           // Shutdown: start no call; read only what is buffered
-	closeErr  atomic.Pointer[error] // why the connection was closed, once close was called
-	done      chan struct{}
+	// Lifecycle. The read deadlines (the idle and read timeouts, Shutdown's
+	// interruption, the linger) are the peer.Conn's to set, under its
+	// mutex, through SetReadDeadline.
+	stopping atomic.Bool           // Shutdown: start no call; read only what is buffered
+	closeErr atomic.Pointer[error] // why the connection was closed, once close was called
+	done     chan struct{}
 }
 
 // A starter is a Reader that tells when the next message has begun (the
@@ -104,7 +93,8 @@ func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, st setti
 		MaxInFlight: st.maxInFlight,
 		Protocol:    st.protocol,
 		MaxPush:     st.maxPush,
-		OnIdle:      c.armIdle,
+		IdleTimeout: st.idle,
+		ReadTimeout: st.readTimeout,
 		Logger:      c.log,
 	})
 	return c
@@ -285,82 +275,30 @@ func (c *conn) begun() bool {
 	return !c.newMsg
 }
 
-// armIdle starts the idle timeout of a read blocked waiting for a new
-// message while calls were in flight (see beforeRead), when the connection
-// becomes idle.
-func (c *conn) armIdle() {
-	if c.rdl == nil || c.st.idle <= 0 {
-		return
+// SetReadDeadline sets the read deadline of the connection, for the
+// peer.Conn, which times the reads (see peer.Options.IdleTimeout); it
+// fails with os.ErrNoDeadline when the connection has none.
+func (c *conn) SetReadDeadline(d time.Time) error {
+	if c.rdl == nil {
+		return os.ErrNoDeadline
 	}
-	c.dmu.Lock()
-	defer c.dmu.Unlock()
-	if c.idleArmable && !c.stopping.Load() {
-		c.idleArmable = false
-		c.idleDeadline = time.Now().Add(c.st.idle)
-		c.setReadDeadline(c.idleDeadline)
-	}
+	return c.rdl.SetReadDeadline(d)
 }
 
 // beforeRead runs before each read from the connection, which may block:
-// it flushes the answers written so far and sets the read deadline.
+// the peer.Conn sends what it has answered so far, whether the read loop
+// wrote it (one-way) or queued it for the Conn's writer (two-way), since a
+// read that waits for the peer must not hold an answer the peer waits
+// for, and sets the read deadline.
 func (c *conn) beforeRead() error {
-	// The answers so far go out first, whether the read loop wrote them
-	// (one-way) or queued them for the Conn's writer (two-way): a read
-	// that waits for the peer must not hold an answer the peer waits for.
-	c.peer.SendQueued()
-	c.dmu.Lock()
-	defer c.dmu.Unlock()
 	if c.stopping.Load() {
+		c.peer.SendQueued()
 		return errStopping
 	}
-	c.idleArmable = false
-	if c.newRead {
-		c.newRead = false
-		c.idleDeadline, c.msgDeadline = time.Time{}, time.Time{}
-	}
-	if c.rdl == nil {
-		return nil
-	}
-	var d time.Time
-	switch {
-	case !c.begun():
-		// Waiting for the next message. While calls are in flight the
-		// connection is not idle: armIdle starts the timeout when it
-		// becomes idle. Busy is read under dmu, as armIdle runs, so that
-		// no change is missed. White space between messages does not
-		// restart the timeout, nor turn it into the read timeout.
-		switch {
-		case c.st.idle <= 0:
-		case !c.idleDeadline.IsZero():
-			d = c.idleDeadline
-		case c.peer.Busy():
-			c.idleArmable = true
-		default:
-			c.idleDeadline = time.Now().Add(c.st.idle)
-			d = c.idleDeadline
-		}
-	case c.st.readTimeout > 0:
-		// Inside a message: the read timeout runs from the first read
-		// that finds it begun.
-		if c.msgDeadline.IsZero() {
-			c.msgDeadline = time.Now().Add(c.st.readTimeout)
-		}
-		d = c.msgDeadline
-	}
-	c.setReadDeadline(d)
+	fresh := c.newRead
+	c.newRead = false
+	c.peer.BeforeRead(fresh, c.begun())
 	return nil
-}
-
-// setReadDeadline sets the read deadline, when it changes: reads that go on
-// under one deadline (a message arriving in pieces) do not reset it. It
-// runs under dmu. An error (net.Pipe's after the peer closed) is left to
-// the read to report.
-func (c *conn) setReadDeadline(d time.Time) {
-	if d.Equal(c.readDeadline) {
-		return
-	}
-	c.readDeadline = d
-	c.rdl.SetReadDeadline(d)
 }
 
 // afterRead runs after each read from the connection.
@@ -376,21 +314,15 @@ func (c *conn) afterRead(n int) {
 // waiting for room for a message.
 func (c *conn) stopReading() {
 	c.peer.Shutdown()
-	c.dmu.Lock()
 	c.stopping.Store(true)
-	switch {
-	case c.lingering:
-		// Closing already: the linger ends by itself.
-	case c.rdl != nil:
-		c.setReadDeadline(time.Unix(1, 0))
-	default:
-		if cr, ok := c.rwc.(interface{ CloseRead() error }); !ok || cr.CloseRead() != nil {
-			// No way to interrupt a read alone: the answers in flight are
-			// lost.
-			c.close(ErrServerClosed)
-		}
+	if c.peer.StopReading() {
+		return // by a read deadline in the past, unless it lingers already
 	}
-	c.dmu.Unlock()
+	if cr, ok := c.rwc.(interface{ CloseRead() error }); !ok || cr.CloseRead() != nil {
+		// No way to interrupt a read alone: the answers in flight are
+		// lost.
+		c.close(ErrServerClosed)
+	}
 }
 
 // lingerClose closes a connection that the server ends while the peer may
@@ -407,10 +339,7 @@ func (c *conn) lingerClose(why error) {
 		c.close(why)
 		return
 	}
-	c.dmu.Lock()
-	c.lingering = true
-	c.setReadDeadline(time.Now().Add(c.st.linger))
-	c.dmu.Unlock()
+	c.peer.Linger(c.st.linger)
 	buf := make([]byte, 4<<10)
 	for {
 		if _, err := c.rwc.Read(buf); err != nil {
