@@ -53,7 +53,6 @@ type conn struct {
 	// mutex, through SetReadDeadline.
 	stopping atomic.Bool           // Shutdown: start no call; read only what is buffered
 	closeErr atomic.Pointer[error] // why the connection was closed, once close was called
-	done     chan struct{}
 }
 
 // A starter is a Reader that tells when the next message has begun (the
@@ -68,7 +67,7 @@ type writeDeadliner interface{ SetWriteDeadline(time.Time) error }
 var errStopping = errors.New("stream: connection stopping")
 
 func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, st settings) *conn {
-	c := &conn{st: st, srv: s, rwc: rwc, done: make(chan struct{})}
+	c := &conn{st: st, srv: s, rwc: rwc}
 	if s.Logger != nil {
 		c.log = s.Logger
 		if attrs := remoteAttrs(rwc); attrs != nil {
@@ -140,7 +139,6 @@ func (c *conn) finish(err error) error {
 	}
 	c.cancel()
 	c.stopAf()
-	c.srv.forget(c)
 	ret := ErrServerClosed
 	if !graceful {
 		ret = *c.closeErr.Load()
@@ -152,9 +150,17 @@ func (c *conn) finish(err error) error {
 			c.log.Debug("connection closed")
 		}
 	}
-	close(c.done)
+	c.srv.forget(c) // last: a Shutdown waiting for the connections returns
 	return ret
 }
+
+// Stop begins the connection's graceful end, for the Server's Shutdown
+// (peer.Hosted).
+func (c *conn) Stop() { c.stopReading() }
+
+// Kill closes the connection at once, for the Server's Close
+// (peer.Hosted).
+func (c *conn) Kill() { c.close(ErrServerClosed) }
 
 // serverEnds reports whether err, which ended the read loop, is the server's
 // decision to end a working connection (a timeout, input that breaks the

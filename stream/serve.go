@@ -198,13 +198,10 @@ type Server struct {
 	// works alongside Logger, which says more.
 	ErrorLog *log.Logger
 
-	mu        sync.Mutex
-	closing   bool // Shutdown or Close was called
-	listeners map[net.Listener]struct{}
-	conns     map[*conn]struct{}
-	slots     chan struct{}  // one element per connection served (MaxConns); made on first use
-	closed    chan struct{}  // closed by Shutdown and Close; made with slots
-	buffered  *budget.Budget // MaxBuffered; made with slots
+	host     peer.Host      // the listeners and connections, and their shutdown
+	once     sync.Once      // makes slots and buffered
+	slots    chan struct{}  // one element per connection served (MaxConns)
+	buffered *budget.Budget // MaxBuffered
 }
 
 // settings are a Server's fields with the defaults applied.
@@ -268,21 +265,12 @@ func timeout(d, def time.Duration) time.Duration {
 // returns. Connections are served with context.Background as the base of
 // their calls' contexts.
 func (s *Server) Serve(l net.Listener) error {
-	s.mu.Lock()
-	if s.closing {
-		s.mu.Unlock()
+	if !s.host.AddListener(l) {
 		l.Close()
 		return ErrServerClosed
 	}
-	if s.listeners == nil {
-		s.listeners = make(map[net.Listener]struct{})
-	}
-	s.listeners[l] = struct{}{}
-	s.mu.Unlock()
 	defer func() {
-		s.mu.Lock()
-		delete(s.listeners, l)
-		s.mu.Unlock()
+		s.host.RemoveListener(l)
 		l.Close()
 	}()
 
@@ -290,7 +278,7 @@ func (s *Server) Serve(l net.Listener) error {
 	for {
 		nc, err := l.Accept()
 		if err != nil {
-			if s.isClosing() {
+			if s.host.Closing() {
 				return ErrServerClosed
 			}
 			var ne net.Error
@@ -323,36 +311,24 @@ func (s *Server) Serve(l net.Listener) error {
 // gatesBudget returns the Server's MaxBuffered budget, made with the gates.
 func (s *Server) gatesBudget() *budget.Budget {
 	s.gates()
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	return s.buffered
 }
 
-// gates returns the Server's connection slots and the channel that
-// Shutdown and Close close, making them on first use.
-func (s *Server) gates() (slots chan struct{}, closed chan struct{}) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.slots == nil {
-		n := s.MaxConns
-		if n <= 0 {
-			n = DefaultMaxConns
-		}
-		s.slots = make(chan struct{}, n)
-		s.closed = make(chan struct{})
+// gates returns the Server's connection slots, making them and the
+// MaxBuffered budget on first use.
+func (s *Server) gates() chan struct{} {
+	s.once.Do(func() {
+		s.slots = make(chan struct{}, orDefaultInt(s.MaxConns, DefaultMaxConns))
 		s.buffered = budget.New(int64(orDefaultInt(s.MaxBuffered, DefaultMaxBuffered)))
-		if s.closing {
-			close(s.closed)
-		}
-	}
-	return s.slots, s.closed
+	})
+	return s.slots
 }
 
 // acquire takes a connection slot for c, waiting while MaxConns
 // connections are served. It fails when the Server closes or ctx ends
 // first.
 func (s *Server) acquire(ctx context.Context, c io.ReadWriteCloser) error {
-	slots, closed := s.gates()
+	slots := s.gates()
 	select {
 	case slots <- struct{}{}:
 		return nil
@@ -364,7 +340,7 @@ func (s *Server) acquire(ctx context.Context, c io.ReadWriteCloser) error {
 	select {
 	case slots <- struct{}{}:
 		return nil
-	case <-closed:
+	case <-s.host.Closed():
 		return ErrServerClosed
 	case <-ctx.Done():
 		return ctx.Err()
@@ -410,19 +386,12 @@ func (s *Server) ServeConn(ctx context.Context, c io.ReadWriteCloser) error {
 // back when it ends (forget).
 func (s *Server) serveConn(ctx context.Context, c io.ReadWriteCloser) error {
 	cn := newConn(s, ctx, c, s.settings())
-	s.mu.Lock()
-	if s.closing {
-		s.mu.Unlock()
+	if s.host.Add(cn, 0) != nil {
 		cn.close(ErrServerClosed)
 		cn.stopAf()
 		s.release()
 		return ErrServerClosed
 	}
-	if s.conns == nil {
-		s.conns = make(map[*conn]struct{})
-	}
-	s.conns[cn] = struct{}{}
-	s.mu.Unlock()
 	if cn.log != nil {
 		cn.log.Debug("connection opened")
 	}
@@ -432,9 +401,7 @@ func (s *Server) serveConn(ctx context.Context, c io.ReadWriteCloser) error {
 // forget removes a connection that has ended and closed, and gives back its
 // slot.
 func (s *Server) forget(c *conn) {
-	s.mu.Lock()
-	delete(s.conns, c)
-	s.mu.Unlock()
+	s.host.Remove(c)
 	s.release()
 }
 
@@ -452,35 +419,7 @@ func (s *Server) forget(c *conn) {
 // the calls still running, and returns ctx's error. Serve and ServeConn
 // return ErrServerClosed, and later calls of them fail with it.
 func (s *Server) Shutdown(ctx context.Context) error {
-	s.mu.Lock()
-	s.setClosingLocked()
-	err := s.closeListenersLocked()
-	conns := make([]*conn, 0, len(s.conns))
-	for c := range s.conns {
-		conns = append(conns, c)
-	}
-	s.mu.Unlock()
-	if s.Logger != nil {
-		s.Logger.LogAttrs(ctx, slog.LevelInfo, "shutting down", slog.Int("conns", len(conns)))
-	}
-	for _, c := range conns {
-		c.stopReading()
-	}
-	for i, c := range conns {
-		select {
-		case <-c.done:
-		case <-ctx.Done():
-			if s.Logger != nil {
-				s.Logger.LogAttrs(ctx, slog.LevelWarn, "shutdown timed out; closing the connections left", slog.Int("conns", len(conns)-i), slog.Any("error", ctx.Err()))
-			}
-			s.Close()
-			return ctx.Err()
-		}
-	}
-	if s.Logger != nil {
-		s.Logger.LogAttrs(ctx, slog.LevelInfo, "shutdown complete", slog.Int("conns", len(conns)))
-	}
-	return err
+	return s.host.Shutdown(ctx, s.Logger)
 }
 
 // Close closes the listeners and every connection at once; calls in flight
@@ -489,43 +428,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // ErrServerClosed; their connections' goroutines end as soon as the calls
 // in flight return.
 func (s *Server) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.setClosingLocked()
-	err := s.closeListenersLocked()
-	if s.Logger != nil && len(s.conns) > 0 {
-		s.Logger.Info("closing", "conns", len(s.conns))
-	}
-	for c := range s.conns {
-		c.close(ErrServerClosed)
-	}
-	return err
-}
-
-// setClosingLocked marks the Server closing and wakes whoever waits for a
-// connection slot.
-func (s *Server) setClosingLocked() {
-	if !s.closing && s.closed != nil {
-		close(s.closed)
-	}
-	s.closing = true
-}
-
-func (s *Server) closeListenersLocked() error {
-	var first error
-	for l := range s.listeners {
-		if err := l.Close(); err != nil && first == nil {
-			first = err
-		}
-		delete(s.listeners, l)
-	}
-	return first
-}
-
-func (s *Server) isClosing() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.closing
+	return s.host.Close(s.Logger)
 }
 
 // remoteAttrs returns the "remote" attribute of c's peer's address, when c

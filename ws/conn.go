@@ -460,6 +460,14 @@ func (c *wsConn) stop() {
 	}
 }
 
+// Stop begins the connection's graceful end, for the Handler's Shutdown
+// (peer.Hosted).
+func (c *wsConn) Stop() { c.stop() }
+
+// Kill closes the connection at once, for the Handler's Shutdown past its
+// deadline (peer.Hosted).
+func (c *wsConn) Kill() { c.kill() }
+
 // kill closes the connection at once and cancels its calls' context.
 func (c *wsConn) kill() {
 	c.mu.Lock()

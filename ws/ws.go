@@ -197,11 +197,9 @@ type Handler struct {
 	// subprotocols, compression). Nil accepts same-origin connections.
 	AcceptOptions *websocket.AcceptOptions
 
-	mu       sync.Mutex // protects the fields below
-	conns    map[*wsConn]struct{}
-	buffered *budget.Budget // MaxBuffered, made by the first admit
-	stopping bool
-	drained  chan struct{} // made by Shutdown; closed when no connection is left
+	host     peer.Host      // the connections, and their shutdown
+	once     sync.Once      // makes buffered
+	buffered *budget.Budget // MaxBuffered
 }
 
 // Close status reasons.
@@ -241,66 +239,12 @@ const (
 // that ignore their context. Call it before http.Server.Shutdown, with the
 // same context: net/http does not track WebSocket connections.
 func (h *Handler) Shutdown(ctx context.Context) error {
-	h.mu.Lock()
-	h.stopping = true
-	if h.drained == nil {
-		h.drained = make(chan struct{})
-		if len(h.conns) == 0 {
-			close(h.drained)
-		}
-	}
-	drained := h.drained
-	conns := h.snapshot()
-	h.mu.Unlock()
-	if h.Logger != nil {
-		h.Logger.LogAttrs(ctx, slog.LevelInfo, "shutting down", slog.Int("conns", len(conns)))
-	}
-	for _, c := range conns {
-		c.stop()
-	}
-	select {
-	case <-drained:
-		if h.Logger != nil {
-			h.Logger.LogAttrs(ctx, slog.LevelInfo, "shutdown complete", slog.Int("conns", len(conns)))
-		}
-		return nil
-	case <-ctx.Done():
-	}
-	h.mu.Lock()
-	conns = h.snapshot()
-	h.mu.Unlock()
-	if h.Logger != nil {
-		h.Logger.LogAttrs(ctx, slog.LevelWarn, "shutdown timed out; closing the connections left", slog.Int("conns", len(conns)), slog.Any("error", ctx.Err()))
-	}
-	for _, c := range conns {
-		c.kill()
-	}
-	return ctx.Err()
-}
-
-// snapshot returns the connections. h.mu must be held.
-func (h *Handler) snapshot() []*wsConn {
-	conns := make([]*wsConn, 0, len(h.conns))
-	for c := range h.conns {
-		conns = append(conns, c)
-	}
-	return conns
+	return h.host.Shutdown(ctx, h.Logger)
 }
 
 // admit registers a new connection, or returns why it is refused.
 func (h *Handler) admit() (*wsConn, string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	switch {
-	case h.stopping:
-		return nil, reasonShutdown
-	case len(h.conns) >= orDefault(h.MaxConns, DefaultMaxConns):
-		return nil, "too many connections"
-	}
-	if h.conns == nil {
-		h.conns = map[*wsConn]struct{}{}
-		h.buffered = budget.New(orDefault(h.MaxBuffered, DefaultMaxBuffered))
-	}
+	h.once.Do(func() { h.buffered = budget.New(orDefault(h.MaxBuffered, DefaultMaxBuffered)) })
 	c := &wsConn{
 		buffered:     h.buffered,
 		limit:        orDefault(h.MaxMessage, DefaultMaxMessage),
@@ -309,19 +253,17 @@ func (h *Handler) admit() (*wsConn, string) {
 		writeTimeout: timeout(h.WriteTimeout, DefaultWriteTimeout),
 		closeDone:    make(chan struct{}),
 	}
-	h.conns[c] = struct{}{}
+	switch h.host.Add(c, orDefault(h.MaxConns, DefaultMaxConns)) {
+	case peer.ErrHostClosed:
+		return nil, reasonShutdown
+	case peer.ErrHostFull:
+		return nil, "too many connections"
+	}
 	return c, ""
 }
 
 // release removes an ended connection.
-func (h *Handler) release(c *wsConn) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	delete(h.conns, c)
-	if h.stopping && len(h.conns) == 0 {
-		close(h.drained)
-	}
-}
+func (h *Handler) release(c *wsConn) { h.host.Remove(c) }
 
 func orDefault[T int | int64](v, def T) T {
 	if v <= 0 {
