@@ -12,11 +12,12 @@ import "time"
 // net.Conn's and an os.File's do not.
 
 // readClock is the Conn's timing of the transport's reads; guarded by c.mu
-// but for dl, idle and msg, which are set by New.
+// but for dl and msg, which are set by New.
 type readClock struct {
 	dl      deadliner     // nil: the transport's reads take no deadlines
 	idle    time.Duration // Options.IdleTimeout; 0: none
 	msg     time.Duration // Options.ReadTimeout; 0: none
+	waiting bool          // the last read waits for a message to begin
 	armable bool          // a read waits for a message with no idle deadline, because calls are in flight
 	idleAt  time.Time     // when the wait for the next message ends, once set
 	msgAt   time.Time     // when the message being read must be complete, once set
@@ -49,6 +50,7 @@ func (c *Conn) BeforeRead(fresh, begun bool) {
 		return
 	}
 	r.armable = false
+	r.waiting = !begun
 	if fresh {
 		r.idleAt, r.msgAt = time.Time{}, time.Time{}
 	}
@@ -116,6 +118,34 @@ func (c *Conn) StopReading() bool {
 		r.stopped = true
 		c.setDeadlineLocked(time.Unix(1, 0))
 	}
+	return true
+}
+
+// StopReadingWhenQuiet makes the read that waits for the next message
+// end once nothing has been in flight for quiet, in place of the idle
+// timeout: how a host that goes on reading while it shuts down (it
+// answers what it reads with the shutdown error) ends a connection whose
+// peer has stopped sending. A read that waits now, with nothing in flight,
+// ends quiet from now. It reports false when the transport's reads take no
+// deadlines.
+func (c *Conn) StopReadingWhenQuiet(quiet time.Duration) bool {
+	r := &c.clock
+	if r.dl == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r.idle = quiet
+	if r.stopped || r.linger || !r.waiting {
+		return true
+	}
+	if c.busyLocked() {
+		r.armable = true
+		return true
+	}
+	r.armable = false
+	r.idleAt = time.Now().Add(quiet)
+	c.setDeadlineLocked(r.idleAt)
 	return true
 }
 

@@ -62,8 +62,7 @@ type raw struct {
 	total int64 // bytes sent, newlines included; guarded by mu
 
 	pmu    sync.Mutex
-	pause  sync.Cond
-	paused bool
+	paused chan struct{} // closed by resumeReading; nil while reading
 	t      *testing.T
 	wr     framing.Writer
 	mu     sync.Mutex
@@ -88,15 +87,15 @@ func newRaw(t *testing.T, s *stream.Server) *raw {
 	conn := cc
 	r := &raw{t: t, wr: framing.Line.NewWriter(conn), got: make(chan string, 64), spy: spy}
 	rd := framing.Line.NewReader(conn, 1<<20)
-	r.pause.L = &r.pmu
 	go func() {
 		defer close(r.got)
 		for {
 			r.pmu.Lock()
-			for r.paused {
-				r.pause.Wait()
-			}
+			paused := r.paused
 			r.pmu.Unlock()
+			if paused != nil {
+				<-paused
+			}
 			msg, err := rd.Read()
 			if err != nil {
 				return
@@ -164,15 +163,19 @@ func (r *raw) settled(msgs ...string) {
 // be reading.
 func (r *raw) stopReading() {
 	r.pmu.Lock()
-	r.paused = true
+	if r.paused == nil {
+		r.paused = make(chan struct{})
+	}
 	r.pmu.Unlock()
 }
 
 // resumeReading undoes stopReading.
 func (r *raw) resumeReading() {
 	r.pmu.Lock()
-	r.paused = false
-	r.pause.Broadcast()
+	if r.paused != nil {
+		close(r.paused)
+		r.paused = nil
+	}
 	r.pmu.Unlock()
 }
 

@@ -9,6 +9,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -22,11 +23,15 @@ import (
 // is its peer.Transport), with the connection's idle and read timeouts,
 // its share of the Handler's MaxBuffered, and its close handshake.
 //
-// The peer.Conn's read loop reads messages through Read, which arms the
-// timeouts and refuses the messages read while shutting down; answers and
-// the calls of methods go through Write, from any goroutine, each a
-// message of its own (the library serializes them). Every close goes
-// through startClose, which writes the close frame, or kill.
+// The peer.Conn's read loop reads messages through Read, which tells the
+// peer.Conn where its reading is (BeforeRead), and refuses the messages
+// read while shutting down; the peer.Conn times the reads, through
+// SetReadDeadline, whose timer begins the close handshake (expire).
+// Answers and the calls of methods go through Write, from the peer.Conn's
+// writer, each a message of its own. Every close goes through startClose,
+// which writes the close frame, or kill. The connection's state is a few
+// atomics, each changed once (attached, stopping, closing, killed) or by
+// the read loop alone (reading, inMessage).
 type wsConn struct {
 	buffered     *budget.Budget // the Handler's MaxBuffered
 	limit        int64          // MaxMessage
@@ -47,27 +52,20 @@ type wsConn struct {
 	buf   []byte // the message last read
 	taken int64  // what buf holds of buffered
 
-	mu        sync.Mutex // protects the fields below
-	attached  bool
-	waiting   bool // the read loop waits for the first frame of a message
-	stopping  bool // Shutdown: run no further message
-	closing   bool // a close has begun, or the connection is ending: pass on nothing
-	closeSent bool // startClose began the close handshake
-	killed    bool // Shutdown's deadline passed: close at once
-	timer     *time.Timer
-	kind      timerKind // what the timer is armed for, or noTimer
-	deadline  time.Time // when the armed timer is due
+	attached atomic.Bool // attach has recorded the connection
+	stopping atomic.Bool // Shutdown: run no further message
+	closing  atomic.Bool // a close has begun, or the connection is ending: pass on nothing
+	killed   atomic.Bool // Shutdown's deadline passed: close at once
+
+	// The read deadline, set by the peer.Conn (SetReadDeadline): timer
+	// fires at deadline (Unix nanoseconds; 0: none), and expire begins
+	// the close when a read is under way then (reading), inside a message
+	// (read timeout) or waiting for one (idle, or quiet at shutdown).
+	timer     *time.Timer // made by admit; never replaced
+	deadline  atomic.Int64
+	reading   atomic.Bool // the read loop reads from the connection
+	inMessage atomic.Bool // it reads a message whose first frame has arrived
 }
-
-// The kinds of timer a connection arms.
-type timerKind uint8
-
-const (
-	noTimer    timerKind = iota
-	idleTimer            // waiting for a message with no call in flight
-	readTimer            // reading a message
-	quietTimer           // shutting down: waiting for the messages already sent
-)
 
 // shutdownQuiet is how long a connection that shuts down, with nothing in
 // flight, waits for another message before it begins the close handshake:
@@ -89,15 +87,28 @@ const (
 // attach records the upgraded connection and its peer.Conn; false means
 // Shutdown's deadline has passed and it must not be served.
 func (c *wsConn) attach(ctx context.Context, cancel context.CancelFunc, conn *websocket.Conn, netConn net.Conn, p *peer.Conn) bool {
-	c.mu.Lock()
 	c.ctx, c.cancel, c.conn, c.netConn, c.peer = ctx, cancel, conn, netConn, p
-	c.attached = true
-	stopping, killed := c.stopping, c.killed
-	c.mu.Unlock()
-	if stopping {
-		p.Shutdown() // and the first awaitMessage closes
+	// attached, then stopping and killed; stop and kill set theirs, then
+	// read attached: one of the two sees the other.
+	c.attached.Store(true)
+	if c.stopping.Load() {
+		c.shutdown()
 	}
-	return !killed
+	return !c.killed.Load()
+}
+
+// SetReadDeadline arms the timer for d (a zero d disarms it), for the
+// peer.Conn, which times the reads (peer.Options.IdleTimeout); it runs
+// under the peer.Conn's mutex, one at a time.
+func (c *wsConn) SetReadDeadline(d time.Time) error {
+	if d.IsZero() {
+		c.deadline.Store(0)
+		c.timer.Stop()
+		return nil
+	}
+	c.deadline.Store(d.UnixNano())
+	c.timer.Reset(time.Until(d))
+	return nil
 }
 
 // Buffer sizes of a connection's reading.
@@ -140,25 +151,29 @@ func (c *wsConn) Read() ([]byte, error) {
 		c.taken = 0
 		putMsgBuf(c.buf)
 		c.buf = nil
-		c.awaitMessage()
 		// The read's context is Background: the library closes the
 		// connection when a read's context ends, and every way of ending a
 		// read here closes the connection anyway (a timeout with a close
 		// frame, Shutdown's deadline and a failed write at once).
 		// What the connection answered so far goes out before the wait
-		// for the next message (see peer.Conn.SendQueued).
-		c.peer.SendQueued()
+		// for the next message (BeforeRead, which also sets the idle
+		// deadline). reading is set first, so that a deadline that passes
+		// from then on ends the read.
+		c.inMessage.Store(false)
+		c.reading.Store(true)
+		c.peer.BeforeRead(true, false)
 		_, r, err := c.conn.Reader(context.Background())
 		if err != nil {
+			c.reading.Store(false)
 			return nil, err
 		}
-		c.gotFrame()
+		c.inMessage.Store(true)
+		c.peer.BeforeRead(false, true) // the read timeout
 		c.buf, c.taken, err = readMessage(r, getMsgBuf(), c.limit, c.buffered)
+		c.reading.Store(false)
 		act := c.gotMessage()
 		if errors.Is(err, errBudget) {
-			c.mu.Lock()
 			c.startClose(websocket.StatusTryAgainLater, reasonBusy)
-			c.mu.Unlock()
 			return nil, err
 		}
 		if err != nil {
@@ -205,10 +220,7 @@ func (c *wsConn) Write(ctx context.Context, msg []byte) error {
 	if err == nil {
 		return nil
 	}
-	c.mu.Lock()
-	closing := c.closing
-	c.mu.Unlock()
-	if !closing {
+	if !c.closing.Load() {
 		c.cancel()
 		c.conn.CloseNow()
 	}
@@ -232,11 +244,11 @@ func (c *wsConn) finish() {
 	if c.log != nil {
 		defer c.log.LogAttrs(context.Background(), slog.LevelDebug, "connection closed")
 	}
-	c.mu.Lock()
-	started, killed := c.closeSent, c.killed
-	c.closing = true
-	c.disarm()
-	c.mu.Unlock()
+	// Closing from here on, unless startClose began it: then its close
+	// frame is on its way.
+	started := !c.closing.CompareAndSwap(false, true)
+	killed := c.killed.Load()
+	c.SetReadDeadline(time.Time{})
 	c.cancel()
 	if killed && c.netConn != nil {
 		c.netConn.Close()
@@ -297,65 +309,14 @@ func readMessage(r io.Reader, buf []byte, limit int64, b *budget.Budget) ([]byte
 // room for the message.
 var errBudget = errors.New("ws: MaxBuffered spent")
 
-// awaitMessage notes that the read loop waits for a message, and calls
-// idle when nothing is in flight.
-func (c *wsConn) awaitMessage() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.waiting = true
-	if !c.peer.Busy() {
-		c.idle()
-	}
-}
-
-// onIdle runs when the last message in flight has been answered (the
-// peer.Conn's OnIdle): while the read loop waits for a message, the
-// connection is idle.
-func (c *wsConn) onIdle() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.waiting {
-		c.idle()
-	}
-}
-
-// idle runs when the connection has nothing in flight and its read loop
-// waits for a message, having passed on, answered or dropped every message
-// it read: a connection shutting down closes, others arm the idle timeout.
-// c.mu must be held.
-func (c *wsConn) idle() {
-	switch {
-	case c.closing:
-	case c.stopping:
-		c.arm(quietTimer, shutdownQuiet)
-	default:
-		c.arm(idleTimer, c.idleTimeout)
-	}
-}
-
-// gotFrame notes that a message has begun, and arms the read timeout.
-func (c *wsConn) gotFrame() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.waiting = false
-	if !c.closing {
-		c.arm(readTimer, c.readTimeout)
-	}
-}
-
-// gotMessage notes that a message has been read, and says what to do with
-// it: while shutting down, a one-way connection refuses it here, with
-// appendRefusal's answers.
+// gotMessage says what to do with a message just read: while shutting
+// down, a one-way connection refuses it here, with appendRefusal's
+// answers.
 func (c *wsConn) gotMessage() action {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.kind == readTimer {
-		c.disarm()
-	}
 	switch {
-	case c.closing:
+	case c.closing.Load():
 		return drop
-	case c.stopping && !c.peer.TwoWay():
+	case c.stopping.Load() && !c.peer.TwoWay():
 		return refuse
 	}
 	// A two-way connection's peer.Conn refuses the requests itself, and
@@ -363,61 +324,35 @@ func (c *wsConn) gotMessage() action {
 	return pass
 }
 
-// arm sets the timer to fire after d, for kind; a zero d disarms it. c.mu
-// must be held.
-func (c *wsConn) arm(kind timerKind, d time.Duration) {
-	if d <= 0 {
-		c.disarm()
-		return
-	}
-	c.kind, c.deadline = kind, time.Now().Add(d)
-	if c.timer == nil {
-		c.timer = time.AfterFunc(d, c.expire)
-	} else {
-		c.timer.Reset(d)
-	}
-}
-
-// disarm stops the timer. c.mu must be held.
-func (c *wsConn) disarm() {
-	if c.kind != noTimer {
-		c.kind = noTimer
-		c.timer.Stop()
-	}
-}
-
-// expire runs when the timer fires: an idle connection is closed with 1001
-// (going away), one that stalls inside a message with 1008 (policy
-// violation). A timer that fires for an arming since replaced finds its
-// deadline in the future and does nothing.
+// expire runs when the timer fires: a read that waits for a message past
+// its deadline ends the connection with 1001 (going away: idle, or quiet
+// at shutdown), one inside a message with 1008 (policy violation). A
+// timer that fires for a deadline since replaced, or when no read is
+// under way (the read loop sets the next deadline before it reads again),
+// does nothing.
 func (c *wsConn) expire() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.kind == noTimer || c.closing || time.Now().Before(c.deadline) {
+	d := c.deadline.Load()
+	if d == 0 || !c.reading.Load() || time.Now().UnixNano() < d {
 		return
 	}
-	switch c.kind {
-	case idleTimer:
-		c.startClose(websocket.StatusGoingAway, reasonIdle)
-	case readTimer:
+	switch {
+	case c.inMessage.Load():
 		c.startClose(websocket.StatusPolicyViolation, reasonReadTimeout)
-	case quietTimer:
-		if c.waiting && !c.peer.Busy() {
-			c.startClose(websocket.StatusGoingAway, reasonShutdown)
-		}
+	case c.stopping.Load():
+		c.startClose(websocket.StatusGoingAway, reasonShutdown)
+	default:
+		c.startClose(websocket.StatusGoingAway, reasonIdle)
 	}
 }
 
 // startClose begins the close handshake with code: nothing more is passed
 // on, the close frame is written (for 1001, going away, once every answer
 // is), and the connection ends when the peer answers the close frame
-// (after at most the library's timeouts). c.mu must be held.
+// (after at most the library's timeouts).
 func (c *wsConn) startClose(code websocket.StatusCode, reason string) {
-	if c.closing || !c.attached {
+	if !c.attached.Load() || !c.closing.CompareAndSwap(false, true) {
 		return
 	}
-	c.closing, c.closeSent = true, true
-	c.disarm()
 	if c.log != nil {
 		level := slog.LevelWarn
 		if code == websocket.StatusGoingAway {
@@ -441,22 +376,32 @@ func (c *wsConn) startClose(code websocket.StatusCode, reason string) {
 // flight are answered, and a message it is reading is refused, it closes
 // with 1001 (going away).
 func (c *wsConn) stop() {
-	c.mu.Lock()
-	if c.stopping {
-		c.mu.Unlock()
+	if !c.stopping.CompareAndSwap(false, true) {
 		return
 	}
-	c.stopping = true
-	p := c.peer
-	c.mu.Unlock()
-	if p == nil {
-		return // attach shuts it down
+	if c.attached.Load() {
+		c.shutdown() // else attach does
 	}
-	p.Shutdown()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.waiting && !p.Busy() {
-		c.idle()
+}
+
+// shutdown shuts the peer.Conn down, and makes the read that waits for a
+// message end once nothing has been in flight for shutdownQuiet.
+func (c *wsConn) shutdown() {
+	c.peer.Shutdown()
+	c.peer.StopReadingWhenQuiet(shutdownQuiet)
+}
+
+// kill closes the connection at once and cancels its calls' context.
+func (c *wsConn) kill() {
+	c.killed.Store(true)
+	if !c.attached.Load() {
+		return // attach sees killed
+	}
+	c.cancel()
+	if c.netConn != nil {
+		c.netConn.Close()
+	} else {
+		go c.conn.CloseNow()
 	}
 }
 
@@ -467,20 +412,3 @@ func (c *wsConn) Stop() { c.stop() }
 // Kill closes the connection at once, for the Handler's Shutdown past its
 // deadline (peer.Hosted).
 func (c *wsConn) Kill() { c.kill() }
-
-// kill closes the connection at once and cancels its calls' context.
-func (c *wsConn) kill() {
-	c.mu.Lock()
-	c.killed = true
-	attached, cancel, conn, netConn := c.attached, c.cancel, c.conn, c.netConn
-	c.mu.Unlock()
-	if !attached {
-		return // attach sees killed
-	}
-	cancel()
-	if netConn != nil {
-		netConn.Close()
-	} else {
-		go conn.CloseNow()
-	}
-}

@@ -253,6 +253,8 @@ func (h *Handler) admit() (*wsConn, string) {
 		writeTimeout: timeout(h.WriteTimeout, DefaultWriteTimeout),
 		closeDone:    make(chan struct{}),
 	}
+	c.timer = time.AfterFunc(time.Hour, c.expire)
+	c.timer.Stop()
 	switch h.host.Add(c, orDefault(h.MaxConns, DefaultMaxConns)) {
 	case peer.ErrHostClosed:
 		return nil, reasonShutdown
@@ -330,7 +332,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Order:       h.Order,
 		MaxInFlight: orDefault(h.MaxInFlight, DefaultMaxInFlight),
 		Protocol:    h.Protocol,
-		OnIdle:      c.onIdle,
+		IdleTimeout: c.idleTimeout,
+		ReadTimeout: c.readTimeout,
 	})
 	if !c.attach(ctx, cancel, conn, netConn, p) {
 		watch()
