@@ -118,3 +118,17 @@ func TestGzipAllocs(t *testing.T) {
 		}
 	}
 }
+
+// A Handler with a nil Server answers every call "Method not found", as
+// every host of the library does.
+func TestNilServer(t *testing.T) {
+	var h fasthttprpc.Handler
+	var ctx fasthttp.RequestCtx
+	ctx.Request.Header.SetMethod("POST")
+	ctx.Request.Header.SetContentType("application/json")
+	ctx.Request.SetBodyString(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`)
+	h.ServeFastHTTP(&ctx)
+	if got, want := string(ctx.Response.Body()), `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":1}`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}

@@ -106,7 +106,8 @@ import (
 // fields must not be changed while it serves.
 type Handler struct {
 	// Server answers the requests (with SessionPrefix set, those for the
-	// prefix itself). It must not be nil.
+	// prefix itself). nil serves an empty method table, so that every
+	// call is answered with "Method not found".
 	Server *jsonrpc.Server
 
 	// MaxBody is the largest request body accepted, in bytes, when the
@@ -157,7 +158,7 @@ func (h *Handler) ServeFastHTTP(ctx *fasthttp.RequestCtx) { h.serve(ctx, h.MaxBo
 // serve answers one HTTP request; limit is the body limit of a streamed
 // body (DefaultMaxBody when <= 0).
 func (h *Handler) serve(ctx *fasthttp.RequestCtx, limit int) {
-	srv := h.Server
+	srv, _ := transport.Route(h.Server, nil, "", "")
 	if h.SessionPrefix != "" {
 		var ok bool
 		if srv, ok = transport.Route(h.Server, h.Sessions, h.SessionPrefix, string(ctx.Path())); !ok {

@@ -109,7 +109,8 @@ const DefaultReadTimeout = 30 * time.Second
 // must not be changed while it serves.
 type Handler struct {
 	// Server answers the requests (with SessionPrefix set, those for the
-	// prefix itself). It must not be nil.
+	// prefix itself). nil serves an empty method table, so that every
+	// call is answered with "Method not found".
 	Server *jsonrpc.Server
 
 	// MaxBody is the largest request body accepted, in bytes; a larger one

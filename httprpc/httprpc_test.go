@@ -872,3 +872,15 @@ func TestHTTPMaxBuffered(t *testing.T) {
 		t.Errorf("a large body after the stalled ones ended: %d, want 200", w.Code)
 	}
 }
+
+// A Handler with a nil Server answers every call "Method not found", as
+// every host of the library does.
+func TestHTTPNilServer(t *testing.T) {
+	t.Parallel()
+	ts := httptest.NewServer(&httprpc.Handler{})
+	defer ts.Close()
+	a := httpPostJSON(t, httpClientOf(ts), ts.URL, `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`)
+	if want := `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":1}`; a.status != 200 || a.body != want {
+		t.Errorf("got %d %s, want 200 %s", a.status, a.body, want)
+	}
+}

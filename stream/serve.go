@@ -101,7 +101,7 @@ type Server struct {
 	// connection closed, so that peers that send large messages slowly
 	// cannot hold MaxConns × MaxMessage bytes between them. Messages up to
 	// 64 KiB do not count.
-	MaxBuffered int
+	MaxBuffered int64
 
 	// MaxConns is how many connections the Server serves at once, over all
 	// its listeners and ServeConn calls; <= 0 means DefaultMaxConns (4096).
@@ -319,7 +319,7 @@ func (s *Server) gatesBudget() *budget.Budget {
 func (s *Server) gates() chan struct{} {
 	s.once.Do(func() {
 		s.slots = make(chan struct{}, orDefaultInt(s.MaxConns, DefaultMaxConns))
-		s.buffered = budget.New(int64(orDefaultInt(s.MaxBuffered, DefaultMaxBuffered)))
+		s.buffered = budget.New(orDefaultInt(s.MaxBuffered, DefaultMaxBuffered))
 	})
 	return s.slots
 }
@@ -448,7 +448,7 @@ func (s *Server) logf(format string, args ...any) {
 	}
 }
 
-func orDefaultInt(n, def int) int {
+func orDefaultInt[T int | int64](n, def T) T {
 	if n <= 0 {
 		return def
 	}

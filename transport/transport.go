@@ -16,6 +16,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/keys"
@@ -43,8 +44,13 @@ func AppendError(dst []byte, e *jsonrpc.Error, id json.RawMessage) []byte {
 // prefix+id by the session id of sessions, found with Lookup (never
 // created). ok is false for a path outside prefix and for an id that names no
 // session (always, when sessions is nil); hosts answer those as not found.
-// With an empty prefix every path is answered by srv.
+// With an empty prefix every path is answered by srv. A nil srv is an
+// empty method table, which answers every call with "Method not found", as
+// a nil Server of every host of this module means.
 func Route(srv *jsonrpc.Server, sessions *jsonrpc.Sessions, prefix, path string) (s *jsonrpc.Server, ok bool) {
+	if srv == nil {
+		srv = noMethods()
+	}
 	if prefix == "" {
 		return srv, true
 	}
@@ -122,3 +128,6 @@ type Conn interface {
 //     a request: Write may take as long as the exchange, and is called
 //     by every goroutine that sends, at once, so that no message waits
 //     for another's exchange.
+
+// noMethods is the empty method table that a nil Server means.
+var noMethods = sync.OnceValue(func() *jsonrpc.Server { return jsonrpc.NewServer() })

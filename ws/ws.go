@@ -113,7 +113,8 @@ const (
 // concurrent use by multiple goroutines; do not change its fields while it
 // serves.
 type Handler struct {
-	// Server answers the requests.
+	// Server answers the requests. nil serves an empty method table, so
+	// that every call is answered with "Method not found".
 	Server *jsonrpc.Server
 
 	// MaxMessage is the size limit of one incoming message, in bytes; <= 0
@@ -121,7 +122,7 @@ type Handler struct {
 	// connection with status 1009 (message too big). It is read only up to
 	// the limit, and nothing is allocated from the length its frames
 	// declare.
-	MaxMessage int64
+	MaxMessage int
 
 	// MaxBuffered bounds the memory that messages larger than 64 KiB hold
 	// while they are read, over all the Handler's connections together;
@@ -168,6 +169,12 @@ type Handler struct {
 	// Protocol names the notifications by which the two ends cancel calls
 	// and report progress: peer.LSP, peer.MCP, or the zero Protocol (none).
 	Protocol peer.Protocol
+
+	// MaxPush bounds the notifications a connection holds waiting to be
+	// sent by peer.Conn.Push and peer.Topic.Publish; <= 0 means
+	// peer.DefaultMaxPush (256). Past it they are dropped for that
+	// connection only (see peer.Topic's Overflow).
+	MaxPush int
 
 	// IdleTimeout is how long a connection with no call in flight may wait
 	// for the first frame of its next message before it is closed with
@@ -247,7 +254,7 @@ func (h *Handler) admit() (*wsConn, string) {
 	h.once.Do(func() { h.buffered = budget.New(orDefault(h.MaxBuffered, DefaultMaxBuffered)) })
 	c := &wsConn{
 		buffered:     h.buffered,
-		limit:        orDefault(h.MaxMessage, DefaultMaxMessage),
+		limit:        int64(orDefault(h.MaxMessage, DefaultMaxMessage)),
 		idleTimeout:  timeout(h.IdleTimeout, DefaultIdleTimeout),
 		readTimeout:  timeout(h.ReadTimeout, DefaultReadTimeout),
 		writeTimeout: timeout(h.WriteTimeout, DefaultWriteTimeout),
@@ -332,6 +339,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Order:       h.Order,
 		MaxInFlight: orDefault(h.MaxInFlight, DefaultMaxInFlight),
 		Protocol:    h.Protocol,
+		MaxPush:     h.MaxPush,
 		IdleTimeout: c.idleTimeout,
 		ReadTimeout: c.readTimeout,
 	})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/ws"
 )
@@ -255,4 +256,18 @@ func TestShutdownGraceful(t *testing.T) {
 	if _, err := client.Call[int](context.Background(), c, "addInt", []any{1, 2}); err == nil {
 		t.Error("a call after Shutdown succeeded")
 	}
+}
+
+// A Handler with a nil Server answers every call "Method not found", as
+// every host of the library does.
+func TestNilServer(t *testing.T) {
+	leaktest.Check(t)
+	ts := httptest.NewServer(&ws.Handler{})
+	defer ts.Close()
+	c := dial(t, "ws"+strings.TrimPrefix(ts.URL, "http"))
+	var e *jsonrpc.Error
+	if _, err := client.Call[int](context.Background(), c, "addInt", []int{1, 2}); !errors.As(err, &e) || e.Code != jsonrpc.CodeMethodNotFound {
+		t.Errorf("err = %v, want Method not found", err)
+	}
+	c.Close()
 }

@@ -352,7 +352,7 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		if cfg.ws {
 			wh = &ws.Handler{
 				Server:       srv,
-				MaxMessage:   int64(cfg.maxMessage),
+				MaxMessage:   cfg.maxMessage,
 				MaxConns:     cfg.maxConns,
 				ReadTimeout:  orNone(cfg.readTimeout),
 				WriteTimeout: orNone(cfg.writeTimeout),
