@@ -93,9 +93,17 @@ type target struct {
 	workers              int    // connections of the http scenario; 1 otherwise
 	run                  func(d time.Duration) (measurement, error)
 	close                func()
+	// cpu is the CPU clock of the row's server, when it runs in a process
+	// of its own; nil: this process's (processCPU).
+	cpu func() time.Duration
 }
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	if os.Getenv(floorChildEnv) != "" {
+		os.Exit(serveFloorChild())
+	}
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
 
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("peers", flag.ContinueOnError)
@@ -103,17 +111,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	d := fs.Duration("d", time.Second, "duration of each run of each row")
 	runs := fs.Int("runs", 3, "runs per row, interleaved; the table shows the median")
 	jsonFile := fs.String("json", "", "write the results as JSON to `FILE`")
-	workload := fs.String("workload", "calc", "`calc`: the calculator mix in every scenario; real: the methods of package realistic over one TCP connection")
+	workload := fs.String("workload", "calc", "`calc`: the calculator mix in every scenario; real: the methods of package realistic over one TCP connection; process: the calculator mix over one TCP connection to jsonrpcd and to the floor, each in a process of its own, with the server's CPU time per call")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *d <= 0 || *runs < 1 || fs.NArg() > 0 || (*workload != "calc" && *workload != "real") {
-		fmt.Fprintln(stderr, "peers: -d must be positive, -runs at least 1, -workload calc or real, no arguments")
+	if *d <= 0 || *runs < 1 || fs.NArg() > 0 || (*workload != "calc" && *workload != "real" && *workload != "process") {
+		fmt.Fprintln(stderr, "peers: -d must be positive, -runs at least 1, -workload calc, real or process, no arguments")
 		return 2
 	}
 	set, mode := setup, "peers"
-	if *workload == "real" {
+	switch *workload {
+	case "real":
 		set, mode = setupReal, "peers-real"
+	case "process":
+		set, mode = setupProcess, "peers-process"
 	}
 	rep, err := measureAll(set, mode, *d, *runs, stderr)
 	if err != nil {
@@ -284,9 +295,13 @@ func measureAll(setup func() ([]*target, []Skip, error), mode string, d time.Dur
 	for k := range runs {
 		for i, t := range ts {
 			fmt.Fprintf(progress, "run %d/%d %s %s... ", k+1, runs, t.scenario, t.peer)
-			cpu := processCPU()
+			clock := processCPU
+			if t.cpu != nil {
+				clock = t.cpu
+			}
+			cpu := clock()
 			m, err := t.run(d)
-			m.cpu = processCPU() - cpu
+			m.cpu = clock() - cpu
 			if err != nil {
 				fmt.Fprintln(progress, "failed")
 				return nil, fmt.Errorf("%s %s, run %d: %w", t.scenario, t.peer, k+1, err)
@@ -342,8 +357,12 @@ func (r *Report) find(scenario string, workers int, peer string) *Row {
 }
 
 func printTable(w io.Writer, rep *Report, runs int) {
-	if rep.Mode == "peers-real" {
+	switch rep.Mode {
+	case "peers-real":
 		printReal(w, rep, runs)
+		return
+	case "peers-process":
+		printProcess(w, rep, runs)
 		return
 	}
 	fmt.Fprintf(w, "calculator mix (demo.Requests: add, addInt, NullableFloatToNullableFloat, Test2, StringMe)\n")

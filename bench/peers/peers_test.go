@@ -257,3 +257,15 @@ func TestGRPCRefusesWrongAnswers(t *testing.T) {
 		}
 	})
 }
+
+// TestParseStatCPU: utime and stime are read past a command with spaces
+// and parentheses.
+func TestParseStatCPU(t *testing.T) {
+	const stat = "4242 (a (b) c) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 4 0 1 2 3"
+	if got, want := parseStatCPU(stat), 3*time.Second; got != want {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if got := parseStatCPU("garbage"); got != 0 {
+		t.Errorf("garbage: %v", got)
+	}
+}
