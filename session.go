@@ -9,8 +9,8 @@ import (
 
 // Sessions is a set of sessions: servers with method tables of their own,
 // addressed by an id, that share the options the set was made with. A host
-// routes a request to a session by its id (package httprpc by URL path,
-// with Handler.SessionPrefix), so that what one client registers in its
+// routes a request to a session by its id (the HTTP hosts by URL path,
+// with transport.SessionRouter), so that what one client registers in its
 // session is not visible to others.
 //
 // A session lives from Create to Destroy; hosts only look sessions up, so a

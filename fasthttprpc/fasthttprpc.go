@@ -97,7 +97,6 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
@@ -105,10 +104,13 @@ import (
 // a fasthttp.RequestHandler. A Handler is safe for concurrent use; its
 // fields must not be changed while it serves.
 type Handler struct {
-	// Server answers the requests (with SessionPrefix set, those for the
-	// prefix itself). nil serves an empty method table, so that every
-	// call is answered with "Method not found".
-	Server *jsonrpc.Server
+	// Server answers the requests. nil serves an empty method table, so
+	// that every call is answered with "Method not found". A Server that
+	// is a transport.Router picks the handler of each request by its URL
+	// path (transport.SessionRouter routes to sessions); a path it
+	// refuses is answered with 404 before the body is read. The path is
+	// the one the handler sees (after any http.StripPrefix), decoded.
+	Server transport.Handler
 
 	// MaxBody is the largest request body accepted, in bytes, when the
 	// fasthttp.Server streams request bodies (StreamRequestBody): a larger
@@ -118,13 +120,6 @@ type Handler struct {
 	// the decompressed size of a gzip body too, streamed or not (see
 	// Compression).
 	MaxBody int
-
-	// Sessions and SessionPrefix, when SessionPrefix is not empty, route
-	// requests to sessions by URL path as httprpc.Handler does
-	// (transport.Route): SessionPrefix+id is the session id of Sessions,
-	// the prefix itself Server, and anything else is answered with 404.
-	Sessions      *jsonrpc.Sessions
-	SessionPrefix string
 
 	// RefuseGzip answers a request whose body is compressed
 	// (Content-Encoding gzip) with 415, as the handler answers every other
@@ -159,9 +154,8 @@ func (h *Handler) ServeFastHTTP(ctx *fasthttp.RequestCtx) { h.serve(ctx, h.MaxBo
 // body (DefaultMaxBody when <= 0).
 func (h *Handler) serve(ctx *fasthttp.RequestCtx, limit int) {
 	srv, _ := transport.Route(h.Server, nil, "", "")
-	if h.SessionPrefix != "" {
-		var ok bool
-		if srv, ok = transport.Route(h.Server, h.Sessions, h.SessionPrefix, string(ctx.Path())); !ok {
+	if r, ok := h.Server.(transport.Router); ok {
+		if srv, ok = r.Route(string(ctx.Path())); !ok {
 			h.refuse(ctx, "jsonrpc: no such session", fasthttp.StatusNotFound)
 			closeIfUnread(ctx)
 			return
@@ -354,7 +348,7 @@ const (
 // declared (StreamRequestBody and DisablePreParseMultipartForm; see Request
 // bodies). Its fields may be changed before it serves; the handler takes
 // the body limit from MaxRequestBodySize.
-func NewServer(srv *jsonrpc.Server) *fasthttp.Server {
+func NewServer(srv transport.Handler) *fasthttp.Server {
 	h := &Handler{Server: srv}
 	s := &fasthttp.Server{
 		ErrorHandler:                 h.ErrorHandler,

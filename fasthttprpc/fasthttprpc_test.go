@@ -19,6 +19,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/demo"
 	"github.com/jsonrpc-go/jsonrpc/fasthttprpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // fasthttpBackground are fasthttp's goroutines that outlive a server: the
@@ -213,7 +214,7 @@ func TestSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	s1.MustRegister("who", func() string { return "s1" })
-	h := &fasthttprpc.Handler{Server: srv, Sessions: sessions, SessionPrefix: "/rpc/"}
+	h := &fasthttprpc.Handler{Server: transport.SessionRouter(srv, sessions, "/rpc/")}
 	url := serve(t, h.ServeFastHTTP)
 	const call = `{"jsonrpc":"2.0","method":"who","id":1}`
 	for path, want := range map[string]string{

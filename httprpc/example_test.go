@@ -10,6 +10,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/httprpc"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // printPost sends body to url as application/json and prints the answer.
@@ -66,10 +67,8 @@ func ExampleHandler_sessions() {
 
 	mux := http.NewServeMux()
 	mux.Handle("/rpc/", &httprpc.Handler{
-		Server:        srv,
-		MaxBody:       64 << 10,
-		Sessions:      sessions,
-		SessionPrefix: "/rpc/",
+		Server:  transport.SessionRouter(srv, sessions, "/rpc/"),
+		MaxBody: 64 << 10,
 	})
 	ts := httptest.NewServer(mux)
 	defer ts.Close()

@@ -19,7 +19,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/budget"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
@@ -42,10 +41,8 @@ const DefaultReadTimeout = 30 * time.Second
 //
 //	http.Handle("/rpc", &httprpc.Handler{Server: srv}) // every default
 //	http.Handle("/rpc/", &httprpc.Handler{
-//		Server:        srv,
-//		MaxBody:       1 << 20,
-//		Sessions:      sessions,
-//		SessionPrefix: "/rpc/", // POST /rpc/{session id}
+//		Server:  transport.SessionRouter(srv, sessions, "/rpc/"), // POST /rpc/{session id}
+//		MaxBody: 1 << 20,
 //	})
 //
 // # Protocol
@@ -53,8 +50,9 @@ const DefaultReadTimeout = 30 * time.Second
 // A request is a POST whose body is one request object or a batch. The
 // answers, in the order they are checked:
 //
-//   - 404 Not Found: with SessionPrefix set, a path outside the prefix or
-//     an id that names no session.
+//   - 404 Not Found: a path that the Server, a transport.Router, refuses
+//     (transport.SessionRouter: a path outside its prefix, or an id that
+//     names no session).
 //   - 405 Method Not Allowed, with "Allow: POST": any method but POST.
 //   - 415 Unsupported Media Type: a Content-Type other than
 //     application/json, application/json-rpc or application/jsonrequest
@@ -108,10 +106,13 @@ const DefaultReadTimeout = 30 * time.Second
 // A Handler is safe for concurrent use by multiple goroutines. Its fields
 // must not be changed while it serves.
 type Handler struct {
-	// Server answers the requests (with SessionPrefix set, those for the
-	// prefix itself). nil serves an empty method table, so that every
-	// call is answered with "Method not found".
-	Server *jsonrpc.Server
+	// Server answers the requests. nil serves an empty method table, so
+	// that every call is answered with "Method not found". A Server that
+	// is a transport.Router picks the handler of each request by its URL
+	// path (transport.SessionRouter routes to sessions); a path it
+	// refuses is answered with 404 before the body is read. The path is
+	// the one the handler sees (after any http.StripPrefix), decoded.
+	Server transport.Handler
 
 	// MaxBody is the largest request body accepted, in bytes; a larger one
 	// is answered with 413. DefaultMaxBody when MaxBody <= 0.
@@ -142,19 +143,6 @@ type Handler struct {
 	// cleared once the body is read, so that it never ends a call. A
 	// ResponseWriter without SetReadDeadline is served without it.
 	ReadTimeout time.Duration
-
-	// Sessions and SessionPrefix, when SessionPrefix is not empty, route
-	// requests to sessions by URL path (transport.Route): a request for
-	// SessionPrefix+id is answered by the session id of Sessions, and the
-	// path SessionPrefix itself by Server. A path that does not start with
-	// SessionPrefix, or an id that names no session, is answered with 404.
-	// The handler never creates a session: that is left to the application
-	// (Sessions.Create), so that clients cannot allocate sessions. The path
-	// is r.URL.Path as the handler sees it (after any http.StripPrefix),
-	// decoded, and the id is the rest of it, slashes included. When
-	// SessionPrefix is empty every request goes to Server.
-	Sessions      *jsonrpc.Sessions
-	SessionPrefix string
 
 	// RefuseGzip answers a request whose body is compressed
 	// (Content-Encoding gzip) with 415, as the handler answers every other
@@ -201,7 +189,7 @@ func (h *Handler) budget() *budget.Budget {
 // ServeHTTP answers one HTTP request as described in Handler's
 // documentation.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	srv, ok := transport.Route(h.Server, h.Sessions, h.SessionPrefix, r.URL.Path)
+	srv, ok := route(h.Server, r.URL.Path)
 	if !ok {
 		h.refuse(w, r, "jsonrpc: no such session", http.StatusNotFound)
 		return
@@ -489,3 +477,12 @@ var jsonContentType = []string{"application/json"}
 // answers get the header from the handler, so that they are never sent
 // chunked.
 const autoContentLength = 2048
+
+// route returns the handler of a request for path: srv's choice when it is
+// a transport.Router, srv otherwise (an empty method table when nil).
+func route(srv transport.Handler, path string) (transport.Handler, bool) {
+	if r, ok := srv.(transport.Router); ok {
+		return r.Route(path)
+	}
+	return transport.Route(srv, nil, "", "")
+}

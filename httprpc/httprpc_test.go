@@ -23,6 +23,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/demo"
 	"github.com/jsonrpc-go/jsonrpc/httprpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // httpWait bounds every wait of the HTTP tests.
@@ -539,10 +540,10 @@ func TestHTTPSessions(t *testing.T) {
 	abc, _ := sessions.Lookup("abc")
 
 	mux := http.NewServeMux()
-	mux.Handle("/s/", &httprpc.Handler{Server: srv, Sessions: sessions, SessionPrefix: "/s/"})
+	mux.Handle("/s/", &httprpc.Handler{Server: transport.SessionRouter(srv, sessions, "/s/")})
 	mux.Handle("/rpc", handler(srv))
-	mux.Handle("/v1/", http.StripPrefix("/v1", &httprpc.Handler{Server: abc, Sessions: sessions, SessionPrefix: "/"}))
-	mux.Handle("/none/", &httprpc.Handler{Server: srv, SessionPrefix: "/none/"}) // no Sessions
+	mux.Handle("/v1/", http.StripPrefix("/v1", &httprpc.Handler{Server: transport.SessionRouter(abc, sessions, "/")}))
+	mux.Handle("/none/", &httprpc.Handler{Server: transport.SessionRouter(srv, nil, "/none/")}) // no Sessions
 	ts := httptest.NewServer(mux)
 	defer ts.Close()
 	c := httpClientOf(ts)

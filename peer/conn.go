@@ -29,9 +29,10 @@ const (
 
 // Options configure a Conn.
 type Options struct {
-	// Server answers the peer's calls and notifications. nil answers
+	// Server answers the peer's calls and notifications: a
+	// *jsonrpc.Server, or a transport.Handler that wraps one. nil answers
 	// every call with "Method not found".
-	Server *jsonrpc.Server
+	Server transport.Handler
 
 	// Order is how the peer's messages run; the zero value is Ordered.
 	Order Ordering
@@ -118,7 +119,8 @@ var errCancelled = jsonrpc.NewError(CodeRequestCancelled, "Request cancelled")
 // (FromContext). A Conn is safe for concurrent use.
 type Conn struct {
 	t       transport.Conn
-	srv     *jsonrpc.Server
+	srv     transport.Handler
+	fast    *jsonrpc.Server // srv, when it is one: it takes the classified request (registry.ProcessScanned)
 	proto   Protocol
 	order   policy
 	maxIn   int
@@ -258,6 +260,7 @@ func New(ctx context.Context, t transport.Conn, opts Options) *Conn {
 	if c.srv == nil {
 		c.srv = jsonrpc.NewServer()
 	}
+	c.fast, _ = c.srv.(*jsonrpc.Server)
 	if c.maxIn <= 0 {
 		c.maxIn = DefaultMaxInFlight
 	}
@@ -444,8 +447,8 @@ func (c *Conn) run(in *incoming, msg, dst []byte, reader bool) {
 		in.batch = isBatch(msg)
 	}
 	c.current = in
-	if !reader || (c.kind != wire.MsgRequest && c.kind != wire.MsgNotification) ||
-		!registry.ProcessScanned(c.srv, c.ctx, dst, msg, &c.req, in.reply) {
+	if !reader || (c.kind != wire.MsgRequest && c.kind != wire.MsgNotification) || c.fast == nil ||
+		!registry.ProcessScanned(c.fast, c.ctx, dst, msg, &c.req, in.reply) {
 		c.srv.ProcessAsync(c.ctx, dst, msg, in.reply)
 	}
 	if in.phase.Load() != dispatching {

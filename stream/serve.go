@@ -14,6 +14,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/internal/budget"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // ErrServerClosed is returned by Serve and ServeConn after Shutdown or Close.
@@ -76,7 +77,7 @@ const (
 type Server struct {
 	// Server answers the requests. nil serves an empty method table, so
 	// that every call is answered with "Method not found".
-	Server *jsonrpc.Server
+	Server transport.Handler
 
 	// Framing splits the input into messages and frames the responses:
 	// framing.Line, framing.Header, framing.Raw, or one of the user's own.
@@ -206,7 +207,7 @@ type Server struct {
 
 // settings are a Server's fields with the defaults applied.
 type settings struct {
-	handler      *jsonrpc.Server
+	handler      transport.Handler
 	framing      framing.Framing
 	maxMessage   int
 	maxInFlight  int

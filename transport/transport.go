@@ -8,8 +8,9 @@
 // (*jsonrpc.Server).ProcessAsync (or Process, when no method blocks) under a
 // context made with WithContextValue, and writes the answer. Input it cannot
 // pass to the server, such as a message over its size limit, it answers
-// itself with AppendError. A host that serves sessions picks the server of a
-// request with Route.
+// itself with AppendError. What a host serves is a Handler: a
+// *jsonrpc.Server, or what wraps one (middleware, a Router such as
+// SessionRouter, which picks a session by the request's path).
 package transport
 
 import (
@@ -39,7 +40,7 @@ func AppendError(dst []byte, e *jsonrpc.Error, id json.RawMessage) []byte {
 	return wire.AppendErrorData(dst, int64(e.Code), e.Message, e.Data, id)
 }
 
-// Route returns the server that answers a request for path in a host that
+// Route returns the handler that answers a request for path in a host that
 // serves sessions under prefix: path prefix itself is answered by srv, and
 // prefix+id by the session id of sessions, found with Lookup (never
 // created). ok is false for a path outside prefix and for an id that names no
@@ -47,7 +48,7 @@ func AppendError(dst []byte, e *jsonrpc.Error, id json.RawMessage) []byte {
 // With an empty prefix every path is answered by srv. A nil srv is an
 // empty method table, which answers every call with "Method not found", as
 // a nil Server of every host of this module means.
-func Route(srv *jsonrpc.Server, sessions *jsonrpc.Sessions, prefix, path string) (s *jsonrpc.Server, ok bool) {
+func Route(srv Handler, sessions *jsonrpc.Sessions, prefix, path string) (h Handler, ok bool) {
 	if srv == nil {
 		srv = noMethods()
 	}
@@ -63,7 +64,11 @@ func Route(srv *jsonrpc.Server, sessions *jsonrpc.Sessions, prefix, path string)
 	case sessions == nil:
 		return nil, false
 	}
-	return sessions.Lookup(id)
+	s, ok := sessions.Lookup(id)
+	if !ok {
+		return nil, false
+	}
+	return s, true
 }
 
 // A Tracker learns of each call that runs on a goroutine of its own: a

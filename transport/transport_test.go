@@ -79,7 +79,7 @@ func TestRoute(t *testing.T) {
 	for _, tt := range []struct {
 		sessions     *jsonrpc.Sessions
 		prefix, path string
-		want         *jsonrpc.Server // nil: not found
+		want         transport.Handler // nil: not found
 	}{
 		{sessions, "", "/anything", root},
 		{nil, "", "/anything", root},
@@ -96,6 +96,10 @@ func TestRoute(t *testing.T) {
 		got, ok := transport.Route(root, tt.sessions, tt.prefix, tt.path)
 		if ok != (tt.want != nil) || got != tt.want {
 			t.Errorf("Route(sessions %v, %q, %q) = %p, %v; want %p", tt.sessions != nil, tt.prefix, tt.path, got, ok, tt.want)
+		}
+		got, ok = transport.SessionRouter(root, tt.sessions, tt.prefix).Route(tt.path)
+		if ok != (tt.want != nil) || got != tt.want {
+			t.Errorf("SessionRouter(sessions %v, %q).Route(%q) = %p, %v; want %p", tt.sessions != nil, tt.prefix, tt.path, got, ok, tt.want)
 		}
 	}
 	if _, ok := sessions.Lookup("ABC"); ok {

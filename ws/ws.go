@@ -85,7 +85,6 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/budget"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/transport"
@@ -115,7 +114,7 @@ const (
 type Handler struct {
 	// Server answers the requests. nil serves an empty method table, so
 	// that every call is answered with "Method not found".
-	Server *jsonrpc.Server
+	Server transport.Handler
 
 	// MaxMessage is the size limit of one incoming message, in bytes; <= 0
 	// means DefaultMaxMessage (4 MiB). A longer message closes the
