@@ -25,6 +25,8 @@ const (
 	DefaultMaxQueued = 4 << 20
 	// DefaultMaxPush is the default of Options.MaxPush.
 	DefaultMaxPush = 256
+	// DefaultMaxPushBytes is the default of Options.MaxPushBytes.
+	DefaultMaxPushBytes = 1 << 20
 )
 
 // Options configure a Conn.
@@ -67,6 +69,9 @@ type Options struct {
 	// MaxPush bounds the notifications waiting to be sent by Push and
 	// Topic.Publish; <= 0 means DefaultMaxPush (256). See Push.
 	MaxPush int
+	// MaxPushBytes bounds their bytes; <= 0 means DefaultMaxPushBytes
+	// (1 MiB). One notification larger than it is sent when none waits.
+	MaxPushBytes int
 
 	// IdleTimeout and ReadTimeout time the reads of a transport whose
 	// reads take deadlines (it has a method SetReadDeadline(time.Time)
@@ -178,10 +183,11 @@ type Conn struct {
 	// on the read loop and the pump never write to the transport
 	// themselves, which could block them while the peer, blocked writing
 	// to us, does not read; their writes go through out.
-	twoWay  atomic.Bool
-	maxPush int           // Options.MaxPush
-	held    atomic.Int32  // subscriptions waiting for the answer of their call (activate)
-	done    chan struct{} // closed when the read loop has ended
+	twoWay   atomic.Bool
+	maxPush  int           // Options.MaxPush
+	maxPushB int           // Options.MaxPushBytes
+	held     atomic.Int32  // subscriptions waiting for the answer of their call (activate)
+	done     chan struct{} // closed when the read loop has ended
 }
 
 // state is the Conn's bookkeeping of the peer's messages. It changes only
@@ -256,6 +262,10 @@ func New(ctx context.Context, t transport.Conn, opts Options) *Conn {
 	c.maxPush = opts.MaxPush
 	if c.maxPush <= 0 {
 		c.maxPush = DefaultMaxPush
+	}
+	c.maxPushB = opts.MaxPushBytes
+	if c.maxPushB <= 0 {
+		c.maxPushB = DefaultMaxPushBytes
 	}
 	if c.srv == nil {
 		c.srv = jsonrpc.NewServer()

@@ -26,7 +26,8 @@ var ErrUnsubscribed = errors.New("jsonrpc: unsubscribed")
 // Push sends the peer the notification method with params without
 // waiting: it is queued behind the Conn's other messages, in the one queue
 // that its writer sends in order, and the Conn is two-way from then on.
-// When MaxPush notifications are already waiting, it is dropped and Push
+// When MaxPush notifications, or MaxPushBytes of them, are already
+// waiting, it is dropped and Push
 // returns ErrPushFull, so that a peer that reads slowly holds up no one
 // but itself. After the read loop has ended it returns an error wrapping
 // ErrClosed.
@@ -50,10 +51,11 @@ func (c *Conn) putPushLocked(msg []byte) error {
 	if c.err != nil {
 		return c.err
 	}
-	if o.pushes >= c.maxPush {
+	if o.pushes >= c.maxPush || o.pushB > 0 && o.pushB+len(msg) > c.maxPushB {
 		return ErrPushFull
 	}
 	o.pushes++
+	o.pushB += len(msg)
 	c.addLocked(msg)
 	c.startWriterLocked()
 	return nil
@@ -75,7 +77,7 @@ func (c *Conn) activate(in *incoming) {
 		s.active = true
 		select {
 		case <-s.done: // ended before its first notification could go
-			s.held = nil
+			s.held, s.heldB = nil, 0
 			continue
 		default:
 		}
@@ -84,7 +86,7 @@ func (c *Conn) activate(in *incoming) {
 				s.dropped.Add(1)
 			}
 		}
-		s.held = nil
+		s.held, s.heldB = nil, 0
 	}
 	c.held.Add(-int32(len(subs)))
 	c.mu.Unlock()
@@ -136,6 +138,7 @@ type Subscription struct {
 	// until the answer of the call that made it is on its way (active).
 	active bool
 	held   [][]byte
+	heldB  int // the bytes of held
 }
 
 // ErrNoConn is the error of Topic.Subscribe under a context that is not
@@ -299,9 +302,10 @@ func (s *Subscription) send(msg []byte) error {
 	if s.active {
 		return c.putPushLocked(msg)
 	}
-	if len(s.held) >= c.maxPush {
+	if len(s.held) >= c.maxPush || s.heldB > 0 && s.heldB+len(msg) > c.maxPushB {
 		return ErrPushFull
 	}
+	s.heldB += len(msg)
 	s.held = append(s.held, msg)
 	return nil
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -261,5 +263,46 @@ func TestAnswerBeforeNotification(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// stuckTransport is a peer that reads nothing: its Write blocks until
+// Close, and Read waits for Close.
+type stuckTransport struct {
+	closed chan struct{}
+	once   sync.Once
+}
+
+func (s *stuckTransport) Read() ([]byte, error) { <-s.closed; return nil, io.EOF }
+func (s *stuckTransport) Write(context.Context, []byte) error {
+	<-s.closed
+	return io.ErrClosedPipe
+}
+func (s *stuckTransport) Flush() error { return nil }
+func (s *stuckTransport) Close() error { s.once.Do(func() { close(s.closed) }); return nil }
+
+// TestPushBoundedByBytes: the notifications waiting for a peer that does
+// not read are bounded by MaxPushBytes, not only by their number.
+func TestPushBoundedByBytes(t *testing.T) {
+	leaktest.Check(t)
+	tr := &stuckTransport{closed: make(chan struct{})}
+	defer tr.Close()
+	const limit, size = 64 << 10, 8 << 10
+	c := peer.New(context.Background(), tr, peer.Options{MaxPush: 1000, MaxPushBytes: limit})
+	value := strings.Repeat("x", size)
+	accepted := 0
+	for range 1000 {
+		if err := c.Push("tick", []string{value}); err != nil {
+			if !errors.Is(err, peer.ErrPushFull) {
+				t.Fatal(err)
+			}
+			break
+		}
+		accepted++
+	}
+	// What the writer took before it blocked (maybe nothing), and then
+	// limit bytes more: each notification is its value and some 40 bytes.
+	if accepted < limit/(size+100) || accepted > 2*limit/size+1 {
+		t.Errorf("%d notifications of %d bytes accepted, want about %d (MaxPushBytes %d)", accepted, size, limit/size, limit)
 	}
 }

@@ -34,6 +34,7 @@ type outbox struct {
 	spends  []int
 	writing bool // someone holds the writer
 	pushes  int  // notifications of Push and Publish in buf (MaxPush)
+	pushB   int  // their bytes (MaxPushBytes)
 }
 
 // addLocked appends msg to the outbox; c.mu is held.
@@ -93,7 +94,7 @@ func (c *Conn) drain() error {
 		}
 		buf, ends, ctxs := o.buf, o.ends, o.ctxs
 		o.buf, o.ends, o.ctxs = o.spare[:0], o.spends[:0], nil
-		o.pushes = 0 // handed to the writer
+		o.pushes, o.pushB = 0, 0 // handed to the writer
 		c.queued.Store(false)
 		c.changed.wake()
 		c.mu.Unlock()
@@ -197,7 +198,7 @@ func (c *Conn) writeQueued() {
 	c.mu.Lock()
 	buf, ends, ctxs := o.buf, o.ends, o.ctxs
 	o.buf, o.ends, o.ctxs = o.spare[:0], o.spends[:0], nil
-	o.pushes = 0
+	o.pushes, o.pushB = 0, 0
 	c.queued.Store(false)
 	c.changed.wake()
 	c.mu.Unlock()

@@ -136,6 +136,11 @@ type Server struct {
 	// connection only (see peer.Topic's Overflow).
 	MaxPush int
 
+	// MaxPushBytes bounds the bytes of those notifications; <= 0 means
+	// peer.DefaultMaxPushBytes (1 MiB), so that a peer that does not read
+	// holds at most that much of them.
+	MaxPushBytes int
+
 	// Protocol names the notifications by which the two ends cancel calls
 	// and report progress: peer.LSP, peer.MCP, or the zero Protocol (none).
 	Protocol peer.Protocol
@@ -214,6 +219,7 @@ type settings struct {
 	order        Ordering
 	protocol     peer.Protocol
 	maxPush      int
+	maxPushBytes int
 	idle         time.Duration // 0: none
 	readTimeout  time.Duration // 0: none
 	writeTimeout time.Duration // 0: none
@@ -229,6 +235,7 @@ func (s *Server) settings() settings {
 		order:        s.Order,
 		protocol:     s.Protocol,
 		maxPush:      s.MaxPush,
+		maxPushBytes: s.MaxPushBytes,
 		idle:         timeout(s.IdleTimeout, DefaultIdleTimeout),
 		readTimeout:  timeout(s.ReadTimeout, DefaultReadTimeout),
 		writeTimeout: timeout(s.WriteTimeout, DefaultWriteTimeout),

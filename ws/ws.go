@@ -175,6 +175,11 @@ type Handler struct {
 	// connection only (see peer.Topic's Overflow).
 	MaxPush int
 
+	// MaxPushBytes bounds the bytes of those notifications; <= 0 means
+	// peer.DefaultMaxPushBytes (1 MiB), so that a peer that does not read
+	// holds at most that much of them.
+	MaxPushBytes int
+
 	// IdleTimeout is how long a connection with no call in flight may wait
 	// for the first frame of its next message before it is closed with
 	// status 1001 (going away): the server goes away from a peer that did
@@ -333,14 +338,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	c.log = log
 	p := peer.New(ctx, c, peer.Options{
-		Logger:      log,
-		Server:      h.Server,
-		Order:       h.Order,
-		MaxInFlight: orDefault(h.MaxInFlight, DefaultMaxInFlight),
-		Protocol:    h.Protocol,
-		MaxPush:     h.MaxPush,
-		IdleTimeout: c.idleTimeout,
-		ReadTimeout: c.readTimeout,
+		Logger:       log,
+		Server:       h.Server,
+		Order:        h.Order,
+		MaxInFlight:  orDefault(h.MaxInFlight, DefaultMaxInFlight),
+		Protocol:     h.Protocol,
+		MaxPush:      h.MaxPush,
+		MaxPushBytes: h.MaxPushBytes,
+		IdleTimeout:  c.idleTimeout,
+		ReadTimeout:  c.readTimeout,
 	})
 	if !c.attach(ctx, cancel, conn, netConn, p) {
 		watch()
