@@ -27,6 +27,8 @@ const (
 	DefaultMaxPush = 256
 	// DefaultMaxPushBytes is the default of Options.MaxPushBytes.
 	DefaultMaxPushBytes = 1 << 20
+	// DefaultMaxSubscriptions is the default of Options.MaxSubscriptions.
+	DefaultMaxSubscriptions = 1024
 )
 
 // Options configure a Conn.
@@ -72,6 +74,11 @@ type Options struct {
 	// MaxPushBytes bounds their bytes; <= 0 means DefaultMaxPushBytes
 	// (1 MiB). One notification larger than it is sent when none waits.
 	MaxPushBytes int
+
+	// MaxSubscriptions bounds the Topic subscriptions of the Conn that
+	// last at once; <= 0 means DefaultMaxSubscriptions (1024). Past it
+	// Topic.Subscribe fails with ErrTooManySubscriptions.
+	MaxSubscriptions int
 
 	// IdleTimeout and ReadTimeout time the reads of a transport whose
 	// reads take deadlines (it has a method SetReadDeadline(time.Time)
@@ -186,6 +193,7 @@ type Conn struct {
 	twoWay   atomic.Bool
 	maxPush  int           // Options.MaxPush
 	maxPushB int           // Options.MaxPushBytes
+	maxSubs  int           // Options.MaxSubscriptions
 	held     atomic.Int32  // subscriptions waiting for the answer of their call (activate)
 	done     chan struct{} // closed when the read loop has ended
 }
@@ -266,6 +274,10 @@ func New(ctx context.Context, t transport.Conn, opts Options) *Conn {
 	c.maxPushB = opts.MaxPushBytes
 	if c.maxPushB <= 0 {
 		c.maxPushB = DefaultMaxPushBytes
+	}
+	c.maxSubs = opts.MaxSubscriptions
+	if c.maxSubs <= 0 {
+		c.maxSubs = DefaultMaxSubscriptions
 	}
 	if c.srv == nil {
 		c.srv = jsonrpc.NewServer()

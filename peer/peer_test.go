@@ -540,6 +540,40 @@ func TestProgress(t *testing.T) {
 	}
 }
 
+// TestProgressTokenBounded: a token that is not a string or a number, or
+// is longer than MaxProgressToken, gets no progress: each report would
+// echo it.
+func TestProgressTokenBounded(t *testing.T) {
+	leaktest.Check(t)
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("has", func(ctx context.Context, _ struct {
+		Token json.RawMessage `json:"workDoneToken"`
+	}) bool {
+		return peer.ProgressOf(ctx) != nil
+	})
+	r := newRaw(t, &stream.Server{Server: srv, Protocol: peer.LSP})
+	for i, tc := range []struct {
+		token string
+		want  bool
+	}{
+		{`"abc"`, true},
+		{`7`, true},
+		{`-1`, true},
+		{`"` + strings.Repeat("x", peer.MaxProgressToken-2) + `"`, true},
+		{`"` + strings.Repeat("x", peer.MaxProgressToken-1) + `"`, false},
+		{`"` + strings.Repeat("x", 1<<20) + `"`, false},
+		{`{"a":1}`, false},
+		{`[1]`, false},
+		{`null`, false},
+		{`true`, false},
+	} {
+		r.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"has","params":{"workDoneToken":%s},"id":%d}`, tc.token, i))
+		if got, want := r.recv(), fmt.Sprintf(`{"jsonrpc":"2.0","result":%v,"id":%d}`, tc.want, i); got != want {
+			t.Errorf("token of %d bytes: %s, want %s", len(tc.token), got, want)
+		}
+	}
+}
+
 // TestCallbacksPastMaxInFlight: with more calls that call back than
 // MaxInFlight lets run, the connection reads on while its own calls wait,
 // so that no call is stuck: each is answered, with its result or, past the

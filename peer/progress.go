@@ -59,11 +59,19 @@ type Progress struct {
 	token json.RawMessage
 }
 
+// MaxProgressToken is the longest progress token, as sent, that a call
+// may carry: every report echoes the token, so a longer one would let a
+// caller turn a small request into much output. LSP and MCP tokens are
+// short strings or numbers.
+const MaxProgressToken = 256
+
 // ProgressOf returns the Progress of the call that ctx belongs to: the
 // Conn it came over and the progress token its caller sent where the
 // Conn's Protocol says (Protocol.TokenPath). It returns nil when there is
 // none: the call did not come over a Conn, its Protocol has no progress,
-// or the caller asked for none. A nil *Progress reports nothing.
+// or the caller asked for none, or sent a token that is not a string or
+// a number, or is longer than MaxProgressToken. A nil *Progress reports
+// nothing.
 func ProgressOf(ctx context.Context) *Progress {
 	c := FromContext(ctx)
 	call := jsonrpc.CallOf(ctx)
@@ -76,8 +84,8 @@ func ProgressOf(ctx context.Context) *Progress {
 			return nil
 		}
 	}
-	if string(v) == "null" {
-		return nil
+	if len(v) > MaxProgressToken || v[0] != '"' && v[0] != '-' && (v[0] < '0' || v[0] > '9') {
+		return nil // null, true, an object or an array; or too long
 	}
 	return &Progress{c: c, token: append(json.RawMessage(nil), v...)}
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
 
@@ -145,6 +146,12 @@ type Subscription struct {
 // that of a call made over a Conn.
 var ErrNoConn = errors.New("jsonrpc: the call did not come over a two-way connection")
 
+// ErrTooManySubscriptions is the error of Topic.Subscribe on a Conn that
+// has Options.MaxSubscriptions subscriptions already: a *jsonrpc.Error
+// (jsonrpc.CodeLimitExceeded), so that a subscribe method that returns it
+// answers its caller with what happened.
+var ErrTooManySubscriptions error = jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("too many subscriptions on this connection")
+
 // Subscribe subscribes the Conn of the call that ctx belongs to (the
 // subscribe method's own context: FromContext) to the Topic, under a new
 // id: 0x and 32 hexadecimal digits, random. What is published to it before
@@ -152,7 +159,8 @@ var ErrNoConn = errors.New("jsonrpc: the call did not come over a two-way connec
 // so that the peer always learns the subscription's id before its first
 // notification, as go-ethereum's clients require. The subscription ends
 // with Unsubscribe, the Overflow policy, or the end of the Conn's read
-// loop (Done). It returns ErrNoConn when ctx has no Conn.
+// loop (Done). It returns ErrNoConn when ctx has no Conn, and
+// ErrTooManySubscriptions when the Conn has MaxSubscriptions already.
 func (t *Topic) Subscribe(ctx context.Context) (*Subscription, error) {
 	c := FromContext(ctx)
 	if c == nil {
@@ -182,6 +190,11 @@ func (t *Topic) Subscribe(ctx context.Context) (*Subscription, error) {
 	}
 	c.held.Add(1)
 	c.mu.Lock()
+	if c.err == nil && len(c.subs) >= c.maxSubs {
+		c.mu.Unlock()
+		c.held.Add(-1)
+		return nil, ErrTooManySubscriptions
+	}
 	if in == nil || in.c != c || in.phase.Load() == answered {
 		s.active = true
 		c.held.Add(-1)

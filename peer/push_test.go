@@ -306,3 +306,35 @@ func TestPushBoundedByBytes(t *testing.T) {
 		t.Errorf("%d notifications of %d bytes accepted, want about %d (MaxPushBytes %d)", accepted, size, limit/size, limit)
 	}
 }
+
+// TestMaxSubscriptions: a connection holds at most MaxSubscriptions
+// subscriptions; past it Subscribe fails, and one ended makes room.
+func TestMaxSubscriptions(t *testing.T) {
+	leaktest.Check(t)
+	topic := &peer.Topic{Method: "eth_subscription"}
+	s := &stream.Server{Server: ethServer(topic, nil), MaxSubscriptions: 3}
+	c := dial(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	var ids []string
+	for range 3 {
+		id, err := client.Call[string](ctx, c, "eth_subscribe", []any{"newHeads"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	var e *jsonrpc.Error
+	if _, err := client.Call[string](ctx, c, "eth_subscribe", []any{"newHeads"}); !errors.As(err, &e) || e.Code != jsonrpc.CodeLimitExceeded || !strings.Contains(string(e.Data), "too many subscriptions") {
+		t.Fatalf("a fourth subscription: %v, want -32005 too many subscriptions", err)
+	}
+	if ok, err := client.Call[bool](ctx, c, "eth_unsubscribe", []any{ids[0]}); err != nil || !ok {
+		t.Fatalf("eth_unsubscribe: %v, %v", ok, err)
+	}
+	if _, err := client.Call[string](ctx, c, "eth_subscribe", []any{"newHeads"}); err != nil {
+		t.Fatalf("a subscription after one ended: %v", err)
+	}
+	if topic.Len() != 3 {
+		t.Errorf("%d subscriptions, want 3", topic.Len())
+	}
+}

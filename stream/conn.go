@@ -87,15 +87,16 @@ func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, st setti
 	c.starter, _ = c.rd.(starter)
 	c.wr = st.framing.NewWriter(connWriter{c})
 	c.peer = peer.New(c.ctx, c, peer.Options{
-		Server:       st.handler,
-		Order:        st.order,
-		MaxInFlight:  st.maxInFlight,
-		Protocol:     st.protocol,
-		MaxPush:      st.maxPush,
-		MaxPushBytes: st.maxPushBytes,
-		IdleTimeout:  st.idle,
-		ReadTimeout:  st.readTimeout,
-		Logger:       c.log,
+		Server:           st.handler,
+		Order:            st.order,
+		MaxInFlight:      st.maxInFlight,
+		Protocol:         st.protocol,
+		MaxPush:          st.maxPush,
+		MaxPushBytes:     st.maxPushBytes,
+		MaxSubscriptions: st.maxSubs,
+		IdleTimeout:      st.idle,
+		ReadTimeout:      st.readTimeout,
+		Logger:           c.log,
 	})
 	return c
 }

@@ -141,6 +141,11 @@ type Server struct {
 	// holds at most that much of them.
 	MaxPushBytes int
 
+	// MaxSubscriptions bounds the peer.Topic subscriptions of one
+	// connection; <= 0 means peer.DefaultMaxSubscriptions (1024). Past it
+	// Topic.Subscribe fails with peer.ErrTooManySubscriptions.
+	MaxSubscriptions int
+
 	// Protocol names the notifications by which the two ends cancel calls
 	// and report progress: peer.LSP, peer.MCP, or the zero Protocol (none).
 	Protocol peer.Protocol
@@ -220,6 +225,7 @@ type settings struct {
 	protocol     peer.Protocol
 	maxPush      int
 	maxPushBytes int
+	maxSubs      int
 	idle         time.Duration // 0: none
 	readTimeout  time.Duration // 0: none
 	writeTimeout time.Duration // 0: none
@@ -236,6 +242,7 @@ func (s *Server) settings() settings {
 		protocol:     s.Protocol,
 		maxPush:      s.MaxPush,
 		maxPushBytes: s.MaxPushBytes,
+		maxSubs:      s.MaxSubscriptions,
 		idle:         timeout(s.IdleTimeout, DefaultIdleTimeout),
 		readTimeout:  timeout(s.ReadTimeout, DefaultReadTimeout),
 		writeTimeout: timeout(s.WriteTimeout, DefaultWriteTimeout),

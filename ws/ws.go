@@ -180,6 +180,11 @@ type Handler struct {
 	// holds at most that much of them.
 	MaxPushBytes int
 
+	// MaxSubscriptions bounds the peer.Topic subscriptions of one
+	// connection; <= 0 means peer.DefaultMaxSubscriptions (1024). Past it
+	// Topic.Subscribe fails with peer.ErrTooManySubscriptions.
+	MaxSubscriptions int
+
 	// IdleTimeout is how long a connection with no call in flight may wait
 	// for the first frame of its next message before it is closed with
 	// status 1001 (going away): the server goes away from a peer that did
@@ -338,15 +343,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	c.log = log
 	p := peer.New(ctx, c, peer.Options{
-		Logger:       log,
-		Server:       h.Server,
-		Order:        h.Order,
-		MaxInFlight:  orDefault(h.MaxInFlight, DefaultMaxInFlight),
-		Protocol:     h.Protocol,
-		MaxPush:      h.MaxPush,
-		MaxPushBytes: h.MaxPushBytes,
-		IdleTimeout:  c.idleTimeout,
-		ReadTimeout:  c.readTimeout,
+		Logger:           log,
+		Server:           h.Server,
+		Order:            h.Order,
+		MaxInFlight:      orDefault(h.MaxInFlight, DefaultMaxInFlight),
+		Protocol:         h.Protocol,
+		MaxPush:          h.MaxPush,
+		MaxPushBytes:     h.MaxPushBytes,
+		MaxSubscriptions: h.MaxSubscriptions,
+		IdleTimeout:      c.idleTimeout,
+		ReadTimeout:      c.readTimeout,
 	})
 	if !c.attach(ctx, cancel, conn, netConn, p) {
 		watch()
