@@ -245,7 +245,7 @@ func TestAnswerBeforeNotification(t *testing.T) {
 					}
 					return s.ID(), nil
 				}, opts...)
-				r := newRaw(t, &stream.Server{Server: srv, Protocol: proto, MaxPush: 4})
+				r := newRaw(t, &stream.Server{Server: srv, Protocol: proto, MaxPush: 4, MaxSubscriptions: n})
 				for i := range n {
 					r.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"subscribe","params":[%d],"id":%d}`, i, i))
 					answer := r.recv()
