@@ -15,6 +15,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc/bench/internal/loadgen"
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/stream"
 )
 
 // The process workload (-workload process): the server in a process of
@@ -29,7 +30,9 @@ import (
 // print it, instead of measuring.
 const floorChildEnv = "PEERS_FLOOR_CHILD"
 
-// serveFloorChild serves the floor until its standard input ends.
+// serveFloorChild serves, until its standard input ends, the floor or,
+// when the environment says "stream", a bare stream.Server with the demo
+// services, to tell jsonrpcd's own costs from the library's.
 func serveFloorChild() int {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -37,15 +40,20 @@ func serveFloorChild() int {
 		return 1
 	}
 	fmt.Printf("floor: TCP on %s\n", ln.Addr())
-	go func() {
-		for {
-			nc, err := ln.Accept()
-			if err != nil {
-				return
+	if os.Getenv(floorChildEnv) == "stream" {
+		srv := &stream.Server{Server: demo.NewServer()}
+		go srv.Serve(ln)
+	} else {
+		go func() {
+			for {
+				nc, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				go serveLines(nc, floorAnswer)
 			}
-			go serveLines(nc, floorAnswer)
-		}
-	}()
+		}()
+	}
 	io.Copy(io.Discard, os.Stdin)
 	return 0
 }
@@ -124,6 +132,8 @@ func setupProcess() ([]*target, []Skip, error) {
 	}
 	floor := exec.Command(self)
 	floor.Env = append(os.Environ(), floorChildEnv+"=1")
+	bare := exec.Command(self)
+	bare.Env = append(os.Environ(), floorChildEnv+"=stream")
 	rows := []struct {
 		name, protocol, note, prefix string
 		cmd                          *exec.Cmd
@@ -132,6 +142,8 @@ func setupProcess() ([]*target, []Skip, error) {
 		{reference, "JSON-RPC 2.0", "jsonrpcd in its own process: stream.Server, Line framing, Concurrent ordering, demo services",
 			"jsonrpcd: TCP (newline-delimited) on ",
 			exec.Command(bin, "-http", "", "-tcp", "127.0.0.1:0", "-log-level", "off", "-idle-timeout", "0"), mixWant},
+		{"stream.Server", "JSON-RPC 2.0", "this program as a child: a bare stream.Server{Server: demo.NewServer()}, Line framing, Ordered",
+			"floor: TCP on ", bare, mixWant},
 		{"floor (tokenizer)", "none (floor)", "this program as a child: finds each request's id, writes a fixed answer",
 			"floor: TCP on ", floor, floorWant()},
 	}
@@ -183,10 +195,10 @@ func printProcess(w io.Writer, rep *Report, runs int) {
 	for _, r := range rep.Rows {
 		fmt.Fprintf(tw, "%s\t%s\t%s–%s\t%.0f\t\n", r.Peer, loadgen.FormatRate(r.MedianRPS),
 			loadgen.FormatRate(r.MinRPS), loadgen.FormatRate(r.MaxRPS), r.CPUNsPerCall)
-		switch r.Protocol {
-		case "none (floor)":
+		switch {
+		case r.Protocol == "none (floor)":
 			floor = r.CPUNsPerCall
-		default:
+		case r.Peer == reference:
 			ref = r.CPUNsPerCall
 		}
 	}
