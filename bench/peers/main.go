@@ -11,6 +11,12 @@
 // connection per method, through this library (registered with Register,
 // as typed methods, and typed with codec/fast), creachadair/jrpc2,
 // go-ethereum/rpc and go.lsp.dev/jsonrpc2 serving the same methods.
+//
+// With -workload process the server runs in a process of its own, as in
+// production: jsonrpcd (built for the run), a bare stream.Server and the
+// floor, each a child over one pipelined TCP connection, with the child's
+// own CPU time per call. PEERS_CHILD_CPUPROFILE=FILE makes the stream.Server
+// and floor children write CPU profiles to FILE.stream and FILE.1.
 package main
 
 import (

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -40,6 +41,21 @@ func serveFloorChild() int {
 		return 1
 	}
 	fmt.Printf("floor: TCP on %s\n", ln.Addr())
+	if f := os.Getenv("PEERS_CHILD_CPUPROFILE"); f != "" {
+		f += "." + os.Getenv(floorChildEnv)
+		// A profile of the child, FILE.1 (the floor) or FILE.stream,
+		// written when its input ends.
+		out, err := os.Create(f)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "floor:", err)
+			return 1
+		}
+		pprof.StartCPUProfile(out)
+		defer func() {
+			pprof.StopCPUProfile()
+			out.Close()
+		}()
+	}
 	if os.Getenv(floorChildEnv) == "stream" {
 		srv := &stream.Server{Server: demo.NewServer()}
 		go srv.Serve(ln)
@@ -60,8 +76,9 @@ func serveFloorChild() int {
 
 // child is a server process.
 type child struct {
-	cmd  *exec.Cmd
-	addr string
+	cmd   *exec.Cmd
+	stdin io.Closer // its end closes the floor's input: it returns
+	addr  string
 }
 
 // startChild starts cmd and waits for the line of its standard output
@@ -71,7 +88,8 @@ func startChild(cmd *exec.Cmd, prefix string) (*child, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := cmd.StdinPipe(); err != nil { // closed when we exit: the floor ends
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
 		return nil, err
 	}
 	cmd.Stderr = os.Stderr
@@ -91,7 +109,7 @@ func startChild(cmd *exec.Cmd, prefix string) (*child, error) {
 	select {
 	case a, ok := <-found:
 		if ok {
-			return &child{cmd: cmd, addr: a}, nil
+			return &child{cmd: cmd, stdin: stdin, addr: a}, nil
 		}
 	case <-time.After(30 * time.Second):
 	}
@@ -100,9 +118,22 @@ func startChild(cmd *exec.Cmd, prefix string) (*child, error) {
 	return nil, fmt.Errorf("%s said nothing of %q", cmd.Path, prefix)
 }
 
+// stop ends the child: the floor's input ends, and it returns; jsonrpcd,
+// or a child that does not return in 5 s, is killed.
 func (c *child) stop() {
+	c.stdin.Close()
+	done := make(chan struct{})
+	go func() {
+		c.cmd.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return
+	case <-time.After(5 * time.Second):
+	}
 	c.cmd.Process.Kill()
-	c.cmd.Wait()
+	<-done
 }
 
 // cpu returns the CPU time the child has used.
