@@ -90,6 +90,7 @@ func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, st setti
 		Server:           st.handler,
 		Order:            st.order,
 		MaxInFlight:      st.maxInFlight,
+		MaxQueued:        st.maxQueued,
 		Protocol:         st.protocol,
 		MaxPush:          st.maxPush,
 		MaxPushBytes:     st.maxPushBytes,

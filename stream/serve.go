@@ -126,6 +126,11 @@ type Server struct {
 	// connection's goroutine, which stops reading meanwhile.
 	MaxInFlight int
 
+	// MaxQueued bounds the bytes of the messages of one connection that
+	// wait to run (see MaxInFlight); <= 0 means peer.DefaultMaxQueued
+	// (4 MiB).
+	MaxQueued int
+
 	// Order is how a connection runs its peer's messages: Ordered (the
 	// zero value), Sequential or Concurrent.
 	Order Ordering
@@ -221,6 +226,7 @@ type settings struct {
 	framing      framing.Framing
 	maxMessage   int
 	maxInFlight  int
+	maxQueued    int
 	order        Ordering
 	protocol     peer.Protocol
 	maxPush      int
@@ -238,6 +244,7 @@ func (s *Server) settings() settings {
 		framing:      s.Framing,
 		maxMessage:   s.MaxMessage,
 		maxInFlight:  s.MaxInFlight,
+		maxQueued:    s.MaxQueued,
 		order:        s.Order,
 		protocol:     s.Protocol,
 		maxPush:      s.MaxPush,

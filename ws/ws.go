@@ -161,6 +161,11 @@ type Handler struct {
 	// log (jsonrpc.UseLogger).
 	Logger *slog.Logger
 
+	// MaxQueued bounds the bytes of the messages of one connection that
+	// wait to run (see MaxInFlight); <= 0 means peer.DefaultMaxQueued
+	// (4 MiB).
+	MaxQueued int
+
 	// Order is how a connection runs its peer's messages: peer.Ordered
 	// (the zero value), peer.Sequential or peer.Concurrent.
 	Order peer.Ordering
@@ -347,6 +352,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Server:           h.Server,
 		Order:            h.Order,
 		MaxInFlight:      orDefault(h.MaxInFlight, DefaultMaxInFlight),
+		MaxQueued:        h.MaxQueued,
 		Protocol:         h.Protocol,
 		MaxPush:          h.MaxPush,
 		MaxPushBytes:     h.MaxPushBytes,
