@@ -58,7 +58,7 @@ func (s *Server) ProcessAsync(ctx context.Context, dst, req []byte, reply func(r
 // large requests, which take turns.
 func (s *Server) processScanned(ctx context.Context, dst, req []byte, r *wire.Request, reply func(resp []byte)) bool {
 	req = req[:len(req):len(req)]
-	if s.cfg.scan != (wire.Scanner{}) || len(req) >= s.cfg.large && s.cfg.turns != nil {
+	if s.cfg.scan.Depth() != wire.DefaultMaxDepth || len(req) >= s.cfg.large && s.cfg.turns != nil {
 		return false
 	}
 	s.processAsync(ctx, dst, req, r, wire.Object, nil, reply)
@@ -179,14 +179,35 @@ type heldCall struct {
 }
 
 func (s *Server) batchAsync(ctx context.Context, dst, req []byte, reply func([]byte)) {
-	start := len(dst)
 	var reqs [batchScan]wire.Request
 	arr, n, err := s.cfg.scan.ScanBatch(req, reqs[:])
+	s.batchScanned(ctx, dst, req, arr, reqs[:], n, err, reply)
+}
+
+// processScannedBatch is ProcessAsync for a batch that the caller has
+// scanned already with wire.Scanner.ScanBatch, of the default depth, into
+// reqs (at least BatchScan of them, when the batch has that many), with
+// the results arr, n and err: a two-way connection that had to classify
+// the batch passes its scan on. It reports false, having done nothing,
+// when the server's scanner is not of the default depth, for large
+// requests, which take turns, and for fewer than BatchScan records.
+func (s *Server) processScannedBatch(ctx context.Context, dst, req, arr []byte, reqs []wire.Request, n int, err error, reply func(resp []byte)) bool {
+	req = req[:len(req):len(req)]
+	if s.cfg.scan.Depth() != wire.DefaultMaxDepth || len(req) >= s.cfg.large && s.cfg.turns != nil || len(reqs) < batchScan {
+		return false
+	}
+	s.batchScanned(ctx, dst, req, arr, reqs[:batchScan], n, err, reply)
+	return true
+}
+
+// batchScanned answers the batch req, scanned into arr, reqs, n and err.
+func (s *Server) batchScanned(ctx context.Context, dst, req, arr []byte, reqs []wire.Request, n int, err error, reply func([]byte)) {
+	start := len(dst)
 	if out, bad := s.checkBatch(ctx, dst, req, n, err); bad {
 		reply(out[start:])
 		return
 	}
-	out, held := s.answerBatch(ctx, dst, arr, reqs[:], n, true)
+	out, held := s.answerBatch(ctx, dst, arr, reqs, n, true)
 	if held == nil {
 		reply(closeBatch(out, start)[start:])
 		return

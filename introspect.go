@@ -19,6 +19,10 @@ func init() {
 	registry.ProcessScanned = func(srv any, ctx context.Context, dst, req []byte, r *wire.Request, reply func([]byte)) bool {
 		return srv.(*Server).processScanned(ctx, dst, req, r, reply)
 	}
+	registry.ProcessScannedBatch = func(srv any, ctx context.Context, dst, req, arr []byte, reqs []wire.Request, n int, err error, reply func([]byte)) bool {
+		return srv.(*Server).processScannedBatch(ctx, dst, req, arr, reqs, n, err, reply)
+	}
+	registry.BatchScan = batchScan
 	registry.RegisterReserved = func(srv any, name string, fn any) error {
 		return srv.(*Server).registerReserved(name, fn)
 	}

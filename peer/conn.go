@@ -149,6 +149,11 @@ type Conn struct {
 	scan wire.Scanner // the classifier of two-way messages
 	kind wire.MsgKind // the message being handled, as classified; MsgOther when it was not
 	req  wire.Request // its members, when classified
+	// A batch's scan, when classified: its first registry.BatchScan
+	// requests (made on the first batch), and ScanBatch's results.
+	batch []wire.Request
+	barr  []byte
+	bn    int
 
 	// current is the message being dispatched, for Begin. One goroutine
 	// dispatches at a time: the read loop while the queue is empty, the
@@ -414,9 +419,20 @@ func (c *Conn) TwoWay() bool { return c.twoWay.Load() }
 // Protocol's notifications are handled at once, and what the
 // classification found goes on with the message (c.kind, c.req).
 func (c *Conn) handle(msg []byte) {
+	// Clipped, as the Server clips it: the spans of the classification
+	// are at the same distances from its end (rebase).
+	msg = msg[:len(msg):len(msg)]
 	c.kind = wire.MsgOther
 	if c.caller || c.proto.CancelMethod != "" || c.proto.ProgressMethod != "" || c.nextID.Load() > 0 {
-		c.kind, _ = c.scan.Classify(msg, &c.req)
+		if isBatch(msg) {
+			if c.batch == nil {
+				c.batch = make([]wire.Request, max(registry.BatchScan, 1))
+			}
+			c.kind, c.barr, c.bn, _ = c.scan.ClassifyBatch(msg, c.batch)
+			c.req = c.batch[0]
+		} else {
+			c.kind, _ = c.scan.Classify(msg, &c.req)
+		}
 		switch c.kind {
 		case wire.MsgResponse, wire.MsgResponses:
 			c.deliver(msg, c.kind, &c.req)
@@ -469,8 +485,7 @@ func (c *Conn) run(in *incoming, msg, dst []byte, reader bool) {
 		in.batch = isBatch(msg)
 	}
 	c.current = in
-	if !reader || (c.kind != wire.MsgRequest && c.kind != wire.MsgNotification) || c.fast == nil ||
-		!registry.ProcessScanned(c.fast, c.ctx, dst, msg, &c.req, in.reply) {
+	if !reader || c.fast == nil || !c.processScanned(msg, dst, in) {
 		c.srv.ProcessAsync(c.ctx, dst, msg, in.reply)
 	}
 	if in.phase.Load() != dispatching {
@@ -512,6 +527,20 @@ func (c *Conn) run(in *incoming, msg, dst []byte, reader bool) {
 	if reader {
 		c.cur = c.newIncoming()
 	}
+}
+
+// processScanned hands the read loop's message, classified by handle, to
+// the *jsonrpc.Server with what the classification found, so that the
+// server does not scan it again; false means it did not (the message was
+// not classified, or the server must scan it itself).
+func (c *Conn) processScanned(msg, dst []byte, in *incoming) bool {
+	switch c.kind {
+	case wire.MsgRequest, wire.MsgNotification:
+		return registry.ProcessScanned(c.fast, c.ctx, dst, msg, &c.req, in.reply)
+	case wire.MsgBatch:
+		return registry.ProcessScannedBatch(c.fast, c.ctx, dst, msg, c.barr, c.batch, c.bn, nil, in.reply)
+	}
+	return false
 }
 
 func isBatch(msg []byte) bool {

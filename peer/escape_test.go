@@ -196,3 +196,64 @@ func TestEscapedResponseKey(t *testing.T) {
 		}
 	}
 }
+
+// TestTwoWayBatches: a two-way connection hands the server the batch it
+// classified, and the answers are the server's own, for batches shorter
+// and longer than the scan records, with invalid elements, blocking calls,
+// notifications only, and escaped member names.
+func TestTwoWayBatches(t *testing.T) {
+	leaktest.Check(t)
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("add", func(a, b int) int { return a + b })
+	srv.MustRegister("slow", func(ctx context.Context, a int) int { return a }, jsonrpc.Blocking())
+	srv.MustRegister("note", func(int) {})
+	call := func(method string, id int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","method":%q,"params":[%d,1],"id":%d}`, method, id, id)
+	}
+	var long []string
+	for i := range 40 {
+		long = append(long, call("add", i+1))
+	}
+	var mixed []string
+	for i := range 20 {
+		switch i % 4 {
+		case 0:
+			mixed = append(mixed, call("add", i+1))
+		case 1:
+			mixed = append(mixed, fmt.Sprintf(`{"jsonrpc":"2.0","method":"slow","params":[%d],"id":%d}`, i, i+1))
+		case 2:
+			mixed = append(mixed, `1`, `{"jsonrpc":"2.0","method":"note","params":[1]}`)
+		case 3:
+			mixed = append(mixed, fmt.Sprintf(`{"jsonrpc":"2.0","m\u0065thod":"add","params":[%d,2],"\u0069d":%d}`, i, i+1))
+		}
+	}
+	batches := []string{
+		"[" + call("add", 1) + "]",
+		"[" + strings.Join(long, ",") + "]",
+		"[" + strings.Join(mixed, ",") + "]",
+		`[{"jsonrpc":"2.0","method":"note","params":[1]}]`,
+		`[1,2,3]`,
+		`[]`,
+		`[{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1},`,
+	}
+	r := newRaw(t, &stream.Server{Server: srv, Protocol: peer.LSP}) // two-way from the start
+	for _, b := range batches {
+		// What the server answers when it scans the batch itself (the
+		// Blocking calls' answers after the others).
+		answered := make(chan string, 1)
+		srv.ProcessAsync(context.Background(), nil, []byte(b), func(resp []byte) { answered <- string(resp) })
+		want := <-answered
+		r.send(b)
+		if want == "" {
+			// No answer: the next call's answer comes first.
+			r.send(call("add", 99))
+			if got := r.recv(); got != `{"jsonrpc":"2.0","result":100,"id":99}` {
+				t.Errorf("batch %.40s...: got %s, want no answer", b, got)
+			}
+			continue
+		}
+		if got := r.recv(); got != want {
+			t.Errorf("batch %.40s...:\n got %s\nwant %s", b, got, want)
+		}
+	}
+}

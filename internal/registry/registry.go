@@ -34,3 +34,14 @@ var RegisterReserved func(srv any, name string, fn any) error
 // depth, a large request). srv is a *jsonrpc.Server. It is set by the root
 // package at init.
 var ProcessScanned func(srv any, ctx context.Context, dst, req []byte, r *wire.Request, reply func([]byte)) bool
+
+// ProcessScannedBatch is ProcessScanned for a batch that the caller has
+// scanned with wire.Scanner.ScanBatch, of the default depth, into reqs (at
+// least BatchScan records), with its results arr, n and err. It is set by
+// the root package at init.
+var ProcessScannedBatch func(srv any, ctx context.Context, dst, req, arr []byte, reqs []wire.Request, n int, err error, reply func([]byte)) bool
+
+// BatchScan is how many requests of a batch the server's scan records
+// (the rest are found again as they are answered); set by the root
+// package at init.
+var BatchScan int

@@ -52,22 +52,34 @@ func (s Scanner) Classify(msg []byte, r *Request) (MsgKind, error) {
 	i := SkipSpace(msg, 0)
 	if i < len(msg) && msg[i] == '[' {
 		var first [1]Request
-		_, n, err := s.ScanBatch(msg, first[:])
-		if err != nil {
-			*r = Request{}
-			return MsgOther, err
-		}
+		kind, _, _, err := s.ClassifyBatch(msg, first[:])
 		*r = first[0]
-		if n > 0 && objectKind(r) == MsgResponse {
-			return MsgResponses, nil
-		}
-		return MsgBatch, nil
+		return kind, err
 	}
 	kind, err := s.ScanRequest(msg, r)
 	if err != nil || kind != Object {
 		return MsgOther, err
 	}
 	return objectKind(r), nil
+}
+
+// ClassifyBatch is Classify for a batch, msg (an array): it records the
+// members of up to len(reqs) of its elements in reqs (at least one), and
+// returns, beside the kind (MsgBatch or MsgResponses, as its first element
+// says; MsgOther when it is not valid), what ScanBatch returns, so that a
+// server answers the batch without scanning it again.
+func (s Scanner) ClassifyBatch(msg []byte, reqs []Request) (kind MsgKind, arr []byte, n int, err error) {
+	arr, n, err = s.ScanBatch(msg, reqs)
+	switch {
+	case err != nil:
+		reqs[0] = Request{}
+		return MsgOther, arr, n, err
+	case n > 0 && objectKind(&reqs[0]) == MsgResponse:
+		return MsgResponses, arr, n, nil
+	case n == 0:
+		reqs[0] = Request{}
+	}
+	return MsgBatch, arr, n, nil
 }
 
 // objectKind is the kind of the object whose members r holds; an element

@@ -121,6 +121,10 @@ type Scanner struct {
 	MaxDepth int
 }
 
+// Depth is the nesting limit the scanner applies: MaxDepth, or
+// DefaultMaxDepth when it is not positive.
+func (s Scanner) Depth() int { return s.maxDepth() }
+
 func (s Scanner) maxDepth() int {
 	if s.MaxDepth <= 0 {
 		return DefaultMaxDepth
