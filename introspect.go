@@ -16,6 +16,7 @@ import (
 // package's API nor to its request path.
 func init() {
 	registry.Methods = func(srv any) []registry.Method { return srv.(*Server).describe() }
+	registry.Generation = func(srv any) any { return srv.(*Server).methods.Load() }
 	registry.ProcessScanned = func(srv any, ctx context.Context, dst, req []byte, r *wire.Request, reply func([]byte)) bool {
 		return srv.(*Server).processScanned(ctx, dst, req, r, reply)
 	}

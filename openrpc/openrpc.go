@@ -36,6 +36,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/bind"
@@ -149,9 +150,11 @@ func (g *generator) param(i int, p bind.ParamInfo, variadic bool) (ContentDescri
 }
 
 // Register registers the method rpc.discover on srv: it takes no params
-// and answers the document Describe makes of srv, with info, at each call,
-// so that methods registered later are listed. It fails when srv already
-// has rpc.discover, or when the document of srv cannot be made.
+// and answers the document Describe makes of srv, with info. The document
+// is made once and kept until the methods of srv change, so that methods
+// registered later are listed and a call costs no rebuild of it (with
+// thousands of methods it is megabytes). It fails when srv already has
+// rpc.discover, or when the document of srv cannot be made.
 func Register(srv *jsonrpc.Server, info Info) error {
 	if srv == nil {
 		return errNilServer
@@ -160,11 +163,28 @@ func Register(srv *jsonrpc.Server, info Info) error {
 	if _, err := Describe(srv, info); err != nil {
 		return err
 	}
+	var cache atomic.Pointer[cachedDoc]
 	return registry.RegisterReserved(srv, DiscoverMethod, func() (json.RawMessage, error) {
+		gen := registry.Generation(srv)
+		if c := cache.Load(); c != nil && c.gen == gen {
+			return c.doc, nil
+		}
 		doc, err := Describe(srv, info)
 		if err != nil {
 			return nil, err
 		}
-		return json.Marshal(doc)
+		b, err := json.Marshal(doc)
+		if err != nil {
+			return nil, err
+		}
+		cache.Store(&cachedDoc{gen: gen, doc: b})
+		return b, nil
 	})
+}
+
+// cachedDoc is the encoded document of rpc.discover, for the methods of
+// generation gen (registry.Generation).
+type cachedDoc struct {
+	gen any
+	doc json.RawMessage
 }

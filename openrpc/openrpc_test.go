@@ -3,6 +3,7 @@ package openrpc_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -276,6 +277,35 @@ func TestDiscover(t *testing.T) {
 	// The reservation still holds for Register.
 	if err := srv.Register("rpc.other", func() {}); err == nil {
 		t.Error(`Register("rpc.other") succeeded`)
+	}
+}
+
+// TestDiscoverCached: the document of a server with many methods is made
+// once, not at every call: a call of rpc.discover allocates what any call
+// does, not the thousands of values of a rebuild, until a method is
+// registered.
+func TestDiscoverCached(t *testing.T) {
+	srv := jsonrpc.NewServer()
+	for i := range 2000 {
+		srv.MustRegister(fmt.Sprintf("m%d", i), func(a, b int) int { return a + b })
+	}
+	if err := openrpc.Register(srv, info); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	req := []byte(`{"jsonrpc":"2.0","method":"rpc.discover","id":1}`)
+	first := string(srv.Process(ctx, nil, req))
+	var dst []byte
+	allocs := testing.AllocsPerRun(20, func() { dst = srv.Process(ctx, dst[:0], req) })
+	if string(dst) != first {
+		t.Fatal("a later call answered another document")
+	}
+	if allocs > 20 {
+		t.Errorf("%v allocations per call of rpc.discover with 2000 methods: the document is rebuilt", allocs)
+	}
+	srv.MustRegister("late", func() {})
+	if got := string(srv.Process(ctx, nil, req)); got == first || !strings.Contains(got, `"name":"late"`) {
+		t.Error("a method registered later is not listed")
 	}
 }
 

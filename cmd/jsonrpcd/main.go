@@ -176,9 +176,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		opts = append(opts, jsonrpc.UseLogger(logger))
 	}
 	srv := demo.NewServer(opts...)
-	if err := openrpc.Register(srv, discoveryInfo); err != nil {
-		fmt.Fprintln(stderr, "jsonrpcd:", err)
-		return 1
+	if cfg.discover {
+		if err := openrpc.Register(srv, discoveryInfo); err != nil {
+			fmt.Fprintln(stderr, "jsonrpcd:", err)
+			return 1
+		}
 	}
 	if tel.metricsAddr != nil {
 		fmt.Fprintf(stdout, "jsonrpcd: metrics on http://%s/metrics\n", tel.metricsAddr)
@@ -222,6 +224,7 @@ func with(l *slog.Logger, key, value string) *slog.Logger {
 type config struct {
 	httpAddr, tcpAddr string
 	ws, stdio         bool
+	discover          bool // serve rpc.discover
 	framing           framing.Framing
 	maxMessage        int
 	maxConns          int
@@ -244,6 +247,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.StringVar(&cfg.tcpAddr, "tcp", "127.0.0.1:9090", "TCP `address`, newline-delimited; empty disables")
 	fs.BoolVar(&cfg.ws, "ws", true, "serve WebSocket at /ws of the HTTP address")
 	fs.BoolVar(&cfg.stdio, "stdio", false, "serve standard input and output only")
+	fs.BoolVar(&cfg.discover, "discover", true, "answer rpc.discover with the OpenRPC document of the methods (made once, kept until they change)")
 	framingFlag := fs.String("framing", "line", "framing over TCP and -stdio: `line` (one message per line), header (Content-Length, as LSP) or raw (JSON values back to back)")
 	fs.IntVar(&cfg.maxMessage, "max-message", framing.DefaultMaxMessage, "largest request accepted, in `bytes`")
 	fs.IntVar(&cfg.maxConns, "max-conns", defaultMaxConns, "connections open at once on each listener; at the cap, new ones wait to be accepted")

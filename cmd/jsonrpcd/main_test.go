@@ -20,6 +20,27 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 )
 
+// TestDiscoverFlag: rpc.discover is served by default, and not with
+// -discover=false.
+func TestDiscoverFlag(t *testing.T) {
+	const call = `{"jsonrpc":"2.0","method":"rpc.discover","id":1}` + "\n"
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-stdio"}, `"result":{"openrpc":`},
+		{[]string{"-stdio", "-discover=false"}, `"code":-32601`},
+	} {
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), tt.args, strings.NewReader(call), &out, &errOut); code != 0 {
+			t.Fatalf("%v: status %d: %s", tt.args, code, errOut.String())
+		}
+		if !strings.Contains(out.String(), tt.want) {
+			t.Errorf("%v: %.200s, want %s", tt.args, out.String(), tt.want)
+		}
+	}
+}
+
 func TestStdio(t *testing.T) {
 	in := strings.Join([]string{
 		`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`,

@@ -21,6 +21,12 @@ type Method struct {
 // particular order. It is set by the root package at init.
 var Methods func(srv any) []Method
 
+// Generation returns a value that changes whenever the methods of srv, a
+// *jsonrpc.Server, change (its method table, replaced whole on each
+// registration), for a cache of what Methods describes. It is set by the
+// root package at init.
+var Generation func(srv any) any
+
 // RegisterReserved registers fn under name on srv, a *jsonrpc.Server, where
 // name starts with "rpc.", the prefix the specification reserves for the
 // protocol's own methods and Register refuses. It is set by the root
