@@ -168,7 +168,7 @@ type Conn struct {
 	// outbox and the writer (out, see writer.go), subscriptions, and the
 	// end (err). It is the Conn's one mutex.
 	mu       sync.Mutex
-	changed  signal // st or out changed: room in the queue, drained, the writer let go
+	changed  chan struct{} // closed at the next change of st or out (waitLocked, wakeLocked)
 	st       state
 	trackers map[string]*tracked // calls in flight and queued, by id, for cancellation
 	pending  map[uint64]chan<- response
@@ -638,7 +638,7 @@ func (c *Conn) slow(msg []byte) {
 		c.sendQueued()
 		c.mu.Lock()
 		if !st.stopping && !c.open(st) && !c.room(st, msg) && st.outgoing == 0 {
-			c.changed.wait(&c.mu)
+			c.waitLocked()
 		}
 	}
 }
@@ -726,7 +726,7 @@ func (c *Conn) update(f func(*state)) {
 	if idle && c.clock.armable {
 		c.armIdleLocked()
 	}
-	c.changed.wake()
+	c.wakeLocked()
 	c.mu.Unlock()
 	if pump {
 		go c.pump()
@@ -836,12 +836,12 @@ func (c *Conn) refusesNow(st *state) bool {
 func (c *Conn) Wait() {
 	c.mu.Lock()
 	for c.st.running > 0 || len(c.st.queue) > 0 || c.st.pumping {
-		c.changed.wait(&c.mu)
+		c.waitLocked()
 	}
 	// Then for the writer to have written everything.
 	for c.out.writing || len(c.out.ends) > 0 {
 		if c.out.writing {
-			c.changed.wait(&c.mu)
+			c.waitLocked()
 			continue
 		}
 		c.out.writing = true

@@ -1,9 +1,6 @@
 package peer
 
-import (
-	"context"
-	"sync"
-)
+import "context"
 
 // The writer. One goroutine at a time writes to the transport: the one
 // that holds the writer (out.writing, under mu). A goroutine that may
@@ -82,7 +79,7 @@ func (c *Conn) drain() error {
 		if len(o.ends) == 0 {
 			if flushed {
 				o.writing = false
-				c.changed.wake()
+				c.wakeLocked()
 				c.mu.Unlock()
 				return err
 			}
@@ -92,17 +89,25 @@ func (c *Conn) drain() error {
 			c.mu.Lock()
 			continue
 		}
-		buf, ends, ctxs := o.buf, o.ends, o.ctxs
-		o.buf, o.ends, o.ctxs = o.spare[:0], o.spends[:0], nil
-		o.pushes, o.pushB = 0, 0 // handed to the writer
-		c.queued.Store(false)
-		c.changed.wake()
+		buf, ends, ctxs := c.takeLocked()
 		c.mu.Unlock()
 		c.writeAll(buf, ends, ctxs)
 		flushed = false
 		c.mu.Lock()
 		o.spare, o.spends = buf[:0], ends[:0]
 	}
+}
+
+// takeLocked hands what waits in the outbox to the writer, leaving the
+// outbox the spare buffers; c.mu is held.
+func (c *Conn) takeLocked() (buf []byte, ends []int, ctxs []context.Context) {
+	o := &c.out
+	buf, ends, ctxs = o.buf, o.ends, o.ctxs
+	o.buf, o.ends, o.ctxs = o.spare[:0], o.spends[:0], nil
+	o.pushes, o.pushB = 0, 0
+	c.queued.Store(false)
+	c.wakeLocked()
+	return buf, ends, ctxs
 }
 
 // writeAll writes the messages of buf that end at ends, each under its
@@ -196,11 +201,7 @@ func (c *Conn) putReader(resp []byte) {
 func (c *Conn) writeQueued() {
 	o := &c.out
 	c.mu.Lock()
-	buf, ends, ctxs := o.buf, o.ends, o.ctxs
-	o.buf, o.ends, o.ctxs = o.spare[:0], o.spends[:0], nil
-	o.pushes, o.pushB = 0, 0
-	c.queued.Store(false)
-	c.changed.wake()
+	buf, ends, ctxs := c.takeLocked()
 	c.mu.Unlock()
 	c.writeAll(buf, ends, ctxs)
 	c.mu.Lock()
@@ -215,7 +216,7 @@ func (c *Conn) putLocked(resp []byte) {
 	o := &c.out
 	for len(o.buf) > 0 && len(o.buf)+len(resp) > c.maxQ {
 		c.startWriterLocked()
-		c.changed.wait(&c.mu)
+		c.waitLocked()
 	}
 	c.addLocked(resp)
 }
@@ -311,27 +312,24 @@ func (c *Conn) kick() {
 // call it, from within Read.
 func (c *Conn) SendQueued() error { return c.sendQueued() }
 
-// A signal is how goroutines wait for a change of what a mutex guards,
-// by channel: wait, with the mutex held, releases it until the next wake
-// and takes it again. The channel is made only when someone waits, so
-// that changes nobody waits for cost nothing. The mutex guards the signal.
-type signal struct{ ch chan struct{} }
-
-// wait waits for the next wake; mu is held, and held again on return.
-func (s *signal) wait(mu *sync.Mutex) {
-	if s.ch == nil {
-		s.ch = make(chan struct{})
+// waitLocked waits for the next change of what c.mu guards (wakeLocked),
+// by channel: it releases c.mu while it waits and takes it again. The
+// channel is made only when someone waits, so that changes nobody waits
+// for cost nothing. c.mu is held.
+func (c *Conn) waitLocked() {
+	if c.changed == nil {
+		c.changed = make(chan struct{})
 	}
-	ch := s.ch
-	mu.Unlock()
+	ch := c.changed
+	c.mu.Unlock()
 	<-ch
-	mu.Lock()
+	c.mu.Lock()
 }
 
-// wake wakes those who wait; the mutex is held.
-func (s *signal) wake() {
-	if s.ch != nil {
-		close(s.ch)
-		s.ch = nil
+// wakeLocked wakes those who wait for a change; c.mu is held.
+func (c *Conn) wakeLocked() {
+	if c.changed != nil {
+		close(c.changed)
+		c.changed = nil
 	}
 }
