@@ -38,3 +38,42 @@ func parseStatCPU(stat string) time.Duration {
 	}
 	return time.Duration(ut+st) * 10 * time.Millisecond
 }
+
+// childSys counts the read and write system calls process pid has made
+// (syscr and syscw of /proc/PID/io) and the context switches of all its
+// threads (voluntary and not, from /proc/PID/task/*/status); -1 each when
+// they cannot be read.
+func childSys(pid int) (syscalls, switches int64) {
+	syscalls, switches = -1, -1
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid)); err == nil {
+		syscalls = sumFields(string(b), "syscr:", "syscw:")
+	}
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return syscalls, switches
+	}
+	switches = 0
+	for _, t := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/status", pid, t.Name()))
+		if err == nil {
+			switches += sumFields(string(b), "voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")
+		}
+	}
+	return syscalls, switches
+}
+
+// sumFields adds the numbers after each of the names that begin a line of
+// s ("name: 12"); a name missing or not followed by a number adds nothing.
+func sumFields(s string, names ...string) int64 {
+	var n int64
+	for line := range strings.Lines(s) {
+		for _, name := range names {
+			if v, ok := strings.CutPrefix(line, name); ok {
+				if x, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+					n += x
+				}
+			}
+		}
+	}
+	return n
+}

@@ -34,6 +34,10 @@ type measurement struct {
 	mallocs uint64
 	elapsed time.Duration
 	cpu     time.Duration // the process's CPU time over the run (measureAll's)
+	// syscalls and switches are the server's read and write system calls
+	// and context switches over the run, when it runs in a process of its
+	// own and they can be read; 0 otherwise.
+	syscalls, switches int64
 }
 
 func (m measurement) rps() float64 {

@@ -64,7 +64,12 @@ type Row struct {
 	// CPUNsPerCall is the process's CPU time (user and system, server and
 	// load generator) over its runs / calls; 0 where it is not measured.
 	CPUNsPerCall float64 `json:"cpu_ns_per_call,omitempty"`
-	Note         string  `json:"note,omitempty"`
+	// SyscallsPerCall and SwitchesPerCall are the server's read and write
+	// system calls and its threads' context switches over its runs / calls,
+	// where the server is a process of its own (the process workload).
+	SyscallsPerCall float64 `json:"syscalls_per_call,omitempty"`
+	SwitchesPerCall float64 `json:"switches_per_call,omitempty"`
+	Note            string  `json:"note,omitempty"`
 	// Scenario is "tcp", "http" or "inproc"; Peer the library; RatioToRef
 	// the median over this library's median in the same scenario (and, for
 	// http, the same number of connections, Workers).
@@ -102,6 +107,10 @@ type target struct {
 	// cpu is the CPU clock of the row's server, when it runs in a process
 	// of its own; nil: this process's (processCPU).
 	cpu func() time.Duration
+	// sys counts the read and write system calls and the context switches
+	// of the row's server, when it runs in a process of its own; nil: not
+	// counted.
+	sys func() (syscalls, switches int64)
 }
 
 func main() {
@@ -305,9 +314,22 @@ func measureAll(setup func() ([]*target, []Skip, error), mode string, d time.Dur
 			if t.cpu != nil {
 				clock = t.cpu
 			}
+			var sc, sw int64
+			if t.sys != nil {
+				sc, sw = t.sys()
+			}
 			cpu := clock()
 			m, err := t.run(d)
 			m.cpu = clock() - cpu
+			if t.sys != nil {
+				sc2, sw2 := t.sys()
+				if sc >= 0 && sc2 >= 0 {
+					m.syscalls = sc2 - sc
+				}
+				if sw >= 0 && sw2 >= 0 {
+					m.switches = sw2 - sw
+				}
+			}
 			if err != nil {
 				fmt.Fprintln(progress, "failed")
 				return nil, fmt.Errorf("%s %s, run %d: %w", t.scenario, t.peer, k+1, err)
@@ -327,7 +349,10 @@ func measureAll(setup func() ([]*target, []Skip, error), mode string, d time.Dur
 		var calls int64
 		var mallocs uint64
 		var cpu time.Duration
+		var syscalls, switches int64
 		for _, m := range ms[i] {
+			syscalls += m.syscalls
+			switches += m.switches
 			r.Runs = append(r.Runs, m.rps())
 			calls += m.calls
 			mallocs += m.mallocs
@@ -341,6 +366,8 @@ func measureAll(setup func() ([]*target, []Skip, error), mode string, d time.Dur
 		if calls > 0 {
 			r.AllocsPerCall = float64(mallocs) / float64(calls)
 			r.CPUNsPerCall = float64(cpu.Nanoseconds()) / float64(calls)
+			r.SyscallsPerCall = float64(syscalls) / float64(calls)
+			r.SwitchesPerCall = float64(switches) / float64(calls)
 		}
 		rep.Rows = append(rep.Rows, r)
 	}

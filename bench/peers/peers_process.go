@@ -139,6 +139,9 @@ func (c *child) stop() {
 // cpu returns the CPU time the child has used.
 func (c *child) cpu() time.Duration { return childCPU(c.cmd.Process.Pid) }
 
+// sys counts the child's read and write system calls and context switches.
+func (c *child) sys() (syscalls, switches int64) { return childSys(c.cmd.Process.Pid) }
+
 // setupProcess builds jsonrpcd, starts it and the floor as children, and
 // dials each.
 func setupProcess() ([]*target, []Skip, error) {
@@ -202,7 +205,7 @@ func setupProcess() ([]*target, []Skip, error) {
 			return fail(fmt.Errorf("%s: first window: %w", r.name, err))
 		}
 		last := len(ts) == len(rows)-1
-		ts = append(ts, &target{scenario: "tcp", peer: r.name, protocol: r.protocol, note: r.note, run: c.run, cpu: ch.cpu,
+		ts = append(ts, &target{scenario: "tcp", peer: r.name, protocol: r.protocol, note: r.note, run: c.run, cpu: ch.cpu, sys: ch.sys,
 			close: func() {
 				c.close()
 				ch.stop()
@@ -221,11 +224,11 @@ func printProcess(w io.Writer, rep *Report, runs int) {
 	fmt.Fprintf(w, "%s %s/%s, %s, %d cores, GOMAXPROCS %d; median of %d runs of %s each, interleaved\n\n",
 		rep.Go, rep.GOOS, rep.GOARCH, rep.CPU, rep.Cores, rep.GOMAXPROCS, runs, rep.Duration)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "peer\treq/s\tmin–max\tserver CPU ns/call\t")
+	fmt.Fprintln(tw, "peer\treq/s\tmin–max\tserver CPU ns/call\tsyscalls/call\tswitches/call\t")
 	var ref, floor float64
 	for _, r := range rep.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s–%s\t%.0f\t\n", r.Peer, loadgen.FormatRate(r.MedianRPS),
-			loadgen.FormatRate(r.MinRPS), loadgen.FormatRate(r.MaxRPS), r.CPUNsPerCall)
+		fmt.Fprintf(tw, "%s\t%s\t%s–%s\t%.0f\t%.3f\t%.3f\t\n", r.Peer, loadgen.FormatRate(r.MedianRPS),
+			loadgen.FormatRate(r.MinRPS), loadgen.FormatRate(r.MaxRPS), r.CPUNsPerCall, r.SyscallsPerCall, r.SwitchesPerCall)
 		switch {
 		case r.Protocol == "none (floor)":
 			floor = r.CPUNsPerCall
@@ -238,6 +241,7 @@ func printProcess(w io.Writer, rep *Report, runs int) {
 		fmt.Fprintf(w, "\nserver CPU per call, jsonrpcd / floor: %.2f\n", ref/floor)
 	}
 	fmt.Fprintln(w, "server CPU: the child's utime+stime from /proc/PID/stat (10 ms ticks) over the runs / calls")
+	fmt.Fprintln(w, "syscalls: the child's read and write system calls (syscr+syscw, /proc/PID/io); switches: its threads' context switches (/proc/PID/task/*/status); each over the runs / calls")
 	for _, r := range rep.Rows {
 		fmt.Fprintf(w, "  %s [%s]: %s\n", r.Peer, r.Protocol, strings.TrimSuffix(r.Note, "; allocs are process-wide (server and client) Mallocs delta / calls"))
 	}
