@@ -269,3 +269,19 @@ func TestParseStatCPU(t *testing.T) {
 		t.Errorf("garbage: %v", got)
 	}
 }
+
+// TestSumFields: the counters of /proc/PID/io and a task's status are
+// added by name, and a line that only begins like one is not.
+func TestSumFields(t *testing.T) {
+	const io = "rchar: 10\nwchar: 20\nsyscr: 7\nsyscw: 5\nread_bytes: 0\n"
+	if got := sumFields(io, "syscr:", "syscw:"); got != 12 {
+		t.Errorf("io: got %d, want 12", got)
+	}
+	const status = "Name:\tpeers\nvoluntary_ctxt_switches:\t30\nnonvoluntary_ctxt_switches:\t4\n"
+	if got := sumFields(status, "voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:"); got != 34 {
+		t.Errorf("status: got %d, want 34", got)
+	}
+	if got := sumFields("syscr: x\n", "syscr:"); got != 0 {
+		t.Errorf("not a number: %d", got)
+	}
+}
