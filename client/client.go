@@ -149,7 +149,13 @@ func Serve(srv *jsonrpc.Server) Option { return func(o *options) { o.peer.Server
 func UseProtocol(p peer.Protocol) Option { return func(o *options) { o.peer.Protocol = p } }
 
 func makeOptions(opts []Option) options {
-	o := options{peer: peer.Options{Caller: true, Order: peer.Concurrent}}
+	o := options{peer: peer.Options{
+		Caller: true,
+		Order:  peer.Concurrent,
+		// A client waits for its server as long as its calls' contexts
+		// say, and for pushes as long as it lives.
+		Limits: peer.Limits{IdleTimeout: -1, ReadTimeout: -1},
+	}}
 	for _, opt := range opts {
 		opt(&o)
 	}

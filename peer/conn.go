@@ -17,20 +17,6 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
-// Default limits of a Conn.
-const (
-	// DefaultMaxInFlight is the default of Options.MaxInFlight.
-	DefaultMaxInFlight = 64
-	// DefaultMaxQueued is the default of Options.MaxQueued.
-	DefaultMaxQueued = 4 << 20
-	// DefaultMaxPush is the default of Options.MaxPush.
-	DefaultMaxPush = 256
-	// DefaultMaxPushBytes is the default of Options.MaxPushBytes.
-	DefaultMaxPushBytes = 1 << 20
-	// DefaultMaxSubscriptions is the default of Options.MaxSubscriptions.
-	DefaultMaxSubscriptions = 1024
-)
-
 // Options configure a Conn.
 type Options struct {
 	// Server answers the peer's calls and notifications: a
@@ -40,22 +26,6 @@ type Options struct {
 
 	// Order is how the peer's messages run; the zero value is Ordered.
 	Order Ordering
-
-	// MaxInFlight is how many of the peer's messages (a call, a
-	// notification or a batch) may run on goroutines of their own at
-	// once; <= 0 means DefaultMaxInFlight (64). Past it, and while the
-	// Order holds messages back, messages wait in a queue of up to
-	// MaxInFlight messages and MaxQueued bytes; when that is full the
-	// Conn stops reading until a message finishes, unless a call of its
-	// own waits for an answer, in which case it goes on reading and
-	// answers the calls it has no room for with jsonrpc.CodeLimitExceeded
-	// ("too many calls in flight"), so that the answer it waits for is
-	// not stuck behind them.
-	MaxInFlight int
-
-	// MaxQueued bounds the bytes of the messages waiting in the queue;
-	// <= 0 means DefaultMaxQueued (4 MiB).
-	MaxQueued int
 
 	// Protocol names the cancel and progress notifications.
 	Protocol Protocol
@@ -68,27 +38,14 @@ type Options struct {
 	// request). A client sets it.
 	Caller bool
 
-	// MaxPush bounds the notifications waiting to be sent by Push and
-	// Topic.Publish; <= 0 means DefaultMaxPush (256). See Push.
-	MaxPush int
-	// MaxPushBytes bounds their bytes; <= 0 means DefaultMaxPushBytes
-	// (1 MiB). One notification larger than it is sent when none waits.
-	MaxPushBytes int
-
-	// MaxSubscriptions bounds the Topic subscriptions of the Conn that
-	// last at once; <= 0 means DefaultMaxSubscriptions (1024). Past it
-	// Topic.Subscribe fails with ErrTooManySubscriptions.
-	MaxSubscriptions int
-
-	// IdleTimeout and ReadTimeout time the reads of a transport whose
-	// reads take deadlines (it has a method SetReadDeadline(time.Time)
-	// error, as a net.Conn does): IdleTimeout is how long a read may wait
-	// for the next message to begin while nothing is in flight (the wait
-	// starts when the last call in flight is answered), ReadTimeout how
-	// long the reading of one message may take once it has begun. The
-	// transport says where its reading is (BeforeRead). 0 means none.
-	IdleTimeout time.Duration
-	ReadTimeout time.Duration
+	// Limits bound the Conn's queues, subscriptions and reads (see
+	// Limits; its zero value means the defaults). A Conn applies
+	// MaxInFlight, MaxQueued, MaxPush, MaxPushBytes, MaxSubscriptions, and
+	// IdleTimeout and ReadTimeout to a transport whose reads take deadlines
+	// (it has a method SetReadDeadline(time.Time) error, as a net.Conn
+	// does), which says where its reading is (BeforeRead); the other
+	// limits are its host's.
+	Limits
 
 	// OnIdle, when set, runs when the last message in flight has been
 	// answered and no call of the Conn's own waits for an answer: the
@@ -258,42 +215,28 @@ type inlineKey struct{}
 // New returns a Conn over t. ctx is the base of the contexts of the
 // methods it runs: cancelling it cancels them. Call Run to serve it.
 func New(ctx context.Context, t transport.Conn, opts Options) *Conn {
+	lim := opts.Limits.WithDefaults()
 	c := &Conn{
-		t:       t,
-		srv:     opts.Server,
-		proto:   opts.Protocol,
-		order:   opts.Order.policy(),
-		maxIn:   opts.MaxInFlight,
-		maxQ:    opts.MaxQueued,
-		caller:  opts.Caller,
-		onIdle:  opts.OnIdle,
-		logger:  opts.Logger,
-		pending: map[uint64]chan<- response{},
-		dst:     make([]byte, 0, 4<<10),
-		done:    make(chan struct{}),
-	}
-	c.maxPush = opts.MaxPush
-	if c.maxPush <= 0 {
-		c.maxPush = DefaultMaxPush
-	}
-	c.maxPushB = opts.MaxPushBytes
-	if c.maxPushB <= 0 {
-		c.maxPushB = DefaultMaxPushBytes
-	}
-	c.maxSubs = opts.MaxSubscriptions
-	if c.maxSubs <= 0 {
-		c.maxSubs = DefaultMaxSubscriptions
+		t:        t,
+		srv:      opts.Server,
+		proto:    opts.Protocol,
+		order:    opts.Order.policy(),
+		maxIn:    lim.MaxInFlight,
+		maxQ:     lim.MaxQueued,
+		maxPush:  lim.MaxPush,
+		maxPushB: lim.MaxPushBytes,
+		maxSubs:  lim.MaxSubscriptions,
+		caller:   opts.Caller,
+		onIdle:   opts.OnIdle,
+		logger:   opts.Logger,
+		pending:  map[uint64]chan<- response{},
+		dst:      make([]byte, 0, 4<<10),
+		done:     make(chan struct{}),
 	}
 	if c.srv == nil {
 		c.srv = jsonrpc.NewServer()
 	}
 	c.fast, _ = c.srv.(*jsonrpc.Server)
-	if c.maxIn <= 0 {
-		c.maxIn = DefaultMaxInFlight
-	}
-	if c.maxQ <= 0 {
-		c.maxQ = DefaultMaxQueued
-	}
 	if c.caller || c.proto.CancelMethod != "" || c.proto.ProgressMethod != "" {
 		c.twoWay.Store(true)
 	}
@@ -301,7 +244,7 @@ func New(ctx context.Context, t transport.Conn, opts Options) *Conn {
 	ctx = transport.WithTracker(ctx, (*tracker)(c))
 	c.ctx = context.WithValue(ctx, inlineKey{}, c)
 	if dl, ok := t.(deadliner); ok && dl.SetReadDeadline(time.Time{}) == nil {
-		c.clock = readClock{dl: dl, idle: max(opts.IdleTimeout, 0), msg: max(opts.ReadTimeout, 0)}
+		c.clock = readClock{dl: dl, idle: max(lim.IdleTimeout, 0), msg: max(lim.ReadTimeout, 0)}
 	}
 	if x, ok := t.(interface{ Exchanges() bool }); ok && x.Exchanges() {
 		c.exchanges = true

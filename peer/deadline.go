@@ -15,8 +15,8 @@ import "time"
 // but for dl and msg, which are set by New.
 type readClock struct {
 	dl      deadliner     // nil: the transport's reads take no deadlines
-	idle    time.Duration // Options.IdleTimeout; 0: none
-	msg     time.Duration // Options.ReadTimeout; 0: none
+	idle    time.Duration // Limits.IdleTimeout with its default; 0: none
+	msg     time.Duration // Limits.ReadTimeout with its default; 0: none
 	waiting bool          // the last read waits for a message to begin
 	armable bool          // a read waits for a message with no idle deadline, because calls are in flight
 	idleAt  time.Time     // when the wait for the next message ends, once set

@@ -3,6 +3,7 @@ package peer_test
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
@@ -11,9 +12,10 @@ import (
 
 // TestHostsShareTheConnectionSettings: every setting of a connection
 // (peer.Options) that a user of a host chooses is a field of both hosts,
-// of the same name and type, and so are the limits the hosts have in
-// common; a limit added to one connection holds on every connection only
-// once both hosts have it.
+// of the same name and type; the limits are one type, peer.Limits,
+// embedded in each host and in Options, and no host shadows one of them
+// with a field of its own, so that a limit added once holds on every
+// connection.
 func TestHostsShareTheConnectionSettings(t *testing.T) {
 	notHosts := map[string]bool{
 		"Caller": true, // a client's
@@ -21,6 +23,19 @@ func TestHostsShareTheConnectionSettings(t *testing.T) {
 	}
 	hosts := []reflect.Type{reflect.TypeFor[stream.Server](), reflect.TypeFor[ws.Handler]()}
 	opts := reflect.TypeFor[peer.Options]()
+	limits := reflect.TypeFor[peer.Limits]()
+	for _, h := range append(hosts, opts) {
+		f, ok := h.FieldByName("Limits")
+		if !ok || !f.Anonymous || f.Type != limits {
+			t.Errorf("%v does not embed peer.Limits", h)
+		}
+		for i := range limits.NumField() {
+			name := limits.Field(i).Name
+			if hf, _ := h.FieldByName(name); len(hf.Index) != 2 {
+				t.Errorf("%v.%s is not peer.Limits.%s", h, name, name)
+			}
+		}
+	}
 	for i := range opts.NumField() {
 		f := opts.Field(i)
 		if notHosts[f.Name] {
@@ -36,11 +51,29 @@ func TestHostsShareTheConnectionSettings(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"MaxMessage", "MaxBuffered", "MaxConns", "WriteTimeout", "Logger"} {
-		a, okA := hosts[0].FieldByName(name)
-		b, okB := hosts[1].FieldByName(name)
-		if !okA || !okB || a.Type != b.Type {
-			t.Errorf("%s: %v in %v (%v), %v in %v (%v)", name, a.Type, hosts[0], okA, b.Type, hosts[1], okB)
+}
+
+// TestLimitsWithDefaults: every field of a zero Limits gets its default, a
+// negative size too, a negative timeout stays none, and a value set stays.
+func TestLimitsWithDefaults(t *testing.T) {
+	got := peer.Limits{}.WithDefaults()
+	want := peer.Limits{
+		MaxMessage: peer.DefaultMaxMessage, MaxBuffered: peer.DefaultMaxBuffered, MaxConns: peer.DefaultMaxConns,
+		MaxInFlight: peer.DefaultMaxInFlight, MaxQueued: peer.DefaultMaxQueued, MaxPush: peer.DefaultMaxPush,
+		MaxPushBytes: peer.DefaultMaxPushBytes, MaxSubscriptions: peer.DefaultMaxSubscriptions,
+		IdleTimeout: peer.DefaultIdleTimeout, ReadTimeout: peer.DefaultReadTimeout, WriteTimeout: peer.DefaultWriteTimeout,
+	}
+	if got != want {
+		t.Errorf("zero: got %+v, want %+v", got, want)
+	}
+	v := reflect.ValueOf(&got).Elem()
+	for i := range v.NumField() {
+		if v.Field(i).IsZero() {
+			t.Errorf("%s has no default", v.Type().Field(i).Name)
 		}
+	}
+	set := peer.Limits{MaxMessage: 10, MaxBuffered: -1, IdleTimeout: -1, ReadTimeout: time.Second}.WithDefaults()
+	if set.MaxMessage != 10 || set.MaxBuffered != peer.DefaultMaxBuffered || set.IdleTimeout != -1 || set.ReadTimeout != time.Second {
+		t.Errorf("set: got %+v", set)
 	}
 }

@@ -592,7 +592,7 @@ func TestCallbacksPastMaxInFlight(t *testing.T) {
 				}
 				return strings.ToUpper(who), nil
 			}, jsonrpc.Blocking())
-			c := dial(t, &stream.Server{Server: peertest.CallbackServer(), Order: order, MaxInFlight: 2}, client.Serve(csrv))
+			c := dial(t, &stream.Server{Server: peertest.CallbackServer(), Order: order, Limits: peer.Limits{MaxInFlight: 2}}, client.Serve(csrv))
 			var wg sync.WaitGroup
 			var ok, refused atomic.Int32
 			for i := range 12 {

@@ -64,7 +64,7 @@ func TestSlowSubscriber(t *testing.T) {
 		t.Run(fmt.Sprint(overflow), func(t *testing.T) {
 			topic := &peer.Topic{Method: "eth_subscription", Overflow: overflow}
 			subs := make(chan *peer.Subscription, 2)
-			s := &stream.Server{Server: ethServer(topic, subs), MaxPush: 8, WriteTimeout: -1}
+			s := &stream.Server{Server: ethServer(topic, subs), Limits: peer.Limits{MaxPush: 8, WriteTimeout: -1}}
 
 			got := make(chan int, 64)
 			fast := dial(t, s, client.Serve(headsClient(got)))
@@ -245,7 +245,7 @@ func TestAnswerBeforeNotification(t *testing.T) {
 					}
 					return s.ID(), nil
 				}, opts...)
-				r := newRaw(t, &stream.Server{Server: srv, Protocol: proto, MaxPush: 4, MaxSubscriptions: n})
+				r := newRaw(t, &stream.Server{Server: srv, Protocol: proto, Limits: peer.Limits{MaxPush: 4, MaxSubscriptions: n}})
 				for i := range n {
 					r.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"subscribe","params":[%d],"id":%d}`, i, i))
 					answer := r.recv()
@@ -288,7 +288,7 @@ func TestPushBoundedByBytes(t *testing.T) {
 	tr := &stuckTransport{closed: make(chan struct{})}
 	defer tr.Close()
 	const limit, size = 64 << 10, 8 << 10
-	c := peer.New(context.Background(), tr, peer.Options{MaxPush: 1000, MaxPushBytes: limit})
+	c := peer.New(context.Background(), tr, peer.Options{Limits: peer.Limits{MaxPush: 1000, MaxPushBytes: limit}})
 	value := strings.Repeat("x", size)
 	accepted := 0
 	for range 1000 {
@@ -312,7 +312,7 @@ func TestPushBoundedByBytes(t *testing.T) {
 func TestMaxSubscriptions(t *testing.T) {
 	leaktest.Check(t)
 	topic := &peer.Topic{Method: "eth_subscription"}
-	s := &stream.Server{Server: ethServer(topic, nil), MaxSubscriptions: 3}
+	s := &stream.Server{Server: ethServer(topic, nil), Limits: peer.Limits{MaxSubscriptions: 3}}
 	c := dial(t, s)
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()

@@ -83,21 +83,15 @@ func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, st setti
 	c.ctx, c.cancel = context.WithCancel(transport.WithContextValue(parent, rwc))
 	c.stopAf = context.AfterFunc(parent, func() { c.close(parent.Err()) })
 	c.buffered = s.gatesBudget()
-	c.rd = st.framing.NewReader(connReader{c}, st.maxMessage)
+	c.rd = st.framing.NewReader(connReader{c}, st.MaxMessage)
 	c.starter, _ = c.rd.(starter)
 	c.wr = st.framing.NewWriter(connWriter{c})
 	c.peer = peer.New(c.ctx, c, peer.Options{
-		Server:           st.handler,
-		Order:            st.order,
-		MaxInFlight:      st.maxInFlight,
-		MaxQueued:        st.maxQueued,
-		Protocol:         st.protocol,
-		MaxPush:          st.maxPush,
-		MaxPushBytes:     st.maxPushBytes,
-		MaxSubscriptions: st.maxSubs,
-		IdleTimeout:      st.idle,
-		ReadTimeout:      st.readTimeout,
-		Logger:           c.log,
+		Server:   st.handler,
+		Order:    st.order,
+		Protocol: st.protocol,
+		Limits:   st.Limits,
+		Logger:   c.log,
 	})
 	return c
 }
@@ -221,7 +215,7 @@ func (c *conn) logReadError(err error) {
 	case errors.Is(err, framing.ErrMalformed):
 		c.log.Warn("framing error", "error", err)
 	case errors.Is(err, os.ErrDeadlineExceeded) && c.begun() && !c.stopping.Load():
-		c.log.Warn("read timeout inside a message", "timeout", c.st.readTimeout)
+		c.log.Warn("read timeout inside a message", "timeout", c.st.ReadTimeout)
 	}
 }
 
@@ -415,8 +409,8 @@ var errBusyAnswer = jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("se
 type connWriter struct{ c *conn }
 
 func (w connWriter) Write(p []byte) (int, error) {
-	if w.c.wdl != nil && w.c.st.writeTimeout > 0 {
-		w.c.wdl.SetWriteDeadline(time.Now().Add(w.c.st.writeTimeout))
+	if w.c.wdl != nil && w.c.st.WriteTimeout > 0 {
+		w.c.wdl.SetWriteDeadline(time.Now().Add(w.c.st.WriteTimeout))
 	}
 	return w.c.rwc.Write(p)
 }

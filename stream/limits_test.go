@@ -40,7 +40,7 @@ func TestTooLargeAnswered(t *testing.T) {
 	for _, tr := range transports {
 		for _, fr := range framings {
 			t.Run(tr+"/"+fr.name, func(t *testing.T) {
-				dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: fr.f, MaxMessage: 64}, tr)
+				dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: fr.f, Limits: peer.Limits{MaxMessage: 64}}, tr)
 				if fr.f == framing.Raw {
 					for msg, id := range map[string]string{idFirst: `"first"`, idAfter: `null`} {
 						c := newClient(t, dial(), fr.f)
@@ -87,7 +87,7 @@ func TestTooLargeAnsweredAtOnce(t *testing.T) {
 	}{{"none", peer.Protocol{}}, {"LSP", peer.LSP}, {"MCP", peer.MCP}} {
 		for _, fr := range framings {
 			t.Run(proto.name+"/"+fr.name, func(t *testing.T) {
-				dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: fr.f, MaxMessage: 64, Protocol: proto.p}, "tcp")
+				dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: fr.f, Protocol: proto.p, Limits: peer.Limits{MaxMessage: 64}}, "tcp")
 				c := newClient(t, dial(), fr.f)
 				c.send(msg)
 				id := `7`
@@ -116,7 +116,7 @@ func TestHeaderHugeLength(t *testing.T) {
 	body := []byte(`{"id":"big","params":"` + strings.Repeat("y", 8<<20))
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
-			dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: framing.Header, MaxMessage: 64}, tr)
+			dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: framing.Header, Limits: peer.Limits{MaxMessage: 64}}, tr)
 			conn := dial()
 			c := newClient(t, conn, framing.Header)
 			var before, after runtime.MemStats
@@ -151,7 +151,7 @@ func TestHeaderHugeLength(t *testing.T) {
 
 func TestRawTooLargeCloses(t *testing.T) {
 	leakCheck(t)
-	dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: framing.Raw, MaxMessage: 64}, "pipe")
+	dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: framing.Raw, Limits: peer.Limits{MaxMessage: 64}}, "pipe")
 	c := newClient(t, dial(), framing.Raw)
 	c.sendAsync(`{"jsonrpc":"2.0","id":1,"method":"StringMe","params":["` + strings.Repeat("x", 1000) + `"]}`)
 	if got, want := c.recv(), tooLargeAnswer("1"); got != want {
@@ -203,7 +203,7 @@ func TestMaxInFlight(t *testing.T) {
 	leakCheck(t)
 	synctest.Test(t, func(t *testing.T) {
 		b := newBlockingServer(t)
-		s := &Server{Server: b.h, Order: Concurrent, MaxInFlight: 2}
+		s := &Server{Server: b.h, Order: Concurrent, Limits: peer.Limits{MaxInFlight: 2}}
 		cc, sc := net.Pipe()
 		done := make(chan error, 1)
 		go func() { done <- s.ServeConn(context.Background(), sc) }()
@@ -261,7 +261,7 @@ func TestMaxInFlight(t *testing.T) {
 // after WriteTimeout, and other connections are served meanwhile.
 func TestStalledClient(t *testing.T) {
 	leakCheck(t)
-	s := &Server{Server: demo.NewServer(), WriteTimeout: 50 * time.Millisecond}
+	s := &Server{Server: demo.NewServer(), Limits: peer.Limits{WriteTimeout: 50 * time.Millisecond}}
 	stalled, sc := net.Pipe()
 	defer stalled.Close()
 	done := make(chan error, 1)
@@ -290,7 +290,7 @@ func TestIdleTimeout(t *testing.T) {
 	leakCheck(t)
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
-			dial := serverOn(t, &Server{Server: demo.NewServer(), IdleTimeout: 20 * time.Millisecond}, tr)
+			dial := serverOn(t, &Server{Server: demo.NewServer(), Limits: peer.Limits{IdleTimeout: 20 * time.Millisecond}}, tr)
 			c := newClient(t, dial(), framing.Line)
 			c.send(call("Test2", 1, "[1]"))
 			c.recv()
@@ -305,7 +305,7 @@ func TestReadTimeout(t *testing.T) {
 	leakCheck(t)
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
-			dial := serverOn(t, &Server{Server: demo.NewServer(), ReadTimeout: 20 * time.Millisecond, IdleTimeout: time.Hour}, tr)
+			dial := serverOn(t, &Server{Server: demo.NewServer(), Limits: peer.Limits{ReadTimeout: 20 * time.Millisecond, IdleTimeout: time.Hour}}, tr)
 			c := newClient(t, dial(), framing.Line)
 			c.conn.SetWriteDeadline(time.Now().Add(wait))
 			go c.conn.Write([]byte(`{"jsonrpc":"2.0",`))
@@ -556,7 +556,7 @@ func TestMaxBuffered(t *testing.T) {
 	leakCheck(t)
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
-			srv := &Server{Server: demo.NewServer(), MaxBuffered: 1 << 20}
+			srv := &Server{Server: demo.NewServer(), Limits: peer.Limits{MaxBuffered: 1 << 20}}
 			dial := serverOn(t, srv, tr)
 			head := `{"jsonrpc":"2.0","method":"echo","params":["`
 			line := func(n int) string { return head + strings.Repeat("x", n) + `"],"id":1}` }

@@ -37,31 +37,16 @@ const (
 	Concurrent = peer.Concurrent
 )
 
-// Default settings of a Server.
-const (
-	// DefaultMaxConns is the default of MaxConns. An idle connection holds
-	// about 75 KiB (its read and write buffers and its goroutine), so 4096
-	// of them about 300 MiB; 4096 open files fit the usual limits of a
-	// process (Go raises the soft limit to the hard one, 524288 under
-	// systemd) with room for the rest of the program; and it matches the
-	// default of jsonrpc.Limits.MaxRunning, one waiting call per connection.
-	DefaultMaxConns     = 4096
-	DefaultMaxBuffered  = 64 << 20
-	DefaultMaxInFlight  = 64
-	DefaultIdleTimeout  = 2 * time.Minute
-	DefaultReadTimeout  = 30 * time.Second
-	DefaultWriteTimeout = 30 * time.Second
-	// DefaultLingerTimeout is the default of LingerTimeout: long enough for
-	// a peer on a network to read the last answers and close its end, short
-	// enough not to hold a connection's slot (MaxConns) for long, and what
-	// net/http waits in the same case, doubled.
-	DefaultLingerTimeout = time.Second
-)
+// DefaultLingerTimeout is the default of LingerTimeout: long enough for a
+// peer on a network to read the last answers and close its end, short
+// enough not to hold a connection's slot (MaxConns) for long, and what
+// net/http waits in the same case, doubled.
+const DefaultLingerTimeout = time.Second
 
 // A Server serves a *jsonrpc.Server over byte streams: the connections of a
 // net.Listener (Serve) or any io.ReadWriteCloser (ServeConn).
 //
-// The zero value is ready to use with the defaults below; set the fields
+// The zero value is ready to use with the defaults of peer.Limits; set the fields
 // before the first call to Serve or ServeConn and do not change them after.
 // A Server's methods are safe for concurrent use.
 //
@@ -84,97 +69,41 @@ type Server struct {
 	// nil means framing.Line.
 	Framing framing.Framing
 
-	// MaxMessage is the size limit of one incoming message, in bytes;
-	// <= 0 means framing.DefaultMaxMessage (4 MiB). A message over it is
-	// answered with jsonrpc.CodeLimitExceeded, data naming the limit, and
-	// the message's id when the bytes read of it hold one
-	// (framing.TooLargeError.ID): Line and Header read such a message to
-	// its end without buffering it, answer it there and go on; Raw answers
-	// at once and closes the connection, since it cannot find the end.
-	// Nothing is ever allocated from a length the peer declares beyond it.
-	MaxMessage int
-
-	// MaxBuffered bounds the memory that messages larger than 64 KiB hold
-	// while they are read, over all the Server's connections together,
-	// counting twice the bytes read past 64 KiB (a buffer that grows as
-	// they arrive holds up to that); <= 0 means DefaultMaxBuffered (64 MiB). A message that would pass it
-	// is answered with CodeLimitExceeded ("server busy", id null) and its
-	// connection closed, so that peers that send large messages slowly
-	// cannot hold MaxConns × MaxMessage bytes between them. Messages up to
-	// 64 KiB do not count.
-	MaxBuffered int64
-
-	// MaxConns is how many connections the Server serves at once, over all
-	// its listeners and ServeConn calls; <= 0 means DefaultMaxConns (4096).
-	// At the limit Serve holds the connection it accepted last, unserved,
-	// and accepts no other until a connection ends, so that the kernel's
-	// listen backlog holds the rest and the number of open files stays
-	// bounded (by MaxConns and one per listener); ServeConn waits likewise
-	// before serving. The connections being served are not affected.
-	MaxConns int
-
-	// MaxInFlight is how many messages (a call, a notification or a
-	// batch) of one connection may run on goroutines of their own at once
-	// (methods registered jsonrpc.Blocking), and how many more may wait
-	// to run; <= 0 means DefaultMaxInFlight (64). When both are reached
-	// the connection stops reading until one is answered; nothing is lost
-	// (see peer.Options.MaxInFlight for the case of a connection that
-	// waits for its peer's answer). It bounds what a connection holds for
-	// its unanswered messages (each keeps a copy of its request); the
-	// goroutines of the calls are bounded server-wide by
-	// jsonrpc.Limits.MaxRunning, past which a call runs on the
-	// connection's goroutine, which stops reading meanwhile.
-	MaxInFlight int
-
-	// MaxQueued bounds the bytes of the messages of one connection that
-	// wait to run (see MaxInFlight); <= 0 means peer.DefaultMaxQueued
-	// (4 MiB).
-	MaxQueued int
-
 	// Order is how a connection runs its peer's messages: Ordered (the
 	// zero value), Sequential or Concurrent.
 	Order Ordering
-
-	// MaxPush bounds the notifications a connection holds waiting to be
-	// sent by peer.Conn.Push and peer.Topic.Publish; <= 0 means
-	// peer.DefaultMaxPush (256). Past it they are dropped for that
-	// connection only (see peer.Topic's Overflow).
-	MaxPush int
-
-	// MaxPushBytes bounds the bytes of those notifications; <= 0 means
-	// peer.DefaultMaxPushBytes (1 MiB), so that a peer that does not read
-	// holds at most that much of them.
-	MaxPushBytes int
-
-	// MaxSubscriptions bounds the peer.Topic subscriptions of one
-	// connection; <= 0 means peer.DefaultMaxSubscriptions (1024). Past it
-	// Topic.Subscribe fails with peer.ErrTooManySubscriptions.
-	MaxSubscriptions int
 
 	// Protocol names the notifications by which the two ends cancel calls
 	// and report progress: peer.LSP, peer.MCP, or the zero Protocol (none).
 	Protocol peer.Protocol
 
-	// IdleTimeout is how long a connection with no call in flight may wait
-	// for its next message to begin before it is closed; white space
-	// between messages (blank lines, the newline after a Raw value) does
-	// not begin one, nor restart the wait. A call that runs longer is not
-	// cut off: the timeout starts when the last call in flight replies.
-	// 0 means DefaultIdleTimeout (2 minutes); a negative value disables it.
-	IdleTimeout time.Duration
-
-	// ReadTimeout bounds the time to read one message once it has begun
-	// (with a byte other than white space between messages; with a Framing
-	// whose Reader has no Begun method, see framing.Reader, with any byte), so that a peer that stalls
-	// inside a message cannot hold the connection's buffers forever. 0 means
-	// DefaultReadTimeout (30 s); a negative value disables it.
-	ReadTimeout time.Duration
-
-	// WriteTimeout bounds each write to the connection. A peer that does
-	// not read its responses is disconnected when it expires; it never
-	// blocks other connections. 0 means DefaultWriteTimeout (30 s); a
-	// negative value disables it.
-	WriteTimeout time.Duration
+	// Limits bound the connections, the same on every host (see
+	// peer.Limits; the zero value means the defaults). Over a byte stream:
+	//
+	//   - A message over MaxMessage is answered with
+	//     jsonrpc.CodeLimitExceeded, data naming the limit, and the
+	//     message's id when the bytes read of it hold one
+	//     (framing.TooLargeError.ID): Line and Header read such a message
+	//     to its end without buffering it, answer it there and go on; Raw
+	//     answers at once and closes the connection, since it cannot find
+	//     the end.
+	//   - A message that would pass MaxBuffered is answered with
+	//     CodeLimitExceeded ("server busy", id null) and its connection
+	//     closed.
+	//   - At MaxConns, over all the Server's listeners and ServeConn calls,
+	//     Serve holds the connection it accepted last, unserved, and
+	//     accepts no other until a connection ends, so that the kernel's
+	//     listen backlog holds the rest and the number of open files stays
+	//     bounded (by MaxConns and one per listener); ServeConn waits
+	//     likewise before serving. An idle connection holds about 75 KiB
+	//     (its read and write buffers and its goroutine), so the default
+	//     4096 of them about 300 MiB.
+	//   - White space between messages (blank lines, the newline after a
+	//     Raw value) does not begin a message for IdleTimeout and
+	//     ReadTimeout, nor restart the wait; with a Framing whose Reader has
+	//     no Begun method (see framing.Reader), any byte begins one.
+	//   - The timeouts apply to connections that take deadlines.
+	peer.Limits
 
 	// LingerTimeout is how long a connection that the server ends while
 	// its peer may still be sending (at Shutdown, on a timeout, or after
@@ -220,52 +149,31 @@ type Server struct {
 	buffered *budget.Budget // MaxBuffered
 }
 
-// settings are a Server's fields with the defaults applied.
+// settings are a Server's fields with the defaults applied (a negative
+// timeout is none).
 type settings struct {
-	handler      transport.Handler
-	framing      framing.Framing
-	maxMessage   int
-	maxInFlight  int
-	maxQueued    int
-	order        Ordering
-	protocol     peer.Protocol
-	maxPush      int
-	maxPushBytes int
-	maxSubs      int
-	idle         time.Duration // 0: none
-	readTimeout  time.Duration // 0: none
-	writeTimeout time.Duration // 0: none
-	linger       time.Duration // 0: none
+	handler  transport.Handler
+	framing  framing.Framing
+	order    Ordering
+	protocol peer.Protocol
+	peer.Limits
+	linger time.Duration
 }
 
 func (s *Server) settings() settings {
 	st := settings{
-		handler:      s.Server,
-		framing:      s.Framing,
-		maxMessage:   s.MaxMessage,
-		maxInFlight:  s.MaxInFlight,
-		maxQueued:    s.MaxQueued,
-		order:        s.Order,
-		protocol:     s.Protocol,
-		maxPush:      s.MaxPush,
-		maxPushBytes: s.MaxPushBytes,
-		maxSubs:      s.MaxSubscriptions,
-		idle:         timeout(s.IdleTimeout, DefaultIdleTimeout),
-		readTimeout:  timeout(s.ReadTimeout, DefaultReadTimeout),
-		writeTimeout: timeout(s.WriteTimeout, DefaultWriteTimeout),
-		linger:       timeout(s.LingerTimeout, DefaultLingerTimeout),
+		handler:  s.Server,
+		framing:  s.Framing,
+		order:    s.Order,
+		protocol: s.Protocol,
+		Limits:   s.Limits.WithDefaults(),
+		linger:   timeout(s.LingerTimeout, DefaultLingerTimeout),
 	}
 	if st.handler == nil {
 		st.handler = jsonrpc.NewServer()
 	}
 	if st.framing == nil {
 		st.framing = framing.Line
-	}
-	if st.maxMessage <= 0 {
-		st.maxMessage = framing.DefaultMaxMessage
-	}
-	if st.maxInFlight <= 0 {
-		st.maxInFlight = DefaultMaxInFlight
 	}
 	return st
 }
@@ -340,8 +248,9 @@ func (s *Server) gatesBudget() *budget.Budget {
 // MaxBuffered budget on first use.
 func (s *Server) gates() chan struct{} {
 	s.once.Do(func() {
-		s.slots = make(chan struct{}, orDefaultInt(s.MaxConns, DefaultMaxConns))
-		s.buffered = budget.New(orDefaultInt(s.MaxBuffered, DefaultMaxBuffered))
+		lim := s.Limits.WithDefaults()
+		s.slots = make(chan struct{}, lim.MaxConns)
+		s.buffered = budget.New(lim.MaxBuffered)
 	})
 	return s.slots
 }
@@ -468,11 +377,4 @@ func (s *Server) logf(format string, args ...any) {
 	if s.ErrorLog != nil {
 		s.ErrorLog.Printf(format, args...)
 	}
-}
-
-func orDefaultInt[T int | int64](n, def T) T {
-	if n <= 0 {
-		return def
-	}
-	return n
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/demo"
 	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
+	"github.com/jsonrpc-go/jsonrpc/peer"
 )
 
 // sentinel is sent after each request that expects no response: its
@@ -214,7 +215,7 @@ func TestSequentialReadAhead(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
 			b := newBlockingServer(t)
-			dial := serverOn(t, &Server{Server: b.h, MaxMessage: 256, Order: Sequential}, tr)
+			dial := serverOn(t, &Server{Server: b.h, Order: Sequential, Limits: peer.Limits{MaxMessage: 256}}, tr)
 			c := newClient(t, dial(), framing.Line)
 			c.send(call("wait", 1, "[1]"))
 			b.awaitStarted(t, 1)
@@ -255,7 +256,7 @@ func TestIdleTimeoutDuringCall(t *testing.T) {
 	eachOrderAndTransport(t, func(t *testing.T, order Ordering, tr string) {
 		b := newBlockingServer(t)
 		const idle = 30 * time.Millisecond
-		dial := serverOn(t, &Server{Server: b.h, Order: order, IdleTimeout: idle}, tr)
+		dial := serverOn(t, &Server{Server: b.h, Order: order, Limits: peer.Limits{IdleTimeout: idle}}, tr)
 		c := newClient(t, dial(), framing.Line)
 		c.send(call("wait", 1, "[1]"))
 		b.awaitStarted(t, 1)

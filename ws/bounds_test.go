@@ -114,7 +114,7 @@ func closed(r *reader) error {
 func TestMaxConns(t *testing.T) {
 	leaktest.Check(t)
 	s := newRPC()
-	url := serveTCP(t, &ws.Handler{Server: s.Server, MaxConns: 2})
+	url := serveTCP(t, &ws.Handler{Server: s.Server, Limits: peer.Limits{MaxConns: 2}})
 	ctx := context.Background()
 	var conns []*websocket.Conn
 	for range 2 {
@@ -166,13 +166,13 @@ func TestIdleTimeout(t *testing.T) {
 		set  time.Duration
 		want time.Duration
 	}{
-		{"default", 0, ws.DefaultIdleTimeout},
+		{"default", 0, peer.DefaultIdleTimeout},
 		{"set", 10 * time.Second, 10 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := newRPC()
-				ps := newPipeServer(t, &ws.Handler{Server: s.Server, IdleTimeout: tc.set})
+				ps := newPipeServer(t, &ws.Handler{Server: s.Server, Limits: peer.Limits{IdleTimeout: tc.set}})
 				conn := ps.dial(t)
 				r := readAll(conn)
 				send(t, conn, call("addInt", "1,2", 1))
@@ -225,7 +225,7 @@ func TestIdleTimeout(t *testing.T) {
 func TestIdleTimeoutDisabled(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newRPC()
-		ps := newPipeServer(t, &ws.Handler{Server: s.Server, IdleTimeout: -1})
+		ps := newPipeServer(t, &ws.Handler{Server: s.Server, Limits: peer.Limits{IdleTimeout: -1}})
 		conn := ps.dial(t)
 		r := readAll(conn)
 		time.Sleep(24 * time.Hour)
@@ -248,13 +248,13 @@ func TestReadTimeout(t *testing.T) {
 		set  time.Duration
 		want time.Duration
 	}{
-		{"default", 0, ws.DefaultReadTimeout},
+		{"default", 0, peer.DefaultReadTimeout},
 		{"set", 5 * time.Second, 5 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := newRPC()
-				ps := newPipeServer(t, &ws.Handler{Server: s.Server, ReadTimeout: tc.set, IdleTimeout: time.Hour})
+				ps := newPipeServer(t, &ws.Handler{Server: s.Server, Limits: peer.Limits{ReadTimeout: tc.set, IdleTimeout: time.Hour}})
 				conn := ps.dial(t)
 				r := readAll(conn)
 				time.Sleep(time.Minute) // idle: the read timeout is not running
@@ -335,7 +335,7 @@ func TestShutdownDeadline(t *testing.T) {
 func TestShutdownRefusesUnstarted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newRPC()
-		h := &ws.Handler{Server: s.Server, MaxInFlight: 1}
+		h := &ws.Handler{Server: s.Server, Limits: peer.Limits{MaxInFlight: 1}}
 		ps := newPipeServer(t, h)
 		conn := ps.dial(t)
 		r := readAll(conn)
@@ -491,7 +491,7 @@ func TestConnGoroutinesBounded(t *testing.T) {
 	leaktest.Check(t)
 	const maxRunning, maxInFlight, batch = 8, 4, 50
 	s := newRPC(jsonrpc.UseLimits(jsonrpc.Limits{MaxRunning: maxRunning}))
-	url := serveTCP(t, &ws.Handler{Server: s.Server, MaxInFlight: maxInFlight})
+	url := serveTCP(t, &ws.Handler{Server: s.Server, Limits: peer.Limits{MaxInFlight: maxInFlight}})
 	conn := rawConn(t, url)
 	r := readAll(conn)
 	before := runtime.NumGoroutine()
@@ -573,7 +573,7 @@ func TestDeclaredLengthNotAllocated(t *testing.T) {
 	leaktest.Check(t)
 	const limit = 1 << 20
 	s := newRPC()
-	url := serveTCP(t, &ws.Handler{Server: s.Server, MaxMessage: limit})
+	url := serveTCP(t, &ws.Handler{Server: s.Server, Limits: peer.Limits{MaxMessage: limit}})
 	nc, err := net.Dial("tcp", strings.TrimPrefix(url, "ws://"))
 	if err != nil {
 		t.Fatal(err)
@@ -705,7 +705,7 @@ func testShutdownAnswersMessageInProgress(t *testing.T, proto peer.Protocol) {
 func TestMaxBuffered(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newRPC()
-		ps := newPipeServer(t, &ws.Handler{Server: s.Server, MaxBuffered: 256 << 10})
+		ps := newPipeServer(t, &ws.Handler{Server: s.Server, Limits: peer.Limits{MaxBuffered: 256 << 10}})
 		echo := func(n int) (string, string) {
 			req := `{"jsonrpc":"2.0","method":"echo","params":["` + strings.Repeat("x", n) + `"],"id":1}`
 			return req, `{"jsonrpc":"2.0","result":"` + strings.Repeat("x", n) + `","id":1}`

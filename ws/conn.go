@@ -35,11 +35,10 @@ import (
 type wsConn struct {
 	buffered     *budget.Budget // the Handler's MaxBuffered
 	limit        int64          // MaxMessage
-	idleTimeout  time.Duration  // 0: none
-	readTimeout  time.Duration
-	writeTimeout time.Duration
-	closeDone    chan struct{} // closed when the close begun by startClose has ended
-	log          *slog.Logger  // the Handler's Logger with the remote address, or nil
+	limits       peer.Limits    // the Handler's, with the defaults applied
+	writeTimeout time.Duration  // 0: none
+	closeDone    chan struct{}  // closed when the close begun by startClose has ended
+	log          *slog.Logger   // the Handler's Logger with the remote address, or nil
 
 	// Set by attach, before the read loop starts.
 	ctx     context.Context

@@ -13,6 +13,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
+	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/ws"
 )
 
@@ -22,7 +23,7 @@ import (
 func TestLogger(t *testing.T) {
 	leaktest.Check(t)
 	log, rec := testutil.NewLog()
-	h := &ws.Handler{MaxMessage: 1024, MaxConns: 1, Logger: log}
+	h := &ws.Handler{Logger: log, Limits: peer.Limits{MaxMessage: 1024, MaxConns: 1}}
 	s := newServer(t, h)
 
 	conn := rawConn(t, s.url)

@@ -90,17 +90,6 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
-// Defaults of Handler's limits.
-const (
-	DefaultMaxMessage   = 4 << 20
-	DefaultMaxBuffered  = 64 << 20
-	DefaultMaxConns     = 4096
-	DefaultMaxInFlight  = 64
-	DefaultIdleTimeout  = 2 * time.Minute
-	DefaultReadTimeout  = 30 * time.Second
-	DefaultWriteTimeout = 30 * time.Second
-)
-
 // Handler serves a JSON-RPC server over WebSocket connections. Each
 // connection is a peer.Conn: its messages are answered through
 // Server.ProcessAsync, in the order Order says, and methods may call and
@@ -116,40 +105,37 @@ type Handler struct {
 	// that every call is answered with "Method not found".
 	Server transport.Handler
 
-	// MaxMessage is the size limit of one incoming message, in bytes; <= 0
-	// means DefaultMaxMessage (4 MiB). A longer message closes the
-	// connection with status 1009 (message too big). It is read only up to
-	// the limit, and nothing is allocated from the length its frames
-	// declare.
-	MaxMessage int
+	// Order is how a connection runs its peer's messages: peer.Ordered
+	// (the zero value), peer.Sequential or peer.Concurrent.
+	Order peer.Ordering
 
-	// MaxBuffered bounds the memory that messages larger than 64 KiB hold
-	// while they are read, over all the Handler's connections together;
-	// <= 0 means DefaultMaxBuffered (64 MiB). A message that would pass it
-	// closes its connection with status 1013 (try again later), so that
-	// peers that send large messages slowly cannot hold MaxConns ×
-	// MaxMessage bytes between them. Messages up to 64 KiB, read into
-	// pooled buffers, do not count.
-	MaxBuffered int64
+	// Protocol names the notifications by which the two ends cancel calls
+	// and report progress: peer.LSP, peer.MCP, or the zero Protocol (none).
+	Protocol peer.Protocol
 
-	// MaxConns is how many connections the Handler serves at once; <= 0
-	// means DefaultMaxConns (4096). An upgrade request past it is answered
-	// with 503 Service Unavailable, before the upgrade; a connection's place
-	// frees when it ends.
-	MaxConns int
-
-	// MaxInFlight is how many messages (a call, a notification or a
-	// batch) of one connection may run on goroutines of their own at once
-	// (methods registered jsonrpc.Blocking), and how many more may wait
-	// to run; <= 0 means DefaultMaxInFlight (64). When both are reached
-	// the connection stops reading until one is answered; nothing is lost
-	// (see peer.Options.MaxInFlight for the case of a connection that
-	// waits for its peer's answer). It bounds what a connection holds for
-	// its unanswered messages (each keeps a copy of its request); the
-	// goroutines of the calls are bounded, for all connections together,
-	// by the Server's jsonrpc.Limits.MaxRunning, past which a call runs on
-	// the connection's reading goroutine, which stops reading meanwhile.
-	MaxInFlight int
+	// Limits bound the connections, the same on every host (see
+	// peer.Limits; the zero value means the defaults). Over WebSocket:
+	//
+	//   - A message over MaxMessage closes the connection with status 1009
+	//     (message too big). It is read only up to the limit, and nothing
+	//     is allocated from the length its frames declare.
+	//   - A message that would pass MaxBuffered closes its connection with
+	//     status 1013 (try again later).
+	//   - An upgrade request past MaxConns is answered with 503 Service
+	//     Unavailable, before the upgrade; a connection's place frees when
+	//     it ends.
+	//   - IdleTimeout waits for the first frame of the next message;
+	//     control frames (pings) do not count as messages. When it expires
+	//     the connection is closed with status 1001 (going away): the
+	//     server goes away from a peer that did nothing wrong and may
+	//     connect again.
+	//   - ReadTimeout runs from a message's first frame. A peer that takes
+	//     longer is disconnected with status 1008 (policy violation): it
+	//     broke the server's policy. Calls still in flight are cancelled,
+	//     since their answers cannot follow the close frame.
+	//   - WriteTimeout bounds the writing of one message (an answer, or a
+	//     call or notification of a method's).
+	peer.Limits
 
 	// Logger, when set, receives structured records of what the Handler
 	// does, each connection's with its "remote" address: at
@@ -160,59 +146,6 @@ type Handler struct {
 	// progress. nil logs nothing. Panics of methods are the Server's to
 	// log (jsonrpc.UseLogger).
 	Logger *slog.Logger
-
-	// MaxQueued bounds the bytes of the messages of one connection that
-	// wait to run (see MaxInFlight); <= 0 means peer.DefaultMaxQueued
-	// (4 MiB).
-	MaxQueued int
-
-	// Order is how a connection runs its peer's messages: peer.Ordered
-	// (the zero value), peer.Sequential or peer.Concurrent.
-	Order peer.Ordering
-
-	// Protocol names the notifications by which the two ends cancel calls
-	// and report progress: peer.LSP, peer.MCP, or the zero Protocol (none).
-	Protocol peer.Protocol
-
-	// MaxPush bounds the notifications a connection holds waiting to be
-	// sent by peer.Conn.Push and peer.Topic.Publish; <= 0 means
-	// peer.DefaultMaxPush (256). Past it they are dropped for that
-	// connection only (see peer.Topic's Overflow).
-	MaxPush int
-
-	// MaxPushBytes bounds the bytes of those notifications; <= 0 means
-	// peer.DefaultMaxPushBytes (1 MiB), so that a peer that does not read
-	// holds at most that much of them.
-	MaxPushBytes int
-
-	// MaxSubscriptions bounds the peer.Topic subscriptions of one
-	// connection; <= 0 means peer.DefaultMaxSubscriptions (1024). Past it
-	// Topic.Subscribe fails with peer.ErrTooManySubscriptions.
-	MaxSubscriptions int
-
-	// IdleTimeout is how long a connection with no call in flight may wait
-	// for the first frame of its next message before it is closed with
-	// status 1001 (going away): the server goes away from a peer that did
-	// nothing wrong and may connect again. A call that runs longer is not
-	// cut off; the timeout starts again when the last call in flight is
-	// answered. Control frames (pings) do not count as messages. 0 means
-	// DefaultIdleTimeout (2 minutes); a negative value disables it.
-	IdleTimeout time.Duration
-
-	// ReadTimeout bounds the time to read one message once its first frame
-	// has arrived. A peer that takes longer is disconnected with status
-	// 1008 (policy violation): it broke the server's policy, and cannot
-	// hold a buffer of up to MaxMessage bytes for ever. Calls still in
-	// flight are cancelled, since their answers cannot follow the close
-	// frame. 0 means DefaultReadTimeout (30 s); a negative value disables
-	// it.
-	ReadTimeout time.Duration
-
-	// WriteTimeout bounds the writing of one message (an answer, or a call
-	// or notification of a method's); a peer that does not read them is
-	// disconnected. 0 means DefaultWriteTimeout (30 s); a negative value
-	// disables it.
-	WriteTimeout time.Duration
 
 	// AcceptOptions are passed to websocket.Accept (origin checks,
 	// subprotocols, compression). Nil accepts same-origin connections.
@@ -265,18 +198,18 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 
 // admit registers a new connection, or returns why it is refused.
 func (h *Handler) admit() (*wsConn, string) {
-	h.once.Do(func() { h.buffered = budget.New(orDefault(h.MaxBuffered, DefaultMaxBuffered)) })
+	lim := h.Limits.WithDefaults()
+	h.once.Do(func() { h.buffered = budget.New(lim.MaxBuffered) })
 	c := &wsConn{
 		buffered:     h.buffered,
-		limit:        int64(orDefault(h.MaxMessage, DefaultMaxMessage)),
-		idleTimeout:  timeout(h.IdleTimeout, DefaultIdleTimeout),
-		readTimeout:  timeout(h.ReadTimeout, DefaultReadTimeout),
-		writeTimeout: timeout(h.WriteTimeout, DefaultWriteTimeout),
+		limits:       lim,
+		limit:        int64(lim.MaxMessage),
+		writeTimeout: max(lim.WriteTimeout, 0),
 		closeDone:    make(chan struct{}),
 	}
 	c.timer = time.AfterFunc(time.Hour, c.expire)
 	c.timer.Stop()
-	switch h.host.Add(c, orDefault(h.MaxConns, DefaultMaxConns)) {
+	switch h.host.Add(c, lim.MaxConns) {
 	case peer.ErrHostClosed:
 		return nil, reasonShutdown
 	case peer.ErrHostFull:
@@ -287,24 +220,6 @@ func (h *Handler) admit() (*wsConn, string) {
 
 // release removes an ended connection.
 func (h *Handler) release(c *wsConn) { h.host.Remove(c) }
-
-func orDefault[T int | int64](v, def T) T {
-	if v <= 0 {
-		return def
-	}
-	return v
-}
-
-// timeout returns the timeout v means: def for 0, none (0) for a negative v.
-func timeout(v, def time.Duration) time.Duration {
-	switch {
-	case v == 0:
-		return def
-	case v < 0:
-		return 0
-	}
-	return v
-}
 
 // ServeHTTP upgrades the request to a WebSocket connection and serves it
 // until the peer closes it, a limit or an error ends it, or the handler
@@ -348,17 +263,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	c.log = log
 	p := peer.New(ctx, c, peer.Options{
-		Logger:           log,
-		Server:           h.Server,
-		Order:            h.Order,
-		MaxInFlight:      orDefault(h.MaxInFlight, DefaultMaxInFlight),
-		MaxQueued:        h.MaxQueued,
-		Protocol:         h.Protocol,
-		MaxPush:          h.MaxPush,
-		MaxPushBytes:     h.MaxPushBytes,
-		MaxSubscriptions: h.MaxSubscriptions,
-		IdleTimeout:      c.idleTimeout,
-		ReadTimeout:      c.readTimeout,
+		Logger:   log,
+		Server:   h.Server,
+		Order:    h.Order,
+		Protocol: h.Protocol,
+		Limits:   c.limits,
 	})
 	if !c.attach(ctx, cancel, conn, netConn, p) {
 		watch()

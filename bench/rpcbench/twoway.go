@@ -140,7 +140,7 @@ func newTwowayBench(nsubs int) (*twowayBench, error) {
 		b.stopped <- time.Now()
 		return ctx.Err()
 	}, jsonrpc.Blocking())
-	b.srv = &stream.Server{Server: srv, Protocol: peer.LSP, MaxPush: 1024}
+	b.srv = &stream.Server{Server: srv, Protocol: peer.LSP, Limits: peer.Limits{MaxPush: 1024}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err

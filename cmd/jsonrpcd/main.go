@@ -124,6 +124,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/httprpc"
 	"github.com/jsonrpc-go/jsonrpc/openrpc"
+	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 	"github.com/jsonrpc-go/jsonrpc/ws"
 )
@@ -311,12 +312,14 @@ var (
 // serveStdio answers the messages of stdin on stdout until stdin ends.
 func serveStdio(ctx context.Context, srv *jsonrpc.Server, stdin io.Reader, stdout, stderr io.Writer, maxMessage int, f framing.Framing, logger *slog.Logger) int {
 	s := &stream.Server{
-		Server:      srv,
-		Framing:     f,
-		MaxMessage:  maxMessage,
-		IdleTimeout: -1, // a console may wait as long as it likes
-		ReadTimeout: -1,
-		Logger:      with(logger, "transport", "stdio"),
+		Server:  srv,
+		Framing: f,
+		Logger:  with(logger, "transport", "stdio"),
+		Limits: peer.Limits{
+			MaxMessage:  maxMessage,
+			IdleTimeout: -1, // a console may wait as long as it likes
+			ReadTimeout: -1,
+		},
 	}
 	if err := s.ServeConn(ctx, stream.ReadWriteCloser(stdin, stdout)); err != nil && !errors.Is(err, io.EOF) && ctx.Err() == nil {
 		fmt.Fprintln(stderr, "jsonrpcd:", err)
@@ -341,6 +344,14 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 	}
 	errc := make(chan error, 2)
 	var hosts []host
+	// The limits of the WebSocket and TCP connections.
+	limits := peer.Limits{
+		MaxMessage:   cfg.maxMessage,
+		MaxConns:     cfg.maxConns,
+		ReadTimeout:  orNone(cfg.readTimeout),
+		WriteTimeout: orNone(cfg.writeTimeout),
+		IdleTimeout:  orNone(cfg.idleTimeout),
+	}
 
 	if cfg.httpAddr != "" {
 		nl, err := net.Listen("tcp", cfg.httpAddr)
@@ -355,13 +366,9 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		var wh *ws.Handler
 		if cfg.ws {
 			wh = &ws.Handler{
-				Server:       srv,
-				MaxMessage:   cfg.maxMessage,
-				MaxConns:     cfg.maxConns,
-				ReadTimeout:  orNone(cfg.readTimeout),
-				WriteTimeout: orNone(cfg.writeTimeout),
-				IdleTimeout:  orNone(cfg.idleTimeout),
-				Logger:       with(logger, "transport", "ws"),
+				Server: srv,
+				Logger: with(logger, "transport", "ws"),
+				Limits: limits,
 			}
 			mux.Handle("/ws", wh)
 		}
@@ -394,15 +401,11 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		}
 		l := newLimitListener(nl, cfg.maxConns)
 		ts := &stream.Server{
-			Server:       srv,
-			Framing:      cfg.framing,
-			MaxMessage:   cfg.maxMessage,
-			MaxConns:     cfg.maxConns,
-			Order:        stream.Concurrent,
-			ReadTimeout:  orNone(cfg.readTimeout),
-			WriteTimeout: orNone(cfg.writeTimeout),
-			IdleTimeout:  orNone(cfg.idleTimeout),
-			Logger:       with(logger, "transport", "tcp"),
+			Server:  srv,
+			Framing: cfg.framing,
+			Order:   stream.Concurrent,
+			Logger:  with(logger, "transport", "tcp"),
+			Limits:  limits,
 		}
 		go func() { errc <- ts.Serve(l) }()
 		hosts = append(hosts, host{l: l, shutdown: ts.Shutdown, close: func() { ts.Close() }})

@@ -60,11 +60,13 @@ const progressEvery = 50 * time.Millisecond
 func run(r io.Reader, w io.Writer, stderr io.Writer) int {
 	ls := newServer()
 	s := &stream.Server{
-		Server:      ls.srv,
-		Framing:     framing.Header,
-		Protocol:    peer.LSP,
-		IdleTimeout: -1, // an editor may stay idle as long as it likes
-		ReadTimeout: -1,
+		Server:   ls.srv,
+		Framing:  framing.Header,
+		Protocol: peer.LSP,
+		Limits: peer.Limits{
+			IdleTimeout: -1, // an editor may stay idle as long as it likes
+			ReadTimeout: -1,
+		},
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

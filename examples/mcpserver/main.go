@@ -53,11 +53,13 @@ func main() {
 // exit status.
 func run(r io.Reader, w io.Writer, stderr io.Writer) int {
 	s := &stream.Server{
-		Server:      newServer(),
-		Framing:     framing.Line,
-		Protocol:    peer.MCP,
-		IdleTimeout: -1, // an agent may stay idle as long as it likes
-		ReadTimeout: -1,
+		Server:   newServer(),
+		Framing:  framing.Line,
+		Protocol: peer.MCP,
+		Limits: peer.Limits{
+			IdleTimeout: -1, // an agent may stay idle as long as it likes
+			ReadTimeout: -1,
+		},
 	}
 	if err := s.ServeConn(context.Background(), stream.ReadWriteCloser(r, w)); err != nil {
 		fmt.Fprintln(stderr, "mcpserver:", err)
