@@ -25,8 +25,8 @@ const (
 	CodeInvalidParams  Code = -32602 // params do not fit the method
 	CodeInternalError  Code = -32603 // the method panicked or its result could not be encoded
 	CodeServerError    Code = -32000 // a method returned an error that is not an *Error
-	CodeCancelled      Code = -32800 // the call's context was cancelled
-	CodeDeadline       Code = -32801 // the call's deadline passed
+	CodeCancelled      Code = -32800 // the call's context was cancelled (LSP's RequestCancelled)
+	CodeDeadline       Code = -32010 // the call's deadline passed
 	CodeLimitExceeded  Code = -32005 // a limit of the server refused the request or its answer (as in EIP-1474)
 )
 

@@ -104,3 +104,20 @@ func TestErrorString(t *testing.T) {
 		t.Errorf("nil Error() = %q", got)
 	}
 }
+
+// TestCodesOutsideTheProtocolsRanges: the codes this package answers with
+// on its own mean, to an LSP or MCP client, what they mean here. LSP
+// reserves -32899 to -32800 (its clients retry a request that fails with
+// -32801, "content modified") and names -32002 and -32001; the one code of
+// LSP's range used is RequestCancelled, for a cancelled call. MCP reserves
+// -32020 to -32099.
+func TestCodesOutsideTheProtocolsRanges(t *testing.T) {
+	for _, c := range []jsonrpc.Code{jsonrpc.CodeServerError, jsonrpc.CodeDeadline, jsonrpc.CodeLimitExceeded} {
+		if c >= -32899 && c <= -32800 || c == -32002 || c == -32001 || c >= -32099 && c <= -32020 {
+			t.Errorf("%d (%v) is in a range LSP or MCP reserve", c, c)
+		}
+	}
+	if jsonrpc.CodeCancelled != -32800 {
+		t.Errorf("CodeCancelled is %d, not LSP's RequestCancelled (-32800)", jsonrpc.CodeCancelled)
+	}
+}

@@ -30,8 +30,8 @@ func ExampleTimeout() {
 	fmt.Println(errors.As(err, &e), int(e.Code), errors.Is(err, context.DeadlineExceeded))
 	fmt.Println(err)
 	// Output:
-	// true -32801 true
-	// jsonrpc: Deadline exceeded (-32801): slow: no answer within the client's timeout of 20ms
+	// true -32010 true
+	// jsonrpc: Deadline exceeded (-32010): slow: no answer within the client's timeout of 20ms
 }
 
 // A proxy answers 503 while the server behind it restarts; the client

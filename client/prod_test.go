@@ -48,7 +48,7 @@ func TestTimeout(t *testing.T) {
 	if !errors.As(err, &te) || te.Method != "wait" || te.Timeout != 50*time.Millisecond || te.Attempts != 1 {
 		t.Errorf("err = %#v, want a *TimeoutError of wait, 50ms, 1 attempt", err)
 	}
-	if want := "jsonrpc: Deadline exceeded (-32801): wait: no answer within the client's timeout of 50ms"; err.Error() != want {
+	if want := "jsonrpc: Deadline exceeded (-32010): wait: no answer within the client's timeout of 50ms"; err.Error() != want {
 		t.Errorf("err.Error() =\n %s\nwant\n %s", err, want)
 	}
 

@@ -14,7 +14,7 @@ import (
 // *TimeoutError, which is both a JSON-RPC error and a context error:
 //
 //	var e *jsonrpc.Error
-//	errors.As(err, &e)                         // e.Code == jsonrpc.CodeDeadline (-32801)
+//	errors.As(err, &e)                         // e.Code == jsonrpc.CodeDeadline (-32010)
 //	errors.Is(err, context.DeadlineExceeded)   // true
 //
 // A context with a deadline keeps it, and its expiry returns the context's
@@ -22,7 +22,7 @@ import (
 func Timeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }
 
 // A TimeoutError is the error of a call that the Timeout option ended. It
-// wraps a *jsonrpc.Error with code jsonrpc.CodeDeadline (-32801), message
+// wraps a *jsonrpc.Error with code jsonrpc.CodeDeadline (-32010), message
 // "Deadline exceeded" (the code's standard message) and as data the string
 // "<method>: no answer within the client's timeout of <d>", so that a
 // caller that handles JSON-RPC errors handles it as one, and it wraps
@@ -49,7 +49,7 @@ func newTimeoutError(method string, d time.Duration, attempts int, last error) *
 // Error returns the *jsonrpc.Error's text, with the last attempt's error
 // when there is one:
 //
-//	jsonrpc: Deadline exceeded (-32801): add: no answer within the client's timeout of 2s
+//	jsonrpc: Deadline exceeded (-32010): add: no answer within the client's timeout of 2s
 func (e *TimeoutError) Error() string {
 	if e.Last != nil {
 		return fmt.Sprintf("%s (after %d attempt(s); the last: %v)", e.rpc.Error(), e.Attempts, e.Last)

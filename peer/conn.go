@@ -80,7 +80,7 @@ var errShutdown = jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("serv
 var errNoRoom = jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("too many calls in flight")
 
 // errCancelled answers a cancelled call under Protocol.AnswerCancelled.
-var errCancelled = jsonrpc.NewError(CodeRequestCancelled, "Request cancelled")
+var errCancelled = jsonrpc.NewError(jsonrpc.CodeCancelled, "Request cancelled")
 
 // A Conn is one end of a two-way JSON-RPC connection: it answers the
 // peer's calls with its Server and calls the peer on the same transport.

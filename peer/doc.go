@@ -34,7 +34,7 @@
 // progress; LSP and MCP are provided. A cancel notification is handled
 // ahead of the messages waiting to run: a call still waiting is answered
 // without running, and a running call of a Blocking method sees its
-// context cancelled. The call is then answered with CodeRequestCancelled
+// context cancelled. The call is then answered with jsonrpc.CodeCancelled
 // (LSP), or not at all (MCP). When the context of one of the Conn's own
 // calls ends, Call returns at once and the cancel notification is sent on
 // another goroutine. A method reports progress to its caller with

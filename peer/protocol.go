@@ -1,12 +1,5 @@
 package peer
 
-import "github.com/jsonrpc-go/jsonrpc"
-
-// CodeRequestCancelled is the error code of the answer to a call that its
-// caller cancelled, under a Protocol that answers cancelled calls (LSP's
-// RequestCancelled).
-const CodeRequestCancelled jsonrpc.Code = -32800
-
 // A Protocol names the notifications by which the two ends of a connection
 // cancel calls and report progress, and how a cancelled call is answered.
 // The zero Protocol has neither: a Conn then treats every notification as a
@@ -25,7 +18,7 @@ type Protocol struct {
 	// it cancels a call of its own, such as "reason".
 	CancelReason string
 	// AnswerCancelled makes a cancelled call answer with
-	// CodeRequestCancelled (LSP); without it a cancelled call gets no
+	// jsonrpc.CodeCancelled (LSP); without it a cancelled call gets no
 	// answer at all (MCP).
 	AnswerCancelled bool
 
@@ -48,7 +41,7 @@ type Protocol struct {
 }
 
 // LSP is the Language Server Protocol's: "$/cancelRequest" with {"id"},
-// answered with CodeRequestCancelled, and "$/progress" with {"token",
+// answered with jsonrpc.CodeCancelled, and "$/progress" with {"token",
 // "value"} for the "workDoneToken" of a call's params.
 var LSP = Protocol{
 	CancelMethod:    "$/cancelRequest",

@@ -214,7 +214,7 @@ func TestEditorSession(t *testing.T) {
 	if !ok {
 		t.Fatal("no answer to the cancelled wait within 2s of its cancel")
 	}
-	if e := tap.Decode(answer).Error; e == nil || e.Code != peer.CodeRequestCancelled {
+	if e := tap.Decode(answer).Error; e == nil || e.Code != jsonrpc.CodeCancelled {
 		t.Errorf("the cancelled wait was answered %s, want error -32800", answer)
 	}
 	select {
