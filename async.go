@@ -75,7 +75,7 @@ func (s *Server) processAsync(ctx context.Context, dst, req []byte, r *wire.Requ
 	case kind != wire.Object:
 		dst = appendError(dst, errInvalidRequest, nil)
 	default:
-		m, out, ok := s.resolve(dst, r)
+		m, out, ok := s.resolve(ctx, dst, r)
 		switch {
 		case !ok:
 			dst = out

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"unsafe"
 
+	"github.com/jsonrpc-go/jsonrpc/internal/keys"
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
 
@@ -112,7 +113,7 @@ func (s *Server) answerBatch(ctx context.Context, dst, arr []byte, reqs []wire.R
 		before := len(dst)
 		if r.Value[0] != '{' {
 			dst = appendError(dst, errInvalidRequest, nil)
-		} else if m, out, ok := s.resolve(dst, r); !ok {
+		} else if m, out, ok := s.resolve(ctx, dst, r); !ok {
 			dst = out
 		} else if over {
 			if r.ID != nil {
@@ -145,7 +146,7 @@ func (s *Server) answerBatch(ctx context.Context, dst, arr []byte, reqs []wire.R
 
 // handle answers one request object.
 func (s *Server) handle(ctx context.Context, dst []byte, r *wire.Request) []byte {
-	m, out, ok := s.resolve(dst, r)
+	m, out, ok := s.resolve(ctx, dst, r)
 	if !ok {
 		return out
 	}
@@ -155,7 +156,7 @@ func (s *Server) handle(ctx context.Context, dst []byte, r *wire.Request) []byte
 // resolve checks the request envelope and finds its method. When the request
 // cannot be called it returns ok == false and dst with the answer appended
 // (nothing for a notification of an unknown method).
-func (s *Server) resolve(dst []byte, r *wire.Request) (m *method, out []byte, ok bool) {
+func (s *Server) resolve(ctx context.Context, dst []byte, r *wire.Request) (m *method, out []byte, ok bool) {
 	id := r.ID
 	if id != nil {
 		switch wire.KindOf(id) {
@@ -168,7 +169,10 @@ func (s *Server) resolve(dst []byte, r *wire.Request) (m *method, out []byte, ok
 		return nil, appendError(dst, errInvalidRequest, nil), false
 	}
 	if p := r.Params; p != nil && p[0] != '[' && p[0] != '{' {
-		return nil, appendError(dst, errInvalidRequest, id), false
+		if p[0] != 'n' || !s.cfg.nullParams && ctx.Value(keys.NullParams{}) == nil {
+			return nil, appendError(dst, errInvalidRequest, id), false
+		}
+		r.Params, r.Args = nil, wire.Args{} // null, taken as absent (AcceptNullParams)
 	}
 	if !r.Checked && (!isVersion2(r.Version) || wire.KindOf(r.Method) != wire.String) {
 		return nil, appendError(dst, errInvalidRequest, id), false

@@ -280,6 +280,26 @@ var paramsCases = []rpcCase{
 
 func TestParams(t *testing.T) { t.Parallel(); runCases(t, newRuleServer(t).Server, paramsCases) }
 
+// nullParamsCases: with AcceptNullParams, "params": null is absent params,
+// in a request, a notification and a batch, and every other params that is
+// not an array or an object is still refused.
+var nullParamsCases = []rpcCase{
+	{name: "null", req: `{"jsonrpc":"2.0","method":"get_data","params":null,"id":1}`, want: wantResult(`["hello",5]`, "1")},
+	{name: "null, spaced", req: `{ "jsonrpc" : "2.0", "method" : "get_data", "params" : null, "id" : 1 }`, want: wantResult(`["hello",5]`, "1")},
+	{name: "null, escaped name", req: `{"jsonrpc":"2.0","method":"get_data","p\u0061rams":null,"id":1}`, want: wantResult(`["hello",5]`, "1")},
+	{name: "null to a method with params", req: `{"jsonrpc":"2.0","method":"subtract","params":null,"id":1}`, want: wantError(jsonrpc.CodeInvalidParams, "1"), data: "missing required param"},
+	{name: "null notification", req: `{"jsonrpc":"2.0","method":"update","params":null}`, want: ""},
+	{name: "null in a batch", req: `[{"jsonrpc":"2.0","method":"get_data","params":null,"id":1},{"jsonrpc":"2.0","method":"get_data","params":"x","id":2}]`,
+		want: `[` + wantResult(`["hello",5]`, "1") + `,` + wantError(jsonrpc.CodeInvalidRequest, "2") + `]`},
+	{name: "string", req: `{"jsonrpc":"2.0","method":"subtract","params":"bar","id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1")},
+	{name: "false", req: `{"jsonrpc":"2.0","method":"get_data","params":false,"id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1")},
+}
+
+func TestAcceptNullParams(t *testing.T) {
+	t.Parallel()
+	runCases(t, newRuleServer(t, jsonrpc.AcceptNullParams()).Server, nullParamsCases)
+}
+
 // "id" MUST be a string, a number or null, and the response echoes it as
 // sent.
 var idCases = []rpcCase{

@@ -84,6 +84,15 @@ func UseCodec(c Codec) Option { return func(cf *config) { cf.codec = c } }
 // naming the member.
 func AllowUnknownFields() Option { return func(cf *config) { cf.allowUnknown = true } }
 
+// AcceptNullParams makes the server take "params": null as a request
+// without params. The specification asks for an array or an object when
+// params is present, and without this option, the default, a null params
+// is answered with CodeInvalidRequest; but an explicit null is unambiguous,
+// and language clients in the field send it (Emacs's, for shutdown and
+// exit). A connection that speaks LSP (peer.LSP) takes null params as
+// absent whatever the option says.
+func AcceptNullParams() Option { return func(cf *config) { cf.nullParams = true } }
+
 // Limits bound what a request can make a Server do. A zero field means its
 // default, as does a negative one.
 type Limits struct {
@@ -187,6 +196,7 @@ func UseLogger(l *slog.Logger) Option { return func(cf *config) { cf.logger = l 
 type config struct {
 	codec        Codec
 	allowUnknown bool // AllowUnknownFields
+	nullParams   bool // AcceptNullParams
 	scan         wire.Scanner
 	limits       Limits // as given; the fields below have the defaults applied
 	maxBatch     int

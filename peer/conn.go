@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/keys"
 	"github.com/jsonrpc-go/jsonrpc/internal/registry"
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 	"github.com/jsonrpc-go/jsonrpc/transport"
@@ -241,6 +242,9 @@ func New(ctx context.Context, t transport.Conn, opts Options) *Conn {
 		c.twoWay.Store(true)
 	}
 	ctx = context.WithValue(ctx, connKey{}, c)
+	if c.proto.NullParams {
+		ctx = context.WithValue(ctx, keys.NullParams{}, true)
+	}
 	ctx = transport.WithTracker(ctx, (*tracker)(c))
 	c.ctx = context.WithValue(ctx, inlineKey{}, c)
 	if dl, ok := t.(deadliner); ok && dl.SetReadDeadline(time.Time{}) == nil {

@@ -38,11 +38,18 @@ type Protocol struct {
 	// caller asks progress for: the member names from the params object
 	// down, such as ["workDoneToken"] or ["_meta", "progressToken"].
 	TokenPath []string
+
+	// NullParams makes the Server take a request's "params": null as
+	// absent params (jsonrpc.AcceptNullParams) on this connection, as
+	// LSP's clients need: Emacs's sends null params for shutdown and
+	// exit.
+	NullParams bool
 }
 
 // LSP is the Language Server Protocol's: "$/cancelRequest" with {"id"},
 // answered with jsonrpc.CodeCancelled, and "$/progress" with {"token",
-// "value"} for the "workDoneToken" of a call's params.
+// "value"} for the "workDoneToken" of a call's params; "params": null is
+// taken as no params.
 var LSP = Protocol{
 	CancelMethod:    "$/cancelRequest",
 	CancelID:        "id",
@@ -51,6 +58,7 @@ var LSP = Protocol{
 	ProgressToken:   "token",
 	ProgressValue:   "value",
 	TokenPath:       []string{"workDoneToken"},
+	NullParams:      true,
 }
 
 // MCP is the Model Context Protocol's: "notifications/cancelled" with

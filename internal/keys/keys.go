@@ -5,3 +5,8 @@ package keys
 
 // ContextValue is the context key of the transport's context value.
 type ContextValue struct{}
+
+// NullParams is the context key a transport sets (to any value) for the
+// requests it reads whose "params": null the server is to take as absent
+// params (jsonrpc.AcceptNullParams), as a connection that speaks LSP does.
+type NullParams struct{}

@@ -1,0 +1,74 @@
+package peer_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/stream"
+)
+
+// TestNullParams: over a connection that speaks LSP, "params": null is
+// taken as no params, as Emacs sends it for shutdown and exit, in a call,
+// a notification, a batch and a Blocking call; without a Protocol, and
+// under MCP, it is an invalid request, as the specification says.
+func TestNullParams(t *testing.T) {
+	exited := make(chan struct{}, 1)
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("shutdown", func(context.Context) error { return nil })
+	srv.MustRegister("wait", func(context.Context) (int, error) { return 7, nil }, jsonrpc.Blocking())
+	srv.MustRegister("exit", func(context.Context) { exited <- struct{}{} })
+	for _, tc := range []struct {
+		name  string
+		proto peer.Protocol
+		taken bool
+	}{
+		{"LSP", peer.LSP, true},
+		{"MCP", peer.MCP, false},
+		{"none", peer.Protocol{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRaw(t, &stream.Server{Server: srv, Protocol: tc.proto})
+			invalid := `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":1}`
+			for _, c := range []struct{ req, want string }{
+				{`{"jsonrpc":"2.0","id":1,"method":"shutdown","params":null}`, `{"jsonrpc":"2.0","result":null,"id":1}`},
+				{`{"jsonrpc":"2.0","id":1,"method":"wait","params":null}`, `{"jsonrpc":"2.0","result":7,"id":1}`},
+				{`[{"jsonrpc":"2.0","id":1,"method":"shutdown","params":null}]`, `[{"jsonrpc":"2.0","result":null,"id":1}]`},
+			} {
+				want := c.want
+				if !tc.taken {
+					want = invalid
+					if c.req[0] == '[' {
+						want = "[" + invalid + "]"
+					}
+				}
+				r.send(c.req)
+				if got := r.recv(); got != want {
+					t.Errorf("%s:\n got %s\nwant %s", c.req, got, want)
+				}
+			}
+			r.send(`{"jsonrpc":"2.0","method":"exit","params":null}`)
+			if !tc.taken {
+				// An invalid notification is answered, with id null.
+				if got, want := r.recv(), `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}`; got != want {
+					t.Errorf("exit: got %s, want %s", got, want)
+				}
+			}
+			r.send(`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`)
+			if got, want := r.recv(), `{"jsonrpc":"2.0","result":null,"id":2}`; got != want {
+				t.Errorf("after exit: got %s, want %s", got, want)
+			}
+			select {
+			case <-exited:
+				if !tc.taken {
+					t.Error("exit with null params ran")
+				}
+			default:
+				if tc.taken {
+					t.Error("exit with null params did not run before the next call's answer")
+				}
+			}
+		})
+	}
+}
