@@ -2,6 +2,8 @@ package peer_test
 
 import (
 	"context"
+	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/jsonrpc-go/jsonrpc"
@@ -70,5 +72,30 @@ func TestNullParams(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDollarMethods: under LSP, a "$/" request the server does not know is
+// answered -32601, and a "$/" notification it does not know is dropped
+// without an answer or a log record, as LSP asks ("$/" methods are
+// optional); names may be escaped.
+func TestDollarMethods(t *testing.T) {
+	var logged strings.Builder
+	logger := slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	srv := jsonrpc.NewServer(jsonrpc.UseLogger(logger))
+	srv.MustRegister("ping", func() string { return "pong" })
+	r := newRaw(t, &stream.Server{Server: srv, Protocol: peer.LSP, Logger: logger})
+	r.send(`{"jsonrpc":"2.0","method":"$/setTrace","params":{"value":"off"}}`)
+	r.send(`{"jsonrpc":"2.0","method":"\u0024\/unknownNotification","params":{}}`)
+	r.send(`{"jsonrpc":"2.0","id":1,"method":"$/unknownRequest","params":{}}`)
+	if got, want := r.recv(), `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":1}`; got != want {
+		t.Errorf("$/ request: got %s, want %s", got, want)
+	}
+	r.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	if got, want := r.recv(), `{"jsonrpc":"2.0","result":"pong","id":2}`; got != want {
+		t.Errorf("after the $/ notifications: got %s, want %s", got, want)
+	}
+	if strings.Contains(logged.String(), "level=WARN") || strings.Contains(logged.String(), "level=ERROR") {
+		t.Errorf("logged:\n%s", logged.String())
 	}
 }
