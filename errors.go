@@ -77,7 +77,7 @@ func (e *Error) WithData(v any) *Error {
 	if err != nil {
 		b, _ = json.Marshal(fmt.Sprint(v))
 	}
-	c.Data = b
+	c.Data = wire.UnescapeHTML(b)
 	return &c
 }
 

@@ -56,7 +56,10 @@ type Codec interface {
 
 // JSONCodec is the Codec of encoding/json, a server's default. Unmarshal is
 // json.Unmarshal, or a json.Decoder with DisallowUnknownFields unless
-// allowUnknown; Append is json.Marshal. Its zero value is ready to use.
+// allowUnknown; Append is json.Marshal with the HTML characters (<, >, &)
+// written as they are, as the server's own encoder writes them (U+2028 and
+// U+2029 stay escaped), so that a string reads the same whoever encodes
+// it. Its zero value is ready to use.
 type JSONCodec struct{}
 
 func init() { bind.MarkStandard(JSONCodec{}) }

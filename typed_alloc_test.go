@@ -4,6 +4,7 @@ package jsonrpc_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -110,8 +111,15 @@ func TestStructResultAllocs(t *testing.T) {
 	}
 }
 
-// ownCodec is a codec of the user's own: JSONCodec under another type.
+// ownCodec is a codec of the user's own: JSONCodec's decoding under
+// another type, and json.Marshal as it is (HTML characters escaped), so
+// that its answers tell who encoded them.
 type ownCodec struct{ jsonrpc.JSONCodec }
+
+func (ownCodec) Append(dst []byte, v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	return append(dst, b...), err
+}
 
 type resultPoint struct {
 	X     int     `json:"x"`

@@ -285,14 +285,11 @@ func (c *Conn) deliverOne(r *wire.Request) {
 
 // appendRequest appends a request object; id 0 makes a notification.
 func appendRequest(dst []byte, method string, params any, id uint64) ([]byte, error) {
-	name, err := json.Marshal(method)
-	if err != nil {
-		return dst, err
-	}
 	dst = append(dst, `{"jsonrpc":"2.0","method":`...)
-	dst = append(dst, name...)
+	dst = wire.AppendQuote(dst, method)
 	if params != nil {
 		p, err := json.Marshal(params)
+		p = wire.UnescapeHTML(p)
 		if err != nil {
 			return dst, fmt.Errorf("jsonrpc: params of %s: %w", method, err)
 		}

@@ -111,6 +111,7 @@ func (p *Progress) Report(ctx context.Context, value any) error {
 	if err != nil {
 		return err
 	}
+	v = wire.UnescapeHTML(v)
 	params := make(map[string]json.RawMessage, 4)
 	if proto.ProgressValue != "" {
 		params[proto.ProgressValue] = v

@@ -237,6 +237,7 @@ func (t *Topic) Publish(value any) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	v = wire.UnescapeHTML(v)
 	t.mu.Lock()
 	subs := make([]*Subscription, 0, len(t.subs))
 	for _, s := range t.subs {

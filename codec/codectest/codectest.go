@@ -340,3 +340,27 @@ func (c *rpcCase) check(got string) error {
 	}
 	return nil
 }
+
+// Escapes checks that c writes a string as the server's own encoder does,
+// inside the values it encodes (a map, a slice, an interface): HTML
+// characters (<, >, &) as they are, U+2028 and U+2029 escaped. The codecs
+// of this module pass it, so that a server says one thing whichever
+// encodes a result; Run does not ask it of a codec of your own.
+func Escapes(t *testing.T, c jsonrpc.Codec) {
+	t.Helper()
+	const s = "<b>&\u2028\u2029"
+	const want = `"<b>&\u2028\u2029"`
+	for _, tc := range []struct {
+		v    any
+		want string
+	}{
+		{map[string]string{"s": s}, `{"s":` + want + `}`},
+		{[]any{s}, `[` + want + `]`},
+		{any(s), want},
+	} {
+		got, err := c.Append(nil, tc.v)
+		if err != nil || string(got) != tc.want {
+			t.Errorf("Append(%#v) = %s, %v; want %s", tc.v, got, err, tc.want)
+		}
+	}
+}

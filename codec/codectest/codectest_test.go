@@ -8,4 +8,7 @@ import (
 )
 
 // The default codec, encoding/json, passes the suite.
-func TestJSONCodec(t *testing.T) { codectest.Run(t, jsonrpc.JSONCodec{}) }
+func TestJSONCodec(t *testing.T) {
+	codectest.Run(t, jsonrpc.JSONCodec{})
+	codectest.Escapes(t, jsonrpc.JSONCodec{})
+}

@@ -10,4 +10,5 @@ import (
 func TestConformance(t *testing.T) {
 	t.Logf("library: %s", fast.Codec{}.Library())
 	codectest.Run(t, fast.Codec{})
+	codectest.Escapes(t, fast.Codec{})
 }

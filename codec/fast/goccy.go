@@ -43,7 +43,7 @@ func unmarshal(data []byte, v any, allowUnknown bool) error {
 // appendJSON encodes with go-json; when go-json fails, encoding/json
 // encodes the value, and its error, if any, is the answer.
 func appendJSON(dst []byte, v any) ([]byte, error) {
-	b, err := json.Marshal(v)
+	b, err := json.MarshalWithOption(v, json.DisableHTMLEscape())
 	if err != nil {
 		fallbacks.Add(1)
 		return jsonrpc.JSONCodec{}.Append(dst, v)

@@ -7,4 +7,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/codec/jsonv2"
 )
 
-func TestConformance(t *testing.T) { codectest.Run(t, jsonv2.Codec{}) }
+func TestConformance(t *testing.T) {
+	codectest.Run(t, jsonv2.Codec{})
+	codectest.Escapes(t, jsonv2.Codec{})
+}

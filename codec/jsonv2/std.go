@@ -19,6 +19,7 @@ var (
 		json.FormatNilSliceAsNull(true),
 		json.FormatNilMapAsNull(true),
 		jsontext.AllowInvalidUTF8(true),
+		jsontext.EscapeForJS(true), // U+2028 and U+2029 escaped, as the server's own encoder does
 		jsonv1.OmitEmptyWithLegacySemantics(true),
 		jsonv1.FormatDurationAsNano(true),
 	)

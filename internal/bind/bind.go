@@ -54,7 +54,7 @@ func (JSON) Append(dst []byte, v any) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	return wire.AppendLong(dst, b), nil
+	return wire.AppendLong(dst, wire.UnescapeHTML(b)), nil
 }
 
 // Options describe how a function's params are bound.
