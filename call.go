@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/jsonrpc-go/jsonrpc/internal/keys"
+	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
 
 // A Call describes one method call to the method and the hooks that serve
@@ -21,8 +22,22 @@ type Call struct {
 	method  string
 	id      []byte
 	params  []byte
+	request []byte // the request object, when the scanner recorded it
 	parent  context.Context
 	pending error
+}
+
+// Member returns the value of the request object's member name, compared
+// with the member names as they decode (escapes undone), or nil when the
+// request has none: for the members a protocol adds beside the
+// specification's, such as the "traceparent" and "tracestate" that
+// StreamJsonRpc sends with a request. When the name is given twice it is
+// the last.
+func (c *Call) Member(name string) json.RawMessage {
+	if c.request == nil {
+		return nil
+	}
+	return wire.Member(c.request, name)
 }
 
 // Method returns the name of the method called.

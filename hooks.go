@@ -97,7 +97,7 @@ var errNotCalled = NewError(CodeInternalError, "").WithData("the call's intercep
 // callWithInfo runs a call with its Call in the context, the interceptors
 // and the hooks.
 func (s *Server) callWithInfo(ctx context.Context, dst []byte, m *method, r *wire.Request) []byte {
-	call := Call{server: s, method: m.name, id: r.ID, params: r.Params, parent: ctx}
+	call := Call{server: s, method: m.name, id: r.ID, params: r.Params, request: r.Value, parent: ctx}
 	start := len(dst)
 	var e *Error
 	if s.cfg.intercept != nil {

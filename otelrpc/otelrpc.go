@@ -19,7 +19,9 @@
 //
 // The span's parent is, in this order: the trace context in the call's
 // params, params._meta.traceparent (and tracestate), as the Model Context
-// Protocol carries it; the span already in the call's context, such as one
+// Protocol carries it; the trace context in the request's own members
+// traceparent and tracestate, as StreamJsonRpc (.NET) sends it; the span
+// already in the call's context, such as one
 // an HTTP middleware started; the trace context of the HTTP request's
 // headers (traceparent, tracestate), when the call came through package
 // httprpc. Without any of them the span starts a trace.
@@ -68,7 +70,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jsonrpc-go/jsonrpc"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -76,6 +77,9 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	semconv "go.opentelemetry.io/otel/semconv/v1.38.0"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
 
 // ScopeName is the instrumentation scope of the tracer and the meter.
@@ -204,13 +208,11 @@ func (in *instrument) intercept(ctx context.Context, c *jsonrpc.Call, next func(
 // parent returns the context whose span is the parent of the call's: see
 // the package documentation.
 func (in *instrument) parent(ctx context.Context, c *jsonrpc.Call) context.Context {
-	if p := c.Params(); len(p) > 0 && p[0] == '{' && bytes.Contains(p, metaKey) {
-		var m struct {
-			Meta map[string]any `json:"_meta"`
-		}
-		if json.Unmarshal(p, &m) == nil && len(m.Meta) > 0 {
+	if meta := wire.Member(c.Params(), "_meta"); meta != nil {
+		var m map[string]any
+		if json.Unmarshal(meta, &m) == nil && len(m) > 0 {
 			carrier := propagation.MapCarrier{}
-			for k, v := range m.Meta {
+			for k, v := range m {
 				if s, ok := v.(string); ok {
 					carrier[k] = s
 				}
@@ -218,6 +220,19 @@ func (in *instrument) parent(ctx context.Context, c *jsonrpc.Call) context.Conte
 			if got := in.propagator.Extract(ctx, carrier); trace.SpanContextFromContext(got).IsValid() {
 				return got
 			}
+		}
+	}
+	if tp := c.Member("traceparent"); tp != nil {
+		// StreamJsonRpc's: members of the request itself.
+		carrier := propagation.MapCarrier{}
+		for _, k := range [...]string{"traceparent", "tracestate"} {
+			var s string
+			if v := c.Member(k); v != nil && json.Unmarshal(v, &s) == nil {
+				carrier[k] = s
+			}
+		}
+		if got := in.propagator.Extract(ctx, carrier); trace.SpanContextFromContext(got).IsValid() {
+			return got
 		}
 	}
 	if trace.SpanContextFromContext(ctx).IsValid() {
@@ -228,8 +243,6 @@ func (in *instrument) parent(ctx context.Context, c *jsonrpc.Call) context.Conte
 	}
 	return ctx
 }
-
-var metaKey = []byte(`"_meta"`)
 
 // requestID returns a request id as the rpc.jsonrpc.request_id attribute
 // takes it: a string's value, a number's text, "" for null.

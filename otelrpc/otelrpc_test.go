@@ -1,16 +1,14 @@
 package otelrpc_test
 
 import (
+	"bufio"
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
-	"github.com/jsonrpc-go/jsonrpc"
-	"github.com/jsonrpc-go/jsonrpc/client"
-	"github.com/jsonrpc-go/jsonrpc/httprpc"
-	"github.com/jsonrpc-go/jsonrpc/otelrpc"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
@@ -19,6 +17,13 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/client"
+	"github.com/jsonrpc-go/jsonrpc/httprpc"
+	"github.com/jsonrpc-go/jsonrpc/otelrpc"
+	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/stream"
 )
 
 // fixture is a server instrumented with in-memory providers.
@@ -203,6 +208,49 @@ func TestPropagationMeta(t *testing.T) {
 	}
 	if p := f.span(t, "child").Parent(); p.IsValid() {
 		t.Errorf("junk _meta: parent %v", p)
+	}
+}
+
+// StreamJsonRpc's trace context, the request's own traceparent and
+// tracestate members, is the parent of the call's span, escaped names
+// too, over HTTP and over a stream connection with a Protocol (whose
+// messages the connection classifies before the server sees them); an
+// escaped "_meta" is MCP's as well.
+func TestPropagationTopLevel(t *testing.T) {
+	const trace = "4bf92f3577b34da6a3ce929d0e0e4736"
+	const parent = "00f067aa0ba902b7"
+	tp := `"00-` + trace + `-` + parent + `-01"`
+	for name, req := range map[string]string{
+		"members":         `{"jsonrpc":"2.0","method":"child","params":{"x":1},"id":1,"traceparent":` + tp + `,"tracestate":"congo=t61rcWkgMzE"}`,
+		"escaped members": `{"jsonrpc":"2.0","method":"child","params":{"x":1},"id":1,"tr\u0061ceparent":` + tp + `}`,
+		"first":           `{"traceparent":` + tp + `,"jsonrpc":"2.0","method":"child","id":1}`,
+		"escaped _meta":   `{"jsonrpc":"2.0","method":"child","params":{"\u005fmeta":{"traceparent":` + tp + `},"x":1},"id":1}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t)
+			if got := f.srv.ProcessString(context.Background(), req); !strings.Contains(got, `"result"`) {
+				t.Fatalf("%s: %s", req, got)
+			}
+			if got := f.span(t, "child").Parent(); got.TraceID().String() != trace || got.SpanID().String() != parent {
+				t.Errorf("parent %v, want %s-%s", got, trace, parent)
+			}
+			f = newFixture(t)
+			cc, sc := net.Pipe()
+			s := &stream.Server{Server: f.srv, Protocol: peer.LSP}
+			go s.ServeConn(context.Background(), sc)
+			defer s.Close()
+			defer cc.Close()
+			if _, err := cc.Write([]byte(req + "\n")); err != nil {
+				t.Fatal(err)
+			}
+			line, err := bufio.NewReader(cc).ReadString('\n')
+			if err != nil || !strings.Contains(line, `"result"`) {
+				t.Fatalf("over a stream: %q, %v", line, err)
+			}
+			if got := f.span(t, "child").Parent(); got.TraceID().String() != trace || got.SpanID().String() != parent {
+				t.Errorf("over a stream: parent %v, want %s-%s", got, trace, parent)
+			}
+		})
 	}
 }
 

@@ -84,7 +84,37 @@ func ProgressOf(ctx context.Context) *Progress {
 			return nil
 		}
 	}
-	if len(v) > MaxProgressToken || v[0] != '"' && v[0] != '-' && (v[0] < '0' || v[0] > '9') {
+	return progressTo(c, v)
+}
+
+// ProgressTo returns a Progress that reports, on the Conn the call of ctx
+// came over, with the given token: for a protocol whose calls carry their
+// token in a param of the method's choosing, at any position, as
+// StreamJsonRpc (.NET) sends an IProgress<T> argument. The method takes
+// the param as a json.RawMessage:
+//
+//	srv.MustRegister("search", func(ctx context.Context, query string, progress json.RawMessage) ([]string, error) {
+//		p := peer.ProgressTo(ctx, progress)
+//		p.Report(ctx, map[string]int{"found": 1})
+//		...
+//	}, jsonrpc.Blocking())
+//
+// LSP's Protocol names StreamJsonRpc's notifications too ("$/progress"
+// with {"token", "value"}, "$/cancelRequest" with {"id"}). It returns nil
+// as ProgressOf does: no Conn, no progress in the Protocol, or a token
+// that is null, not a string or a number, or longer than MaxProgressToken.
+func ProgressTo(ctx context.Context, token json.RawMessage) *Progress {
+	c := FromContext(ctx)
+	if c == nil || c.proto.ProgressMethod == "" {
+		return nil
+	}
+	return progressTo(c, token)
+}
+
+// progressTo returns the Progress of token on c, or nil when the token is
+// not one a caller may send.
+func progressTo(c *Conn, v []byte) *Progress {
+	if len(v) == 0 || len(v) > MaxProgressToken || v[0] != '"' && v[0] != '-' && (v[0] < '0' || v[0] > '9') {
 		return nil // null, true, an object or an array; or too long
 	}
 	return &Progress{c: c, token: append(json.RawMessage(nil), v...)}

@@ -2,6 +2,7 @@ package peer_test
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"strings"
 	"testing"
@@ -97,5 +98,53 @@ func TestDollarMethods(t *testing.T) {
 	}
 	if strings.Contains(logged.String(), "level=WARN") || strings.Contains(logged.String(), "level=ERROR") {
 		t.Errorf("logged:\n%s", logged.String())
+	}
+}
+
+// TestProgressTo: a call whose progress token is a param of the method's
+// own, at any position or by name, as StreamJsonRpc sends an IProgress<T>
+// argument, reports through ProgressTo with "$/progress" {token, value}
+// before its answer; a token that is not one (null, an object) reports
+// nothing and the call still runs.
+func TestProgressTo(t *testing.T) {
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("first", func(ctx context.Context, progress json.RawMessage, n int) int {
+		peer.ProgressTo(ctx, progress).Report(ctx, n)
+		return n
+	})
+	srv.MustRegister("last", func(ctx context.Context, a, b int, progress json.RawMessage) int {
+		p := peer.ProgressTo(ctx, progress)
+		p.Report(ctx, a)
+		p.Report(ctx, b)
+		return a + b
+	}, jsonrpc.ParamNames("a", "b", "progress"), jsonrpc.Blocking())
+	r := newRaw(t, &stream.Server{Server: srv, Protocol: peer.LSP})
+	for _, c := range []struct {
+		req  string
+		want []string
+	}{
+		{`{"jsonrpc":"2.0","method":"first","params":[5,3],"id":1}`, []string{
+			`{"jsonrpc":"2.0","method":"$/progress","params":{"token":5,"value":3}}`,
+			`{"jsonrpc":"2.0","result":3,"id":1}`}},
+		{`{"jsonrpc":"2.0","method":"last","params":[1,2,"tok"],"id":2}`, []string{
+			`{"jsonrpc":"2.0","method":"$/progress","params":{"token":"tok","value":1}}`,
+			`{"jsonrpc":"2.0","method":"$/progress","params":{"token":"tok","value":2}}`,
+			`{"jsonrpc":"2.0","result":3,"id":2}`}},
+		{`{"jsonrpc":"2.0","method":"last","params":{"progress":7,"b":4,"a":3},"id":3}`, []string{
+			`{"jsonrpc":"2.0","method":"$/progress","params":{"token":7,"value":3}}`,
+			`{"jsonrpc":"2.0","method":"$/progress","params":{"token":7,"value":4}}`,
+			`{"jsonrpc":"2.0","result":7,"id":3}`}},
+		{`{"jsonrpc":"2.0","method":"first","params":[null,1],"id":4}`, []string{`{"jsonrpc":"2.0","result":1,"id":4}`}},
+		{`{"jsonrpc":"2.0","method":"first","params":[{"a":1},1],"id":5}`, []string{`{"jsonrpc":"2.0","result":1,"id":5}`}},
+	} {
+		r.send(c.req)
+		for _, want := range c.want {
+			if got := r.recv(); got != want {
+				t.Errorf("%s:\n got %s\nwant %s", c.req, got, want)
+			}
+		}
+	}
+	if peer.ProgressTo(context.Background(), json.RawMessage(`1`)) != nil {
+		t.Error("ProgressTo outside a Conn's call is not nil")
 	}
 }
