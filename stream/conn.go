@@ -392,10 +392,13 @@ func (r connReader) Read(p []byte) (int, error) {
 // account counts n more bytes read for the message being read and takes
 // what passes budget.Small of them from the Server's MaxBuffered, twice:
 // the framing's buffer, which grows by doubling as the bytes arrive, holds
-// up to twice what it read. false means the budget has no room.
+// up to twice what it read. Bytes past MaxMessage are not counted: the
+// framing skips such a message without keeping it. false means the budget
+// has no room.
 func (c *conn) account(n int) bool {
 	c.sinceMsg += int64(n)
-	return c.buffered.Hold(&c.taken, 2*max(c.sinceMsg-budget.Small, 0))
+	held := min(c.sinceMsg, int64(c.st.MaxMessage))
+	return c.buffered.Hold(&c.taken, 2*max(held-budget.Small, 0))
 }
 
 // errBusy is the read error of a message for which the Server's

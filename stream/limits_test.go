@@ -616,3 +616,46 @@ func TestMaxBuffered(t *testing.T) {
 		})
 	}
 }
+
+// TestTooLargeNotBuffered: a message over MaxMessage, which the framing
+// skips to its end without keeping it, takes nothing of MaxBuffered past
+// MaxMessage: however large, it is answered with its id and the
+// connection goes on, on Line and Header. (Counted whole, a 33 MiB line
+// passed the default 64 MiB budget, counted twice, and closed the
+// connection with "server busy".)
+func TestTooLargeNotBuffered(t *testing.T) {
+	leakCheck(t)
+	for _, fr := range framings[:2] {
+		t.Run(fr.name, func(t *testing.T) {
+			dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: fr.f,
+				Limits: peer.Limits{MaxMessage: 64, MaxBuffered: 256 << 10}}, "tcp")
+			c := newClient(t, dial(), fr.f)
+			huge := `{"id":"big","jsonrpc":"2.0","method":"StringMe","params":["` + strings.Repeat("x", 4<<20) + `"]}`
+			sent := c.sendAsync(huge, call("Test2", 1, "[1]"))
+			for _, want := range []string{tooLargeAnswer(`"big"`), `{"jsonrpc":"2.0","result":1,"id":1}`} {
+				if got := c.recv(); got != want {
+					t.Fatalf("got  %.200s\nwant %s", got, want)
+				}
+			}
+			if err := <-sent; err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	t.Run("defaults/33MiB", func(t *testing.T) {
+		dial := serverOn(t, &Server{Server: demo.NewServer()}, "tcp")
+		c := newClient(t, dial(), framing.Line)
+		huge := `{"jsonrpc":"2.0","id":9,"method":"StringMe","params":["` + strings.Repeat("x", 33<<20) + `"]}`
+		sent := c.sendAsync(huge, call("Test2", 1, "[1]"))
+		want := `{"jsonrpc":"2.0","error":{"code":-32005,"message":"Limit exceeded","data":"message exceeds the limit of 4194304 bytes"},"id":9}`
+		if got := c.recv(); got != want {
+			t.Fatalf("got  %.200s\nwant %s", got, want)
+		}
+		if got, want := c.recv(), `{"jsonrpc":"2.0","result":1,"id":1}`; got != want {
+			t.Fatalf("got  %.200s\nwant %s", got, want)
+		}
+		if err := <-sent; err != nil {
+			t.Fatal(err)
+		}
+	})
+}
