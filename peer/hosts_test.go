@@ -7,6 +7,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
+	"github.com/jsonrpc-go/jsonrpc/streamhttp"
 	"github.com/jsonrpc-go/jsonrpc/ws"
 )
 
@@ -24,7 +25,16 @@ func TestHostsShareTheConnectionSettings(t *testing.T) {
 	hosts := []reflect.Type{reflect.TypeFor[stream.Server](), reflect.TypeFor[ws.Handler]()}
 	opts := reflect.TypeFor[peer.Options]()
 	limits := reflect.TypeFor[peer.Limits]()
-	for _, h := range append(hosts, opts) {
+	// The Streamable HTTP host runs each request as a connection: it
+	// shares the limits, the Server and the Protocol.
+	streamHTTP := reflect.TypeFor[streamhttp.Handler]()
+	for _, name := range []string{"Server", "Protocol", "Logger"} {
+		f, _ := streamHTTP.FieldByName(name)
+		if of, _ := opts.FieldByName(name); f.Type != of.Type {
+			t.Errorf("%v.%s is a %v; peer.Options.%s is a %v", streamHTTP, name, f.Type, name, of.Type)
+		}
+	}
+	for _, h := range append(hosts, opts, streamHTTP) {
 		f, ok := h.FieldByName("Limits")
 		if !ok || !f.Anonymous || f.Type != limits {
 			t.Errorf("%v does not embed peer.Limits", h)

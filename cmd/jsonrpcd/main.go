@@ -40,6 +40,10 @@
 //		TCP address (default 127.0.0.1:9090; empty disables)
 //	-ws
 //		serve WebSocket at /ws of the HTTP address (default true)
+//	-streamable
+//		serve Streamable HTTP at /mcp of the HTTP address: a POST is
+//		answered with JSON, or with server-sent events when its method
+//		reports progress or notifies (default true)
 //	-stdio
 //		serve standard input and output only
 //	-framing line|header|raw
@@ -126,6 +130,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/openrpc"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
+	"github.com/jsonrpc-go/jsonrpc/streamhttp"
 	"github.com/jsonrpc-go/jsonrpc/ws"
 )
 
@@ -225,6 +230,7 @@ func with(l *slog.Logger, key, value string) *slog.Logger {
 type config struct {
 	httpAddr, tcpAddr string
 	ws, stdio         bool
+	streamable        bool // Streamable HTTP at /mcp
 	discover          bool // serve rpc.discover
 	framing           framing.Framing
 	maxMessage        int
@@ -247,6 +253,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.StringVar(&cfg.httpAddr, "http", "127.0.0.1:8080", "HTTP `address`; empty disables HTTP and WebSocket")
 	fs.StringVar(&cfg.tcpAddr, "tcp", "127.0.0.1:9090", "TCP `address`, newline-delimited; empty disables")
 	fs.BoolVar(&cfg.ws, "ws", true, "serve WebSocket at /ws of the HTTP address")
+	fs.BoolVar(&cfg.streamable, "streamable", true, "serve Streamable HTTP (JSON or server-sent events) at /mcp of the HTTP address")
 	fs.BoolVar(&cfg.stdio, "stdio", false, "serve standard input and output only")
 	fs.BoolVar(&cfg.discover, "discover", true, "answer rpc.discover with the OpenRPC document of the methods (made once, kept until they change)")
 	framingFlag := fs.String("framing", "line", "framing over TCP and -stdio: `line` (one message per line), header (Content-Length, as LSP) or raw (JSON values back to back)")
@@ -372,24 +379,46 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 			}
 			mux.Handle("/ws", wh)
 		}
+		var sh *streamhttp.Handler
+		if cfg.streamable {
+			sh = &streamhttp.Handler{
+				Server: srv,
+				Logger: with(logger, "transport", "streamable"),
+				Limits: limits,
+			}
+			mux.Handle("/mcp", sh)
+		}
 		hs := newHTTPServer(mux, cfg, httpLog)
 		go func() { errc <- hs.Serve(l) }()
 		hosts = append(hosts, host{l: l,
 			shutdown: func(ctx context.Context) error {
-				if wh == nil {
-					return hs.Shutdown(ctx)
+				// net/http does not track WebSocket connections, nor
+				// cancel the methods of the streams it waits for: the
+				// handlers shut them down, at the same time.
+				errs := make(chan error, 2)
+				n := 0
+				if wh != nil {
+					n++
+					go func() { errs <- wh.Shutdown(ctx) }()
 				}
-				// net/http does not track WebSocket connections: the
-				// handler shuts them down, at the same time.
-				wsErr := make(chan error, 1)
-				go func() { wsErr <- wh.Shutdown(ctx) }()
-				return errors.Join(hs.Shutdown(ctx), <-wsErr)
+				if sh != nil {
+					n++
+					go func() { errs <- sh.Shutdown(ctx) }()
+				}
+				err := hs.Shutdown(ctx)
+				for range n {
+					err = errors.Join(err, <-errs)
+				}
+				return err
 			},
 			close: func() { hs.Close() }, // the WebSocket handler closes its connections when ctx ends
 		})
 		fmt.Fprintf(stdout, "jsonrpcd: HTTP on http://%s/\n", l.Addr())
 		if cfg.ws {
 			fmt.Fprintf(stdout, "jsonrpcd: WebSocket on ws://%s/ws\n", l.Addr())
+		}
+		if cfg.streamable {
+			fmt.Fprintf(stdout, "jsonrpcd: Streamable HTTP on http://%s/mcp\n", l.Addr())
 		}
 	}
 	if cfg.tcpAddr != "" {

@@ -125,13 +125,15 @@ func TestNetwork(t *testing.T) {
 	}()
 	lines := bufio.NewScanner(pr)
 	addr := map[string]string{}
-	for len(addr) < 3 && lines.Scan() {
+	for len(addr) < 4 && lines.Scan() {
 		f := strings.Fields(lines.Text())
 		switch {
 		case strings.HasPrefix(lines.Text(), "jsonrpcd: HTTP on "):
 			addr["http"] = f[len(f)-1]
 		case strings.HasPrefix(lines.Text(), "jsonrpcd: WebSocket on "):
 			addr["ws"] = f[len(f)-1]
+		case strings.HasPrefix(lines.Text(), "jsonrpcd: Streamable HTTP on "):
+			addr["streamable"] = f[len(f)-1]
 		case strings.HasPrefix(lines.Text(), "jsonrpcd: TCP"):
 			addr["tcp"] = f[len(f)-1]
 		}
@@ -148,6 +150,19 @@ func TestNetwork(t *testing.T) {
 	resp.Body.Close()
 	if string(body) != want {
 		t.Errorf("HTTP: %s", body)
+	}
+
+	sreq, _ := http.NewRequest(http.MethodPost, addr["streamable"], strings.NewReader(req))
+	sreq.Header.Set("Content-Type", "application/json")
+	sreq.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err = http.DefaultClient.Do(sreq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(body) != want || resp.Header.Get("Content-Type") != "application/json" {
+		t.Errorf("Streamable HTTP: %s %s", resp.Header.Get("Content-Type"), body)
 	}
 
 	wctx, wcancel := context.WithTimeout(ctx, 5*time.Second)

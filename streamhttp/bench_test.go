@@ -1,0 +1,100 @@
+package streamhttp_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/httprpc"
+	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/streamhttp"
+)
+
+// BenchmarkPlainCall: one call answered with JSON, over a loopback
+// keep-alive connection, through httprpc and through this package, in
+// the same run: what a request's connection costs beside the HTTP
+// exchange.
+func BenchmarkPlainCall(b *testing.B) {
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("add", func(a, b float64) float64 { return a + b })
+	const call = `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`
+	for _, h := range []struct {
+		name string
+		h    http.Handler
+	}{
+		{"httprpc", &httprpc.Handler{Server: srv}},
+		{"streamhttp", &streamhttp.Handler{Server: srv}},
+	} {
+		b.Run(h.name, func(b *testing.B) {
+			ts := httptest.NewServer(h.h)
+			defer ts.Close()
+			cl := ts.Client()
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				body := strings.NewReader(call)
+				for pb.Next() {
+					body.Reset(call)
+					req, _ := http.NewRequest(http.MethodPost, ts.URL, body)
+					req.Header.Set("Content-Type", "application/json")
+					req.Header.Set("Accept", both)
+					resp, err := cl.Do(req)
+					if err != nil {
+						b.Fatal(err)
+					}
+					out, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					if string(out) != `{"jsonrpc":"2.0","result":3,"id":1}` {
+						b.Fatalf("answer %s", out)
+					}
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkEvents: the events of one stream per second, a method that
+// reports progress b.N times before it answers.
+func BenchmarkEvents(b *testing.B) {
+	srv := jsonrpc.NewServer(jsonrpc.AllowUnknownFields()) // _meta
+	srv.MustRegister("count", func(ctx context.Context, p struct {
+		N int `json:"n"`
+	}) (int, error) {
+		prog := peer.ProgressOf(ctx)
+		for i := range p.N {
+			if err := prog.Report(ctx, peer.MCPProgress{Progress: float64(i)}); err != nil {
+				return 0, err
+			}
+		}
+		return p.N, nil
+	}, jsonrpc.Blocking())
+	ts := httptest.NewServer(&streamhttp.Handler{Server: srv, Limits: peer.Limits{MaxPush: 1 << 16}})
+	defer ts.Close()
+	b.ReportAllocs()
+	body := `{"jsonrpc":"2.0","method":"count","params":{"n":` + strconv.Itoa(b.N) + `,"_meta":{"progressToken":1}},"id":1}`
+	req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", both)
+	b.ResetTimer()
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	n := 0
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "data: ") {
+			n++
+		}
+	}
+	if n != b.N+1 {
+		b.Fatalf("%d events, want %d (status %d, %s)", n, b.N+1, resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}

@@ -1,0 +1,418 @@
+package streamhttp
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/budget"
+	"github.com/jsonrpc-go/jsonrpc/internal/httphost"
+	"github.com/jsonrpc-go/jsonrpc/internal/wire"
+	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/transport"
+)
+
+// DefaultKeepAlive is the default of Handler.KeepAlive.
+const DefaultKeepAlive = 15 * time.Second
+
+// A Handler serves a JSON-RPC server over Streamable HTTP (see the package
+// documentation). The zero value of each field means its default. A
+// Handler is safe for concurrent use; do not change its fields while it
+// serves.
+type Handler struct {
+	// Server answers the requests. nil serves an empty method table, so
+	// that every call is answered with "Method not found".
+	Server transport.Handler
+
+	// Protocol names the notifications by which a method reports progress
+	// and the client cancels calls; the zero Protocol means peer.MCP, the
+	// protocol Streamable HTTP is the transport of.
+	Protocol peer.Protocol
+
+	// Limits bound the requests, the same as on every host (see
+	// peer.Limits; the zero value means the defaults). Over Streamable
+	// HTTP:
+	//
+	//   - MaxMessage bounds a request's body, as sent and inflated from
+	//     gzip: a larger one is answered with 413.
+	//   - MaxBuffered bounds the memory of the bodies larger than 64 KiB
+	//     being read, over all requests together: past it, 503 with
+	//     Retry-After.
+	//   - MaxConns bounds the requests served at once (each a connection
+	//     while its method runs): past it, 503 with Retry-After.
+	//   - ReadTimeout bounds the reading of a body (408), and WriteTimeout
+	//     each write of an answer or an event; a client that does not
+	//     read its stream is disconnected, and its method cancelled.
+	//   - MaxInFlight, MaxQueued, MaxPush, MaxPushBytes and
+	//     MaxSubscriptions bound each request's connection, as on a
+	//     stream; IdleTimeout does not apply: a request's connection ends
+	//     with its answer.
+	peer.Limits
+
+	// KeepAlive is how often an event stream that has sent nothing for
+	// that long gets a comment line, so that proxies and clients keep it
+	// open while a method runs; a client that takes event streams gets
+	// one once its method has run that long without answering. 0 means
+	// DefaultKeepAlive (15 s); a negative value sends none.
+	KeepAlive time.Duration
+
+	// AllowedOrigins are the values of the Origin header accepted beside
+	// the handler's own host (and a loopback origin when the request came
+	// to a loopback host), such as "https://app.example.com"; "*" accepts
+	// every origin. A request with another Origin is answered with 403. A
+	// request without an Origin header, as non-browser clients send it, is
+	// served.
+	AllowedOrigins []string
+
+	// AllowedHosts are the host names accepted in the Host header of a
+	// request that came to a loopback address, beside localhost,
+	// 127.0.0.0/8 and ::1 (another name means a page reached the server
+	// through DNS rebinding: 403). A request that came to another address
+	// is served whatever its Host.
+	AllowedHosts []string
+
+	// Logger, when set, logs at slog.LevelWarn each request the handler
+	// refuses with a 4xx or 5xx status, with the client's address
+	// ("remote"), the status ("status") and why ("error"), and the
+	// refusals of each request's connection (see peer.Options.Logger).
+	// nil logs nothing.
+	Logger *slog.Logger
+
+	host     peer.Host
+	once     sync.Once
+	buffered *budget.Budget // MaxBuffered
+}
+
+// ServeHTTP answers one HTTP request as described in the package
+// documentation.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		h.refuse(w, r, "streamhttp: method not allowed; use POST", http.StatusMethodNotAllowed)
+		return
+	}
+	if !h.hostAllowed(r) {
+		h.refuse(w, r, "streamhttp: host not allowed", http.StatusForbidden)
+		return
+	}
+	if !h.originAllowed(r) {
+		h.refuse(w, r, "streamhttp: origin not allowed", http.StatusForbidden)
+		return
+	}
+	if !transport.IsJSONContentType(r.Header.Get("Content-Type")) {
+		h.refuse(w, r, "streamhttp: unsupported Content-Type; use application/json", http.StatusUnsupportedMediaType)
+		return
+	}
+	takesJSON, takesEvents := accepts(r.Header["Accept"])
+	if !takesJSON && !takesEvents {
+		h.refuse(w, r, "streamhttp: the client must accept application/json or text/event-stream", http.StatusNotAcceptable)
+		return
+	}
+	lim := h.Limits.WithDefaults()
+	h.once.Do(func() { h.buffered = budget.New(lim.MaxBuffered) })
+	body, taken, err := h.readBody(w, r, lim)
+	defer h.buffered.Give(taken)
+	if err != nil {
+		h.bodyError(w, r, err, lim)
+		return
+	}
+	srv := h.Server
+	if srv == nil {
+		srv = noMethods()
+	}
+	ctx := transport.WithContextValue(r.Context(), r)
+
+	var req wire.Request
+	kind, err := wire.Scanner{}.Classify(body, &req)
+	switch {
+	case err != nil:
+		// Not JSON: the server's parse error, with 400.
+		answer(w, http.StatusBadRequest, process(ctx, srv, body))
+	case kind == wire.MsgBatch || kind == wire.MsgResponses:
+		answerJSON(w, process(ctx, srv, body))
+	case kind == wire.MsgRequest:
+		h.serveRequest(ctx, w, r, srv, body, takesJSON, takesEvents, lim)
+	case kind == wire.MsgNotification || kind == wire.MsgResponse:
+		// What the server has to say of a notification is nothing; a
+		// response answers no request of this handler's, which makes
+		// none.
+		process(ctx, srv, body)
+		w.WriteHeader(http.StatusAccepted)
+	default:
+		// An object that is neither: the server's invalid request.
+		answer(w, http.StatusBadRequest, process(ctx, srv, body))
+	}
+}
+
+// serveRequest runs the request body on a connection of its own and
+// writes what it sends: its answer alone, or an event stream.
+func (h *Handler) serveRequest(ctx context.Context, w http.ResponseWriter, r *http.Request, srv transport.Handler, body []byte, takesJSON, takesEvents bool, lim peer.Limits) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	keepAlive := h.KeepAlive
+	switch {
+	case keepAlive == 0:
+		keepAlive = DefaultKeepAlive
+	case keepAlive < 0 || !takesEvents:
+		keepAlive = 0
+	}
+	x := &exchange{
+		w:            w,
+		req:          body,
+		ctx:          ctx,
+		cancel:       cancel,
+		events:       takesEvents,
+		json:         takesJSON,
+		keepAlive:    keepAlive,
+		writeTimeout: max(lim.WriteTimeout, 0),
+		answered:     make(chan struct{}),
+	}
+	switch h.host.Add(x, lim.MaxConns) {
+	case peer.ErrHostClosed:
+		w.Header().Set("Retry-After", "1")
+		h.refuse(w, r, "streamhttp: server shutting down", http.StatusServiceUnavailable)
+		return
+	case peer.ErrHostFull:
+		w.Header().Set("Retry-After", "1")
+		h.refuse(w, r, "streamhttp: too many requests at once", http.StatusServiceUnavailable)
+		return
+	}
+	defer h.host.Remove(x)
+	// The http.Server's WriteTimeout runs from the request's start: a
+	// stream outlives it, each write bounded by WriteTimeout instead.
+	http.NewResponseController(w).SetWriteDeadline(time.Time{})
+	proto := h.Protocol
+	if proto.CancelMethod == "" && proto.ProgressMethod == "" {
+		proto = peer.MCP
+	}
+	var log *slog.Logger
+	if h.Logger != nil {
+		log = h.Logger.With(slog.String("remote", r.RemoteAddr))
+	}
+	c := peer.New(ctx, x, peer.Options{Server: srv, Protocol: proto, Limits: lim, Logger: log})
+	returned := false
+	c.Run(func(error) {
+		// The answer is written, or the client is gone, or the handler
+		// stops: nothing may write to w once ServeHTTP has returned.
+		x.close()
+		returned = true
+	})
+	if !returned {
+		// A method ended this goroutine with runtime.Goexit: the Conn goes
+		// on on another, which answers the call; net/http ends the
+		// request when this one ends, and the answer has no way out.
+		x.close()
+	}
+}
+
+// process answers doc with the server and returns the answer.
+func process(ctx context.Context, srv transport.Handler, doc []byte) []byte {
+	var out []byte
+	done := make(chan struct{})
+	httphost.Process(ctx, srv, nil, doc, func(resp []byte) {
+		out = append(out, resp...)
+		close(done)
+	}, done, func(answer []byte) {
+		if answer != nil {
+			out = answer
+		}
+	})
+	return out
+}
+
+// answerJSON writes a JSON answer with 200, or 202 when there is none.
+func answerJSON(w http.ResponseWriter, resp []byte) {
+	if len(resp) == 0 {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	answer(w, http.StatusOK, resp)
+}
+
+// answer writes resp as an application/json body with status.
+func answer(w http.ResponseWriter, status int, resp []byte) {
+	hd := w.Header()
+	hd.Set("Content-Type", "application/json")
+	hd.Set("Content-Length", strconv.Itoa(len(resp)))
+	w.WriteHeader(status)
+	w.Write(resp)
+}
+
+// readBody reads r's body within the limits.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, lim peer.Limits) ([]byte, int64, error) {
+	limit := int64(lim.MaxMessage)
+	if lim.ReadTimeout > 0 && r.ContentLength != 0 {
+		rc := http.NewResponseController(w)
+		if rc.SetReadDeadline(time.Now().Add(lim.ReadTimeout)) == nil {
+			defer rc.SetReadDeadline(time.Time{})
+		}
+	}
+	switch strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))) {
+	case "", "identity":
+		return httphost.Read(nil, r.Body, r.ContentLength, limit, h.buffered)
+	case "gzip", "x-gzip":
+		return httphost.ReadGzip(nil, r.Body, limit, h.buffered)
+	}
+	return nil, 0, errCoding
+}
+
+var errCoding = errors.New("streamhttp: unsupported Content-Encoding; use gzip or identity")
+
+// bodyError answers a body that could not be read.
+func (h *Handler) bodyError(w http.ResponseWriter, r *http.Request, err error, lim peer.Limits) {
+	if r.ProtoMajor == 1 {
+		w.Header().Set("Connection", "close") // the body may be left unread
+	}
+	switch {
+	case errors.Is(err, errCoding):
+		w.Header().Set("Accept-Encoding", "gzip, identity")
+		h.refuse(w, r, err.Error(), http.StatusUnsupportedMediaType)
+	case errors.Is(err, httphost.ErrTooLarge):
+		h.refuse(w, r, "streamhttp: request body larger than "+strconv.Itoa(lim.MaxMessage)+" bytes", http.StatusRequestEntityTooLarge)
+	case errors.Is(err, httphost.ErrBusy):
+		w.Header().Set("Retry-After", "1")
+		h.refuse(w, r, "streamhttp: server busy with large requests; try again", http.StatusServiceUnavailable)
+	case isTimeout(err):
+		h.refuse(w, r, "streamhttp: timed out reading the request body", http.StatusRequestTimeout)
+	default:
+		h.refuse(w, r, "streamhttp: reading the request body: "+err.Error(), http.StatusBadRequest)
+	}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// refuse answers r with the status code and the text why, and logs it.
+func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, why string, code int) {
+	if h.Logger != nil {
+		h.Logger.LogAttrs(r.Context(), slog.LevelWarn, "request refused",
+			slog.String("remote", r.RemoteAddr), slog.Int("status", code), slog.String("error", why))
+	}
+	http.Error(w, why, code)
+}
+
+// accepts reports whether the Accept header values take application/json
+// and text/event-stream. No Accept header takes both, as HTTP says; */*
+// takes JSON alone, so that a client that names no type gets the answer
+// as one document.
+func accepts(vals []string) (takesJSON, takesEvents bool) {
+	if len(vals) == 0 {
+		return true, true
+	}
+	for _, v := range vals {
+		for part := range strings.SplitSeq(v, ",") {
+			mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+			if err != nil {
+				continue
+			}
+			if q, ok := params["q"]; ok {
+				if f, err := strconv.ParseFloat(q, 64); err != nil || f <= 0 {
+					continue // not acceptable
+				}
+			}
+			switch mt {
+			case "application/json":
+				takesJSON = true
+			case "text/event-stream":
+				takesEvents = true
+			case "*/*", "application/*":
+				takesJSON = true
+			case "text/*":
+				takesEvents = true
+			}
+		}
+	}
+	return takesJSON, takesEvents
+}
+
+// originAllowed reports whether r's Origin, if it has one, may call.
+func (h *Handler) originAllowed(r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	if o == "" {
+		return true
+	}
+	if slices.Contains(h.AllowedOrigins, o) || slices.Contains(h.AllowedOrigins, "*") {
+		return true
+	}
+	u, err := url.Parse(o)
+	if err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https" {
+		return false // "null", and origins that name no host
+	}
+	if strings.EqualFold(u.Host, r.Host) {
+		return true
+	}
+	return isLoopback(u.Hostname()) && isLoopback(hostname(r.Host))
+}
+
+// hostAllowed reports whether r's Host may be served: any, unless r came
+// to a loopback address, where only loopback names and AllowedHosts.
+func (h *Handler) hostAllowed(r *http.Request) bool {
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if local == nil || !isLoopbackAddr(local) {
+		return true
+	}
+	name := hostname(r.Host)
+	return isLoopback(name) || slices.ContainsFunc(h.AllowedHosts, func(a string) bool { return strings.EqualFold(a, name) })
+}
+
+// hostname is the host of a Host header value, without its port and the
+// brackets of an IPv6 address.
+func hostname(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.Trim(hostport, "[]")
+}
+
+// isLoopback reports whether the host name names the loopback interface.
+func isLoopback(name string) bool {
+	if strings.EqualFold(name, "localhost") || strings.HasSuffix(strings.ToLower(name), ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(name)
+	return ip != nil && ip.IsLoopback()
+}
+
+func isLoopbackAddr(a net.Addr) bool {
+	switch a := a.(type) {
+	case *net.TCPAddr:
+		return a.IP.IsLoopback()
+	case *net.UnixAddr:
+		return false
+	}
+	host, _, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Shutdown stops the handler gracefully: from the moment it is called, a
+// new request is answered with 503 and Retry-After, and it waits until the
+// requests being served have been answered. If ctx ends first, it cancels
+// the methods still running, ends their requests, and returns ctx's error.
+// Call it before http.Server.Shutdown, with the same context: net/http
+// waits for handlers, but does not cancel their methods.
+func (h *Handler) Shutdown(ctx context.Context) error {
+	return h.host.Shutdown(ctx, h.Logger)
+}
+
+// Close ends every request being served at once, cancelling its method,
+// and answers the requests that come after it with 503.
+func (h *Handler) Close() error { return h.host.Close(h.Logger) }
+
+// noMethods is the server of a Handler without one.
+var noMethods = sync.OnceValue(func() transport.Handler { return jsonrpc.NewServer() })
