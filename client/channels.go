@@ -1,10 +1,12 @@
 package client
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strconv"
 	"sync"
@@ -86,8 +88,17 @@ func (l *local) Write(ctx context.Context, msg []byte) error {
 // context ends returns the context's error. Close cancels the requests in
 // flight, whose calls fail with ErrClosed.
 //
-// Each request has Content-Type application/json, the headers of the
-// HTTPHeader options, and those of the call's context (WithHTTPHeader).
+// Each request has Content-Type application/json, Accept application/json
+// and text/event-stream, the headers of the HTTPHeader options, and those
+// of the call's context (WithHTTPHeader). An answer that is an event
+// stream, as a Streamable HTTP server (package streamhttp, MCP's
+// transport) sends while a method reports progress or notifies before it
+// answers, is read as it comes: each event's message reaches the client
+// as if it had come on a stream connection (progress to OnProgress,
+// notifications and calls to the client's Server), the answer last. A
+// call whose context ends closes its stream, which such a server takes as
+// cancellation. 202 Accepted and 204 No Content answer messages that have
+// no answer.
 func HTTP(url string, hc *http.Client, opts ...HTTPOption) Channel {
 	if hc == nil {
 		hc = http.DefaultClient
@@ -153,8 +164,69 @@ func (h *httpChannel) Close() error {
 	return h.queue.Close()
 }
 
-// maxHTTPResponse bounds the response body the HTTP channel reads.
+// maxHTTPResponse bounds the response body the HTTP channel reads, and
+// each event of an event stream.
 const maxHTTPResponse = 64 << 20
+
+// readEvents reads a text/event-stream and passes the data of each event,
+// a JSON-RPC message, to put, as the events arrive, until the stream ends.
+// Comments, event names, ids and retry fields are skipped; an event of
+// several data lines is their lines joined by newlines, as the format
+// says.
+func readEvents(r io.Reader, put func([]byte)) error {
+	br := bufio.NewReaderSize(r, 4<<10)
+	var data []byte
+	has := false
+	for {
+		line, err := br.ReadSlice('\n')
+		for err == bufio.ErrBufferFull {
+			// A long line: the rest of it, within the bound.
+			if len(data)+len(line) > maxHTTPResponse {
+				return fmt.Errorf("jsonrpc: event over %d bytes", maxHTTPResponse)
+			}
+			var more []byte
+			more, err = br.ReadSlice('\n')
+			line = append(append([]byte(nil), line...), more...)
+		}
+		if err == io.EOF && len(line) == 0 {
+			if has {
+				put(data)
+			}
+			return nil
+		}
+		if err != nil && err != io.EOF {
+			return err
+		}
+		line = bytes.TrimRight(line, "\r\n")
+		switch {
+		case len(line) == 0:
+			if has {
+				put(data)
+				data, has = nil, false
+			}
+		case line[0] == ':':
+		default:
+			field, value, _ := bytes.Cut(line, []byte(":"))
+			value = bytes.TrimPrefix(value, []byte(" "))
+			if string(field) == "data" {
+				if has {
+					data = append(data, '\n')
+				}
+				if len(data)+len(value) > maxHTTPResponse {
+					return fmt.Errorf("jsonrpc: event over %d bytes", maxHTTPResponse)
+				}
+				data = append(data, value...)
+				has = true
+			}
+		}
+		if err == io.EOF {
+			if has {
+				put(data)
+			}
+			return nil
+		}
+	}
+}
 
 func (h *httpChannel) Write(ctx context.Context, msg []byte) error {
 	if h.closing.Err() != nil {
@@ -178,6 +250,9 @@ func (h *httpChannel) Write(ctx context.Context, msg []byte) error {
 		}
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if req.Header.Get("Accept") == "" {
+		req.Header.Set("Accept", "application/json, text/event-stream")
+	}
 	resp, err := h.hc.Do(req)
 	if err != nil {
 		return h.sendError(ctx, err)
@@ -185,6 +260,12 @@ func (h *httpChannel) Write(ctx context.Context, msg []byte) error {
 	defer resp.Body.Close()
 	switch resp.StatusCode {
 	case http.StatusOK:
+		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/event-stream" {
+			if err := readEvents(resp.Body, h.put); err != nil {
+				return h.sendError(ctx, err)
+			}
+			return nil
+		}
 		body, err := io.ReadAll(io.LimitReader(resp.Body, maxHTTPResponse+1))
 		if err != nil {
 			return h.sendError(ctx, err)
@@ -194,7 +275,7 @@ func (h *httpChannel) Write(ctx context.Context, msg []byte) error {
 		}
 		h.put(body)
 		return nil
-	case http.StatusNoContent:
+	case http.StatusNoContent, http.StatusAccepted:
 		return nil
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
