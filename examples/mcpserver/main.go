@@ -96,7 +96,9 @@
 //
 // # Errors
 //
-// Bad input is answered and the server keeps serving. The library's own
+// Bad input is answered and the server keeps serving. A call still running
+// when the input ends is answered -32603 (not the library's -32800 for a
+// context error, a code of LSP's). The library's own
 // refusals (a message over 4 MiB, calls past its limits) are answered with
 // MCP's codes for them, peer.CodeMCPLimitExceeded (-31005) and
 // peer.CodeMCPShuttingDown (-31006): 2026-07-28 asks implementations not
@@ -158,7 +160,7 @@ func newServer(n *notes) *server {
 	rand.Read(s.key)
 	// Clients send fields this server does not model (those of later
 	// versions of the protocol, and _meta, which intercept reads).
-	s.rpc = jsonrpc.NewServer(jsonrpc.AllowUnknownFields(), jsonrpc.Intercept(s.intercept), jsonrpc.OnPreProcess(refuse))
+	s.rpc = jsonrpc.NewServer(jsonrpc.AllowUnknownFields(), jsonrpc.Intercept(s.intercept), jsonrpc.OnPreProcess(refuse), jsonrpc.OnError(ended))
 	s.rpc.MustRegister("server/discover", s.discover)
 	s.rpc.MustRegister("initialize", s.initialize)
 	s.rpc.MustRegister("notifications/initialized", func(struct{}) {})
@@ -175,6 +177,17 @@ func newServer(n *notes) *server {
 	// Blocking: a subscription lasts until it is cancelled.
 	s.rpc.MustRegister("subscriptions/listen", s.listen, jsonrpc.Blocking())
 	return s
+}
+
+// ended answers a call that its context ended without the client's
+// cancel (the input ended while it ran: the client cancelled calls get no
+// answer at all) with -32603 instead of the library's answers to a context
+// error, -32800 and -32801, which are LSP's codes.
+func ended(_ context.Context, _ *jsonrpc.Call, cause error, e *jsonrpc.Error) *jsonrpc.Error {
+	if e.Code == jsonrpc.CodeCancelled || e.Code == jsonrpc.CodeDeadline {
+		return jsonrpc.NewError(jsonrpc.CodeInternalError, "").WithData("the call ended before its result: " + cause.Error())
+	}
+	return nil
 }
 
 // The messages of MCP that this server reads and writes, with only the

@@ -390,3 +390,26 @@ func TestLimitCode(t *testing.T) {
 	checkModern(t, l.call("2", "server/discover", params(`{}`, "")), "complete", true)
 	l.close()
 }
+
+// TestInputEndsDuringCall: a call still running when the input ends is
+// answered with -32603, not with -32800, the library's answer to a
+// context error, which is a code of LSP's; the server exits with status 0.
+func TestInputEndsDuringCall(t *testing.T) {
+	l := startLines(t, build(t))
+	l.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":{"progressToken":"t","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"sleep","arguments":{"ms":600000}}}`)
+	if m, _ := l.next(); m.Method != "notifications/progress" {
+		t.Fatalf("want the progress of the sleep, got %s", m.line)
+	}
+	var answers []msg
+	for _, m := range l.close() {
+		if m.ID != nil {
+			answers = append(answers, m)
+		}
+	}
+	if len(answers) != 1 || string(answers[0].ID) != "2" || answers[0].code() != -32603 {
+		t.Errorf("after the input ended: %d answers, want the sleep's, -32603", len(answers))
+		for _, a := range answers {
+			t.Log(a.line)
+		}
+	}
+}

@@ -208,17 +208,19 @@ func (s *server) listen(ctx context.Context, p listenParams) (*listenResult, err
 	for {
 		select {
 		case <-changed:
-			_, changed = s.notes.get()
-			if err := conn.Notify(bg, "notifications/resources/updated", updatedParams{Meta: meta, URI: noteURI}); err != nil {
-				return nil, err
-			}
 		case <-ctx.Done():
+		}
+		if ctx.Err() != nil { // also when a change came with it: nothing more for it
 			select {
 			case <-conn.Done(): // the input ended: the server ends the subscription
 				return end(), nil
 			default: // cancelled by the client: no answer
 				return nil, ctx.Err()
 			}
+		}
+		_, changed = s.notes.get()
+		if err := conn.Notify(bg, "notifications/resources/updated", updatedParams{Meta: meta, URI: noteURI}); err != nil {
+			return nil, err
 		}
 	}
 }

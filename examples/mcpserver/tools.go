@@ -190,6 +190,9 @@ func sleep(ctx context.Context, ms float64) error {
 		case <-done.C:
 			return nil
 		case <-tick.C:
+			if ctx.Err() != nil {
+				return ctx.Err() // cancelled meanwhile: no more progress
+			}
 			elapsed := float64(time.Since(start).Milliseconds())
 			p.Report(ctx, peer.MCPProgress{
 				Progress: min(elapsed, ms),
