@@ -30,11 +30,17 @@ const (
 	RefusedShutdown
 )
 
-// refusalMessages are the messages of the errors whose code a Protocol
-// changes: the code is then not one jsonrpc.Code.String knows.
-var refusalMessages = [...]string{
-	RefusedLimit:    "Limit exceeded",
-	RefusedShutdown: "Server shutting down",
+// message returns the message of an error of r whose code a Protocol
+// changes (the code is then not one jsonrpc.Code.String knows), or "" for
+// a Refusal this package does not define.
+func (r Refusal) message() string {
+	switch r {
+	case RefusedLimit:
+		return "Limit exceeded"
+	case RefusedShutdown:
+		return "Server shutting down"
+	}
+	return ""
 }
 
 // A Protocol names the notifications by which the two ends of a connection
@@ -97,7 +103,7 @@ type Protocol struct {
 // shutting down"); the data stays. It returns e itself when p gives r no
 // code of its own. Hosts call it for the refusals they answer themselves.
 func (p *Protocol) RefusalError(r Refusal, e *jsonrpc.Error) *jsonrpc.Error {
-	if p.RefusalCode == nil || int(r) >= len(refusalMessages) {
+	if p.RefusalCode == nil || r.message() == "" {
 		return e
 	}
 	code := p.RefusalCode(r)
@@ -105,7 +111,7 @@ func (p *Protocol) RefusalError(r Refusal, e *jsonrpc.Error) *jsonrpc.Error {
 		return e
 	}
 	c := *e
-	c.Code, c.Message = code, refusalMessages[r]
+	c.Code, c.Message = code, r.message()
 	return &c
 }
 
