@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // elicits is the capabilities of a client that takes form elicitations.
@@ -410,6 +412,42 @@ func TestInputEndsDuringCall(t *testing.T) {
 		t.Errorf("after the input ended: %d answers, want the sleep's, -32603", len(answers))
 		for _, a := range answers {
 			t.Log(a.line)
+		}
+	}
+}
+
+// TestStateExpiry: a requestState past its expiry is refused, as is one
+// of another tool, though signed by this process; a fresh one for the
+// same action verifies. (In the process, since the key is its own.)
+func TestStateExpiry(t *testing.T) {
+	s := newServer(newNotes())
+	sign := func(st state) string {
+		b, _ := json.Marshal(st)
+		body := base64.RawURLEncoding.EncodeToString(b)
+		return body + "." + base64.RawURLEncoding.EncodeToString(s.mac(body))
+	}
+	now := time.Now()
+	for _, tc := range []struct {
+		name string
+		st   state
+		want string // "" for no error
+	}{
+		{"fresh", state{Tool: "confirm", Action: "go", Expires: now.Add(time.Minute).Unix()}, ""},
+		{"expired", state{Tool: "confirm", Action: "go", Expires: now.Add(-time.Second).Unix()}, "expired"},
+		{"another tool", state{Tool: "note", Action: "go", Expires: now.Add(time.Minute).Unix()}, "made for another call"},
+		{"another action", state{Tool: "confirm", Action: "stop", Expires: now.Add(time.Minute).Unix()}, "made for another call"},
+	} {
+		err := s.verifyState(sign(tc.st), "go")
+		if got := fmt.Sprint(err); tc.want == "" && err != nil || tc.want != "" && got != tc.want {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	if err := s.verifyState(s.signState("go"), "go"); err != nil {
+		t.Errorf("a state signState made: %v", err)
+	}
+	for _, bad := range []string{"", ".", "x", "eyJ9.", strings.Repeat("A", 40) + "." + strings.Repeat("B", 43)} {
+		if s.verifyState(bad, "go") == nil {
+			t.Errorf("the state %q verified", bad)
 		}
 	}
 }
