@@ -97,9 +97,10 @@
 // # Errors
 //
 // Bad input is answered and the server keeps serving. A call still running
-// when the input ends is answered -32603 (not the library's -32800 for a
-// context error, a code of LSP's). The library's own
-// refusals (a message over 4 MiB, calls past its limits) are answered with
+// when the input ends is answered -32603 (not the library's codes for a
+// context error: LSP's -32800, and -32010 for a deadline, in the range
+// MCP reserves for legacy use). The library's own refusals (a message over
+// 4 MiB, calls past its limits) are answered with
 // MCP's codes for them, peer.CodeMCPLimitExceeded (-31005) and
 // peer.CodeMCPShuttingDown (-31006): 2026-07-28 asks implementations not
 // to use -32000 to -32019 and reserves -32020 to -32099.
@@ -182,7 +183,9 @@ func newServer(n *notes) *server {
 // ended answers a call that its context ended without the client's
 // cancel (the input ended while it ran: the client cancelled calls get no
 // answer at all) with -32603 instead of the library's answers to a context
-// error, -32800 and -32801, which are LSP's codes.
+// error: jsonrpc.CodeCancelled (-32800) is LSP's RequestCancelled, and
+// jsonrpc.CodeDeadline (-32010) is in the range MCP 2026-07-28 asks new
+// implementations not to use.
 func ended(_ context.Context, _ *jsonrpc.Call, cause error, e *jsonrpc.Error) *jsonrpc.Error {
 	if e.Code == jsonrpc.CodeCancelled || e.Code == jsonrpc.CodeDeadline {
 		return jsonrpc.NewError(jsonrpc.CodeInternalError, "").WithData("the call ended before its result: " + cause.Error())
