@@ -89,8 +89,8 @@ func TestMCPTypeScript(t *testing.T) {
 			Reports []float64
 		}
 		step(t, steps, "progress", &progress)
-		if progress.Text != "slept 300 ms" || len(progress.Reports) < 2 || !slices.IsSorted(progress.Reports) {
-			t.Errorf("progress: %s, want at least 2 rising reports", steps["progress"])
+		if progress.Text != "slept 1000 ms" || len(progress.Reports) < 1 || !slices.IsSorted(progress.Reports) {
+			t.Errorf("progress: %s, want rising reports", steps["progress"])
 		}
 		var cancel struct {
 			MS       float64

@@ -73,7 +73,7 @@ async function main() {
 	out('badargs', { isError: !!bad.isError });
 
 	const reports = [];
-	const slept = await client.callTool({ name: 'sleep', arguments: { ms: 300 } }, undefined, { onprogress: (p) => reports.push(p.progress) });
+	const slept = await client.callTool({ name: 'sleep', arguments: { ms: 1000 } }, undefined, { onprogress: (p) => reports.push(p.progress) });
 	out('progress', { text: slept.content[0]?.text, reports });
 
 	const abort = new AbortController();
