@@ -17,6 +17,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/httprpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
+	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 	"github.com/jsonrpc-go/jsonrpc/ws"
 )
@@ -212,6 +213,42 @@ func TestRetryShutdownAnswer(t *testing.T) {
 	_, err := client.Call[int64](context.Background(), c, "get", []string{"too many calls in flight"})
 	if !errors.Is(err, jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "")) || calls.Load() != 1 {
 		t.Errorf("another -32005: err = %v after %d calls, want it after 1", err, calls.Load())
+	}
+}
+
+// Under peer.MCP, Retry also retries MCP's shutdown refusal
+// (peer.CodeMCPShuttingDown, "server shutting down"), and not MCP's limit
+// refusal with that data's neighbours.
+func TestRetryShutdownAnswerMCP(t *testing.T) {
+	srv := jsonrpc.NewServer()
+	var calls atomic.Int64
+	srv.MustRegister("get", func(ctx context.Context, code int, data string) (int64, error) {
+		if n := calls.Add(1); n <= 2 {
+			return 0, jsonrpc.NewError(jsonrpc.Code(code), "Server shutting down").WithData(data)
+		}
+		return calls.Load(), nil
+	})
+	p := fastRetry
+	p.Idempotent = func(string) bool { return true }
+	c := client.New(client.Local(srv), client.Retry(p), client.UseProtocol(peer.MCP))
+	defer c.Close()
+	for _, code := range []jsonrpc.Code{peer.CodeMCPShuttingDown, jsonrpc.CodeLimitExceeded} {
+		calls.Store(0)
+		if got, err := client.Call[int64](context.Background(), c, "get", []any{code, ws.ShutdownData}); err != nil || got != 3 {
+			t.Errorf("%d shutting down twice: got %d, %v; want 3 (the third attempt)", code, got, err)
+		}
+	}
+	calls.Store(0)
+	_, err := client.Call[int64](context.Background(), c, "get", []any{peer.CodeMCPLimitExceeded, "too many calls in flight"})
+	if !errors.Is(err, jsonrpc.NewError(peer.CodeMCPLimitExceeded, "")) || calls.Load() != 1 {
+		t.Errorf("MCP's limit refusal: err = %v after %d calls, want it after 1", err, calls.Load())
+	}
+	// Without the Protocol, MCP's code is not a shutdown refusal.
+	c2 := client.New(client.Local(srv), client.Retry(p))
+	defer c2.Close()
+	calls.Store(0)
+	if _, err := client.Call[int64](context.Background(), c2, "get", []any{peer.CodeMCPShuttingDown, ws.ShutdownData}); err == nil || calls.Load() != 1 {
+		t.Errorf("MCP's shutdown code without UseProtocol(peer.MCP): err = %v after %d calls, want an error after 1", err, calls.Load())
 	}
 }
 

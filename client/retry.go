@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/peer"
 )
 
 // Defaults of RetryPolicy.
@@ -62,7 +63,10 @@ type RetryPolicy struct {
 //   - the server answered the JSON-RPC error jsonrpc.CodeLimitExceeded
 //     (-32005) with the data "server shutting down", which this library's
 //     servers (stream, ws and peer) send for a call they received while
-//     shutting down and did not run.
+//     shutting down and did not run; under a Protocol with a code of its
+//     own for that refusal (UseProtocol, peer.Protocol.RefusalCode), the
+//     answer with that code and the same data too (peer.MCP's
+//     peer.CodeMCPShuttingDown).
 //
 // Nothing else is retried: not any other JSON-RPC error answer, not another
 // HTTP status, not an error of the call's own (params that do not encode,
@@ -113,7 +117,7 @@ func (c *Client) idempotent(ctx context.Context, method string) bool {
 // after how long.
 func (c *Client) retryWait(ctx context.Context, s *session, err error, idempotent bool, attempt int) (time.Duration, bool) {
 	p := c.opts.retry
-	if p == nil || !idempotent || attempt >= p.Attempts || ctx.Err() != nil || !retryable(err) {
+	if p == nil || !idempotent || attempt >= p.Attempts || ctx.Err() != nil || !retryable(err, shutdownCode(&c.opts.peer.Protocol)) {
 		return 0, false
 	}
 	if c.dial == nil && s != nil && s.broken() {
@@ -147,11 +151,24 @@ func backoff(base, limit time.Duration, n int) time.Duration {
 	return d/2 + rand.N(d/2+1)
 }
 
-// retryable reports whether err is among the failures Retry retries.
-func retryable(err error) bool {
+// shutdownCode returns the code with which a server under p refuses a
+// call while shutting down.
+func shutdownCode(p *peer.Protocol) jsonrpc.Code {
+	if p.RefusalCode != nil {
+		if code := p.RefusalCode(peer.RefusedShutdown); code != 0 {
+			return code
+		}
+	}
+	return jsonrpc.CodeLimitExceeded
+}
+
+// retryable reports whether err is among the failures Retry retries;
+// shutdown is the code of the shutdown refusal under the client's
+// Protocol, retried beside jsonrpc.CodeLimitExceeded.
+func retryable(err error, shutdown jsonrpc.Code) bool {
 	var je *jsonrpc.Error
 	if errors.As(err, &je) {
-		return je.Code == jsonrpc.CodeLimitExceeded && string(je.Data) == shutdownData
+		return (je.Code == jsonrpc.CodeLimitExceeded || je.Code == shutdown) && string(je.Data) == shutdownData
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false

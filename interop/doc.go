@@ -1,11 +1,13 @@
 // Package interop holds the tests that drive this library's example
-// servers with clients written by others: the official MCP Go SDK drives
+// servers with clients written by others: the official MCP Go SDK and the
+// MCP TypeScript SDK (its 1.x line, @modelcontextprotocol/sdk, and its 2.x
+// line, @modelcontextprotocol/client; the scripts in mcpts/) drive
 // examples/mcpserver, and Node's vscode-jsonrpc, the JSON-RPC library of
 // Visual Studio Code's language client, drives examples/langserver (the
 // script in lsp/). It is a module of its own, so that the library gains no
 // dependency from them.
 //
-// The Node test needs the script's packages, installed with npm ci in
-// lsp/; without them it skips, and fails when JSONRPC_INTEROP=required
-// (as CI sets it).
+// The Node tests need the scripts' packages, installed with npm ci in
+// lsp/ and mcpts/; without them they skip, and fail when
+// JSONRPC_INTEROP=required (as CI sets it).
 package interop

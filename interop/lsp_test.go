@@ -14,10 +14,11 @@ import (
 	"time"
 )
 
-// needNode returns the node command and the script's directory, with its
-// packages installed (npm ci in lsp/). When either is missing the test
-// skips, saying why, or fails under JSONRPC_INTEROP=required.
-func needNode(t *testing.T) (node, dir string) {
+// needNode returns the node command and the directory of the scripts,
+// sub (lsp, mcpts), with their packages installed (npm ci in sub/), pkgs
+// among them. When either is missing the test skips, saying why, or fails
+// under JSONRPC_INTEROP=required.
+func needNode(t *testing.T, sub string, pkgs ...string) (node, dir string) {
 	t.Helper()
 	missing := func(why string) {
 		if os.Getenv("JSONRPC_INTEROP") == "required" {
@@ -29,12 +30,14 @@ func needNode(t *testing.T) (node, dir string) {
 	if err != nil {
 		missing("no node command: " + err.Error())
 	}
-	dir, err = filepath.Abs("lsp")
+	dir, err = filepath.Abs(sub)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "vscode-jsonrpc", "package.json")); err != nil {
-		missing("vscode-jsonrpc is not installed: run npm ci in interop/lsp")
+	for _, pkg := range pkgs {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg, "package.json")); err != nil {
+			missing(pkg + " is not installed: run npm ci in interop/" + sub)
+		}
 	}
 	return node, dir
 }
@@ -43,7 +46,7 @@ func needNode(t *testing.T) (node, dir string) {
 // with Node's vscode-jsonrpc as an editor does, and checks what each step
 // printed.
 func TestVSCodeJSONRPC(t *testing.T) {
-	node, dir := needNode(t)
+	node, dir := needNode(t, "lsp", "vscode-jsonrpc")
 	bin := buildExample(t, "langserver")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

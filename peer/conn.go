@@ -750,7 +750,7 @@ func (c *Conn) refuse(msg []byte, e *jsonrpc.Error, reader bool) {
 		}
 		c.logger.LogAttrs(c.ctx, slog.LevelWarn, "message refused", slog.String("reason", reason), slog.Int("bytes", len(msg)))
 	}
-	resp := transport.AppendErrors(nil, msg, e)
+	resp := transport.AppendErrors(nil, msg, c.refusalOf(e))
 	if reader {
 		c.putReader(resp)
 	} else {

@@ -1,5 +1,48 @@
 package peer
 
+import "github.com/jsonrpc-go/jsonrpc"
+
+// The codes with which MCP answers the calls the library refuses (see
+// Refusal). MCP 2026-07-28 asks new implementations not to use -32000 to
+// -32019 and reserves -32020 to -32099 for the codes its specification
+// defines, and LSP defines -32899 to -32800; it asks for codes of an
+// implementation's own outside the JSON-RPC reserved range (-32768 to
+// -32000), where these are.
+const (
+	CodeMCPLimitExceeded jsonrpc.Code = -31005 // a limit refused the call or its answer (jsonrpc.CodeLimitExceeded elsewhere)
+	CodeMCPShuttingDown  jsonrpc.Code = -31006 // the server was shutting down and did not run the call
+)
+
+// A Refusal is why a connection answers a call with an error of the
+// library's own, without running it or without its result: the error is
+// jsonrpc.CodeLimitExceeded (-32005) with data naming the reason, unless
+// the connection's Protocol gives the refusal a code of its own
+// (Protocol.RefusalCode).
+type Refusal uint8
+
+const (
+	// RefusedLimit is a limit's refusal: a message or a response over its
+	// size limit, more calls in flight than the connection takes, a host's
+	// buffered memory spent, too many subscriptions.
+	RefusedLimit Refusal = iota
+	// RefusedShutdown is the refusal of a call that arrived or waited
+	// while the server shut down (data "server shutting down").
+	RefusedShutdown
+)
+
+// message returns the message of an error of r whose code a Protocol
+// changes (the code is then not one jsonrpc.Code.String knows), or "" for
+// a Refusal this package does not define.
+func (r Refusal) message() string {
+	switch r {
+	case RefusedLimit:
+		return "Limit exceeded"
+	case RefusedShutdown:
+		return "Server shutting down"
+	}
+	return ""
+}
+
 // A Protocol names the notifications by which the two ends of a connection
 // cancel calls and report progress, and how a cancelled call is answered.
 // The zero Protocol has neither: a Conn then treats every notification as a
@@ -44,6 +87,40 @@ type Protocol struct {
 	// LSP's clients need: Emacs's sends null params for shutdown and
 	// exit.
 	NullParams bool
+
+	// RefusalCode, when set, returns the error code with which a
+	// connection under this Protocol answers a call it refuses for r, in
+	// place of jsonrpc.CodeLimitExceeded; returning 0 keeps that code.
+	// It is called with each refusal and must be safe for concurrent use
+	// by multiple goroutines. nil keeps jsonrpc.CodeLimitExceeded for
+	// every refusal (LSP).
+	RefusalCode func(r Refusal) jsonrpc.Code
+}
+
+// RefusalError returns e, the error with which a connection refuses a call
+// for r (code jsonrpc.CodeLimitExceeded, data naming why), with the code p
+// gives r and the message of that refusal ("Limit exceeded", "Server
+// shutting down"); the data stays. It returns e itself when p gives r no
+// code of its own. Hosts call it for the refusals they answer themselves.
+func (p *Protocol) RefusalError(r Refusal, e *jsonrpc.Error) *jsonrpc.Error {
+	if p.RefusalCode == nil || r.message() == "" {
+		return e
+	}
+	code := p.RefusalCode(r)
+	if code == 0 || code == e.Code {
+		return e
+	}
+	c := *e
+	c.Code, c.Message = code, r.message()
+	return &c
+}
+
+// mcpRefusalCode gives MCP's refusals their codes.
+func mcpRefusalCode(r Refusal) jsonrpc.Code {
+	if r == RefusedShutdown {
+		return CodeMCPShuttingDown
+	}
+	return CodeMCPLimitExceeded
 }
 
 // LSP is the Language Server Protocol's: "$/cancelRequest" with {"id"},
@@ -62,9 +139,10 @@ var LSP = Protocol{
 }
 
 // MCP is the Model Context Protocol's: "notifications/cancelled" with
-// {"requestId", "reason"}, after which a cancelled call gets no answer, and
+// {"requestId", "reason"}, after which a cancelled call gets no answer,
 // "notifications/progress" with {"progressToken", "progress", "total",
-// "message"} for the "_meta.progressToken" of a call's params.
+// "message"} for the "_meta.progressToken" of a call's params, and the
+// refusals answered with CodeMCPLimitExceeded and CodeMCPShuttingDown.
 var MCP = Protocol{
 	CancelMethod:   "notifications/cancelled",
 	CancelID:       "requestId",
@@ -72,4 +150,15 @@ var MCP = Protocol{
 	ProgressMethod: "notifications/progress",
 	ProgressToken:  "progressToken",
 	TokenPath:      []string{"_meta", "progressToken"},
+	RefusalCode:    mcpRefusalCode,
+}
+
+// refusalOf returns e, an error with which the Conn refuses a message
+// (errShutdown, errNoRoom), with the code of the Conn's Protocol.
+func (c *Conn) refusalOf(e *jsonrpc.Error) *jsonrpc.Error {
+	r := RefusedLimit
+	if e == errShutdown {
+		r = RefusedShutdown
+	}
+	return c.proto.RefusalError(r, e)
 }

@@ -3,11 +3,15 @@ package peer_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 )
@@ -146,5 +150,145 @@ func TestProgressTo(t *testing.T) {
 	}
 	if peer.ProgressTo(context.Background(), json.RawMessage(`1`)) != nil {
 		t.Error("ProgressTo outside a Conn's call is not nil")
+	}
+}
+
+// TestRefusalCodes: MCP answers its refusals with codes of its own, outside
+// the ranges MCP 2026-07-28 asks implementations to leave alone (-32000 to
+// -32019, the legacy ones; -32020 to -32099, reserved for the codes its
+// specification defines) and outside LSP's (-32899 to -32800) and the
+// JSON-RPC reserved range altogether; LSP and the zero Protocol keep
+// jsonrpc.CodeLimitExceeded. The data of the library's error stays.
+func TestRefusalCodes(t *testing.T) {
+	limit := jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("message exceeds the limit of 10 bytes")
+	shutdown := jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("server shutting down")
+	for _, tc := range []struct {
+		name    string
+		proto   peer.Protocol
+		r       peer.Refusal
+		e       *jsonrpc.Error
+		code    jsonrpc.Code
+		message string
+		same    bool // the error given comes back
+	}{
+		{"zero/limit", peer.Protocol{}, peer.RefusedLimit, limit, -32005, "Limit exceeded", true},
+		{"zero/shutdown", peer.Protocol{}, peer.RefusedShutdown, shutdown, -32005, "Limit exceeded", true},
+		{"LSP/limit", peer.LSP, peer.RefusedLimit, limit, -32005, "Limit exceeded", true},
+		{"LSP/shutdown", peer.LSP, peer.RefusedShutdown, shutdown, -32005, "Limit exceeded", true},
+		{"MCP/limit", peer.MCP, peer.RefusedLimit, limit, peer.CodeMCPLimitExceeded, "Limit exceeded", false},
+		{"MCP/shutdown", peer.MCP, peer.RefusedShutdown, shutdown, peer.CodeMCPShuttingDown, "Server shutting down", false},
+		{"zero code keeps", peer.Protocol{RefusalCode: func(peer.Refusal) jsonrpc.Code { return 0 }}, peer.RefusedLimit, limit, -32005, "Limit exceeded", true},
+		{"unknown refusal keeps", peer.MCP, peer.Refusal(7), limit, -32005, "Limit exceeded", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.proto.RefusalError(tc.r, tc.e)
+			if got.Code != tc.code || got.Message != tc.message || string(got.Data) != string(tc.e.Data) {
+				t.Errorf("RefusalError(%d) = %d %q %s, want %d %q %s", tc.r, got.Code, got.Message, got.Data, tc.code, tc.message, tc.e.Data)
+			}
+			if (got == tc.e) != tc.same {
+				t.Errorf("RefusalError returned the error given: %v, want %v", got == tc.e, tc.same)
+			}
+			if tc.e.Code != jsonrpc.CodeLimitExceeded {
+				t.Errorf("RefusalError changed the error given: code %d", tc.e.Code)
+			}
+		})
+	}
+	for _, c := range []jsonrpc.Code{peer.CodeMCPLimitExceeded, peer.CodeMCPShuttingDown} {
+		if c >= -32768 && c <= -32000 || c >= -32899 && c <= -32800 {
+			t.Errorf("MCP's code %d is in a reserved range", c)
+		}
+	}
+	if peer.CodeMCPLimitExceeded == peer.CodeMCPShuttingDown {
+		t.Error("MCP's limit and shutdown codes are one")
+	}
+}
+
+// chanTransport is a transport.Conn whose peer is the test: in carries the
+// messages the Conn reads, out the ones it writes.
+type chanTransport struct {
+	in     chan []byte
+	out    chan []byte
+	closed chan struct{}
+	once   sync.Once
+}
+
+func newChanTransport() *chanTransport {
+	return &chanTransport{in: make(chan []byte), out: make(chan []byte, 16), closed: make(chan struct{})}
+}
+
+func (c *chanTransport) Read() ([]byte, error) {
+	select {
+	case m := <-c.in:
+		return m, nil
+	case <-c.closed:
+		return nil, io.EOF
+	}
+}
+
+func (c *chanTransport) Write(_ context.Context, msg []byte) error {
+	select {
+	case c.out <- append([]byte(nil), msg...):
+		return nil
+	case <-c.closed:
+		return io.ErrClosedPipe
+	}
+}
+
+func (c *chanTransport) Flush() error { return nil }
+func (c *chanTransport) Close() error { c.once.Do(func() { close(c.closed) }); return nil }
+
+// TestShutdownRefusalCode: a Conn that shuts down answers the calls it
+// will not run with its Protocol's shutdown code: MCP's CodeMCPShuttingDown,
+// LSP's and the zero Protocol's jsonrpc.CodeLimitExceeded; the data is
+// "server shutting down" under each.
+func TestShutdownRefusalCode(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		proto   peer.Protocol
+		code    jsonrpc.Code
+		message string
+	}{
+		{"zero", peer.Protocol{}, jsonrpc.CodeLimitExceeded, "Limit exceeded"},
+		{"LSP", peer.LSP, jsonrpc.CodeLimitExceeded, "Limit exceeded"},
+		{"MCP", peer.MCP, peer.CodeMCPShuttingDown, "Server shutting down"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			leaktest.Check(t)
+			srv := jsonrpc.NewServer()
+			srv.MustRegister("ran", func() bool { return true })
+			tr := newChanTransport()
+			c := peer.New(context.Background(), tr, peer.Options{Server: srv, Protocol: tc.proto})
+			done := make(chan error, 1)
+			go c.Run(func(err error) { done <- err })
+			defer func() {
+				tr.Close()
+				<-done
+				c.Wait()
+			}()
+			c.Shutdown()
+			send := func(msg string) {
+				select {
+				case tr.in <- []byte(msg):
+				case <-time.After(wait):
+					t.Fatal("the Conn does not read")
+				}
+			}
+			send(`{"jsonrpc":"2.0","method":"ran","id":7}`)
+			var resp struct {
+				ID    json.RawMessage
+				Error *jsonrpc.Error
+			}
+			select {
+			case msg := <-tr.out:
+				if err := json.Unmarshal(msg, &resp); err != nil {
+					t.Fatalf("%s: %v", msg, err)
+				}
+				if string(resp.ID) != "7" || resp.Error == nil || resp.Error.Code != tc.code || resp.Error.Message != tc.message || string(resp.Error.Data) != `"server shutting down"` {
+					t.Errorf("the refused call was answered %s, want code %d, message %q, data \"server shutting down\", id 7", msg, tc.code, tc.message)
+				}
+			case <-time.After(wait):
+				t.Fatal("no answer to the refused call")
+			}
+		})
 	}
 }

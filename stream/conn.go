@@ -183,15 +183,15 @@ func (c *conn) Read() ([]byte, error) {
 		c.logReadError(err)
 		var tl *framing.TooLargeError
 		if errors.As(err, &tl) {
-			resp := transport.AppendError(nil, jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").
-				WithData(fmt.Sprintf("message exceeds the limit of %d bytes", tl.Limit)), tl.ID)
+			resp := transport.AppendError(nil, c.st.protocol.RefusalError(peer.RefusedLimit, jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").
+				WithData(fmt.Sprintf("message exceeds the limit of %d bytes", tl.Limit))), tl.ID)
 			c.peer.Answer(resp)
 			if tl.Recoverable {
 				continue
 			}
 		}
 		if errors.Is(err, errBusy) {
-			c.peer.Answer(transport.AppendError(nil, errBusyAnswer, nil))
+			c.peer.Answer(transport.AppendError(nil, c.st.protocol.RefusalError(peer.RefusedLimit, errBusyAnswer), nil))
 		}
 		if c.stopping.Load() {
 			return nil, errStopping

@@ -77,14 +77,19 @@ func TestTooLargeAnswered(t *testing.T) {
 // anything more: a client that sends one such call and waits gets its
 // answer (with a Protocol the Conn is two-way from the start, and its
 // answers go through its writer, which the read of the next message must
-// start first).
+// start first). Under MCP the answer has MCP's code for a limit
+// (peer.CodeMCPLimitExceeded).
 func TestTooLargeAnsweredAtOnce(t *testing.T) {
 	leakCheck(t)
 	msg := `{"jsonrpc":"2.0","method":"StringMe","params":["` + strings.Repeat("x", 1000) + `"],"id":7}`
+	mcpAnswer := func(id string) string {
+		return strings.Replace(tooLargeAnswer(id), `"code":-32005`, fmt.Sprintf(`"code":%d`, peer.CodeMCPLimitExceeded), 1)
+	}
 	for _, proto := range []struct {
-		name string
-		p    peer.Protocol
-	}{{"none", peer.Protocol{}}, {"LSP", peer.LSP}, {"MCP", peer.MCP}} {
+		name   string
+		p      peer.Protocol
+		answer func(id string) string
+	}{{"none", peer.Protocol{}, tooLargeAnswer}, {"LSP", peer.LSP, tooLargeAnswer}, {"MCP", peer.MCP, mcpAnswer}} {
 		for _, fr := range framings {
 			t.Run(proto.name+"/"+fr.name, func(t *testing.T) {
 				dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: fr.f, Protocol: proto.p, Limits: peer.Limits{MaxMessage: 64}}, "tcp")
@@ -94,7 +99,7 @@ func TestTooLargeAnsweredAtOnce(t *testing.T) {
 				if fr.f == framing.Raw {
 					id = `null` // Raw reads MaxMessage bytes of it, before the id
 				}
-				if got, want := c.recv(), tooLargeAnswer(id); got != want {
+				if got, want := c.recv(), proto.answer(id); got != want {
 					t.Fatalf("got  %s\nwant %s", got, want)
 				}
 				if fr.f != framing.Raw {

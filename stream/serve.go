@@ -90,6 +90,9 @@ type Server struct {
 	//   - A message that would pass MaxBuffered is answered with
 	//     CodeLimitExceeded ("server busy", id null) and its connection
 	//     closed.
+	//   - Under a Protocol with a code of its own for a limit's refusal
+	//     (peer.Protocol.RefusalCode: peer.MCP's -31005), that code answers
+	//     in place of CodeLimitExceeded, for MaxMessage and MaxBuffered.
 	//   - At MaxConns, over all the Server's listeners and ServeConn calls,
 	//     Serve holds the connection it accepted last, unserved, and
 	//     accepts no other until a connection ends, so that the kernel's

@@ -9,8 +9,9 @@ import (
 )
 
 // TestHugeLine: a 33 MiB line, over the server's 4 MiB message limit, is
-// answered with -32005 and its id, and the server keeps serving the same
-// client, instead of ending with status 1.
+// answered with MCP's limit code, -31005 (peer.CodeMCPLimitExceeded), and
+// its id, and the server keeps serving the same client, instead of ending
+// with status 1.
 func TestHugeLine(t *testing.T) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -30,7 +31,7 @@ func TestHugeLine(t *testing.T) {
 		close(lines)
 	}()
 	for _, want := range []string{
-		`{"jsonrpc":"2.0","error":{"code":-32005,"message":"Limit exceeded","data":"message exceeds the limit of 4194304 bytes"},"id":1}`,
+		`{"jsonrpc":"2.0","error":{"code":-31005,"message":"Limit exceeded","data":"message exceeds the limit of 4194304 bytes"},"id":1}`,
 		`{"jsonrpc":"2.0","result":{},"id":2}`,
 	} {
 		select {

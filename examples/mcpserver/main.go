@@ -1,49 +1,128 @@
 // Command mcpserver is a small Model Context Protocol server: it speaks MCP
-// (protocol version 2025-06-18) over standard input and output, one JSON
-// message per line, as an agent starts a local tool server.
+// over standard input and output, one JSON message per line, as an agent
+// starts a local tool server.
 //
 //	$ go build -o mcpserver ./examples/mcpserver
 //
-// and configure the agent to run ./mcpserver. It answers:
+// and configure the agent to run ./mcpserver.
 //
-//   - initialize, with its protocol version, capabilities ({"tools": {}})
-//     and serverInfo; a client that asks for another version is answered
-//     with 2025-06-18, the one it speaks. notifications/initialized.
-//   - ping, with {}.
-//   - tools/list: the tools echo and sleep, with their input schemas.
+// # Versions
+//
+// It speaks three versions of MCP, and both eras of the protocol at once:
+//
+//   - 2026-07-28, the stateless revision. There is no handshake: every
+//     request carries, in its params' _meta, the protocol version
+//     (io.modelcontextprotocol/protocolVersion, required), the client's
+//     capabilities for that request (io.modelcontextprotocol/clientCapabilities,
+//     required) and, if the client likes, its identity
+//     (io.modelcontextprotocol/clientInfo). A request that names another
+//     version is answered with UnsupportedProtocolVersion (-32022, data
+//     {"supported": ["2026-07-28", "2025-11-25", "2025-06-18"],
+//     "requested": ...}); one that lacks a required field, or holds a
+//     malformed one, with -32602. Every result carries "resultType"
+//     ("complete", or "input_required") and, in its _meta, the server's
+//     identity (io.modelcontextprotocol/serverInfo); the cacheable ones
+//     (server/discover, the lists, resources/read) carry ttlMs and
+//     cacheScope. The methods of the handshake's era (initialize, ping,
+//     resources/subscribe, ...) are not methods of this version (-32601).
+//   - 2025-11-25 and 2025-06-18, which begin with initialize: a client that
+//     asks for one of them is answered with it, any other with 2025-11-25,
+//     the newest of the two; the client then decides whether it can go on.
+//     Their requests carry no protocol version in their _meta, and before
+//     initialize only ping is answered (-32602 for the others: they lack
+//     the _meta of 2026-07-28, and no handshake came first).
+//
+// A client that probes with server/discover (as 2026-07-28 asks of a
+// client that speaks both eras) learns the versions above; one that
+// starts with initialize gets the handshake.
+//
+// # Methods
+//
+//   - server/discover (2026-07-28): the supported versions, the
+//     capabilities ({"tools": {}, "resources": {"subscribe": true}}) and
+//     the server's identity.
+//   - initialize and notifications/initialized, ping (earlier versions).
+//   - tools/list: the tools echo, sleep, note and confirm, with their input
+//     schemas.
 //   - tools/call: echo {"text": string} answers the text; sleep
 //     {"ms": number} waits ms milliseconds, sending notifications/progress
-//     every 50 ms when the call's _meta.progressToken asks for it, and
-//     stops when the client sends notifications/cancelled, after which the
-//     call gets no answer, as MCP says. An unknown tool, or arguments that
-//     do not fit, are answered with the error -32602 (Invalid params).
+//     every 50 ms when the call's _meta.progressToken asks for it, and stops
+//     when the client sends notifications/cancelled, after which the call
+//     gets no answer, as MCP says; note {"text": string} replaces the text
+//     of the resource note://current; confirm {"action": string} asks the
+//     user to confirm the action and answers what they said. An unknown
+//     tool is answered with -32602; arguments that do not fit with -32602
+//     under 2025-06-18, and with a tool result with "isError": true from
+//     2025-11-25 on, so that the model can correct itself.
+//   - resources/list and resources/read: the resource note://current, the
+//     text note sets. An unknown resource is answered with -32602 under
+//     2026-07-28 and -32002 (resource not found) before.
+//   - subscriptions/listen (2026-07-28): {"notifications":
+//     {"resourceSubscriptions": ["note://current"]}} opens a subscription,
+//     acknowledged with notifications/subscriptions/acknowledged, then a
+//     notifications/resources/updated each time note changes it, each
+//     carrying the id of the listen request in _meta
+//     (io.modelcontextprotocol/subscriptionId), so that the client tells
+//     its subscriptions apart on the one stream. The client ends it with
+//     notifications/cancelled (no answer follows); when the input ends the
+//     server ends it itself, with the listen request's result (carrying
+//     the subscription id too). Filters the server does not honor (the
+//     lists do not change, and other resources do not exist) are left out
+//     of the acknowledgment; a subscription to nothing it honors is
+//     answered at once.
+//   - resources/subscribe and resources/unsubscribe (earlier versions):
+//     the same notifications, without a subscription id.
 //
-// Any other method is answered "Method not found", also before
-// initialize. The server exits with status 0 when its input ends.
+// Any other method is answered "Method not found". The server exits with
+// status 0 when its input ends.
+//
+// # Input from the user
+//
+// 2026-07-28 has no requests from the server to the client: confirm
+// answers a first call with an InputRequiredResult ("resultType":
+// "input_required") that holds an elicitation/create request in its
+// inputRequests, under the key "confirm", and an opaque requestState; the
+// client asks the user, and calls the tool again, with a new id, with the
+// user's answer in inputResponses and the requestState as it got it. The
+// state is signed with a key the process makes when it starts (HMAC-SHA256)
+// and names the action and an expiry ten minutes on: a state that does not
+// verify, has expired or names another action is refused (-32602), and a
+// retry without the answer is asked again. A client that did not declare
+// the elicitation capability (form mode) in its _meta gets
+// MissingRequiredClientCapability (-32021). Under the earlier versions
+// confirm sends the client an elicitation/create request and waits for its
+// answer, if the client declared elicitation at initialize, and answers a
+// tool error otherwise.
+//
+// # Errors
+//
+// Bad input is answered and the server keeps serving. A call still running
+// when the input ends is answered -32603 (not the library's codes for a
+// context error: LSP's -32800, and -32010 for a deadline, in the range
+// MCP reserves for legacy use). The library's own refusals (a message over
+// 4 MiB, calls past its limits) are answered with
+// MCP's codes for them, peer.CodeMCPLimitExceeded (-31005) and
+// peer.CodeMCPShuttingDown (-31006): 2026-07-28 asks implementations not
+// to use -32000 to -32019 and reserves -32020 to -32099.
 //
 // It is built on package stream (with framing.Line) and package peer
-// (peer.MCP cancellation and progress).
+// (peer.MCP: cancellation, progress and those codes), with a
+// jsonrpc.Intercept that reads each request's _meta once.
 package main
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 )
-
-// protocolVersion is the version of MCP this server speaks.
-const protocolVersion = "2025-06-18"
-
-// progressEvery is how often sleep reports its progress.
-const progressEvery = 50 * time.Millisecond
 
 func main() {
 	os.Exit(run(os.Stdin, os.Stdout, os.Stderr))
@@ -53,7 +132,7 @@ func main() {
 // exit status.
 func run(r io.Reader, w io.Writer, stderr io.Writer) int {
 	s := &stream.Server{
-		Server:   newServer(),
+		Server:   newServer(newNotes()).rpc,
 		Framing:  framing.Line,
 		Protocol: peer.MCP,
 		Limits: peer.Limits{
@@ -68,18 +147,50 @@ func run(r io.Reader, w io.Writer, stderr io.Writer) int {
 	return 0
 }
 
-func newServer() *jsonrpc.Server {
-	// Clients send fields this server does not model (_meta, and those of
-	// later versions of the protocol).
-	srv := jsonrpc.NewServer(jsonrpc.AllowUnknownFields())
-	srv.MustRegister("initialize", initialize)
-	srv.MustRegister("notifications/initialized", func(struct{}) {})
-	srv.MustRegister("ping", func(struct{}) struct{} { return struct{}{} })
-	srv.MustRegister("tools/list", func(struct{}) listToolsResult { return listToolsResult{Tools: tools} })
-	// Blocking: sleep waits, on a goroutine of its own, and sees its
-	// context cancelled by notifications/cancelled.
-	srv.MustRegister("tools/call", callTool, jsonrpc.Blocking())
-	return srv
+// A server serves one client, over one connection: the session is that
+// connection's, and the notes are the process's.
+type server struct {
+	rpc     *jsonrpc.Server
+	session session
+	notes   *notes
+	key     []byte // signs requestState (confirm)
+}
+
+func newServer(n *notes) *server {
+	s := &server{notes: n, key: make([]byte, 32)}
+	rand.Read(s.key)
+	// Clients send fields this server does not model (those of later
+	// versions of the protocol, and _meta, which intercept reads).
+	s.rpc = jsonrpc.NewServer(jsonrpc.AllowUnknownFields(), jsonrpc.Intercept(s.intercept), jsonrpc.OnPreProcess(refuse), jsonrpc.OnError(ended))
+	s.rpc.MustRegister("server/discover", s.discover)
+	s.rpc.MustRegister("initialize", s.initialize)
+	s.rpc.MustRegister("notifications/initialized", func(struct{}) {})
+	s.rpc.MustRegister("ping", func(struct{}) struct{} { return struct{}{} })
+	s.rpc.MustRegister("tools/list", s.listTools)
+	// Blocking: sleep waits, and confirm may wait for the client, on a
+	// goroutine of their own, and see their context cancelled by
+	// notifications/cancelled.
+	s.rpc.MustRegister("tools/call", s.callTool, jsonrpc.Blocking())
+	s.rpc.MustRegister("resources/list", s.listResources)
+	s.rpc.MustRegister("resources/read", s.readResource)
+	s.rpc.MustRegister("resources/subscribe", s.subscribe)
+	s.rpc.MustRegister("resources/unsubscribe", s.unsubscribe)
+	// Blocking: a subscription lasts until it is cancelled.
+	s.rpc.MustRegister("subscriptions/listen", s.listen, jsonrpc.Blocking())
+	return s
+}
+
+// ended answers a call that its context ended without the client's
+// cancel (the input ended while it ran: the client cancelled calls get no
+// answer at all) with -32603 instead of the library's answers to a context
+// error: jsonrpc.CodeCancelled (-32800) is LSP's RequestCancelled, and
+// jsonrpc.CodeDeadline (-32010) is in the range MCP 2026-07-28 asks new
+// implementations not to use.
+func ended(_ context.Context, _ *jsonrpc.Call, cause error, e *jsonrpc.Error) *jsonrpc.Error {
+	if e.Code == jsonrpc.CodeCancelled || e.Code == jsonrpc.CodeDeadline {
+		return jsonrpc.NewError(jsonrpc.CodeInternalError, "").WithData("the call ended before its result: " + cause.Error())
+	}
+	return nil
 }
 
 // The messages of MCP that this server reads and writes, with only the
@@ -89,120 +200,69 @@ type (
 		Name    string `json:"name"`
 		Version string `json:"version"`
 	}
+	serverCapabilities struct {
+		Tools     struct{} `json:"tools"`
+		Resources struct {
+			Subscribe bool `json:"subscribe"`
+		} `json:"resources"`
+	}
+
+	discoverResult struct {
+		resultFields
+		SupportedVersions []string           `json:"supportedVersions"`
+		Capabilities      serverCapabilities `json:"capabilities"`
+		cacheFields
+	}
+
 	initializeParams struct {
-		ProtocolVersion string         `json:"protocolVersion"`
-		ClientInfo      implementation `json:"clientInfo"`
+		ProtocolVersion string          `json:"protocolVersion"`
+		Capabilities    json.RawMessage `json:"capabilities"`
+		ClientInfo      implementation  `json:"clientInfo"`
 	}
 	initializeResult struct {
 		ProtocolVersion string             `json:"protocolVersion"`
 		Capabilities    serverCapabilities `json:"capabilities"`
 		ServerInfo      implementation     `json:"serverInfo"`
 	}
-	serverCapabilities struct {
-		Tools struct{} `json:"tools"`
-	}
-
-	tool struct {
-		Name        string          `json:"name"`
-		Description string          `json:"description"`
-		InputSchema json.RawMessage `json:"inputSchema"`
-	}
-	listToolsResult struct {
-		Tools []tool `json:"tools"`
-	}
-
-	callToolParams struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
-	content struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	callToolResult struct {
-		Content []content `json:"content"`
-	}
 )
 
-// tools are the tools of tools/list.
-var tools = []tool{
-	{
-		Name:        "echo",
-		Description: "Answers the text it is given.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"The text to answer."}},"required":["text"],"additionalProperties":false}`),
-	},
-	{
-		Name:        "sleep",
-		Description: "Waits for ms milliseconds, reporting progress, and can be cancelled.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"ms":{"type":"number","minimum":0,"maximum":600000,"description":"How long to wait, in milliseconds."}},"required":["ms"],"additionalProperties":false}`),
-	},
-}
+// capabilities are this server's, in every version.
+var capabilities = func() serverCapabilities {
+	var c serverCapabilities
+	c.Resources.Subscribe = true
+	return c
+}()
 
-// initialize answers the version the client asked for when it is this
-// server's, and this server's otherwise, as MCP's version negotiation
-// says: the client then decides whether it can go on.
-func initialize(_ initializeParams) initializeResult {
-	return initializeResult{
-		ProtocolVersion: protocolVersion,
-		ServerInfo:      implementation{Name: "mcpserver", Version: "1.0.0"},
+// discoverTTL is how long, in milliseconds, a client may keep what
+// server/discover and tools/list answer: they do not change while the
+// process lives.
+const discoverTTL = 3_600_000
+
+func (s *server) discover(ctx context.Context, _ struct{}) discoverResult {
+	r := requestOf(ctx)
+	return discoverResult{
+		resultFields:      r.complete(),
+		SupportedVersions: supportedVersions,
+		Capabilities:      capabilities,
+		cacheFields:       r.cache(discoverTTL),
 	}
 }
 
-// invalidParams is MCP's error for an unknown tool or arguments that do
-// not fit its schema.
-func invalidParams(format string, args ...any) *jsonrpc.Error {
-	return jsonrpc.NewError(jsonrpc.CodeInvalidParams, fmt.Sprintf(format, args...))
-}
-
-func callTool(ctx context.Context, p callToolParams) (*callToolResult, error) {
-	switch p.Name {
-	case "echo":
-		var args struct {
-			Text *string `json:"text"`
-		}
-		if err := json.Unmarshal(p.Arguments, &args); err != nil || args.Text == nil {
-			return nil, invalidParams("echo: the arguments must be {\"text\": string}")
-		}
-		return &callToolResult{Content: []content{{Type: "text", Text: *args.Text}}}, nil
-	case "sleep":
-		var args struct {
-			MS *float64 `json:"ms"`
-		}
-		if err := json.Unmarshal(p.Arguments, &args); err != nil || args.MS == nil || *args.MS < 0 || *args.MS > 600000 {
-			return nil, invalidParams("sleep: the arguments must be {\"ms\": number from 0 to 600000}")
-		}
-		if err := sleep(ctx, *args.MS); err != nil {
-			return nil, err
-		}
-		return &callToolResult{Content: []content{{Type: "text", Text: fmt.Sprintf("slept %g ms", *args.MS)}}}, nil
+// initialize negotiates the version of the connection's requests that do
+// not carry their own: the one the client asked for when this server
+// speaks it, and 2025-11-25 otherwise, as MCP's version negotiation says;
+// the client then decides whether it can go on.
+func (s *server) initialize(p initializeParams) (initializeResult, error) {
+	if p.ProtocolVersion == "" {
+		return initializeResult{}, invalidParams("initialize: protocolVersion is required")
 	}
-	return nil, invalidParams("Unknown tool: %s", p.Name)
-}
-
-// sleep waits for ms milliseconds, reporting its progress to the caller
-// when it asked for it (peer.ProgressOf), and returns ctx's error when ctx
-// ends first: cancelled by the client, the call gets no answer.
-func sleep(ctx context.Context, ms float64) error {
-	p := peer.ProgressOf(ctx) // nil, reporting nothing, without a progressToken
-	d := time.Duration(ms * float64(time.Millisecond))
-	start := time.Now()
-	tick := time.NewTicker(progressEvery)
-	defer tick.Stop()
-	done := time.NewTimer(d)
-	defer done.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-done.C:
-			return nil
-		case <-tick.C:
-			elapsed := float64(time.Since(start).Milliseconds())
-			p.Report(ctx, peer.MCPProgress{
-				Progress: min(elapsed, ms),
-				Total:    ms,
-				Message:  fmt.Sprintf("slept %g of %g ms", min(elapsed, ms), ms),
-			})
-		}
+	caps, ok := parseCapabilities(p.Capabilities)
+	if !ok {
+		return initializeResult{}, invalidParams("initialize: capabilities must be an object")
 	}
+	v := negotiate(p.ProtocolVersion)
+	s.session.mu.Lock()
+	s.session.version, s.session.caps = v, caps
+	s.session.mu.Unlock()
+	return initializeResult{ProtocolVersion: v, Capabilities: capabilities, ServerInfo: serverInfo}, nil
 }

@@ -65,9 +65,17 @@ func TestAgentSession(t *testing.T) {
 	c, w := start(t, bin)
 	defer c.Close()
 
-	// An unknown method, before initialize: method not found.
-	if _, err := client.Call[json.RawMessage](context.Background(), c, "server/discover", map[string]any{}); !errors.Is(err, jsonrpc.ErrMethodNotFound) {
+	// The probe of a client that speaks both eras, without the _meta of
+	// 2026-07-28: invalid params; an unknown method: method not found.
+	if _, err := client.Call[json.RawMessage](context.Background(), c, "server/discover", map[string]any{}); jsonrpc.ErrorCode(err) != jsonrpc.CodeInvalidParams {
+		t.Errorf("server/discover without _meta returned %v, want -32602", err)
+	}
+	if _, err := client.Call[json.RawMessage](context.Background(), c, "nope/nope", map[string]any{}); !errors.Is(err, jsonrpc.ErrMethodNotFound) {
 		t.Errorf("an unknown method before initialize returned %v, want method not found", err)
+	}
+	// A request before initialize, without the _meta of 2026-07-28.
+	if _, err := client.Call[json.RawMessage](context.Background(), c, "tools/list", map[string]any{}); jsonrpc.ErrorCode(err) != jsonrpc.CodeInvalidParams {
+		t.Errorf("tools/list before initialize returned %v, want -32602", err)
 	}
 
 	init := call[json.RawMessage](t, c, "initialize", map[string]any{
@@ -75,7 +83,7 @@ func TestAgentSession(t *testing.T) {
 		"capabilities":    map[string]any{},
 		"clientInfo":      map[string]any{"name": "test-agent", "version": "1.0.0"},
 	})
-	const wantInit = `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"mcpserver","version":"1.0.0"}}`
+	const wantInit = `{"protocolVersion":"2025-06-18","capabilities":{"tools":{},"resources":{"subscribe":true}},"serverInfo":{"name":"mcpserver","version":"1.0.0"}}`
 	if string(init) != wantInit {
 		t.Errorf("initialize answered %s, want %s", init, wantInit)
 	}
@@ -96,8 +104,8 @@ func TestAgentSession(t *testing.T) {
 			}
 		}
 	}](t, c, "tools/list", map[string]any{})
-	if len(list.Tools) != 2 || list.Tools[0].Name != "echo" || list.Tools[1].Name != "sleep" {
-		t.Fatalf("tools/list answered %+v, want echo and sleep", list)
+	if len(list.Tools) != 4 || list.Tools[0].Name != "echo" || list.Tools[1].Name != "sleep" || list.Tools[2].Name != "note" || list.Tools[3].Name != "confirm" {
+		t.Fatalf("tools/list answered %+v, want echo, sleep, note and confirm", list)
 	}
 	for _, tl := range list.Tools {
 		if tl.InputSchema.Type != "object" || len(tl.InputSchema.Required) != 1 || tl.InputSchema.Properties[tl.InputSchema.Required[0]].Type == "" {
@@ -109,10 +117,13 @@ func TestAgentSession(t *testing.T) {
 	if len(echo.Content) != 1 || echo.Content[0].Type != "text" || echo.Content[0].Text != "héllo, 世界" {
 		t.Errorf("echo answered %+v", echo)
 	}
+	// Under 2025-06-18 arguments that do not fit are a protocol error.
 	for _, p := range []map[string]any{
 		{"name": "nope", "arguments": map[string]any{}},
 		{"name": "echo", "arguments": map[string]any{"txt": "x"}},
 		{"name": "sleep", "arguments": map[string]any{"ms": "long"}},
+		{"name": "echo", "arguments": []any{"x"}},
+		{"arguments": map[string]any{}},
 	} {
 		if _, err := client.Call[json.RawMessage](context.Background(), c, "tools/call", p); jsonrpc.ErrorCode(err) != jsonrpc.CodeInvalidParams {
 			t.Errorf("tools/call %v returned %v, want -32602", p, err)
@@ -203,21 +214,43 @@ func TestAgentSession(t *testing.T) {
 	}
 }
 
-// TestVersionNegotiation checks that a client asking for another version
-// than 2025-06-18, newer or unknown, is answered with 2025-06-18.
+// TestVersionNegotiation: initialize answers the version the client asks
+// for when it is one of the handshake's that the server speaks
+// (2025-11-25, 2025-06-18), and the newest of them, 2025-11-25, for any
+// other: older, newer, unknown, or 2026-07-28, which has no initialize.
+// An initialize without a version, or with capabilities that are not an
+// object, is invalid params, and the server goes on.
 func TestVersionNegotiation(t *testing.T) {
 	bin := build(t)
-	for _, v := range []string{"2025-06-18", "2025-11-25", "2099-01-01", "draft"} {
-		c, _ := start(t, bin)
+	c, _ := start(t, bin)
+	defer c.Close()
+	for _, tc := range []struct{ ask, want string }{
+		{"2025-06-18", "2025-06-18"},
+		{"2025-11-25", "2025-11-25"},
+		{"2025-03-26", "2025-11-25"},
+		{"2024-11-05", "2025-11-25"},
+		{"2026-07-28", "2025-11-25"},
+		{"2099-01-01", "2025-11-25"},
+		{"draft", "2025-11-25"},
+	} {
 		res := call[struct{ ProtocolVersion string }](t, c, "initialize", map[string]any{
-			"protocolVersion": v, "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "1"},
+			"protocolVersion": tc.ask, "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "1"},
 		})
-		if res.ProtocolVersion != "2025-06-18" {
-			t.Errorf("initialize asking for %s answered %s, want 2025-06-18", v, res.ProtocolVersion)
+		if res.ProtocolVersion != tc.want {
+			t.Errorf("initialize asking for %s answered %s, want %s", tc.ask, res.ProtocolVersion, tc.want)
 		}
-		if err := c.Close(); err != nil {
-			t.Error(err)
+	}
+	for _, p := range []map[string]any{
+		{"capabilities": map[string]any{}},
+		{"protocolVersion": "2025-11-25", "capabilities": []any{}},
+		{"protocolVersion": "2025-11-25", "capabilities": map[string]any{"elicitation": true}},
+	} {
+		if _, err := client.Call[json.RawMessage](context.Background(), c, "initialize", p); jsonrpc.ErrorCode(err) != jsonrpc.CodeInvalidParams {
+			t.Errorf("initialize %v returned %v, want -32602", p, err)
 		}
+	}
+	if res := call[json.RawMessage](t, c, "ping", nil); string(res) != "{}" {
+		t.Errorf("ping after bad initializes answered %s", res)
 	}
 }
 

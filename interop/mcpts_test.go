@@ -1,0 +1,215 @@
+package interop
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// runSteps runs a script of mcpts/ with node and returns the lines it
+// printed, by step, and the order of the steps.
+func runSteps(t *testing.T, node, script string, args ...string) (map[string]json.RawMessage, []string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, append([]string{script}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	t.Logf("node %s:\n%s%s", filepath.Base(script), out, stderr.Bytes())
+	if err != nil {
+		t.Fatalf("node %s: %v", filepath.Base(script), err)
+	}
+	steps := map[string]json.RawMessage{}
+	var order []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var s struct{ Step string }
+		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+			t.Fatalf("a line that is not JSON: %s", sc.Bytes())
+		}
+		steps[s.Step] = append(json.RawMessage(nil), sc.Bytes()...)
+		order = append(order, s.Step)
+	}
+	return steps, order
+}
+
+// step decodes the line of a step into v.
+func step(t *testing.T, steps map[string]json.RawMessage, name string, v any) {
+	t.Helper()
+	if err := json.Unmarshal(steps[name], v); err != nil {
+		t.Fatalf("step %s: %s: %v", name, steps[name], err)
+	}
+}
+
+// TestMCPTypeScript drives examples/mcpserver with the MCP TypeScript SDK
+// from npm (npm ci in mcpts/), both its lines: @modelcontextprotocol/sdk
+// 1.32.2 (sdk1.mjs), which speaks up to 2025-11-25 and has no
+// server/discover, and @modelcontextprotocol/client 2.4.0 (client2.mjs),
+// pinned to 2026-07-28 and in its default, the handshake of 2025-11-25.
+// Each: the version agreed, the tools, echo, arguments that do not fit (a
+// tool error), sleep with progress, a sleep cancelled through an
+// AbortSignal, confirm answered by the SDK's elicitation handler, a
+// subscription to the note told of its change, resources/read and an
+// unknown tool; and under 2026-07-28, the _meta of each request,
+// resultType on each result, the input-required round trip and the
+// subscription id, as the SDK saw them on the wire.
+func TestMCPTypeScript(t *testing.T) {
+	node, dir := needNode(t, "mcpts", "@modelcontextprotocol/sdk", "@modelcontextprotocol/client")
+	bin := buildExample(t, "mcpserver")
+	common := func(t *testing.T, steps map[string]json.RawMessage) {
+		t.Helper()
+		var tools struct{ Names []string }
+		step(t, steps, "tools", &tools)
+		if !slices.Equal(tools.Names, []string{"echo", "sleep", "note", "confirm"}) {
+			t.Errorf("tools: %v", tools.Names)
+		}
+		var echo struct {
+			Text    string
+			IsError bool
+		}
+		step(t, steps, "echo", &echo)
+		if echo.Text != "hello from TypeScript" || echo.IsError {
+			t.Errorf("echo: %s", steps["echo"])
+		}
+		var bad struct{ IsError bool }
+		if step(t, steps, "badargs", &bad); !bad.IsError {
+			t.Errorf("arguments that do not fit: %s, want a tool error", steps["badargs"])
+		}
+		var progress struct {
+			Text    string
+			Reports []float64
+		}
+		step(t, steps, "progress", &progress)
+		if progress.Text != "slept 1000 ms" || len(progress.Reports) < 1 || !slices.IsSorted(progress.Reports) {
+			t.Errorf("progress: %s, want rising reports", steps["progress"])
+		}
+		var cancel struct {
+			MS       float64
+			Error    string
+			Cancels  int
+			Answered bool
+		}
+		step(t, steps, "cancel", &cancel)
+		if cancel.Answered || cancel.Error == "" || cancel.Cancels != 1 || cancel.MS > 2000 {
+			t.Errorf("cancel: %s, want an error at once and one notifications/cancelled", steps["cancel"])
+		}
+		var confirm struct {
+			Text     string
+			Elicited []string
+		}
+		step(t, steps, "confirm", &confirm)
+		if confirm.Text != "confirmed: delete the draft" || !slices.Equal(confirm.Elicited, []string{"Confirm: delete the draft"}) {
+			t.Errorf("confirm: %s", steps["confirm"])
+		}
+		var read struct{ Text string }
+		if step(t, steps, "read", &read); read.Text != "from TypeScript" {
+			t.Errorf("read: %s", steps["read"])
+		}
+		var unknown struct{ Code int }
+		if step(t, steps, "unknown", &unknown); unknown.Code != -32602 {
+			t.Errorf("unknown tool: %s, want -32602", steps["unknown"])
+		}
+	}
+
+	t.Run("sdk-1.32.2", func(t *testing.T) {
+		steps, order := runSteps(t, node, filepath.Join(dir, "sdk1.mjs"), bin)
+		if want := []string{"connect", "ping", "tools", "echo", "badargs", "progress", "cancel", "confirm", "subscribe", "read", "unknown"}; !slices.Equal(order, want) {
+			t.Fatalf("steps %v, want %v", order, want)
+		}
+		var conn struct {
+			Latest, Asked, Version string
+			Discover               int
+		}
+		step(t, steps, "connect", &conn)
+		if conn.Latest != "2025-11-25" || conn.Asked != "2025-11-25" || conn.Version != "2025-11-25" || conn.Discover != 0 {
+			t.Errorf("connect: %s, want 2025-11-25 asked and agreed, no server/discover", steps["connect"])
+		}
+		common(t, steps)
+		var confirm struct{ Requests int }
+		if step(t, steps, "confirm", &confirm); confirm.Requests != 1 {
+			t.Errorf("confirm: %s, want one elicitation/create request to the client", steps["confirm"])
+		}
+		var sub struct{ URI string }
+		if step(t, steps, "subscribe", &sub); sub.URI != "note://current" {
+			t.Errorf("subscribe: %s", steps["subscribe"])
+		}
+	})
+
+	for _, mode := range []string{"2026-07-28", "legacy"} {
+		t.Run("client-2.4.0/"+mode, func(t *testing.T) {
+			modern := mode == "2026-07-28"
+			steps, order := runSteps(t, node, filepath.Join(dir, "client2.mjs"), bin, mode)
+			want := []string{"connect", "tools", "echo", "meta", "badargs", "progress", "cancel", "confirm", "subscribe", "read", "unknown", "results"}
+			if modern {
+				want = slices.Insert(want, 9, "unsubscribe")
+			}
+			if !slices.Equal(order, want) {
+				t.Fatalf("steps %v, want %v", order, want)
+			}
+			var conn struct {
+				Version string
+				Server  struct{ Name string }
+			}
+			step(t, steps, "connect", &conn)
+			wantVersion := "2025-11-25"
+			if modern {
+				wantVersion = "2026-07-28"
+			}
+			if conn.Version != wantVersion || conn.Server.Name != "mcpserver" {
+				t.Errorf("connect: %s, want %s with mcpserver", steps["connect"], wantVersion)
+			}
+			common(t, steps)
+
+			var meta struct{ Meta map[string]json.RawMessage }
+			step(t, steps, "meta", &meta)
+			var confirm struct{ InputRequired, Retries, Requests int }
+			step(t, steps, "confirm", &confirm)
+			var sub struct {
+				Honored         *struct{ ResourceSubscriptions []string }
+				URI             string
+				ListenID        json.RawMessage
+				SubscriptionIDs []json.RawMessage
+			}
+			step(t, steps, "subscribe", &sub)
+			var results struct{ Count, WithResultType int }
+			step(t, steps, "results", &results)
+			if !modern {
+				if meta.Meta != nil || confirm.Requests != 1 || confirm.InputRequired != 0 || sub.URI != "note://current" || results.WithResultType != 0 {
+					t.Errorf("2025-11-25: meta %s, confirm %s, subscribe %s, results %s", steps["meta"], steps["confirm"], steps["subscribe"], steps["results"])
+				}
+				return
+			}
+			if string(meta.Meta["io.modelcontextprotocol/protocolVersion"]) != `"2026-07-28"` || meta.Meta["io.modelcontextprotocol/clientCapabilities"] == nil {
+				t.Errorf("the _meta of a request: %s", steps["meta"])
+			}
+			var echo struct{ Raw []map[string]json.RawMessage }
+			step(t, steps, "echo", &echo)
+			if len(echo.Raw) != 1 || string(echo.Raw[0]["resultType"]) != `"complete"` || !strings.Contains(string(echo.Raw[0]["_meta"]), "io.modelcontextprotocol/serverInfo") {
+				t.Errorf("the echo's result on the wire: %s", steps["echo"])
+			}
+			if confirm.InputRequired != 1 || confirm.Retries != 1 || confirm.Requests != 0 {
+				t.Errorf("confirm: %s, want one input-required result, one retry, no request to the client", steps["confirm"])
+			}
+			if sub.Honored == nil || !slices.Equal(sub.Honored.ResourceSubscriptions, []string{"note://current"}) || sub.URI != "note://current" ||
+				len(sub.SubscriptionIDs) != 1 || string(sub.SubscriptionIDs[0]) != string(sub.ListenID) || !strings.HasPrefix(string(sub.ListenID), `"`) {
+				t.Errorf("subscribe: %s, want the note honored (tools not), and its update with the listen request's (string) id", steps["subscribe"])
+			}
+			var unsub struct{ Closed string }
+			if step(t, steps, "unsubscribe", &unsub); unsub.Closed != "local" {
+				t.Errorf("unsubscribe: %s", steps["unsubscribe"])
+			}
+			if results.Count == 0 || results.WithResultType != results.Count {
+				t.Errorf("results: %s, want resultType on each", steps["results"])
+			}
+		})
+	}
+}
