@@ -79,7 +79,14 @@ func (s *Server) processAsync(ctx context.Context, dst, req []byte, r *wire.Requ
 		switch {
 		case !ok:
 			dst = out
-		case m.blocking && s.cfg.hold(len(req)) && s.acquireHeld(len(req)):
+		case m.blocking && s.cfg.hold(len(req)):
+			client, ok := s.cfg.acquire(ctx)
+			if !ok {
+				// No slot: it runs here, as past MaxRunning.
+				s.cfg.unhold(len(req))
+				dst = s.call(ctx, dst, m, r)
+				break
+			}
 			// Run it later on a copy of the request.
 			sc := asyncbuf.Get()
 			sc.Req = wire.AppendLong(sc.Req[:0], req)
@@ -87,7 +94,7 @@ func (s *Server) processAsync(ctx context.Context, dst, req []byte, r *wire.Requ
 			*held = *r
 			rebase(held, req, sc.Req)
 			cctx, end := keys.Begin(ctx, held.ID)
-			go s.runSuspended(cctx, end, sc, m, held, reply)
+			go s.runSuspended(cctx, end, client, sc, m, held, reply)
 			return
 		default:
 			dst = s.call(ctx, dst, m, r)
@@ -96,17 +103,7 @@ func (s *Server) processAsync(ctx context.Context, dst, req []byte, r *wire.Requ
 	reply(dst[start:])
 }
 
-// acquireHeld takes a MaxRunning slot for a call whose request copy holds
-// n bytes of MaxHeld, giving those back when there is no slot.
-func (s *Server) acquireHeld(n int) bool {
-	if s.cfg.acquire() {
-		return true
-	}
-	s.cfg.unhold(n)
-	return false
-}
-
-func (s *Server) runSuspended(ctx context.Context, end func(), sc *asyncbuf.Buf, m *method, r *wire.Request, reply func([]byte)) {
+func (s *Server) runSuspended(ctx context.Context, end func(), client string, sc *asyncbuf.Buf, m *method, r *wire.Request, reply func([]byte)) {
 	returned := false
 	defer func() {
 		if !returned {
@@ -114,7 +111,7 @@ func (s *Server) runSuspended(ctx context.Context, end func(), sc *asyncbuf.Buf,
 			// call is still answered.
 			finished(end)
 			sc.Resp = goexitAnswer(sc.Resp[:0], r)
-			s.cfg.release()
+			s.cfg.release(client)
 			s.cfg.unhold(len(sc.Req))
 			reply(sc.Resp)
 		}
@@ -122,7 +119,7 @@ func (s *Server) runSuspended(ctx context.Context, end func(), sc *asyncbuf.Buf,
 	sc.Resp = s.call(ctx, sc.Resp[:0], m, r)
 	returned = true
 	finished(end)
-	s.cfg.release()
+	s.cfg.release(client)
 	s.cfg.unhold(len(sc.Req))
 	reply(sc.Resp)
 	asyncbuf.Put(sc)
@@ -246,7 +243,11 @@ func (s *Server) dispatch(ctx context.Context, b *asyncBatch) {
 	b.pending.Store(int32(len(b.calls)) + 1)
 	for i := range b.calls {
 		c := &b.calls[i]
-		if b.inline || !s.cfg.acquire() {
+		client, ok := "", false
+		if !b.inline {
+			client, ok = s.cfg.acquire(ctx)
+		}
+		if !ok {
 			b.parts[i] = s.call(ctx, nil, c.m, &c.r)
 			b.done()
 			continue
@@ -258,14 +259,14 @@ func (s *Server) dispatch(ctx context.Context, b *asyncBatch) {
 				if !returned { // runtime.Goexit, as in runSuspended
 					finished(end)
 					b.parts[i] = goexitAnswer(nil, &c.r)
-					s.cfg.release()
+					s.cfg.release(client)
 					b.done()
 				}
 			}()
 			b.parts[i] = s.call(cctx, nil, c.m, &c.r)
 			returned = true
 			finished(end)
-			s.cfg.release()
+			s.cfg.release(client)
 			b.done()
 		}()
 	}

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/jsonrpc-go/jsonrpc/internal/bind"
+	"github.com/jsonrpc-go/jsonrpc/internal/keys"
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
 
@@ -129,6 +130,17 @@ type Limits struct {
 	// number of goroutines stays bounded and nothing is refused.
 	MaxRunning int
 
+	// MaxRunningPerClient is how many of those calls one client may run
+	// at once, over all its connections and requests: half of MaxRunning
+	// by default (at least 1), so that one client cannot take every
+	// goroutine and leave another's calls to run one at a time on its
+	// transport's goroutine (where a method cannot wait for a call back
+	// to its caller). Past it the client's further calls run on its own
+	// transport's goroutine, as past MaxRunning. A client is what its
+	// transport names (transport.WithClient): the hosts of this module
+	// name the remote IP address, or the key they are given.
+	MaxRunningPerClient int
+
 	// MaxHeld bounds the bytes of the request copies that calls running on
 	// goroutines of their own hold, for the whole server: 64 MiB by
 	// default. ProcessAsync copies a request (a whole batch) before it
@@ -205,6 +217,7 @@ type config struct {
 	maxBatch     int
 	maxResponse  int
 	maxRunning   int64
+	perClient    int // MaxRunningPerClient
 	maxHeld      int64
 	large        int           // LargeRequest
 	turns        chan struct{} // a token per large request at work (MaxLarge); nil: no turns
@@ -224,6 +237,9 @@ type config struct {
 	_       [64]byte
 	running atomic.Int64
 	held    atomic.Int64 // bytes of request copies held by them (MaxHeld)
+
+	clientsMu sync.Mutex
+	clients   map[string]int // the running calls of each client named
 }
 
 // A Server holds a method table and answers JSON-RPC 2.0 requests with it.
@@ -259,6 +275,7 @@ func NewServer(opts ...Option) *Server {
 	cf.maxBatch = orDefault(l.MaxBatch, defaultMaxBatch)
 	cf.maxResponse = orDefault(l.MaxResponse, defaultMaxResponse)
 	cf.maxRunning = int64(orDefault(l.MaxRunning, defaultMaxRunning))
+	cf.perClient = orDefault(l.MaxRunningPerClient, max(int(cf.maxRunning)/2, 1))
 	cf.maxHeld = int64(orDefault(l.MaxHeld, defaultMaxHeld))
 	cf.large = orDefault(l.LargeRequest, defaultLarge)
 	if l.MaxLarge >= 0 {
@@ -284,14 +301,32 @@ func orDefault(n, def int) int {
 	return n
 }
 
-// acquire takes one of the MaxRunning slots for a call that runs on a
-// goroutine of its own, and reports whether there was one.
-func (cf *config) acquire() bool {
+// acquire takes one of the MaxRunning slots for a call of ctx's client
+// (see MaxRunningPerClient) that runs on a goroutine of its own, and
+// reports whether there was one; the client, "" for none, is given back to
+// release.
+func (cf *config) acquire(ctx context.Context) (client string, ok bool) {
 	if cf.running.Add(1) > cf.maxRunning {
 		cf.running.Add(-1)
-		return false
+		return "", false
 	}
-	return true
+	client, _ = ctx.Value(keys.Client{}).(string)
+	if client == "" {
+		return "", true
+	}
+	cf.clientsMu.Lock()
+	n := cf.clients[client]
+	if n >= cf.perClient {
+		cf.clientsMu.Unlock()
+		cf.running.Add(-1)
+		return "", false
+	}
+	if cf.clients == nil {
+		cf.clients = map[string]int{}
+	}
+	cf.clients[client] = n + 1
+	cf.clientsMu.Unlock()
+	return client, true
 }
 
 // hold takes n bytes of MaxHeld for a request copy, or reports false,
@@ -307,5 +342,14 @@ func (cf *config) hold(n int) bool {
 // unhold gives back n bytes taken by hold.
 func (cf *config) unhold(n int) { cf.held.Add(-int64(n)) }
 
-// release gives back a slot taken by acquire.
-func (cf *config) release() { cf.running.Add(-1) }
+// release gives back a slot taken by acquire for client.
+func (cf *config) release(client string) {
+	if client != "" {
+		cf.clientsMu.Lock()
+		if cf.clients[client]--; cf.clients[client] <= 0 {
+			delete(cf.clients, client)
+		}
+		cf.clientsMu.Unlock()
+	}
+	cf.running.Add(-1)
+}

@@ -169,6 +169,13 @@ type Handler struct {
 	// connections (http.Server.ConnState).
 	Logger *slog.Logger
 
+	// ClientKey names the client of a request, by which the Server shares
+	// the goroutines of its Blocking calls between clients
+	// (jsonrpc.Limits.MaxRunningPerClient); "" for none. nil means the
+	// host of the request's RemoteAddr (behind a proxy, the proxy's: give
+	// the key its headers carry).
+	ClientKey func(r *http.Request) string
+
 	buffered atomic.Pointer[budget.Budget] // MaxBuffered, made on first use
 }
 
@@ -283,7 +290,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	// The answer is appended to the room after the request.
-	srv.ProcessAsync(transport.WithContextValue(r.Context(), r), req[len(req):], req, x.reply)
+	client := transport.ClientOfHostPort(r.RemoteAddr)
+	if h.ClientKey != nil {
+		client = h.ClientKey(r)
+	}
+	srv.ProcessAsync(transport.WithContextValueFrom(r.Context(), r, client), req[len(req):], req, x.reply)
 	<-x.done
 	x.w = nil
 	putExchange(x)

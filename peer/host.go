@@ -22,7 +22,8 @@ import (
 type Host struct {
 	mu        sync.Mutex
 	closing   bool // Shutdown or Close has begun
-	conns     map[Hosted]struct{}
+	conns     map[Hosted]string // each connection's client ("" for none)
+	clients   map[string]int    // the connections of each client named
 	listeners map[io.Closer]struct{}
 	closed    chan struct{} // closed when Shutdown or Close begins; made on first use
 	drained   chan struct{} // made by Shutdown; closed when no connection is left
@@ -46,12 +47,22 @@ var (
 	ErrHostClosed = errors.New("jsonrpc: server shutting down")
 	// ErrHostFull: the Host has as many connections as Add allows.
 	ErrHostFull = errors.New("jsonrpc: too many connections")
+	// ErrClientFull: the connection's client has as many connections as
+	// AddFrom allows it.
+	ErrClientFull = errors.New("jsonrpc: too many connections from this client")
 )
 
 // Add adds c, unless the Host is closing (ErrHostClosed) or has max
 // connections already (ErrHostFull; max <= 0 means no limit). The server
 // removes it once it has ended.
-func (h *Host) Add(c Hosted, max int) error {
+func (h *Host) Add(c Hosted, max int) error { return h.AddFrom(c, "", max, 0) }
+
+// AddFrom is Add for a connection of the client named client (its remote
+// address, or the key a proxy's headers give, see Limits.MaxConnsPerClient),
+// which may hold at most perClient connections at once (ErrClientFull;
+// perClient <= 0 means no limit), so that one client cannot take every
+// connection a Host has. A client named "" is counted in no share.
+func (h *Host) AddFrom(c Hosted, client string, max, perClient int) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	switch {
@@ -59,11 +70,19 @@ func (h *Host) Add(c Hosted, max int) error {
 		return ErrHostClosed
 	case max > 0 && len(h.conns) >= max:
 		return ErrHostFull
+	case client != "" && perClient > 0 && h.clients[client] >= perClient:
+		return ErrClientFull
 	}
 	if h.conns == nil {
-		h.conns = map[Hosted]struct{}{}
+		h.conns = map[Hosted]string{}
 	}
-	h.conns[c] = struct{}{}
+	h.conns[c] = client
+	if client != "" {
+		if h.clients == nil {
+			h.clients = map[string]int{}
+		}
+		h.clients[client]++
+	}
 	return nil
 }
 
@@ -71,6 +90,11 @@ func (h *Host) Add(c Hosted, max int) error {
 func (h *Host) Remove(c Hosted) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if client, ok := h.conns[c]; ok && client != "" {
+		if h.clients[client]--; h.clients[client] <= 0 {
+			delete(h.clients, client)
+		}
+	}
 	delete(h.conns, c)
 	if h.drained != nil && len(h.conns) == 0 {
 		select {

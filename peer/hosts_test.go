@@ -68,7 +68,7 @@ func TestHostsShareTheConnectionSettings(t *testing.T) {
 func TestLimitsWithDefaults(t *testing.T) {
 	got := peer.Limits{}.WithDefaults()
 	want := peer.Limits{
-		MaxMessage: peer.DefaultMaxMessage, MaxBuffered: peer.DefaultMaxBuffered, MaxConns: peer.DefaultMaxConns,
+		MaxMessage: peer.DefaultMaxMessage, MaxBuffered: peer.DefaultMaxBuffered, MaxConns: peer.DefaultMaxConns, MaxConnsPerClient: peer.DefaultMaxConns / 2,
 		MaxInFlight: peer.DefaultMaxInFlight, MaxQueued: peer.DefaultMaxQueued, MaxPush: peer.DefaultMaxPush,
 		MaxPushBytes: peer.DefaultMaxPushBytes, MaxSubscriptions: peer.DefaultMaxSubscriptions,
 		IdleTimeout: peer.DefaultIdleTimeout, ReadTimeout: peer.DefaultReadTimeout, WriteTimeout: peer.DefaultWriteTimeout,
@@ -82,8 +82,8 @@ func TestLimitsWithDefaults(t *testing.T) {
 			t.Errorf("%s has no default", v.Type().Field(i).Name)
 		}
 	}
-	set := peer.Limits{MaxMessage: 10, MaxBuffered: -1, IdleTimeout: -1, ReadTimeout: time.Second}.WithDefaults()
-	if set.MaxMessage != 10 || set.MaxBuffered != peer.DefaultMaxBuffered || set.IdleTimeout != -1 || set.ReadTimeout != time.Second {
+	set := peer.Limits{MaxMessage: 10, MaxBuffered: -1, IdleTimeout: -1, ReadTimeout: time.Second, MaxConns: 1}.WithDefaults()
+	if set.MaxMessage != 10 || set.MaxBuffered != peer.DefaultMaxBuffered || set.IdleTimeout != -1 || set.ReadTimeout != time.Second || set.MaxConnsPerClient != 1 {
 		t.Errorf("set: got %+v", set)
 	}
 }

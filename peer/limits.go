@@ -64,6 +64,16 @@ type Limits struct {
 	// affected by one refused or held back.
 	MaxConns int
 
+	// MaxConnsPerClient is how many of them one client may hold at once;
+	// <= 0 means half of MaxConns (at least 1), so that one client cannot
+	// take every connection and lock the others out; set it to MaxConns
+	// to give no client a share of its own. A client is its remote IP
+	// address unless the host is given a key of its own (behind a proxy,
+	// every connection comes from the proxy's address: give the host the
+	// key the proxy's headers carry). A connection past its client's
+	// share is refused at once, as each host documents.
+	MaxConnsPerClient int
+
 	// MaxInFlight is how many messages (a call, a notification or a
 	// batch) of one connection may run on goroutines of their own at once
 	// (methods registered jsonrpc.Blocking), and how many more may wait
@@ -128,6 +138,7 @@ func (l Limits) WithDefaults() Limits {
 	size(&l.MaxMessage, DefaultMaxMessage)
 	size(&l.MaxBuffered, DefaultMaxBuffered)
 	size(&l.MaxConns, DefaultMaxConns)
+	size(&l.MaxConnsPerClient, max(l.MaxConns/2, 1))
 	size(&l.MaxInFlight, DefaultMaxInFlight)
 	size(&l.MaxQueued, DefaultMaxQueued)
 	size(&l.MaxPush, DefaultMaxPush)

@@ -66,7 +66,7 @@ type writeDeadliner interface{ SetWriteDeadline(time.Time) error }
 
 var errStopping = errors.New("stream: connection stopping")
 
-func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, st settings) *conn {
+func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, client string, st settings) *conn {
 	c := &conn{st: st, srv: s, rwc: rwc}
 	if s.Logger != nil {
 		c.log = s.Logger
@@ -80,7 +80,7 @@ func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, st setti
 	if d, ok := rwc.(writeDeadliner); ok && d.SetWriteDeadline(time.Time{}) == nil {
 		c.wdl = d
 	}
-	c.ctx, c.cancel = context.WithCancel(transport.WithContextValue(parent, rwc))
+	c.ctx, c.cancel = context.WithCancel(transport.WithContextValueFrom(parent, rwc, client))
 	c.stopAf = context.AfterFunc(parent, func() { c.close(parent.Err()) })
 	c.buffered = s.gatesBudget()
 	c.rd = st.framing.NewReader(connReader{c}, st.MaxMessage)
@@ -404,6 +404,18 @@ func (c *conn) account(n int) bool {
 // errBusy is the read error of a message for which the Server's
 // MaxBuffered has no room.
 var errBusy = errors.New("stream: MaxBuffered spent")
+
+// refuseClient writes, before the connection is served, the one error
+// that refuses it for its client's share (MaxConnsPerClient).
+func (c *conn) refuseClient() {
+	msg := transport.AppendError(nil, c.st.protocol.RefusalError(peer.RefusedLimit, errClientFull), nil)
+	if c.wr.Write(msg) == nil {
+		c.wr.Flush()
+	}
+}
+
+// errClientFull refuses a connection past its client's share.
+var errClientFull = jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("too many connections from this client")
 
 // errBusyAnswer answers a message refused for errBusy.
 var errBusyAnswer = jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("server busy: too many large messages at once")

@@ -188,7 +188,7 @@ func TestMaxConnsNetwork(t *testing.T) {
 	leakCheck(t)
 	for _, tr := range []string{"tcp", "unix"} {
 		t.Run(tr, func(t *testing.T) {
-			dial := serverOn(t, &Server{Server: demo.NewServer(), Limits: peer.Limits{MaxConns: 2}}, tr)
+			dial := serverOn(t, &Server{Server: demo.NewServer(), Limits: peer.Limits{MaxConns: 2, MaxConnsPerClient: 2}}, tr)
 			var cs []*client
 			var got []<-chan string
 			for i := range 4 {
@@ -310,4 +310,65 @@ func TestGoroutinesPerConnection(t *testing.T) {
 			t.Fatalf("ServeConn = %v", err)
 		}
 	})
+}
+
+// TestMaxConnsPerClient: one client (an IP address) holds at most its
+// share of MaxConns, half by default: a connection past it is answered
+// with one error and closed, while another client is served; ClientKey
+// names clients otherwise ("" for none: no share).
+func TestMaxConnsPerClient(t *testing.T) {
+	leakCheck(t)
+	s := &Server{Server: demo.NewServer(), Limits: peer.Limits{MaxConns: 4}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ln) }()
+	defer func() {
+		s.Close()
+		<-done
+	}()
+	dialFrom := func(ip string) net.Conn {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+		c, err := d.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Skipf("dial from %s: %v", ip, err)
+		}
+		return c
+	}
+	var held []*client
+	for i := range 2 {
+		c := newClient(t, dialFrom("127.0.0.1"), framing.Line)
+		c.send(call("Test2", i, "[1]"))
+		if got := c.recv(); got != `{"jsonrpc":"2.0","result":1,"id":`+fmt.Sprint(i)+`}` {
+			t.Fatalf("connection %d of the first client: %s", i, got)
+		}
+		held = append(held, c)
+	}
+	over := newClient(t, dialFrom("127.0.0.1"), framing.Line)
+	if got, want := over.recv(), `{"jsonrpc":"2.0","error":{"code":-32005,"message":"Limit exceeded","data":"too many connections from this client"},"id":null}`; got != want {
+		t.Errorf("past the share: %s, want %s", got, want)
+	}
+	over.expectEOF()
+	other := newClient(t, dialFrom("127.0.0.2"), framing.Line)
+	other.send(call("Test2", 9, "[2]"))
+	if got := other.recv(); got != `{"jsonrpc":"2.0","result":2,"id":9}` {
+		t.Errorf("another client: %s", got)
+	}
+	// One of the first client's ends: its share has room again.
+	held[0].conn.Close()
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		again := newClient(t, dialFrom("127.0.0.1"), framing.Line)
+		again.send(call("Test2", 3, "[3]"))
+		got := again.recv()
+		if got == `{"jsonrpc":"2.0","result":3,"id":3}` {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the share never had room again: %s", got)
+		}
+		// The server may not have seen the close yet.
+		time.Sleep(time.Millisecond)
+	}
 }

@@ -146,6 +146,16 @@ type Server struct {
 	// works alongside Logger, which says more.
 	ErrorLog *log.Logger
 
+	// ClientKey names the client of a connection, for
+	// Limits.MaxConnsPerClient; "" puts the connection in no client's
+	// share. nil means transport.ClientOf of the connection's RemoteAddr, when
+	// it has one: the IP address of a TCP connection. A connection past
+	// its client's share is answered with one error, id null (code
+	// jsonrpc.CodeLimitExceeded, or the Protocol's; data "too many
+	// connections from this client"), and closed, and ServeConn returns
+	// peer.ErrClientFull.
+	ClientKey func(c io.ReadWriteCloser) string
+
 	host     peer.Host      // the listeners and connections, and their shutdown
 	once     sync.Once      // makes slots and buffered
 	slots    chan struct{}  // one element per connection served (MaxConns)
@@ -319,8 +329,21 @@ func (s *Server) ServeConn(ctx context.Context, c io.ReadWriteCloser) error {
 // serveConn serves c in a slot taken by acquire; the connection gives it
 // back when it ends (forget).
 func (s *Server) serveConn(ctx context.Context, c io.ReadWriteCloser) error {
-	cn := newConn(s, ctx, c, s.settings())
-	if s.host.Add(cn, 0) != nil {
+	st := s.settings()
+	client := s.clientKey(c)
+	cn := newConn(s, ctx, c, client, st)
+	switch s.host.AddFrom(cn, client, 0, st.MaxConnsPerClient) {
+	case nil:
+	case peer.ErrClientFull:
+		if cn.log != nil {
+			cn.log.Warn("connection refused", "reason", "too many connections from this client", "max_conns_per_client", st.MaxConnsPerClient)
+		}
+		cn.refuseClient()
+		cn.close(peer.ErrClientFull)
+		cn.stopAf()
+		s.release()
+		return peer.ErrClientFull
+	default:
 		cn.close(ErrServerClosed)
 		cn.stopAf()
 		s.release()
@@ -367,6 +390,17 @@ func (s *Server) Close() error {
 
 // remoteAttrs returns the "remote" attribute of c's peer's address, when c
 // has one.
+// clientKey names c's client (ClientKey).
+func (s *Server) clientKey(c io.ReadWriteCloser) string {
+	if s.ClientKey != nil {
+		return s.ClientKey(c)
+	}
+	if ra, ok := c.(interface{ RemoteAddr() net.Addr }); ok {
+		return transport.ClientOf(ra.RemoteAddr())
+	}
+	return ""
+}
+
 func remoteAttrs(c io.ReadWriteCloser) []slog.Attr {
 	if ra, ok := c.(interface{ RemoteAddr() net.Addr }); ok {
 		if a := ra.RemoteAddr(); a != nil {

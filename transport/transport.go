@@ -16,6 +16,7 @@ package transport
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"strings"
 	"sync"
 
@@ -30,6 +31,38 @@ import (
 // the request or the connection (an *http.Request, a net.Conn).
 func WithContextValue(ctx context.Context, v any) context.Context {
 	return context.WithValue(ctx, keys.ContextValue{}, v)
+}
+
+// WithClient returns a copy of ctx whose calls come from the client named
+// client, "" for none: the name by which a server shares its goroutines
+// between clients (jsonrpc.Limits.MaxRunningPerClient), such as the remote
+// IP address, or a key a proxy's headers carry. The hosts of this module
+// name the client of each connection and request.
+func WithClient(ctx context.Context, client string) context.Context {
+	return context.WithValue(ctx, keys.Client{}, client)
+}
+
+// WithContextValueFrom is WithContextValue and WithClient at once, in one
+// allocation, for a host that makes both for every request.
+func WithContextValueFrom(ctx context.Context, v any, client string) context.Context {
+	return &valueCtx{Context: ctx, v: v, client: client}
+}
+
+// valueCtx carries a transport's context value and client name.
+type valueCtx struct {
+	context.Context
+	v      any
+	client string
+}
+
+func (c *valueCtx) Value(key any) any {
+	switch key.(type) {
+	case keys.ContextValue:
+		return c.v
+	case keys.Client:
+		return c.client
+	}
+	return c.Context.Value(key)
 }
 
 // AppendError appends to dst a complete response carrying the error e, with
@@ -136,3 +169,33 @@ type Conn interface {
 
 // noMethods is the empty method table that a nil Server means.
 var noMethods = sync.OnceValue(func() *jsonrpc.Server { return jsonrpc.NewServer() })
+
+// ClientOf is the client a connection from addr belongs to, as the hosts
+// of this module name it by default (peer.Limits.MaxConnsPerClient,
+// jsonrpc.Limits.MaxRunningPerClient): the IP address of a TCP or UDP
+// address (every port of one host is one client), "" (no client) for
+// other addresses, such as a Unix socket's or a pipe's.
+func ClientOf(addr net.Addr) string {
+	switch a := addr.(type) {
+	case *net.TCPAddr:
+		return a.IP.String()
+	case *net.UDPAddr:
+		return a.IP.String()
+	}
+	return ""
+}
+
+// ClientOfHostPort is ClientOf for an address written host:port, as
+// net/http gives a request's RemoteAddr: the host, or "" when addr has
+// no port.
+func ClientOfHostPort(addr string) string {
+	i := strings.LastIndexByte(addr, ':')
+	if i < 0 {
+		return ""
+	}
+	host := addr[:i]
+	if len(host) >= 2 && host[0] == '[' && host[len(host)-1] == ']' {
+		host = host[1 : len(host)-1] // an IPv6 address
+	}
+	return host
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 
@@ -133,4 +134,25 @@ func Example() {
 	// {"jsonrpc":"2.0","result":1,"id":1}
 	// {"jsonrpc":"2.0","error":{"code":-32001,"message":"message too large","data":"limit 80 bytes"},"id":null}
 	// {"jsonrpc":"2.0","result":3,"id":3}
+}
+
+func TestClientOf(t *testing.T) {
+	for addr, want := range map[string]string{
+		"192.0.2.1:5000": "192.0.2.1",
+		"[::1]:80":       "::1",
+		"[fe80::1%lo]:1": "fe80::1%lo",
+		"host:1":         "host",
+		"":               "",
+		"noport":         "",
+	} {
+		if got := transport.ClientOfHostPort(addr); got != want {
+			t.Errorf("ClientOfHostPort(%q) = %q, want %q", addr, got, want)
+		}
+	}
+	if got := transport.ClientOf(&net.TCPAddr{IP: net.ParseIP("192.0.2.7"), Port: 9}); got != "192.0.2.7" {
+		t.Errorf("TCP: %q", got)
+	}
+	if got := transport.ClientOf(&net.UnixAddr{Name: "/run/x.sock", Net: "unix"}); got != "" {
+		t.Errorf("Unix: %q", got)
+	}
 }

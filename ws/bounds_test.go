@@ -114,7 +114,7 @@ func closed(r *reader) error {
 func TestMaxConns(t *testing.T) {
 	leaktest.Check(t)
 	s := newRPC()
-	url := serveTCP(t, &ws.Handler{Server: s.Server, Limits: peer.Limits{MaxConns: 2}})
+	url := serveTCP(t, &ws.Handler{Server: s.Server, Limits: peer.Limits{MaxConns: 2, MaxConnsPerClient: 2}})
 	ctx := context.Background()
 	var conns []*websocket.Conn
 	for range 2 {
@@ -490,7 +490,7 @@ func testShutdownDeliversEveryAnswer(t *testing.T, proto peer.Protocol) {
 func TestConnGoroutinesBounded(t *testing.T) {
 	leaktest.Check(t)
 	const maxRunning, maxInFlight, batch = 8, 4, 50
-	s := newRPC(jsonrpc.UseLimits(jsonrpc.Limits{MaxRunning: maxRunning}))
+	s := newRPC(jsonrpc.UseLimits(jsonrpc.Limits{MaxRunning: maxRunning, MaxRunningPerClient: maxRunning}))
 	url := serveTCP(t, &ws.Handler{Server: s.Server, Limits: peer.Limits{MaxInFlight: maxInFlight}})
 	conn := rawConn(t, url)
 	r := readAll(conn)
@@ -760,4 +760,43 @@ func TestMaxBuffered(t *testing.T) {
 		b.CloseNow()
 		c.CloseNow()
 	})
+}
+
+// TestMaxConnsPerClient: one client holds at most its share of MaxConns,
+// half by default: an upgrade past it is refused with 429 and Retry-After,
+// while another client (here named by ClientKey from a header, as behind
+// a proxy) is served.
+func TestMaxConnsPerClient(t *testing.T) {
+	leaktest.Check(t)
+	s := newRPC()
+	url := serveTCP(t, &ws.Handler{Server: s.Server, Limits: peer.Limits{MaxConns: 4},
+		ClientKey: func(r *http.Request) string { return r.Header.Get("X-Client") }})
+	ctx := context.Background()
+	dial := func(client string) (*websocket.Conn, *http.Response, error) {
+		return websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: http.Header{"X-Client": {client}}})
+	}
+	for range 2 {
+		c, _, err := dial("a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.CloseNow()
+	}
+	c, resp, err := dial("a")
+	if err == nil {
+		c.CloseNow()
+		t.Fatal("an upgrade past the client's share was accepted")
+	}
+	if resp == nil || resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("past the share: %v, want 429 with Retry-After", resp)
+	}
+	b, _, err := dial("b")
+	if err != nil {
+		t.Fatalf("another client: %v", err)
+	}
+	defer b.CloseNow()
+	send(t, b, call("Test2", 5, 1))
+	if _, msg, err := b.Read(ctx); err != nil || string(msg) != `{"jsonrpc":"2.0","result":5,"id":1}` {
+		t.Errorf("another client: %s, %v", msg, err)
+	}
 }

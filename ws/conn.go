@@ -36,6 +36,7 @@ type wsConn struct {
 	buffered     *budget.Budget // the Handler's MaxBuffered
 	limit        int64          // MaxMessage
 	limits       peer.Limits    // the Handler's, with the defaults applied
+	client       string         // the client's name (Handler.ClientKey)
 	writeTimeout time.Duration  // 0: none
 	closeDone    chan struct{}  // closed when the close begun by startClose has ended
 	log          *slog.Logger   // the Handler's Logger with the remote address, or nil

@@ -147,6 +147,15 @@ type Handler struct {
 	// log (jsonrpc.UseLogger).
 	Logger *slog.Logger
 
+	// ClientKey names the client of an upgrade request, for
+	// Limits.MaxConnsPerClient; "" puts the connection in no client's
+	// share. nil means the host of the request's RemoteAddr (behind a
+	// proxy, the proxy's: give the key its headers carry, such as the
+	// first address of X-Forwarded-For that the proxy sets). An upgrade
+	// past its client's share is answered with 429 Too Many Requests and
+	// Retry-After, before the upgrade.
+	ClientKey func(r *http.Request) string
+
 	// AcceptOptions are passed to websocket.Accept (origin checks,
 	// subprotocols, compression). Nil accepts same-origin connections.
 	AcceptOptions *websocket.AcceptOptions
@@ -162,6 +171,7 @@ const (
 	reasonIdle        = "idle timeout"
 	reasonReadTimeout = "read timeout"
 	reasonBusy        = "too many large messages at once"
+	reasonClientFull  = "too many connections from this client"
 )
 
 // Shutdown stops the handler gracefully. From the moment it is called,
@@ -196,8 +206,9 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	return h.host.Shutdown(ctx, h.Logger)
 }
 
-// admit registers a new connection, or returns why it is refused.
-func (h *Handler) admit() (*wsConn, string) {
+// admit registers a new connection of the client that r comes from, or
+// returns why it is refused.
+func (h *Handler) admit(r *http.Request) (*wsConn, string) {
 	lim := h.Limits.WithDefaults()
 	h.once.Do(func() { h.buffered = budget.New(lim.MaxBuffered) })
 	c := &wsConn{
@@ -209,11 +220,18 @@ func (h *Handler) admit() (*wsConn, string) {
 	}
 	c.timer = time.AfterFunc(time.Hour, c.expire)
 	c.timer.Stop()
-	switch h.host.Add(c, lim.MaxConns) {
+	client := transport.ClientOfHostPort(r.RemoteAddr)
+	if h.ClientKey != nil {
+		client = h.ClientKey(r)
+	}
+	c.client = client
+	switch h.host.AddFrom(c, client, lim.MaxConns, lim.MaxConnsPerClient) {
 	case peer.ErrHostClosed:
 		return nil, reasonShutdown
 	case peer.ErrHostFull:
 		return nil, "too many connections"
+	case peer.ErrClientFull:
+		return nil, reasonClientFull
 	}
 	return c, ""
 }
@@ -226,12 +244,17 @@ func (h *Handler) release(c *wsConn) { h.host.Remove(c) }
 // shuts down. It answers 503 Service Unavailable, without upgrading, when
 // MaxConns connections are open or the handler is shutting down.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	c, refused := h.admit()
+	c, refused := h.admit(r)
 	if c == nil {
 		if h.Logger != nil {
 			h.Logger.LogAttrs(r.Context(), slog.LevelWarn, "upgrade refused", slog.String("remote", r.RemoteAddr), slog.String("reason", refused))
 		}
-		http.Error(w, refused, http.StatusServiceUnavailable)
+		status := http.StatusServiceUnavailable
+		if refused == reasonClientFull {
+			status = http.StatusTooManyRequests
+		}
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, refused, status)
 		return
 	}
 	var aw http.ResponseWriter = w
@@ -254,7 +277,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// request's context itself, which net/http cancels when this goroutine
 	// ends: a method that ends it with runtime.Goexit leaves the
 	// connection to a goroutine of its own (see peer.Conn.Run).
-	ctx, cancel := context.WithCancel(transport.WithContextValue(context.WithoutCancel(r.Context()), r))
+	ctx, cancel := context.WithCancel(transport.WithContextValueFrom(context.WithoutCancel(r.Context()), r, c.client))
 	watch := context.AfterFunc(r.Context(), cancel)
 	var log *slog.Logger
 	if h.Logger != nil {

@@ -54,6 +54,11 @@
 //		values back to back
 //	-max-message N
 //		largest request accepted, in bytes (default 4 MiB)
+//	-max-conns-per-client N
+//		TCP and WebSocket connections one client (its IP address) may
+//		hold at once, so that one cannot lock the others out: past it a
+//		TCP connection gets one -32005 error and is closed, a WebSocket
+//		upgrade 429 (default 0: half of -max-conns)
 //	-max-conns N
 //		connections open at once on each listener, WebSocket connections
 //		counted in HTTP's (default 4096); at the cap a new connection waits
@@ -235,6 +240,7 @@ type config struct {
 	framing           framing.Framing
 	maxMessage        int
 	maxConns          int
+	maxConnsPerClient int // 0: half of maxConns
 
 	readTimeout, writeTimeout, idleTimeout time.Duration // 0: none
 	shutdownTimeout                        time.Duration
@@ -259,6 +265,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	framingFlag := fs.String("framing", "line", "framing over TCP and -stdio: `line` (one message per line), header (Content-Length, as LSP) or raw (JSON values back to back)")
 	fs.IntVar(&cfg.maxMessage, "max-message", framing.DefaultMaxMessage, "largest request accepted, in `bytes`")
 	fs.IntVar(&cfg.maxConns, "max-conns", defaultMaxConns, "connections open at once on each listener; at the cap, new ones wait to be accepted")
+	fs.IntVar(&cfg.maxConnsPerClient, "max-conns-per-client", 0, "TCP and WebSocket connections one client address may hold at once (0: half of -max-conns)")
 	fs.DurationVar(&cfg.readTimeout, "read-timeout", defaultReadTimeout, "time to read a request: over HTTP its headers and body, over TCP a message once begun; 0 disables")
 	fs.DurationVar(&cfg.writeTimeout, "write-timeout", defaultWriteTimeout, "time to write an answer; over HTTP from the end of the request's headers, with the read timeout added: it bounds the call too; 0 disables")
 	fs.DurationVar(&cfg.idleTimeout, "idle-timeout", defaultIdleTimeout, "how long a connection with nothing in flight stays open; 0 disables")
@@ -353,11 +360,12 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 	var hosts []host
 	// The limits of the WebSocket and TCP connections.
 	limits := peer.Limits{
-		MaxMessage:   cfg.maxMessage,
-		MaxConns:     cfg.maxConns,
-		ReadTimeout:  orNone(cfg.readTimeout),
-		WriteTimeout: orNone(cfg.writeTimeout),
-		IdleTimeout:  orNone(cfg.idleTimeout),
+		MaxMessage:        cfg.maxMessage,
+		MaxConns:          cfg.maxConns,
+		MaxConnsPerClient: cfg.maxConnsPerClient,
+		ReadTimeout:       orNone(cfg.readTimeout),
+		WriteTimeout:      orNone(cfg.writeTimeout),
+		IdleTimeout:       orNone(cfg.idleTimeout),
 	}
 
 	if cfg.httpAddr != "" {

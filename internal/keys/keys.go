@@ -10,3 +10,8 @@ type ContextValue struct{}
 // requests it reads whose "params": null the server is to take as absent
 // params (jsonrpc.AcceptNullParams), as a connection that speaks LSP does.
 type NullParams struct{}
+
+// Client is the context key of the name of the client a call comes from
+// (a string), by which a server shares its goroutines between clients
+// (jsonrpc.Limits.MaxRunningPerClient).
+type Client struct{}
