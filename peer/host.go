@@ -21,7 +21,7 @@ import (
 // (Hosted.Kill), as Close does at once.
 type Host struct {
 	mu        sync.Mutex
-	closing   bool // Shutdown or Close has begun
+	closing   bool              // Shutdown or Close has begun
 	conns     map[Hosted]string // each connection's client ("" for none)
 	clients   map[string]int    // the connections of each client named
 	listeners map[io.Closer]struct{}
