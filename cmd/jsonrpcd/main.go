@@ -40,6 +40,10 @@
 //		TCP address (default 127.0.0.1:9090; empty disables)
 //	-ws
 //		serve WebSocket at /ws of the HTTP address (default true)
+//	-fasthttp ADDR
+//		an HTTP/1.1 address served with fasthttp (package fasthttprpc),
+//		with the same protocol, limits and timeouts as -http's, without
+//		WebSocket (default empty: none)
 //	-stdio
 //		serve standard input and output only
 //	-framing line|header|raw
@@ -223,6 +227,7 @@ func with(l *slog.Logger, key, value string) *slog.Logger {
 // config is what the flags ask for.
 type config struct {
 	httpAddr, tcpAddr string
+	fastHTTPAddr      string // "": no fasthttp listener
 	ws, stdio         bool
 	discover          bool // serve rpc.discover
 	framing           framing.Framing
@@ -246,6 +251,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.StringVar(&cfg.httpAddr, "http", "127.0.0.1:8080", "HTTP `address`; empty disables HTTP and WebSocket")
 	fs.StringVar(&cfg.tcpAddr, "tcp", "127.0.0.1:9090", "TCP `address`, newline-delimited; empty disables")
 	fs.BoolVar(&cfg.ws, "ws", true, "serve WebSocket at /ws of the HTTP address")
+	fs.StringVar(&cfg.fastHTTPAddr, "fasthttp", "", "HTTP/1.1 `address` served with fasthttp (package fasthttprpc); empty: none")
 	fs.BoolVar(&cfg.stdio, "stdio", false, "serve standard input and output only")
 	fs.BoolVar(&cfg.discover, "discover", true, "answer rpc.discover with the OpenRPC document of the methods (made once, kept until they change)")
 	framingFlag := fs.String("framing", "line", "framing over TCP and -stdio: `line` (one message per line), header (Content-Length, as LSP) or raw (JSON values back to back)")
@@ -260,7 +266,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.StringVar(&cfg.metricsAddr, "metrics", "", "serve Prometheus metrics at http://`ADDR`/metrics (a loopback address); empty: none")
 	fs.StringVar(&cfg.otlpURL, "otlp", "", "export a span per call by OTLP/HTTP to `URL` (such as http://127.0.0.1:4318/v1/traces); empty: none")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-stdio] [-framing line|header|raw] [-max-message N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR] [-otlp URL]\n\n")
+		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-stdio] [-framing line|header|raw] [-max-message N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR] [-otlp URL]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -335,11 +341,11 @@ type host struct {
 // serveNetwork serves the HTTP and TCP listeners until ctx ends, then shuts
 // them down gracefully (see shutdown).
 func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, stderr io.Writer, logger *slog.Logger) int {
-	if cfg.httpAddr == "" && cfg.tcpAddr == "" {
+	if cfg.httpAddr == "" && cfg.tcpAddr == "" && cfg.fastHTTPAddr == "" {
 		fmt.Fprintln(stderr, "jsonrpcd: nothing to serve: -http and -tcp are both empty (use -stdio for the console)")
 		return 2
 	}
-	errc := make(chan error, 2)
+	errc := make(chan error, 3)
 	var hosts []host
 
 	if cfg.httpAddr != "" {
@@ -407,6 +413,16 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		go func() { errc <- ts.Serve(l) }()
 		hosts = append(hosts, host{l: l, shutdown: ts.Shutdown, close: func() { ts.Close() }})
 		fmt.Fprintf(stdout, "jsonrpcd: TCP (%s) on %s\n", framingNames[cfg.framing], l.Addr())
+	}
+	if cfg.fastHTTPAddr != "" {
+		h, err := serveFastHTTP(srv, cfg, logger, errc)
+		if err != nil {
+			fmt.Fprintln(stderr, "jsonrpcd:", err)
+			shutdown(hosts, cfg.shutdownTimeout, stderr)
+			return 1
+		}
+		hosts = append(hosts, h)
+		fmt.Fprintf(stdout, "jsonrpcd: HTTP (fasthttp) on http://%s/\n", h.l.Addr())
 	}
 
 	status := 0
