@@ -1,11 +1,8 @@
 package httprpc
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
-	"io"
-	"net/http"
 	"strings"
 	"sync"
 )
@@ -70,57 +67,6 @@ func zeroWeight(params string) bool {
 		}
 	}
 	return false
-}
-
-// inflater is a pooled gzip reader of a request body, which fails with an
-// *http.MaxBytesError once the inflated body passes limit.
-type inflater struct {
-	br    bufio.Reader // gzip.Reader.Reset would make one per body
-	zr    gzip.Reader
-	limit int64
-	n     int64 // bytes inflated so far
-}
-
-var inflaters sync.Pool // *inflater
-
-// newInflater returns an inflater of body, or the error of its gzip header.
-func newInflater(body io.Reader, limit int64) (*inflater, error) {
-	z, _ := inflaters.Get().(*inflater)
-	if z == nil {
-		z = new(inflater)
-	}
-	if z.br.Size() == 0 {
-		z.br = *bufio.NewReaderSize(body, 4096)
-	} else {
-		z.br.Reset(body)
-	}
-	if err := z.zr.Reset(&z.br); err != nil {
-		z.free()
-		return nil, err
-	}
-	z.limit, z.n = limit, 0
-	return z, nil
-}
-
-func (z *inflater) Read(p []byte) (int, error) {
-	if z.n > z.limit {
-		return 0, &http.MaxBytesError{Limit: z.limit}
-	}
-	// Read at most one byte past the limit, which is how it is found.
-	if room := z.limit + 1 - z.n; int64(len(p)) > room {
-		p = p[:room]
-	}
-	n, err := z.zr.Read(p)
-	z.n += int64(n)
-	if z.n > z.limit {
-		return n, &http.MaxBytesError{Limit: z.limit}
-	}
-	return n, err
-}
-
-func (z *inflater) free() {
-	z.br.Reset(nil) // drop the body
-	inflaters.Put(z)
 }
 
 // deflater is a pooled gzip writer and the buffer it writes to.

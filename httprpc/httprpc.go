@@ -9,17 +9,16 @@ package httprpc
 
 import (
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"os"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc/internal/budget"
+	"github.com/jsonrpc-go/jsonrpc/internal/httphost"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
@@ -241,9 +240,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		err   error
 	)
 	if coding == gzipped {
-		req, taken, err = readGzip(x.buf[:0], body, limit, b)
+		req, taken, err = httphost.ReadGzip(x.buf[:0], body, limit, b)
 	} else {
-		req, taken, err = readBody(x.buf[:0], body, r.ContentLength, b)
+		req, taken, err = httphost.Read(x.buf[:0], body, r.ContentLength, limit, b)
 	}
 	defer b.Give(taken) // once the answer is written and the buffer let go
 	x.buf = req
@@ -254,13 +253,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		putExchange(x)
 		var tooLarge *http.MaxBytesError
 		switch {
-		case errors.Is(err, errBusy):
+		case errors.Is(err, httphost.ErrBusy):
 			if r.ProtoMajor == 1 {
 				w.Header().Set("Connection", "close") // the body stays unread
 			}
 			w.Header().Set("Retry-After", "1")
 			h.refuse(w, r, "jsonrpc: server busy with large requests; try again", http.StatusServiceUnavailable)
-		case errors.As(err, &tooLarge):
+		case errors.As(err, &tooLarge) || errors.Is(err, httphost.ErrTooLarge):
 			if coding == gzipped && r.ProtoMajor == 1 {
 				w.Header().Set("Connection", "close") // the body stays unread
 			}
@@ -344,71 +343,9 @@ func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, why string, cod
 	http.Error(w, why, code)
 }
 
-// readBody appends the body to buf and returns it. contentLength, when not
-// negative, is the length the body has (the net/http server enforces it).
-func readBody(buf []byte, body io.Reader, contentLength int64, b *budget.Budget) ([]byte, int64, error) {
-	if contentLength >= 0 {
-		// Room for the body and the read that reports EOF; past
-		// maxHTTPBuffer the buffer grows as data arrives, so that a
-		// claimed length costs no memory before the bytes come.
-		buf = slices.Grow(buf, int(min(contentLength+1, maxHTTPBuffer)))
-	}
-	var taken int64 // from b, for the buffer's room past maxHTTPBuffer
-	for {
-		if len(buf) == cap(buf) {
-			next := grow(buf, contentLength)
-			if !b.Hold(&taken, int64(max(cap(next)-maxHTTPBuffer, 0))) {
-				return buf, taken, errBusy
-			}
-			buf = next
-		}
-		m, err := body.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+m]
-		if err == io.EOF {
-			return buf, taken, nil
-		}
-		if err != nil {
-			return buf, taken, err
-		}
-	}
-}
-
-// readGzip appends the body, decompressed, to buf and returns it, as
-// readBody does; past limit decompressed bytes it fails with an
-// *http.MaxBytesError.
-func readGzip(buf []byte, body io.Reader, limit int64, b *budget.Budget) ([]byte, int64, error) {
-	z, err := newInflater(body, limit)
-	if err != nil {
-		return buf, 0, err
-	}
-	defer z.free()
-	return readBody(buf, z, -1, b)
-}
-
-// errBusy is readBody's error when the handler's MaxBuffered has no room
-// for the body.
-var errBusy = errors.New("jsonrpc: MaxBuffered spent")
-
-// grow returns full with room for more: twice its capacity, but no more than
-// the body's length and the read that reports EOF when contentLength (not
-// negative) says what that is, so that the buffer of a body ends the size of
-// the body, and what a connection holds follows what its client sent.
-func grow(full []byte, contentLength int64) []byte {
-	if contentLength < 0 {
-		return append(full, 0)[:len(full)]
-	}
-	n := 2 * int64(cap(full))
-	if n >= contentLength {
-		n = contentLength + 1 // the end of the body and the read of EOF
-	}
-	b := make([]byte, len(full), n)
-	copy(b, full)
-	return b
-}
-
 // maxHTTPBuffer is the largest buffer the pool keeps: bodies larger than
 // that are served, but their buffers are dropped afterwards.
-const maxHTTPBuffer = 64 << 10
+const maxHTTPBuffer = budget.Small
 
 // httpExchange is the per-request state of Handler, pooled so that a
 // request allocates only its context (TestHandlerAllocs): the
