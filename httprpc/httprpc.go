@@ -98,6 +98,12 @@ const DefaultReadTimeout = 30 * time.Second
 // for the answer, and a method that ignores its context keeps the handler
 // (and the client's request) waiting until it returns.
 //
+// A method that ends the handler's goroutine with runtime.Goexit (one not
+// registered Blocking runs on it) has its calls answered with an internal
+// error, as every host of the library answers them; net/http then closes
+// the connection over HTTP/1, and resets the stream after the answer over
+// HTTP/2.
+//
 // The body is read into a pooled buffer and the answer is written with one
 // Write and a Content-Length; beyond the context that carries the request,
 // the handler allocates nothing per request.
@@ -123,7 +129,8 @@ type Handler struct {
 	// body would pass it is answered with 503 Service Unavailable and
 	// Retry-After, so that clients that send large bodies slowly cannot
 	// hold one MaxBody each for as long as the read timeout lets them.
-	// Bodies up to 64 KiB, read into pooled buffers, do not count.
+	// Bodies up to 64 KiB, read into pooled buffers, do not count. The
+	// fasthttp host (fasthttprpc.Handler.MaxBuffered) shares its code.
 	MaxBuffered int64
 
 	// ReadTimeout bounds the time to read a request's body, from when the
@@ -282,9 +289,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			x.compressMin = DefaultCompressMin
 		}
 	}
+	x.http1 = r.ProtoMajor == 1
 	// The answer is appended to the room after the request.
-	srv.ProcessAsync(transport.WithContextValue(r.Context(), r), req[len(req):], req, x.reply)
-	<-x.done
+	httphost.Process(transport.WithContextValue(r.Context(), r), srv, req[len(req):], req, x.reply, x.done, x.abandoned)
 	x.w = nil
 	putExchange(x)
 }
@@ -354,8 +361,10 @@ const maxHTTPBuffer = budget.Small
 type httpExchange struct {
 	buf         []byte
 	w           http.ResponseWriter
+	http1       bool          // the request came over HTTP/1
 	compressMin int           // the smallest answer compressed; 0: none is
 	reply       func([]byte)  // x.write, bound when x is made
+	abandoned   func([]byte)  // x.goexit, bound when x is made
 	done        chan struct{} // capacity 1: reply never waits for the handler
 }
 
@@ -364,6 +373,7 @@ type httpExchange struct {
 var httpExchanges = sync.Pool{New: func() any {
 	x := &httpExchange{buf: make([]byte, 0, 4096), done: make(chan struct{}, 1)}
 	x.reply = x.write
+	x.abandoned = x.goexit
 	return x
 }}
 
@@ -400,6 +410,30 @@ func (x *httpExchange) write(resp []byte) {
 		w.Write(resp) // an error means the client is gone: nothing to do
 	}
 	x.done <- struct{}{}
+}
+
+// goexit writes the answer of a request whose method ended the handler's
+// goroutine with runtime.Goexit (see httphost.Process), with its length,
+// and flushes it: net/http then closes the connection (over HTTP/1) or
+// resets the stream (over HTTP/2) without finishing the response itself.
+// answer is nil when the response was written already. x is not put back
+// in its pool.
+func (x *httpExchange) goexit(answer []byte) {
+	w := x.w
+	if answer != nil {
+		h := w.Header()
+		if x.http1 {
+			h.Set("Connection", "close")
+		}
+		if len(answer) == 0 {
+			w.WriteHeader(http.StatusNoContent)
+		} else {
+			h["Content-Type"] = jsonContentType
+			h.Set("Content-Length", strconv.Itoa(len(answer)))
+			w.Write(answer)
+		}
+	}
+	http.NewResponseController(w).Flush()
 }
 
 // jsonContentType is the Content-Type header value of every answer, shared
