@@ -114,6 +114,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc/internal/budget"
 	"github.com/jsonrpc-go/jsonrpc/internal/httphost"
+	"github.com/jsonrpc-go/jsonrpc/internal/ratelog"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
@@ -175,10 +176,24 @@ type Handler struct {
 	// or unreadable, and the requests that ErrorHandler answers), with the
 	// client's address ("remote"), the path ("path"), the status ("status")
 	// and why ("error"), as httprpc.Handler logs them. nil, the default,
-	// logs nothing.
+	// logs nothing. A client decides how often requests are refused, so
+	// the handler logs at most 10 records of one level and message in 10
+	// seconds, then one of how many it dropped (package ratelog; a Logger
+	// whose handler was made by ratelog.New keeps its own bounds).
 	Logger *slog.Logger
 
 	buffered atomic.Pointer[budget.Budget] // MaxBuffered, made on first use
+	log      atomic.Pointer[slog.Logger]   // Logger within ratelog's bounds, made on first use
+}
+
+// logger returns Logger within ratelog's bounds, made on first use; nil
+// when Logger is nil.
+func (h *Handler) logger() *slog.Logger {
+	if l := h.log.Load(); l != nil || h.Logger == nil {
+		return l
+	}
+	h.log.CompareAndSwap(nil, ratelog.Wrap(h.Logger))
+	return h.log.Load()
 }
 
 // budget returns the handler's MaxBuffered budget, made on first use.
@@ -315,8 +330,8 @@ func (h *Handler) bodyError(ctx *fasthttp.RequestCtx, err error, limit int) {
 // It resets the response's headers: those of the answer are set after it.
 func (h *Handler) refuse(ctx *fasthttp.RequestCtx, why string, code int) {
 	ctx.Error(why, code)
-	if h.Logger != nil {
-		h.Logger.LogAttrs(ctx, slog.LevelWarn, "request refused",
+	if l := h.logger(); l != nil {
+		l.LogAttrs(ctx, slog.LevelWarn, "request refused",
 			slog.String("remote", ctx.RemoteAddr().String()), slog.String("path", string(ctx.Path())),
 			slog.Int("status", code), slog.String("error", why))
 	}

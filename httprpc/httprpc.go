@@ -19,6 +19,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc/internal/budget"
 	"github.com/jsonrpc-go/jsonrpc/internal/httphost"
+	"github.com/jsonrpc-go/jsonrpc/internal/ratelog"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
@@ -173,10 +174,25 @@ type Handler struct {
 	// ("remote"), the path ("path"), the status ("status") and why
 	// ("error"). nil, the default, logs nothing. The jsonrpc.Server logs
 	// what its methods do (jsonrpc.UseLogger); the http.Server, the
-	// connections (http.Server.ConnState).
+	// connections (http.Server.ConnState). A client decides how often
+	// requests are refused, so the handler logs at most 10 records of one
+	// level and message in 10 seconds, then one of how many it dropped
+	// (package ratelog; a Logger whose handler was made by ratelog.New
+	// keeps its own bounds).
 	Logger *slog.Logger
 
 	buffered atomic.Pointer[budget.Budget] // MaxBuffered, made on first use
+	log      atomic.Pointer[slog.Logger]   // Logger within ratelog's bounds, made on first use
+}
+
+// logger returns Logger within ratelog's bounds, made on first use; nil
+// when Logger is nil.
+func (h *Handler) logger() *slog.Logger {
+	if l := h.log.Load(); l != nil || h.Logger == nil {
+		return l
+	}
+	h.log.CompareAndSwap(nil, ratelog.Wrap(h.Logger))
+	return h.log.Load()
 }
 
 // budget returns the handler's MaxBuffered budget, made on first use.
@@ -343,8 +359,8 @@ func (h *Handler) bodyTooLarge(w http.ResponseWriter, r *http.Request, limit int
 
 // refuse answers r with the status code and the text why, and logs it.
 func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, why string, code int) {
-	if h.Logger != nil {
-		h.Logger.LogAttrs(r.Context(), slog.LevelWarn, "request refused",
+	if l := h.logger(); l != nil {
+		l.LogAttrs(r.Context(), slog.LevelWarn, "request refused",
 			slog.String("remote", r.RemoteAddr), slog.String("path", r.URL.Path), slog.Int("status", code), slog.String("error", why))
 	}
 	http.Error(w, why, code)

@@ -86,6 +86,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/jsonrpc-go/jsonrpc/internal/budget"
+	"github.com/jsonrpc-go/jsonrpc/internal/ratelog"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
@@ -158,7 +159,11 @@ type Handler struct {
 	// for a limit (MaxMessage, MaxBuffered, ReadTimeout), and messages
 	// refused (see peer.Options.Logger); at slog.LevelInfo shutdown
 	// progress. nil logs nothing. Panics of methods are the Server's to
-	// log (jsonrpc.UseLogger).
+	// log (jsonrpc.UseLogger). A peer decides how often most of these
+	// happen, so the Handler logs at most 10 records of one level and
+	// message in 10 seconds, then one of how many it dropped (package
+	// ratelog; a Logger whose handler was made by ratelog.New keeps its
+	// own bounds).
 	Logger *slog.Logger
 
 	// MaxQueued bounds the bytes of the messages of one connection that
@@ -221,6 +226,7 @@ type Handler struct {
 	host     peer.Host      // the connections, and their shutdown
 	once     sync.Once      // makes buffered
 	buffered *budget.Budget // MaxBuffered
+	log      *slog.Logger   // Logger within ratelog's bounds, made by once
 }
 
 // Close status reasons.
@@ -265,7 +271,10 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 
 // admit registers a new connection, or returns why it is refused.
 func (h *Handler) admit() (*wsConn, string) {
-	h.once.Do(func() { h.buffered = budget.New(orDefault(h.MaxBuffered, DefaultMaxBuffered)) })
+	h.once.Do(func() {
+		h.buffered = budget.New(orDefault(h.MaxBuffered, DefaultMaxBuffered))
+		h.log = ratelog.Wrap(h.Logger)
+	})
 	c := &wsConn{
 		buffered:     h.buffered,
 		limit:        int64(orDefault(h.MaxMessage, DefaultMaxMessage)),
@@ -313,8 +322,8 @@ func timeout(v, def time.Duration) time.Duration {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c, refused := h.admit()
 	if c == nil {
-		if h.Logger != nil {
-			h.Logger.LogAttrs(r.Context(), slog.LevelWarn, "upgrade refused", slog.String("remote", r.RemoteAddr), slog.String("reason", refused))
+		if h.log != nil {
+			h.log.LogAttrs(r.Context(), slog.LevelWarn, "upgrade refused", slog.String("remote", r.RemoteAddr), slog.String("reason", refused))
 		}
 		http.Error(w, refused, http.StatusServiceUnavailable)
 		return
@@ -342,8 +351,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(transport.WithContextValue(context.WithoutCancel(r.Context()), r))
 	watch := context.AfterFunc(r.Context(), cancel)
 	var log *slog.Logger
-	if h.Logger != nil {
-		log = h.Logger.With(slog.String("remote", r.RemoteAddr))
+	if h.log != nil {
+		log = h.log.With(slog.String("remote", r.RemoteAddr))
 		log.LogAttrs(ctx, slog.LevelDebug, "connection opened")
 	}
 	c.log = log

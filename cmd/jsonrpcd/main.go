@@ -86,8 +86,11 @@
 //		requests that are not JSON) and refusals at a limit (-max-conns
 //		reached, a request refused at shutdown or for its size); error, a
 //		method's panic with its stack, which the client never gets. off
-//		logs nothing. Standard output keeps the lines that say where
-//		jsonrpcd listens
+//		logs nothing. At every level, at most 10 records of one level
+//		and message are written in 10 seconds, then one record of how
+//		many were dropped ("log records dropped"; package ratelog), so
+//		that no client can make the log grow faster. Standard output
+//		keeps the lines that say where jsonrpcd listens
 //	-metrics ADDR
 //		serve the calls' metrics (otelrpc: rpc.server.duration, its
 //		count by method and error code, and rpc.server.active_calls) for
@@ -128,6 +131,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/httprpc"
 	"github.com/jsonrpc-go/jsonrpc/openrpc"
+	"github.com/jsonrpc-go/jsonrpc/ratelog"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 	"github.com/jsonrpc-go/jsonrpc/ws"
 )
@@ -196,12 +200,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 // newLogger returns the logger of -log-level, writing slog's text to w, or
-// nil for off.
+// nil for off. Its records are within ratelog's default bounds (10 of one
+// level and message in 10 s, then one of how many were dropped), shared
+// by every host and by the server, so that no client can make the log
+// grow faster than that: a record each time something goes wrong would
+// let one line that is not JSON, two bytes, write a hundred.
 func newLogger(w io.Writer, level slog.Level) *slog.Logger {
 	if level == levelOff {
 		return nil
 	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+	return slog.New(ratelog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}), ratelog.Options{}))
 }
 
 // levelOff is -log-level off: above every level that is logged.
