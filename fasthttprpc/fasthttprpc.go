@@ -67,7 +67,9 @@
 // with compress/gzip through a limit, and a body that inflates past it is
 // answered with 413 as soon as it does, never inflated further. (fasthttp's
 // Request.BodyGunzip has no limit, and is not used.) A streamed gzip body
-// is bounded by MaxBody as sent too. A body that is not valid gzip is
+// is bounded by MaxBody as sent too. Bodies that inflate past 64 KiB take
+// turns, as httprpc.Handler's do and with them, half of GOMAXPROCS at
+// once. A body that is not valid gzip is
 // answered with 400; a Content-Encoding other than gzip and identity, or
 // gzip with RefuseGzip set, with 415 and an Accept-Encoding header. An
 // answer of CompressMin bytes or more is compressed at gzip.BestSpeed for a
@@ -261,11 +263,7 @@ func (h *Handler) serve(ctx *fasthttp.RequestCtx, limit int) {
 	length := int64(ctx.Request.Header.ContentLength()) // negative: unknown
 	switch {
 	case coding == gzipped && streamed:
-		if length > int64(limit) {
-			err = httphost.ErrTooLarge
-			break
-		}
-		req, taken, err = httphost.ReadGzip(x.buf[:0], ctx.RequestBodyStream(), int64(limit), b)
+		req, taken, err = httphost.ReadGzip(x.buf[:0], ctx.RequestBodyStream(), length, int64(limit), b)
 		x.buf = req
 	case coding == gzipped:
 		req, taken, err = httphost.ReadGzipBytes(x.buf[:0], ctx.PostBody(), int64(limit), b)

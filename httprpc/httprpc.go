@@ -86,7 +86,11 @@ const DefaultReadTimeout = 30 * time.Second
 //
 // A gzip body is decompressed as it is read, MaxBody bounding both the
 // bytes sent and the bytes they inflate to; a body that is not valid gzip
-// is answered with 400.
+// is answered with 400. Bodies that inflate past 64 KiB take turns, half
+// of GOMAXPROCS at once, 256 KiB a turn, over all the handlers of the
+// process (fasthttprpc's too), so that small bodies that inflate a
+// thousandfold cannot hold every processor; a turn is let go while the
+// body's bytes are awaited.
 //
 // # Methods
 //
@@ -263,7 +267,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		err   error
 	)
 	if coding == gzipped {
-		req, taken, err = httphost.ReadGzip(x.buf[:0], body, limit, b)
+		req, taken, err = httphost.ReadGzip(x.buf[:0], body, r.ContentLength, limit, b)
 	} else {
 		req, taken, err = httphost.Read(x.buf[:0], body, r.ContentLength, limit, b)
 	}
