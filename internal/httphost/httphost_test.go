@@ -99,6 +99,18 @@ func TestReadBusy(t *testing.T) {
 		t.Errorf("took %d, budget used %d", taken, b.Used())
 	}
 	b.Give(taken)
+	// A declared length that would not fit is refused before a byte of it
+	// is read; one that fits is read.
+	src := &countingReader{r: strings.NewReader(body)}
+	if _, taken, err := Read(nil, src, int64(len(body)), 4<<20, b); !errors.Is(err, ErrBusy) || src.n != 0 || taken != 0 {
+		t.Errorf("a declared 1 MiB in a budget of 200 KiB: %v, read %d, took %d; want ErrBusy, nothing read", err, src.n, taken)
+	}
+	fits := body[:100<<10]
+	if got, taken, err := Read(nil, strings.NewReader(fits), int64(len(fits)), 4<<20, b); err != nil || len(got) != len(fits) {
+		t.Errorf("a declared 100 KiB in a budget of 200 KiB: %d bytes, %v", len(got), err)
+	} else {
+		b.Give(taken)
+	}
 	small := strings.Repeat("y", budget.Small-1)
 	if got, taken, err := Read(nil, strings.NewReader(small), int64(len(small)), 4<<20, budget.New(0)); err != nil || string(got) != small || taken != 0 {
 		t.Errorf("a small body with no budget: %d bytes, took %d, %v", len(got), taken, err)
