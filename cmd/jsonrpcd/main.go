@@ -93,10 +93,15 @@
 //		keeps the lines that say where jsonrpcd listens
 //	-metrics ADDR
 //		serve the calls' metrics (otelrpc: rpc.server.duration, its
-//		count by method and error code, and rpc.server.active_calls) for
-//		Prometheus at http://ADDR/metrics, on a listener of their own;
-//		meant for a loopback address, such as 127.0.0.1:9464 (default
-//		empty: none)
+//		count by method and error code, and rpc.server.active_calls) and
+//		the process's for Prometheus at http://ADDR/metrics, on a
+//		listener of their own, on a loopback address, such as
+//		127.0.0.1:9464 (default empty: none). An address that is not
+//		loopback, or :PORT (every interface), is refused unless
+//		-metrics-public is given: the metrics say what the server runs
+//		and how it fares, for whoever can reach them
+//	-metrics-public
+//		let -metrics listen on an address that is not loopback
 //	-otlp URL
 //		export a span per call (otelrpc) by OTLP over HTTP to the
 //		collector at URL, such as http://127.0.0.1:4318/v1/traces; spans
@@ -246,9 +251,10 @@ type config struct {
 	shutdownTimeout                        time.Duration
 	memoryLimit                            int64 // MiB; 0: the runtime's default
 
-	logLevel    slog.Level // levelOff: none
-	metricsAddr string     // "": no metrics
-	otlpURL     string     // "": no traces
+	logLevel      slog.Level // levelOff: none
+	metricsAddr   string     // "": no metrics
+	metricsPublic bool       // -metrics may be an address that is not loopback
+	otlpURL       string     // "": no traces
 }
 
 // parseFlags reads the command line. ok is false when the command is to
@@ -271,10 +277,11 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.DurationVar(&cfg.shutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "bound of the graceful shutdown, after which the connections left are closed")
 	fs.Int64Var(&cfg.memoryLimit, "memory-limit", defaultMemoryLimit, "soft limit of the runtime's memory, in `MiB` (0: the runtime's default; GOMEMLIMIT wins)")
 	logLevel := fs.String("log-level", "info", "least severe `level` logged to standard error: debug, info, warn, error or off")
-	fs.StringVar(&cfg.metricsAddr, "metrics", "", "serve Prometheus metrics at http://`ADDR`/metrics (a loopback address); empty: none")
+	fs.StringVar(&cfg.metricsAddr, "metrics", "", "serve Prometheus metrics at http://`ADDR`/metrics (a loopback address, unless -metrics-public); empty: none")
+	fs.BoolVar(&cfg.metricsPublic, "metrics-public", false, "let -metrics listen on an address that is not loopback, or on every interface (:PORT)")
 	fs.StringVar(&cfg.otlpURL, "otlp", "", "export a span per call by OTLP/HTTP to `URL` (such as http://127.0.0.1:4318/v1/traces); empty: none")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-stdio] [-framing line|header|raw] [-max-message N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR] [-otlp URL]\n\n")
+		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-stdio] [-framing line|header|raw] [-max-message N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR [-metrics-public]] [-otlp URL]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -295,6 +302,12 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	if cfg.framing, known = framings[*framingFlag]; !known {
 		fmt.Fprintf(stderr, "jsonrpcd: -framing must be line, header or raw, not %q\n", *framingFlag)
 		return cfg, 2, false
+	}
+	if cfg.metricsAddr != "" && !cfg.metricsPublic {
+		if err := loopbackAddr(cfg.metricsAddr); err != nil {
+			fmt.Fprintf(stderr, "jsonrpcd: -metrics %s: %v; give a loopback address, such as 127.0.0.1:9464, or add -metrics-public to serve it there\n", cfg.metricsAddr, err)
+			return cfg, 2, false
+		}
 	}
 	if cfg.maxConns <= 0 {
 		fmt.Fprintln(stderr, "jsonrpcd: -max-conns must be at least 1")
