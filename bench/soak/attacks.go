@@ -208,8 +208,12 @@ func flood(ctx context.Context, addr string, n int, write func(io.Writer) error)
 	return fmt.Sprintf("%d documents sent, %.1f MB read back", sent, float64(read)/1e6), nil
 }
 
+// maxPosts bounds the requests of each of posts' clients, as ctx bounds
+// their time.
+const maxPosts = 100_000
+
 // posts keeps n HTTP POSTs of body, with the header added, in flight
-// until ctx ends.
+// until ctx ends, each of the n clients sending at most maxPosts.
 func posts(ctx context.Context, addr string, n int, body string, header http.Header) (string, error) {
 	tr := &http.Transport{MaxIdleConnsPerHost: n, MaxConnsPerHost: n}
 	defer tr.CloseIdleConnections()
@@ -219,7 +223,10 @@ func posts(ctx context.Context, addr string, n int, body string, header http.Hea
 	done, statuses := 0, map[int]int{}
 	for range n {
 		wg.Go(func() {
-			for ctx.Err() == nil {
+			for range maxPosts {
+				if ctx.Err() != nil {
+					break
+				}
 				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/", strings.NewReader(body))
 				req.Header.Set("Content-Type", "application/json")
 				for k, v := range header {
