@@ -68,6 +68,10 @@ const DefaultReadTimeout = 30 * time.Second
 //     through http.MaxBytesReader and is answered as soon as the limit is
 //     passed, never read in full. Over HTTP/1 the connection is closed
 //     after a 413.
+//   - 503 Service Unavailable, with Retry-After: the body would pass
+//     MaxBuffered, the memory that the bodies being read may hold; a
+//     declared length that would not fit is answered before any of the
+//     body is read. Over HTTP/1 the connection is closed after it.
 //   - 408 Request Timeout: the body was not read within ReadTimeout. The
 //     connection is closed after it (over HTTP/1).
 //   - 400 Bad Request: the body could not be read (a broken chunked
