@@ -11,6 +11,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc/internal/bind"
 	"github.com/jsonrpc-go/jsonrpc/internal/keys"
+	"github.com/jsonrpc-go/jsonrpc/internal/ratelog"
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
 
@@ -204,7 +205,13 @@ func ErrorDetails() Option { return func(cf *config) { cf.details = true } }
 // default, and a nil l, logs nothing and costs nothing. The transports
 // (stream, httprpc) have loggers of their own, for their connections and
 // limits.
-func UseLogger(l *slog.Logger) Option { return func(cf *config) { cf.logger = l } }
+//
+// A client decides how often these happen (a line that is not JSON costs
+// it two bytes), so the server bounds what it logs through l: at most 10
+// records of one level and message in 10 seconds, then one record of how
+// many it dropped (package ratelog). A logger whose handler was made by
+// ratelog.New keeps its own bounds.
+func UseLogger(l *slog.Logger) Option { return func(cf *config) { cf.logger = ratelog.Wrap(l) } }
 
 // config holds a server's settings, read-only after NewServer, and the
 // count of its running Blocking calls.

@@ -49,8 +49,15 @@
 // as httprpc.Handler answers it (fasthttp's own default is 400).
 //
 // When the Handler answers a streamed request without reading all of its
-// body (404, 405, 415, 413, 408, 400), it closes the connection after the
-// answer: fasthttp would read the rest of the body as the next request.
+// body (404, 405, 415, 413, 408, 400, 503), it closes the connection after
+// the answer: fasthttp would read the rest of the body as the next request.
+//
+// The memory of the bodies being read is bounded over all the Handler's
+// requests, as httprpc.Handler bounds it, by the same code: MaxBuffered
+// (DefaultMaxBuffered, 64 MiB) of buffers past 64 KiB, taken before a
+// buffer grows and given back when the request is answered; a body that
+// would pass it is answered with 503 and Retry-After at once. Without it,
+// a hundred clients sending 4 MiB bodies at once held 918 MiB.
 //
 // # Compression
 //
@@ -60,7 +67,9 @@
 // with compress/gzip through a limit, and a body that inflates past it is
 // answered with 413 as soon as it does, never inflated further. (fasthttp's
 // Request.BodyGunzip has no limit, and is not used.) A streamed gzip body
-// is bounded by MaxBody as sent too. A body that is not valid gzip is
+// is bounded by MaxBody as sent too. Bodies that inflate past 64 KiB take
+// turns, as httprpc.Handler's do and with them, half of GOMAXPROCS at
+// once. A body that is not valid gzip is
 // answered with 400; a Content-Encoding other than gzip and identity, or
 // gzip with RefuseGzip set, with 415 and an Accept-Encoding header. An
 // answer of CompressMin bytes or more is compressed at gzip.BestSpeed for a
@@ -83,20 +92,31 @@
 // channel closes when the fasthttp.Server shuts down, not when the client
 // goes away: fasthttp does not watch a connection while its handler runs. A
 // method must not keep the RequestCtx after it returns.
+//
+// A method that ends the handler's goroutine with runtime.Goexit (one not
+// registered Blocking runs on it) has its calls answered with an internal
+// error, as httprpc.Handler answers them, and its connection closed after
+// the answer: fasthttp neither answers for a handler that did not return
+// nor closes its connection, and would have kept the descriptor open.
+// fasthttp's own count of its workers (Server.Concurrency) keeps the
+// worker that ended; a method must not call runtime.Goexit.
 package fasthttprpc
 
 import (
+	"bufio"
 	"errors"
-	"io"
 	"log/slog"
 	"os"
-	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/jsonrpc-go/jsonrpc/internal/budget"
+	"github.com/jsonrpc-go/jsonrpc/internal/httphost"
+	"github.com/jsonrpc-go/jsonrpc/internal/ratelog"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
@@ -121,6 +141,21 @@ type Handler struct {
 	// Compression).
 	MaxBody int
 
+	// MaxBuffered bounds the memory that request bodies larger than 64 KiB
+	// hold while they are read and answered, over all the handler's
+	// requests together, as httprpc.Handler.MaxBuffered does;
+	// DefaultMaxBuffered (64 MiB) when MaxBuffered <= 0. A request whose
+	// body would pass it is answered with 503 Service Unavailable and
+	// Retry-After as soon as it would, and its connection is closed after
+	// the answer when the body was not read, so that clients that send
+	// large bodies at once, or slowly, cannot hold one MaxBody each. It
+	// counts the buffers the handler grows: a streamed body (see Request
+	// bodies) and a gzip body's inflated bytes; a body that fasthttp read
+	// before the handler ran (no StreamRequestBody) is fasthttp's memory,
+	// bounded by its MaxRequestBodySize and Concurrency only. Bodies up to
+	// 64 KiB, read into pooled buffers, do not count.
+	MaxBuffered int64
+
 	// RefuseGzip answers a request whose body is compressed
 	// (Content-Encoding gzip) with 415, as the handler answers every other
 	// coding. By default a gzip body is decompressed, and MaxBody applies
@@ -143,8 +178,37 @@ type Handler struct {
 	// or unreadable, and the requests that ErrorHandler answers), with the
 	// client's address ("remote"), the path ("path"), the status ("status")
 	// and why ("error"), as httprpc.Handler logs them. nil, the default,
-	// logs nothing.
+	// logs nothing. A client decides how often requests are refused, so
+	// the handler logs at most 10 records of one level and message in 10
+	// seconds, then one of how many it dropped (package ratelog; a Logger
+	// whose handler was made by ratelog.New keeps its own bounds).
 	Logger *slog.Logger
+
+	buffered atomic.Pointer[budget.Budget] // MaxBuffered, made on first use
+	log      atomic.Pointer[slog.Logger]   // Logger within ratelog's bounds, made on first use
+}
+
+// logger returns Logger within ratelog's bounds, made on first use; nil
+// when Logger is nil.
+func (h *Handler) logger() *slog.Logger {
+	if l := h.log.Load(); l != nil || h.Logger == nil {
+		return l
+	}
+	h.log.CompareAndSwap(nil, ratelog.Wrap(h.Logger))
+	return h.log.Load()
+}
+
+// budget returns the handler's MaxBuffered budget, made on first use.
+func (h *Handler) budget() *budget.Budget {
+	if b := h.buffered.Load(); b != nil {
+		return b
+	}
+	n := h.MaxBuffered
+	if n <= 0 {
+		n = DefaultMaxBuffered
+	}
+	h.buffered.CompareAndSwap(nil, budget.New(n))
+	return h.buffered.Load()
 }
 
 // ServeFastHTTP answers one HTTP request.
@@ -189,20 +253,23 @@ func (h *Handler) serve(ctx *fasthttp.RequestCtx, limit int) {
 
 	x := exchanges.Get().(*exchange)
 	x.ctx = ctx
+	b := h.budget()
 	var (
 		req, dst []byte
+		taken    int64 // from b, for the body's buffer past 64 KiB
 		err      error
 	)
 	streamed := ctx.Request.IsBodyStream()
+	length := int64(ctx.Request.Header.ContentLength()) // negative: unknown
 	switch {
 	case coding == gzipped && streamed:
-		req, err = readGzipStream(x.buf[:0], ctx, limit)
+		req, taken, err = httphost.ReadGzip(x.buf[:0], ctx.RequestBodyStream(), length, int64(limit), b)
 		x.buf = req
 	case coding == gzipped:
-		req, err = readGzipBody(x.buf[:0], ctx.PostBody(), limit)
+		req, taken, err = httphost.ReadGzipBytes(x.buf[:0], ctx.PostBody(), int64(limit), b)
 		x.buf = req
 	case streamed:
-		req, err = readStream(x.buf[:0], ctx, limit)
+		req, taken, err = httphost.Read(x.buf[:0], ctx.RequestBodyStream(), length, int64(limit), b)
 		x.buf = req
 		if err == nil {
 			// Methods that read the body from the RequestCtx find it
@@ -212,6 +279,9 @@ func (h *Handler) serve(ctx *fasthttp.RequestCtx, limit int) {
 	default:
 		req = ctx.PostBody()
 	}
+	// Once the answer is copied into fasthttp's buffer and the body's
+	// buffer let go; a method's runtime.Goexit runs it too.
+	defer b.Give(taken)
 	if err != nil {
 		x.ctx = nil
 		putExchange(x)
@@ -233,78 +303,20 @@ func (h *Handler) serve(ctx *fasthttp.RequestCtx, limit int) {
 			x.compressMin = DefaultCompressMin
 		}
 	}
-	srv.ProcessAsync(transport.WithContextValue(ctx, ctx), dst, req, x.reply)
-	<-x.done
+	httphost.Process(transport.WithContextValue(ctx, ctx), srv, dst, req, x.reply, x.done, x.abandoned)
 	x.ctx = nil
 	putExchange(x)
-}
-
-// errBodyTooLarge is readStream's error for a body over the limit.
-var errBodyTooLarge = errors.New("request body too large")
-
-// readStream appends the streamed body of ctx's request to buf, reading no
-// more than limit+1 bytes. Room is made up front for a declared length up
-// to maxBuffer only; past that the buffer grows as the bytes arrive, so
-// that a declared length costs no memory before the body comes.
-func readStream(buf []byte, ctx *fasthttp.RequestCtx, limit int) ([]byte, error) {
-	n := ctx.Request.Header.ContentLength() // -1: chunked
-	if n > limit {
-		return buf, errBodyTooLarge
-	}
-	if n >= 0 {
-		buf = slices.Grow(buf, min(n+1, maxBuffer))
-	}
-	r := ctx.RequestBodyStream()
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		m, err := r.Read(buf[len(buf):min(cap(buf), limit+1)])
-		buf = buf[:len(buf)+m]
-		if len(buf) > limit {
-			return buf, errBodyTooLarge
-		}
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
-}
-
-// readGzipStream appends the streamed gzip body of ctx's request to buf,
-// inflated, reading no more than limit+1 bytes of it and inflating no more
-// than limit+1.
-func readGzipStream(buf []byte, ctx *fasthttp.RequestCtx, limit int) ([]byte, error) {
-	if ctx.Request.Header.ContentLength() > limit {
-		return buf, errBodyTooLarge
-	}
-	z, err := newInflater(nil, ctx.RequestBodyStream(), limit)
-	if err != nil {
-		return buf, err
-	}
-	defer z.free()
-	return readGzip(buf, z)
-}
-
-// readGzipBody appends the gzip body to buf, inflated, inflating no more
-// than limit+1 bytes.
-func readGzipBody(buf, body []byte, limit int) ([]byte, error) {
-	z, err := newInflater(body, nil, limit)
-	if err != nil {
-		return buf, err
-	}
-	defer z.free()
-	return readGzip(buf, z)
 }
 
 // bodyError answers a body that could not be read or inflated.
 func (h *Handler) bodyError(ctx *fasthttp.RequestCtx, err error, limit int) {
 	var timeout interface{ Timeout() bool }
 	switch {
-	case errors.Is(err, errBodyTooLarge):
+	case errors.Is(err, httphost.ErrTooLarge):
 		h.refuse(ctx, "jsonrpc: request body larger than "+strconv.Itoa(limit)+" bytes", fasthttp.StatusRequestEntityTooLarge)
+	case errors.Is(err, httphost.ErrBusy):
+		h.refuse(ctx, "jsonrpc: server busy with large requests; try again", fasthttp.StatusServiceUnavailable)
+		ctx.Response.Header.Set(fasthttp.HeaderRetryAfter, "1") // after Error, which resets the headers
 	case errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &timeout) && timeout.Timeout():
 		h.refuse(ctx, "jsonrpc: timed out reading the request body", fasthttp.StatusRequestTimeout)
 	default:
@@ -316,8 +328,8 @@ func (h *Handler) bodyError(ctx *fasthttp.RequestCtx, err error, limit int) {
 // It resets the response's headers: those of the answer are set after it.
 func (h *Handler) refuse(ctx *fasthttp.RequestCtx, why string, code int) {
 	ctx.Error(why, code)
-	if h.Logger != nil {
-		h.Logger.LogAttrs(ctx, slog.LevelWarn, "request refused",
+	if l := h.logger(); l != nil {
+		l.LogAttrs(ctx, slog.LevelWarn, "request refused",
 			slog.String("remote", ctx.RemoteAddr().String()), slog.String("path", string(ctx.Path())),
 			slog.Int("status", code), slog.String("error", why))
 	}
@@ -335,6 +347,7 @@ func closeIfUnread(ctx *fasthttp.RequestCtx) {
 // Limits of the fasthttp.Server that NewServer returns.
 const (
 	DefaultMaxBody      = 4 << 20          // a request body, as httprpc.DefaultMaxBody
+	DefaultMaxBuffered  = 64 << 20         // Handler.MaxBuffered, as httprpc.DefaultMaxBuffered
 	DefaultReadTimeout  = 30 * time.Second // a request's headers and body
 	DefaultWriteTimeout = 30 * time.Second // a response
 	DefaultIdleTimeout  = 2 * time.Minute  // a keep-alive connection between requests
@@ -397,18 +410,20 @@ type exchange struct {
 	ctx         *fasthttp.RequestCtx
 	compressMin int // the smallest answer compressed; 0: none is
 	reply       func([]byte)
+	abandoned   func([]byte)  // x.goexit, bound when x is made
 	done        chan struct{} // capacity 1: reply never waits for the handler
 }
 
 var exchanges = sync.Pool{New: func() any {
 	x := &exchange{buf: make([]byte, 0, 1024), done: make(chan struct{}, 1)}
 	x.reply = x.write
+	x.abandoned = x.goexit
 	return x
 }}
 
 // maxBuffer is the largest buffer the pool keeps: the buffers of larger
 // streamed bodies are dropped after their request.
-const maxBuffer = 64 << 10
+const maxBuffer = budget.Small
 
 func putExchange(x *exchange) {
 	if cap(x.buf) > maxBuffer {
@@ -440,6 +455,32 @@ func (x *exchange) write(resp []byte) {
 		ctx.SetBody(resp)
 	}
 	x.done <- struct{}{}
+}
+
+// goexit writes the answer of a request whose method ended the handler's
+// goroutine with runtime.Goexit (see httphost.Process), and closes the
+// connection: fasthttp neither writes the response of a handler that did
+// not return nor closes its connection. answer is nil when the response
+// was set already. x is not put back in its pool.
+func (x *exchange) goexit(answer []byte) {
+	ctx := x.ctx
+	if answer != nil {
+		ctx.Response.Reset()
+		if len(answer) == 0 {
+			ctx.SetStatusCode(fasthttp.StatusNoContent)
+		} else {
+			ctx.SetContentType("application/json")
+			ctx.SetBody(answer)
+		}
+	}
+	ctx.Response.SetConnectionClose()
+	c := ctx.Conn()
+	c.SetWriteDeadline(time.Now().Add(DefaultWriteTimeout))
+	w := bufio.NewWriter(c)
+	if ctx.Response.Write(w) == nil {
+		w.Flush()
+	}
+	c.Close()
 }
 
 // Header keys and values of a compressed answer.

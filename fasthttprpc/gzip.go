@@ -1,7 +1,6 @@
 package fasthttprpc
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"io"
@@ -81,108 +80,6 @@ func zeroWeight(params []byte) bool {
 		}
 	}
 	return false
-}
-
-// inflater is a pooled gzip reader of a request body, which fails with
-// errBodyTooLarge once the inflated body passes limit. A streamed body is
-// read through a limit of its own, the same limit on the bytes sent.
-type inflater struct {
-	mem   bytes.Reader // a body fasthttp read
-	sent  limitReader  // a streamed body
-	br    bufio.Reader // gzip.Reader.Reset would make one per streamed body
-	zr    gzip.Reader
-	limit int
-	n     int // bytes inflated so far
-}
-
-var inflaters sync.Pool // *inflater
-
-// newInflater returns an inflater of the body in memory, or of the streamed
-// body when stream is not nil, or the error of the gzip header.
-func newInflater(body []byte, stream io.Reader, limit int) (*inflater, error) {
-	z, _ := inflaters.Get().(*inflater)
-	if z == nil {
-		z = new(inflater)
-	}
-	var src io.Reader
-	if stream != nil {
-		z.sent = limitReader{r: stream, limit: limit}
-		z.br.Reset(&z.sent)
-		src = &z.br
-	} else {
-		z.mem.Reset(body)
-		src = &z.mem // an io.ByteReader: gzip reads it without a bufio.Reader
-	}
-	if err := z.zr.Reset(src); err != nil {
-		z.free()
-		return nil, err
-	}
-	z.limit, z.n = limit, 0
-	return z, nil
-}
-
-func (z *inflater) Read(p []byte) (int, error) {
-	if z.n > z.limit {
-		return 0, errBodyTooLarge
-	}
-	// Read at most one byte past the limit, which is how it is found.
-	if room := z.limit + 1 - z.n; len(p) > room {
-		p = p[:room]
-	}
-	n, err := z.zr.Read(p)
-	z.n += n
-	if z.n > z.limit {
-		return n, errBodyTooLarge
-	}
-	return n, err
-}
-
-// free puts z back in the pool, without the body.
-func (z *inflater) free() {
-	z.mem.Reset(nil)
-	z.sent = limitReader{}
-	z.br.Reset(nil)
-	inflaters.Put(z)
-}
-
-// limitReader reads r and fails with errBodyTooLarge once it has read more
-// than limit bytes.
-type limitReader struct {
-	r     io.Reader
-	limit int
-	n     int
-}
-
-func (l *limitReader) Read(p []byte) (int, error) {
-	if l.n > l.limit {
-		return 0, errBodyTooLarge
-	}
-	if room := l.limit + 1 - l.n; len(p) > room {
-		p = p[:room]
-	}
-	n, err := l.r.Read(p)
-	l.n += n
-	if l.n > l.limit {
-		return n, errBodyTooLarge
-	}
-	return n, err
-}
-
-// readGzip appends the body that z inflates to buf and returns it.
-func readGzip(buf []byte, z *inflater) ([]byte, error) {
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		m, err := z.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+m]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
 }
 
 // deflaters pools gzip writers at gzip.BestSpeed.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc/internal/budget"
 	"github.com/jsonrpc-go/jsonrpc/internal/httphost"
+	"github.com/jsonrpc-go/jsonrpc/internal/ratelog"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
@@ -67,6 +68,10 @@ const DefaultReadTimeout = 30 * time.Second
 //     through http.MaxBytesReader and is answered as soon as the limit is
 //     passed, never read in full. Over HTTP/1 the connection is closed
 //     after a 413.
+//   - 503 Service Unavailable, with Retry-After: the body would pass
+//     MaxBuffered, the memory that the bodies being read may hold; a
+//     declared length that would not fit is answered before any of the
+//     body is read. Over HTTP/1 the connection is closed after it.
 //   - 408 Request Timeout: the body was not read within ReadTimeout. The
 //     connection is closed after it (over HTTP/1).
 //   - 400 Bad Request: the body could not be read (a broken chunked
@@ -85,7 +90,11 @@ const DefaultReadTimeout = 30 * time.Second
 //
 // A gzip body is decompressed as it is read, MaxBody bounding both the
 // bytes sent and the bytes they inflate to; a body that is not valid gzip
-// is answered with 400.
+// is answered with 400. Bodies that inflate past 64 KiB take turns, half
+// of GOMAXPROCS at once, 256 KiB a turn, over all the handlers of the
+// process (fasthttprpc's too), so that small bodies that inflate a
+// thousandfold cannot hold every processor; a turn is let go while the
+// body's bytes are awaited.
 //
 // # Methods
 //
@@ -97,6 +106,12 @@ const DefaultReadTimeout = 30 * time.Second
 // to methods registered with Blocking run concurrently; the handler waits
 // for the answer, and a method that ignores its context keeps the handler
 // (and the client's request) waiting until it returns.
+//
+// A method that ends the handler's goroutine with runtime.Goexit (one not
+// registered Blocking runs on it) has its calls answered with an internal
+// error, as every host of the library answers them; net/http then closes
+// the connection over HTTP/1, and resets the stream after the answer over
+// HTTP/2.
 //
 // The body is read into a pooled buffer and the answer is written with one
 // Write and a Content-Length; beyond the context that carries the request,
@@ -123,7 +138,8 @@ type Handler struct {
 	// body would pass it is answered with 503 Service Unavailable and
 	// Retry-After, so that clients that send large bodies slowly cannot
 	// hold one MaxBody each for as long as the read timeout lets them.
-	// Bodies up to 64 KiB, read into pooled buffers, do not count.
+	// Bodies up to 64 KiB, read into pooled buffers, do not count. The
+	// fasthttp host (fasthttprpc.Handler.MaxBuffered) shares its code.
 	MaxBuffered int64
 
 	// ReadTimeout bounds the time to read a request's body, from when the
@@ -166,7 +182,11 @@ type Handler struct {
 	// ("remote"), the path ("path"), the status ("status") and why
 	// ("error"). nil, the default, logs nothing. The jsonrpc.Server logs
 	// what its methods do (jsonrpc.UseLogger); the http.Server, the
-	// connections (http.Server.ConnState).
+	// connections (http.Server.ConnState). A client decides how often
+	// requests are refused, so the handler logs at most 10 records of one
+	// level and message in 10 seconds, then one of how many it dropped
+	// (package ratelog; a Logger whose handler was made by ratelog.New
+	// keeps its own bounds).
 	Logger *slog.Logger
 
 	// ClientKey names the client of a request, by which the Server shares
@@ -177,6 +197,17 @@ type Handler struct {
 	ClientKey func(r *http.Request) string
 
 	buffered atomic.Pointer[budget.Budget] // MaxBuffered, made on first use
+	log      atomic.Pointer[slog.Logger]   // Logger within ratelog's bounds, made on first use
+}
+
+// logger returns Logger within ratelog's bounds, made on first use; nil
+// when Logger is nil.
+func (h *Handler) logger() *slog.Logger {
+	if l := h.log.Load(); l != nil || h.Logger == nil {
+		return l
+	}
+	h.log.CompareAndSwap(nil, ratelog.Wrap(h.Logger))
+	return h.log.Load()
 }
 
 // budget returns the handler's MaxBuffered budget, made on first use.
@@ -247,7 +278,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		err   error
 	)
 	if coding == gzipped {
-		req, taken, err = httphost.ReadGzip(x.buf[:0], body, limit, b)
+		req, taken, err = httphost.ReadGzip(x.buf[:0], body, r.ContentLength, limit, b)
 	} else {
 		req, taken, err = httphost.Read(x.buf[:0], body, r.ContentLength, limit, b)
 	}
@@ -289,13 +320,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			x.compressMin = DefaultCompressMin
 		}
 	}
+	x.http1 = r.ProtoMajor == 1
 	// The answer is appended to the room after the request.
 	client := transport.ClientOfHostPort(r.RemoteAddr)
 	if h.ClientKey != nil {
 		client = h.ClientKey(r)
 	}
-	srv.ProcessAsync(transport.WithContextValueFrom(r.Context(), r, client), req[len(req):], req, x.reply)
-	<-x.done
+	httphost.Process(transport.WithContextValueFrom(r.Context(), r, client), srv, req[len(req):], req, x.reply, x.done, x.abandoned)
 	x.w = nil
 	putExchange(x)
 }
@@ -347,8 +378,8 @@ func (h *Handler) bodyTooLarge(w http.ResponseWriter, r *http.Request, limit int
 
 // refuse answers r with the status code and the text why, and logs it.
 func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, why string, code int) {
-	if h.Logger != nil {
-		h.Logger.LogAttrs(r.Context(), slog.LevelWarn, "request refused",
+	if l := h.logger(); l != nil {
+		l.LogAttrs(r.Context(), slog.LevelWarn, "request refused",
 			slog.String("remote", r.RemoteAddr), slog.String("path", r.URL.Path), slog.Int("status", code), slog.String("error", why))
 	}
 	http.Error(w, why, code)
@@ -365,8 +396,10 @@ const maxHTTPBuffer = budget.Small
 type httpExchange struct {
 	buf         []byte
 	w           http.ResponseWriter
+	http1       bool          // the request came over HTTP/1
 	compressMin int           // the smallest answer compressed; 0: none is
 	reply       func([]byte)  // x.write, bound when x is made
+	abandoned   func([]byte)  // x.goexit, bound when x is made
 	done        chan struct{} // capacity 1: reply never waits for the handler
 }
 
@@ -375,6 +408,7 @@ type httpExchange struct {
 var httpExchanges = sync.Pool{New: func() any {
 	x := &httpExchange{buf: make([]byte, 0, 4096), done: make(chan struct{}, 1)}
 	x.reply = x.write
+	x.abandoned = x.goexit
 	return x
 }}
 
@@ -411,6 +445,30 @@ func (x *httpExchange) write(resp []byte) {
 		w.Write(resp) // an error means the client is gone: nothing to do
 	}
 	x.done <- struct{}{}
+}
+
+// goexit writes the answer of a request whose method ended the handler's
+// goroutine with runtime.Goexit (see httphost.Process), with its length,
+// and flushes it: net/http then closes the connection (over HTTP/1) or
+// resets the stream (over HTTP/2) without finishing the response itself.
+// answer is nil when the response was written already. x is not put back
+// in its pool.
+func (x *httpExchange) goexit(answer []byte) {
+	w := x.w
+	if answer != nil {
+		h := w.Header()
+		if x.http1 {
+			h.Set("Connection", "close")
+		}
+		if len(answer) == 0 {
+			w.WriteHeader(http.StatusNoContent)
+		} else {
+			h["Content-Type"] = jsonContentType
+			h.Set("Content-Length", strconv.Itoa(len(answer)))
+			w.Write(answer)
+		}
+	}
+	http.NewResponseController(w).Flush()
 }
 
 // jsonContentType is the Content-Type header value of every answer, shared

@@ -68,8 +68,7 @@ var errStopping = errors.New("stream: connection stopping")
 
 func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, client string, st settings) *conn {
 	c := &conn{st: st, srv: s, rwc: rwc}
-	if s.Logger != nil {
-		c.log = s.Logger
+	if c.log = s.logger(); c.log != nil {
 		if attrs := remoteAttrs(rwc); attrs != nil {
 			c.log = c.log.With(attrs[0])
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/internal/budget"
+	"github.com/jsonrpc-go/jsonrpc/internal/ratelog"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
@@ -137,7 +138,11 @@ type Server struct {
 	//     connections, and a Shutdown that ran out of time.
 	//
 	// nil, the default, logs nothing. The jsonrpc.Server logs what its
-	// methods do (jsonrpc.UseLogger).
+	// methods do (jsonrpc.UseLogger). A peer decides how often most of
+	// these happen, so the Server logs at most 10 records of one level and
+	// message in 10 seconds, then one of how many it dropped (package
+	// ratelog; a Logger whose handler was made by ratelog.New keeps its
+	// own bounds).
 	Logger *slog.Logger
 
 	// ErrorLog, the older log of the two, receives a line for each
@@ -160,6 +165,7 @@ type Server struct {
 	once     sync.Once      // makes slots and buffered
 	slots    chan struct{}  // one element per connection served (MaxConns)
 	buffered *budget.Budget // MaxBuffered
+	log      *slog.Logger   // Logger within ratelog's bounds, made with the gates
 }
 
 // settings are a Server's fields with the defaults applied (a negative
@@ -229,8 +235,8 @@ func (s *Server) Serve(l net.Listener) error {
 				// Out of file descriptors and the like: wait, then retry.
 				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
 				s.logf("stream: accept error: %v; retrying in %v", err, backoff)
-				if s.Logger != nil {
-					s.Logger.Warn("accept error; retrying", "error", err, "backoff", backoff)
+				if l := s.logger(); l != nil {
+					l.Warn("accept error; retrying", "error", err, "backoff", backoff)
 				}
 				t := time.NewTimer(backoff)
 				<-t.C
@@ -264,8 +270,16 @@ func (s *Server) gates() chan struct{} {
 		lim := s.Limits.WithDefaults()
 		s.slots = make(chan struct{}, lim.MaxConns)
 		s.buffered = budget.New(lim.MaxBuffered)
+		s.log = ratelog.Wrap(s.Logger)
 	})
 	return s.slots
+}
+
+// logger returns Logger within ratelog's bounds (see Logger), made with the
+// gates; nil when Logger is nil.
+func (s *Server) logger() *slog.Logger {
+	s.gates()
+	return s.log
 }
 
 // acquire takes a connection slot for c, waiting while MaxConns
@@ -278,8 +292,8 @@ func (s *Server) acquire(ctx context.Context, c io.ReadWriteCloser) error {
 		return nil
 	default:
 	}
-	if s.Logger != nil {
-		s.Logger.LogAttrs(ctx, slog.LevelWarn, "connection limit reached; waiting", append(remoteAttrs(c), slog.Int("max_conns", cap(slots)))...)
+	if l := s.logger(); l != nil {
+		l.LogAttrs(ctx, slog.LevelWarn, "connection limit reached; waiting", append(remoteAttrs(c), slog.Int("max_conns", cap(slots)))...)
 	}
 	select {
 	case slots <- struct{}{}:

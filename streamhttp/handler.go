@@ -261,7 +261,7 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, lim peer.Limi
 	case "", "identity":
 		return httphost.Read(nil, r.Body, r.ContentLength, limit, h.buffered)
 	case "gzip", "x-gzip":
-		return httphost.ReadGzip(nil, r.Body, limit, h.buffered)
+		return httphost.ReadGzip(nil, r.Body, r.ContentLength, limit, h.buffered)
 	}
 	return nil, 0, errCoding
 }

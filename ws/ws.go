@@ -86,6 +86,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/jsonrpc-go/jsonrpc/internal/budget"
+	"github.com/jsonrpc-go/jsonrpc/internal/ratelog"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
@@ -144,7 +145,11 @@ type Handler struct {
 	// for a limit (MaxMessage, MaxBuffered, ReadTimeout), and messages
 	// refused (see peer.Options.Logger); at slog.LevelInfo shutdown
 	// progress. nil logs nothing. Panics of methods are the Server's to
-	// log (jsonrpc.UseLogger).
+	// log (jsonrpc.UseLogger). A peer decides how often most of these
+	// happen, so the Handler logs at most 10 records of one level and
+	// message in 10 seconds, then one of how many it dropped (package
+	// ratelog; a Logger whose handler was made by ratelog.New keeps its
+	// own bounds).
 	Logger *slog.Logger
 
 	// ClientKey names the client of an upgrade request, for
@@ -163,6 +168,7 @@ type Handler struct {
 	host     peer.Host      // the connections, and their shutdown
 	once     sync.Once      // makes buffered
 	buffered *budget.Budget // MaxBuffered
+	log      *slog.Logger   // Logger within ratelog's bounds, made by once
 }
 
 // Close status reasons.
@@ -210,7 +216,10 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 // returns why it is refused.
 func (h *Handler) admit(r *http.Request) (*wsConn, string) {
 	lim := h.Limits.WithDefaults()
-	h.once.Do(func() { h.buffered = budget.New(lim.MaxBuffered) })
+	h.once.Do(func() {
+		h.buffered = budget.New(lim.MaxBuffered)
+		h.log = ratelog.Wrap(h.Logger)
+	})
 	c := &wsConn{
 		buffered:     h.buffered,
 		limits:       lim,
@@ -246,8 +255,8 @@ func (h *Handler) release(c *wsConn) { h.host.Remove(c) }
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c, refused := h.admit(r)
 	if c == nil {
-		if h.Logger != nil {
-			h.Logger.LogAttrs(r.Context(), slog.LevelWarn, "upgrade refused", slog.String("remote", r.RemoteAddr), slog.String("reason", refused))
+		if h.log != nil {
+			h.log.LogAttrs(r.Context(), slog.LevelWarn, "upgrade refused", slog.String("remote", r.RemoteAddr), slog.String("reason", refused))
 		}
 		status := http.StatusServiceUnavailable
 		if refused == reasonClientFull {
@@ -280,8 +289,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(transport.WithContextValueFrom(context.WithoutCancel(r.Context()), r, c.client))
 	watch := context.AfterFunc(r.Context(), cancel)
 	var log *slog.Logger
-	if h.Logger != nil {
-		log = h.Logger.With(slog.String("remote", r.RemoteAddr))
+	if h.log != nil {
+		log = h.log.With(slog.String("remote", r.RemoteAddr))
 		log.LogAttrs(ctx, slog.LevelDebug, "connection opened")
 	}
 	c.log = log

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -35,7 +36,7 @@ var attacks = []attack{
 		return flood(ctx, a.tcp, 4, func(w io.Writer) error { _, err := io.WriteString(w, sleepBatch+"\n"); return err })
 	}},
 	{"blocking-http", "64 HTTP requests at once, each a batch of 1,024 Blocking calls", func(ctx context.Context, a addrs) (string, error) {
-		return posts(ctx, a.http, 64, sleepBatch)
+		return posts(ctx, a.http, 64, sleepBatch, nil)
 	}},
 	{"busy-then-idle", "4,000 TCP connections that each echo 20 KB once and then wait", func(ctx context.Context, a addrs) (string, error) {
 		return holdConns(ctx, a.tcp, 4000, echoOnce)
@@ -56,10 +57,19 @@ var attacks = []attack{
 		return holdConns(ctx, a.tcp, 4, slowReader)
 	}},
 	{"big-variadic", "8 HTTP requests at once of a variadic call with 1 MiB of params", func(ctx context.Context, a addrs) (string, error) {
-		return posts(ctx, a.http, 8, bigSum)
+		return posts(ctx, a.http, 8, bigSum, nil)
 	}},
 	{"alike-names", "2 TCP connections pipelining batches of 1,024 unknown methods with alike names", func(ctx context.Context, a addrs) (string, error) {
 		return flood(ctx, a.tcp, 2, func(w io.Writer) error { _, err := io.WriteString(w, alikeBatch+"\n"); return err })
+	}},
+	{"fasthttp-bodies", "100 requests at once to the fasthttp host, each a 4 MiB body: a call of sleep padded", func(ctx context.Context, a addrs) (string, error) {
+		return posts(ctx, a.fasthttp, 100, paddedSleep, nil)
+	}},
+	{"fasthttp-gzip", "100 requests at once to the fasthttp host, each a gzip body of 4 KiB that inflates to 4 MiB", func(ctx context.Context, a addrs) (string, error) {
+		return posts(ctx, a.fasthttp, 100, gzipped(paddedSleep), http.Header{"Content-Encoding": {"gzip"}})
+	}},
+	{"junk-lines", "a TCP connection sending up to 64 MB of lines that are not JSON, as fast as the server reads", func(ctx context.Context, a addrs) (string, error) {
+		return junkLines(ctx, a.tcp, 64<<20)
 	}},
 }
 
@@ -75,7 +85,20 @@ var (
 		return fmt.Sprintf(`{"jsonrpc":"2.0","method":"service.method%05d.endpoint","id":%d}`, i, i)
 	})
 	bigSum = `{"jsonrpc":"2.0","method":"sum","params":[` + strings.Repeat("1,", 512<<10) + `1],"id":1}`
+	// paddedSleep is a call of sleep for a second, 4 MiB long with a
+	// member that the server ignores.
+	paddedSleep = `{"jsonrpc":"2.0","method":"sleep","params":[1000],"id":1,"pad":"` +
+		strings.Repeat("x", 4<<20-len(`{"jsonrpc":"2.0","method":"sleep","params":[1000],"id":1,"pad":""}`)) + `"}`
 )
+
+// gzipped returns s compressed with gzip.
+func gzipped(s string) string {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	io.WriteString(zw, s)
+	zw.Close()
+	return b.String()
+}
 
 func batchOf(n int, elem func(int) string) string {
 	var b strings.Builder
@@ -185,8 +208,13 @@ func flood(ctx context.Context, addr string, n int, write func(io.Writer) error)
 	return fmt.Sprintf("%d documents sent, %.1f MB read back", sent, float64(read)/1e6), nil
 }
 
-// posts keeps n HTTP POSTs of body in flight until ctx ends.
-func posts(ctx context.Context, addr string, n int, body string) (string, error) {
+// maxPosts bounds the requests of each of posts' clients, as ctx bounds
+// their time.
+const maxPosts = 100_000
+
+// posts keeps n HTTP POSTs of body, with the header added, in flight
+// until ctx ends, each of the n clients sending at most maxPosts.
+func posts(ctx context.Context, addr string, n int, body string, header http.Header) (string, error) {
 	tr := &http.Transport{MaxIdleConnsPerHost: n, MaxConnsPerHost: n}
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr}
@@ -195,9 +223,15 @@ func posts(ctx context.Context, addr string, n int, body string) (string, error)
 	done, statuses := 0, map[int]int{}
 	for range n {
 		wg.Go(func() {
-			for ctx.Err() == nil {
+			for range maxPosts {
+				if ctx.Err() != nil {
+					break
+				}
 				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/", strings.NewReader(body))
 				req.Header.Set("Content-Type", "application/json")
+				for k, v := range header {
+					req.Header[k] = v
+				}
 				resp, err := hc.Do(req)
 				if err != nil {
 					continue
@@ -297,4 +331,37 @@ func slowReader(c net.Conn) error {
 		}
 	}
 	return nil
+}
+
+// junkLines writes lines that are not JSON to addr, as fast as the server
+// reads them, until ctx ends or it has written max bytes, and reads what
+// comes back: an error answer to each.
+func junkLines(ctx context.Context, addr string, max int) (string, error) {
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		return "", err
+	}
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	defer stop()
+	read := make(chan int64, 1)
+	go func() {
+		n, _ := io.Copy(io.Discard, c)
+		read <- n
+	}()
+	chunk := []byte(strings.Repeat("x\n", 32<<10))
+	sent := 0
+	for sent < max && ctx.Err() == nil {
+		n, err := c.Write(chunk)
+		sent += n
+		if err != nil {
+			break
+		}
+	}
+	if ctx.Err() == nil {
+		// Everything is sent: let the answers come back until ctx ends.
+		c.(*net.TCPConn).CloseWrite()
+	}
+	back := <-read
+	c.Close()
+	return fmt.Sprintf("%.1f MB of junk lines sent, %.1f MB of answers read", float64(sent)/1e6, float64(back)/1e6), nil
 }

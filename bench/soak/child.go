@@ -25,11 +25,13 @@ import (
 // server: what the attacker makes the server do still does.
 
 // The hidden flags of the children: -child healthy, or -child attack:NAME,
-// with the server's addresses in -child-tcp and -child-http.
+// with the server's addresses in -child-tcp, -child-http and
+// -child-fasthttp.
 const (
-	childFlag     = "child"
-	childTCPFlag  = "child-tcp"
-	childHTTPFlag = "child-http"
+	childFlag         = "child"
+	childTCPFlag      = "child-tcp"
+	childHTTPFlag     = "child-http"
+	childFastHTTPFlag = "child-fasthttp"
 )
 
 // childReport is what a child writes when it ends: the healthy clients'
@@ -78,14 +80,14 @@ func runChild(role string, a addrs, d time.Duration, stdin io.Reader, stdout io.
 	return 0
 }
 
-// runHealthy connects a TCP and an HTTP client, says "ready", and calls
-// until stdin ends.
+// runHealthy connects a TCP client and a client of each HTTP host, says
+// "ready", and calls until stdin ends.
 func runHealthy(a addrs, stdin io.Reader, stdout io.Writer) ([]childClient, bool) {
 	var clients []*healthy
 	for _, c := range []struct {
 		open func(string) (*healthy, func(), error)
 		addr string
-	}{{tcpHealthy, a.tcp}, {httpHealthy, a.http}} {
+	}{{tcpHealthy, a.tcp}, {httpHealthy("HTTP"), a.http}, {httpHealthy("fasthttp"), a.fasthttp}} {
 		h, closeFn, err := c.open(c.addr)
 		if err != nil {
 			fmt.Fprintf(stdout, "a healthy client could not connect: %v\n", err)
@@ -143,7 +145,7 @@ func startChild(role string, a addrs, d time.Duration) (*child, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(exe, "-"+childFlag, role, "-"+childTCPFlag, a.tcp, "-"+childHTTPFlag, a.http, "-d", d.String())
+	cmd := exec.Command(exe, "-"+childFlag, role, "-"+childTCPFlag, a.tcp, "-"+childHTTPFlag, a.http, "-"+childFastHTTPFlag, a.fasthttp, "-d", d.String())
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

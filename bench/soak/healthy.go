@@ -83,12 +83,17 @@ func tcpHealthy(addr string) (*healthy, func(), error) {
 	return h, func() { c.Close() }, nil
 }
 
-// httpHealthy calls add over one HTTP/1.1 keep-alive connection.
-func httpHealthy(addr string) (*healthy, func(), error) {
+// httpHealthy returns the opener of a client, of the name, that calls add
+// over one HTTP/1.1 keep-alive connection.
+func httpHealthy(name string) func(addr string) (*healthy, func(), error) {
+	return func(addr string) (*healthy, func(), error) { return httpHealthyAt(name, addr) }
+}
+
+func httpHealthyAt(name, addr string) (*healthy, func(), error) {
 	tr := &http.Transport{MaxIdleConnsPerHost: 1, MaxConnsPerHost: 1}
 	hc := &http.Client{Transport: tr, Timeout: callTimeout}
 	url := "http://" + addr + "/"
-	h := &healthy{name: "HTTP", call: func(id int) error {
+	h := &healthy{name: name, call: func(id int) error {
 		body := fmt.Sprintf(`{"jsonrpc":"2.0","method":"add","params":[%d,1],"id":%d}`, id, id)
 		resp, err := hc.Post(url, "application/json", bytes.NewReader([]byte(body)))
 		if err != nil {

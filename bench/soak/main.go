@@ -13,9 +13,11 @@
 // It builds cmd/jsonrpcd (or runs -jsonrpcd), starts it on loopback ports of
 // its choosing, and prints one row per attack: what the attacker managed,
 // the server's peak RSS, open files and goroutines (scraped from its
-// -metrics), the healthy calls and their p50 and p99. It exits 1 when a bound was broken, 2 when it could not run.
+// -metrics), what it logged (bounded by -max-log, per second of the
+// attack), the healthy calls and their p50 and p99. It exits 1 when a bound was broken, 2 when it could not run.
 //
-// The healthy clients (one over TCP, one over HTTP, a call every 5 ms) run
+// The healthy clients (one over TCP, one over each HTTP host, net/http's
+// and fasthttp's, a call every 5 ms) run
 // in a process of their own, and each attack in another, at the lowest
 // CPU priority: the program starts itself for each, with hidden flags.
 package main
@@ -49,10 +51,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Int64Var(&b.rssMB, "max-rss", 256, "bound on the server's resident memory, in `MB`")
 	fs.DurationVar(&b.p99, "max-p99", 50*time.Millisecond, "bound on the healthy clients' 99th-percentile latency")
 	fs.IntVar(&b.goroutines, "max-goroutines", 16384, "bound on the server's goroutines")
+	fs.Int64Var(&b.logKBps, "max-log", 64, "bound on what the server logs during an attack, in `KB` per second of the attack")
 	role := fs.String(childFlag, "", "")
 	var childAddr addrs
 	fs.StringVar(&childAddr.tcp, childTCPFlag, "", "")
 	fs.StringVar(&childAddr.http, childHTTPFlag, "", "")
+	fs.StringVar(&childAddr.fasthttp, childFastHTTPFlag, "", "")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -83,7 +87,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "attack\tattacker\tpeak RSS\topen files\tgoroutines\thealthy calls\tp50\tp99\tverdict")
+	fmt.Fprintln(tw, "attack\tattacker\tpeak RSS\topen files\tgoroutines\tlog\thealthy calls\tp50\tp99\tverdict")
 	broken := 0
 	for _, a := range chosen {
 		// A server of its own for each attack, so that what one leaves
@@ -110,6 +114,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// logSize is the bytes of a log, for the report.
+func logSize(n int64) string {
+	if n < 1e6 {
+		return fmt.Sprintf("%.1f KB", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+}
+
 // choose returns the attacks named in the comma-separated list, or all.
 func choose(only string) ([]attack, error) {
 	if only == "" {
@@ -131,10 +143,11 @@ type bounds struct {
 	rssMB      int64         // peak resident memory
 	goroutines int           // peak goroutines
 	p99        time.Duration // the healthy calls' 99th percentile
+	logKBps    int64         // the server's log, in KB per second of attack
 }
 
 func (b bounds) String() string {
-	return fmt.Sprintf("RSS under %d MB, goroutines under %d, healthy p99 under %v, no failed call", b.rssMB, b.goroutines, b.p99)
+	return fmt.Sprintf("RSS under %d MB, goroutines under %d, healthy p99 under %v, log under %d KB/s, no failed call", b.rssMB, b.goroutines, b.p99, b.logKBps)
 }
 
 // runAttack runs a for d beside fresh healthy clients, and returns its row
@@ -142,13 +155,14 @@ func (b bounds) String() string {
 func runAttack(srv *server, a attack, d time.Duration, b bounds) (string, bool) {
 	clients, err := startHealthy(srv.addr)
 	if err != nil {
-		return fmt.Sprintf("%s\t\t\t\t\t\t\t\tFAIL: the healthy clients could not connect before the attack: %v", a.name, err), false
+		return fmt.Sprintf("%s\t\t\t\t\t\t\t\t\tFAIL: the healthy clients could not connect before the attack: %v", a.name, err), false
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var m sampler
 	var wg sync.WaitGroup
 	wg.Go(func() { m.run(ctx, srv, 20*time.Millisecond) })
 	var got string
+	logged := srv.out.Len()
 	attacker, err := startChild("attack:"+a.name, srv.addr, d)
 	if err == nil {
 		var rep childReport
@@ -160,6 +174,7 @@ func runAttack(srv *server, a attack, d time.Duration, b bounds) (string, bool) 
 	}
 	cancel()
 	wg.Wait()
+	logged = srv.out.Len() - logged
 
 	rss, fds, gs := m.peaks()
 	rep, cerr := clients.report()
@@ -180,6 +195,9 @@ func runAttack(srv *server, a attack, d time.Duration, b bounds) (string, bool) 
 	} else if gs > b.goroutines {
 		problems = append(problems, fmt.Sprintf("%d goroutines, over %d", gs, b.goroutines))
 	}
+	if maxLog := b.logKBps * 1000 * int64(d) / int64(time.Second); logged > maxLog {
+		problems = append(problems, fmt.Sprintf("%d KB logged, over %d KB", logged/1000, maxLog/1000))
+	}
 	if p99 > b.p99 {
 		problems = append(problems, fmt.Sprintf("p99 %v over %v", p99.Round(time.Millisecond), b.p99))
 	}
@@ -193,7 +211,7 @@ func runAttack(srv *server, a attack, d time.Duration, b bounds) (string, bool) 
 	if len(problems) > 0 {
 		verdict = "FAIL: " + strings.Join(problems, "; ")
 	}
-	row := fmt.Sprintf("%s\t%s\t%d MB\t%d\t%d\t%d\t%v\t%v\t%s", a.name, got, rss>>20, fds, gs, len(lat),
+	row := fmt.Sprintf("%s\t%s\t%d MB\t%d\t%d\t%s\t%d\t%v\t%v\t%s", a.name, got, rss>>20, fds, gs, logSize(logged), len(lat),
 		p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond), verdict)
 	return row, len(problems) == 0
 }

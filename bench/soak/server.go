@@ -17,9 +17,10 @@ import (
 
 // addrs are where the server under test listens.
 type addrs struct {
-	http    string // host:port of HTTP; WebSocket is at /ws on it
-	tcp     string // host:port of newline-delimited TCP
-	metrics string // the URL of its Prometheus metrics
+	http     string // host:port of HTTP; WebSocket is at /ws on it
+	fasthttp string // host:port of HTTP served by fasthttprpc
+	tcp      string // host:port of newline-delimited TCP
+	metrics  string // the URL of its Prometheus metrics
 }
 
 // server is the jsonrpcd process under test.
@@ -43,7 +44,7 @@ func buildServer(ctx context.Context, dir string) (string, error) {
 // startServer starts bin on loopback ports of its choosing, with args added,
 // and waits until it has said where it listens.
 func startServer(bin string, args ...string) (*server, error) {
-	cmd := exec.Command(bin, append([]string{"-http", "127.0.0.1:0", "-tcp", "127.0.0.1:0", "-metrics", "127.0.0.1:0"}, args...)...)
+	cmd := exec.Command(bin, append([]string{"-http", "127.0.0.1:0", "-fasthttp", "127.0.0.1:0", "-tcp", "127.0.0.1:0", "-metrics", "127.0.0.1:0"}, args...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -64,13 +65,16 @@ func startServer(bin string, args ...string) (*server, error) {
 			if a, ok := strings.CutPrefix(line, "jsonrpcd: HTTP on http://"); ok {
 				s.addr.http = strings.TrimSuffix(a, "/")
 			}
+			if a, ok := strings.CutPrefix(line, "jsonrpcd: HTTP (fasthttp) on http://"); ok {
+				s.addr.fasthttp = strings.TrimSuffix(a, "/")
+			}
 			if a, ok := strings.CutPrefix(line, "jsonrpcd: TCP (newline-delimited) on "); ok {
 				s.addr.tcp = a
 			}
 			if a, ok := strings.CutPrefix(line, "jsonrpcd: metrics on "); ok {
 				s.addr.metrics = a
 			}
-			if !reported && s.addr.http != "" && s.addr.tcp != "" && s.addr.metrics != "" {
+			if !reported && s.addr.http != "" && s.addr.fasthttp != "" && s.addr.tcp != "" && s.addr.metrics != "" {
 				reported = true
 				found <- nil
 			}
@@ -221,10 +225,12 @@ func (m *sampler) peaks() (rss int64, fds, goroutines int) {
 	return m.peakRSS, m.peakFDs, m.peakGs
 }
 
-// lineLog collects a process's output for error messages.
+// lineLog collects a process's output for error messages, and counts all
+// of it: what the server logs.
 type lineLog struct {
-	mu sync.Mutex // protects b
+	mu sync.Mutex // protects the fields below
 	b  strings.Builder
+	n  int64 // bytes written
 }
 
 func (l *lineLog) Write(p []byte) (int, error) {
@@ -233,7 +239,15 @@ func (l *lineLog) Write(p []byte) (int, error) {
 	if l.b.Len() < 64<<10 {
 		l.b.Write(p)
 	}
+	l.n += int64(len(p))
 	return len(p), nil
+}
+
+// Len returns the bytes written so far.
+func (l *lineLog) Len() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.n
 }
 
 func (l *lineLog) String() string {

@@ -5,8 +5,10 @@ go 1.26.0
 require (
 	github.com/coder/websocket v1.8.15
 	github.com/jsonrpc-go/jsonrpc v0.0.0
+	github.com/jsonrpc-go/jsonrpc/fasthttprpc v0.0.0
 	github.com/jsonrpc-go/jsonrpc/otelrpc v0.0.0
 	github.com/prometheus/client_golang v1.25.0
+	github.com/valyala/fasthttp v1.74.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp v1.47.0
 	go.opentelemetry.io/otel/exporters/prometheus v0.69.0
@@ -24,11 +26,14 @@ require (
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.30.0 // indirect
+	github.com/klauspost/compress v1.20.1 // indirect
+	github.com/molecule-man/go-brrr v1.0.1 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/prometheus/client_model v0.6.3 // indirect
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/otlptranslator v1.0.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
+	github.com/valyala/bytebufferpool v1.0.0 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace v1.47.0 // indirect
 	go.opentelemetry.io/otel/log v1.47.0 // indirect
@@ -44,5 +49,6 @@ require (
 
 replace (
 	github.com/jsonrpc-go/jsonrpc => ../..
+	github.com/jsonrpc-go/jsonrpc/fasthttprpc => ../../fasthttprpc
 	github.com/jsonrpc-go/jsonrpc/otelrpc => ../../otelrpc
 )

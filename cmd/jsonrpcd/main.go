@@ -44,6 +44,10 @@
 //		serve Streamable HTTP at /mcp of the HTTP address: a POST is
 //		answered with JSON, or with server-sent events when its method
 //		reports progress or notifies (default true)
+//	-fasthttp ADDR
+//		an HTTP/1.1 address served with fasthttp (package fasthttprpc),
+//		with the same protocol, limits and timeouts as -http's, without
+//		WebSocket (default empty: none)
 //	-stdio
 //		serve standard input and output only
 //	-framing line|header|raw
@@ -91,14 +95,22 @@
 //		requests that are not JSON) and refusals at a limit (-max-conns
 //		reached, a request refused at shutdown or for its size); error, a
 //		method's panic with its stack, which the client never gets. off
-//		logs nothing. Standard output keeps the lines that say where
-//		jsonrpcd listens
+//		logs nothing. At every level, at most 10 records of one level
+//		and message are written in 10 seconds, then one record of how
+//		many were dropped ("log records dropped"; package ratelog), so
+//		that no client can make the log grow faster. Standard output
+//		keeps the lines that say where jsonrpcd listens
 //	-metrics ADDR
 //		serve the calls' metrics (otelrpc: rpc.server.duration, its
-//		count by method and error code, and rpc.server.active_calls) for
-//		Prometheus at http://ADDR/metrics, on a listener of their own;
-//		meant for a loopback address, such as 127.0.0.1:9464 (default
-//		empty: none)
+//		count by method and error code, and rpc.server.active_calls) and
+//		the process's for Prometheus at http://ADDR/metrics, on a
+//		listener of their own, on a loopback address, such as
+//		127.0.0.1:9464 (default empty: none). An address that is not
+//		loopback, or :PORT (every interface), is refused unless
+//		-metrics-public is given: the metrics say what the server runs
+//		and how it fares, for whoever can reach them
+//	-metrics-public
+//		let -metrics listen on an address that is not loopback
 //	-otlp URL
 //		export a span per call (otelrpc) by OTLP over HTTP to the
 //		collector at URL, such as http://127.0.0.1:4318/v1/traces; spans
@@ -134,6 +146,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/httprpc"
 	"github.com/jsonrpc-go/jsonrpc/openrpc"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/ratelog"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 	"github.com/jsonrpc-go/jsonrpc/streamhttp"
 	"github.com/jsonrpc-go/jsonrpc/ws"
@@ -203,12 +216,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 // newLogger returns the logger of -log-level, writing slog's text to w, or
-// nil for off.
+// nil for off. Its records are within ratelog's default bounds (10 of one
+// level and message in 10 s, then one of how many were dropped), shared
+// by every host and by the server, so that no client can make the log
+// grow faster than that: a record each time something goes wrong would
+// let one line that is not JSON, two bytes, write a hundred.
 func newLogger(w io.Writer, level slog.Level) *slog.Logger {
 	if level == levelOff {
 		return nil
 	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+	return slog.New(ratelog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}), ratelog.Options{}))
 }
 
 // levelOff is -log-level off: above every level that is logged.
@@ -234,6 +251,7 @@ func with(l *slog.Logger, key, value string) *slog.Logger {
 // config is what the flags ask for.
 type config struct {
 	httpAddr, tcpAddr string
+	fastHTTPAddr      string // "": no fasthttp listener
 	ws, stdio         bool
 	streamable        bool // Streamable HTTP at /mcp
 	discover          bool // serve rpc.discover
@@ -246,9 +264,10 @@ type config struct {
 	shutdownTimeout                        time.Duration
 	memoryLimit                            int64 // MiB; 0: the runtime's default
 
-	logLevel    slog.Level // levelOff: none
-	metricsAddr string     // "": no metrics
-	otlpURL     string     // "": no traces
+	logLevel      slog.Level // levelOff: none
+	metricsAddr   string     // "": no metrics
+	metricsPublic bool       // -metrics may be an address that is not loopback
+	otlpURL       string     // "": no traces
 }
 
 // parseFlags reads the command line. ok is false when the command is to
@@ -260,6 +279,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.StringVar(&cfg.tcpAddr, "tcp", "127.0.0.1:9090", "TCP `address`, newline-delimited; empty disables")
 	fs.BoolVar(&cfg.ws, "ws", true, "serve WebSocket at /ws of the HTTP address")
 	fs.BoolVar(&cfg.streamable, "streamable", true, "serve Streamable HTTP (JSON or server-sent events) at /mcp of the HTTP address")
+	fs.StringVar(&cfg.fastHTTPAddr, "fasthttp", "", "HTTP/1.1 `address` served with fasthttp (package fasthttprpc); empty: none")
 	fs.BoolVar(&cfg.stdio, "stdio", false, "serve standard input and output only")
 	fs.BoolVar(&cfg.discover, "discover", true, "answer rpc.discover with the OpenRPC document of the methods (made once, kept until they change)")
 	framingFlag := fs.String("framing", "line", "framing over TCP and -stdio: `line` (one message per line), header (Content-Length, as LSP) or raw (JSON values back to back)")
@@ -272,10 +292,11 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.DurationVar(&cfg.shutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "bound of the graceful shutdown, after which the connections left are closed")
 	fs.Int64Var(&cfg.memoryLimit, "memory-limit", defaultMemoryLimit, "soft limit of the runtime's memory, in `MiB` (0: the runtime's default; GOMEMLIMIT wins)")
 	logLevel := fs.String("log-level", "info", "least severe `level` logged to standard error: debug, info, warn, error or off")
-	fs.StringVar(&cfg.metricsAddr, "metrics", "", "serve Prometheus metrics at http://`ADDR`/metrics (a loopback address); empty: none")
+	fs.StringVar(&cfg.metricsAddr, "metrics", "", "serve Prometheus metrics at http://`ADDR`/metrics (a loopback address, unless -metrics-public); empty: none")
+	fs.BoolVar(&cfg.metricsPublic, "metrics-public", false, "let -metrics listen on an address that is not loopback, or on every interface (:PORT)")
 	fs.StringVar(&cfg.otlpURL, "otlp", "", "export a span per call by OTLP/HTTP to `URL` (such as http://127.0.0.1:4318/v1/traces); empty: none")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-stdio] [-framing line|header|raw] [-max-message N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR] [-otlp URL]\n\n")
+		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-stdio] [-framing line|header|raw] [-max-message N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR [-metrics-public]] [-otlp URL]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -296,6 +317,12 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	if cfg.framing, known = framings[*framingFlag]; !known {
 		fmt.Fprintf(stderr, "jsonrpcd: -framing must be line, header or raw, not %q\n", *framingFlag)
 		return cfg, 2, false
+	}
+	if cfg.metricsAddr != "" && !cfg.metricsPublic {
+		if err := loopbackAddr(cfg.metricsAddr); err != nil {
+			fmt.Fprintf(stderr, "jsonrpcd: -metrics %s: %v; give a loopback address, such as 127.0.0.1:9464, or add -metrics-public to serve it there\n", cfg.metricsAddr, err)
+			return cfg, 2, false
+		}
 	}
 	if cfg.maxConns <= 0 {
 		fmt.Fprintln(stderr, "jsonrpcd: -max-conns must be at least 1")
@@ -352,11 +379,11 @@ type host struct {
 // serveNetwork serves the HTTP and TCP listeners until ctx ends, then shuts
 // them down gracefully (see shutdown).
 func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, stderr io.Writer, logger *slog.Logger) int {
-	if cfg.httpAddr == "" && cfg.tcpAddr == "" {
+	if cfg.httpAddr == "" && cfg.tcpAddr == "" && cfg.fastHTTPAddr == "" {
 		fmt.Fprintln(stderr, "jsonrpcd: nothing to serve: -http and -tcp are both empty (use -stdio for the console)")
 		return 2
 	}
-	errc := make(chan error, 2)
+	errc := make(chan error, 3)
 	var hosts []host
 	// The limits of the WebSocket and TCP connections.
 	limits := peer.Limits{
@@ -447,6 +474,16 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		go func() { errc <- ts.Serve(l) }()
 		hosts = append(hosts, host{l: l, shutdown: ts.Shutdown, close: func() { ts.Close() }})
 		fmt.Fprintf(stdout, "jsonrpcd: TCP (%s) on %s\n", framingNames[cfg.framing], l.Addr())
+	}
+	if cfg.fastHTTPAddr != "" {
+		h, err := serveFastHTTP(srv, cfg, logger, errc)
+		if err != nil {
+			fmt.Fprintln(stderr, "jsonrpcd:", err)
+			shutdown(hosts, cfg.shutdownTimeout, stderr)
+			return 1
+		}
+		hosts = append(hosts, h)
+		fmt.Fprintf(stdout, "jsonrpcd: HTTP (fasthttp) on http://%s/\n", h.l.Addr())
 	}
 
 	status := 0

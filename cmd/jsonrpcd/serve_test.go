@@ -25,6 +25,7 @@ const wait = 15 * time.Second
 // ports.
 type serving struct {
 	httpAddr, tcpAddr string        // host:port of each listener
+	fastHTTPAddr      string        // host:port of -fasthttp's, when asked for
 	wsURL             string        // ws://host:port/ws
 	shuttingDown      chan struct{} // closed when serveNetwork says it is shutting down
 	done              chan int      // serveNetwork's status
@@ -79,6 +80,9 @@ func startServing(t *testing.T, srv *jsonrpc.Server, args ...string) *serving {
 		if cfg.tcpAddr != "" {
 			want++
 		}
+		if cfg.fastHTTPAddr != "" {
+			want++
+		}
 		for lines.Scan() {
 			line := lines.Text()
 			f := strings.Fields(line)
@@ -88,6 +92,9 @@ func startServing(t *testing.T, srv *jsonrpc.Server, args ...string) *serving {
 				want--
 			case strings.HasPrefix(line, "jsonrpcd: WebSocket on "):
 				s.wsURL = f[len(f)-1]
+				want--
+			case strings.HasPrefix(line, "jsonrpcd: HTTP (fasthttp) on "):
+				s.fastHTTPAddr = strings.TrimSuffix(strings.TrimPrefix(f[len(f)-1], "http://"), "/")
 				want--
 			case strings.HasPrefix(line, "jsonrpcd: TCP"):
 				s.tcpAddr = f[len(f)-1]

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -56,6 +57,12 @@ func startTelemetry(ctx context.Context, cfg config, logger *slog.Logger) (*tele
 		l, err := net.Listen("tcp", cfg.metricsAddr)
 		if err != nil {
 			return nil, fmt.Errorf("-metrics: %w", err)
+		}
+		if !cfg.metricsPublic {
+			if err := listensLoopback(l); err != nil {
+				l.Close()
+				return nil, fmt.Errorf("-metrics %s: %w", cfg.metricsAddr, err)
+			}
 		}
 		t.meters = sdkmetric.NewMeterProvider(sdkmetric.WithReader(exporter), sdkmetric.WithResource(serviceResource()))
 		mux := http.NewServeMux()
@@ -134,4 +141,35 @@ func (t *telemetry) shutdown(stderr io.Writer) {
 	if err := errors.Join(errs...); err != nil {
 		fmt.Fprintln(stderr, "jsonrpcd:", err)
 	}
+}
+
+// loopbackAddr reports why the host of addr, an -metrics address, is not
+// loopback: none (every interface), or an IP address that is not. A name
+// is taken for now, and checked where it is listened on (listensLoopback).
+func loopbackAddr(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if host == "" {
+		return errors.New("no host: it would listen on every interface, not loopback")
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return nil // a name
+	}
+	if !ip.Unmap().IsLoopback() {
+		return errors.New("not a loopback address")
+	}
+	return nil
+}
+
+// listensLoopback reports why l, the -metrics listener, is not on a
+// loopback address: what a name stood for.
+func listensLoopback(l net.Listener) error {
+	a, ok := l.Addr().(*net.TCPAddr)
+	if ok && a.IP.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("%s is not a loopback address; give one, such as 127.0.0.1:9464, or add -metrics-public to serve it there", l.Addr())
 }

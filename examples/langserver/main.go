@@ -17,9 +17,14 @@
 //     when the editor cancels it with $/cancelRequest, which is answered
 //     with RequestCancelled (-32800).
 //   - shutdown, then exit: the process exits with status 0 after shutdown
-//     and 1 without it. Requests after shutdown are answered with
-//     InvalidRequest, and requests before initialize with
+//     and 1 without it, once it has written the answers to everything
+//     before exit, however it came (an editor may send initialize,
+//     shutdown and exit at once). Requests after shutdown are answered
+//     with InvalidRequest, and requests before initialize with
 //     ServerNotInitialized (-32002).
+//
+// It holds each open document once: a hover costs the size of its word,
+// so that memory follows the documents open.
 //
 // It is built on package stream (with framing.Header) and package peer
 // (peer.LSP cancellation and progress).
@@ -55,6 +60,10 @@ const (
 // progressEvery is how often a running command reports its progress.
 const progressEvery = 50 * time.Millisecond
 
+// exitTimeout bounds the wait after exit for the connection to end and
+// its answers to be written.
+const exitTimeout = 5 * time.Second
+
 // run serves the editor on r and w until it sends exit or its input ends,
 // and returns the exit status.
 func run(r io.Reader, w io.Writer, stderr io.Writer) int {
@@ -71,9 +80,21 @@ func run(r io.Reader, w io.Writer, stderr io.Writer) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	served := make(chan error, 1)
-	go func() { served <- s.ServeConn(ctx, stream.ReadWriteCloser(r, w)) }()
+	go func() { served <- s.ServeConn(ctx, stream.ReadWriteCloser(exitReader{r, ls}, w)) }()
 	select {
 	case code := <-ls.exit:
+		// The answers to what came before exit may still be in the
+		// writer's buffer. Past exit the input ends (exitReader), and
+		// the connection ends as at the end of its input: the answers
+		// are written, then the output closed. A read of the input
+		// already waiting (exit ran after a call it waited for) cannot
+		// be interrupted: exitTimeout bounds the wait.
+		t := time.NewTimer(exitTimeout)
+		defer t.Stop()
+		select {
+		case <-served:
+		case <-t.C:
+		}
 		return code
 	case err := <-served:
 		if err != nil {
@@ -96,6 +117,7 @@ type server struct {
 	mu          sync.Mutex
 	initialized bool
 	shutDown    bool
+	exited      bool              // exit came: the input ends
 	docs        map[string]string // the text of each open document, by URI
 }
 
@@ -134,6 +156,27 @@ func (ls *server) gate(ctx context.Context, c *jsonrpc.Call) error {
 		return jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "server is shut down")
 	}
 	return nil
+}
+
+// exitReader is the editor's input until exit, and then its end, so that
+// the connection ends as at the end of its input, having written every
+// answer, instead of the process exiting with answers in its buffer.
+type exitReader struct {
+	r  io.Reader
+	ls *server
+}
+
+func (e exitReader) Read(p []byte) (int, error) {
+	if e.ls.hasExited() {
+		return 0, io.EOF
+	}
+	return e.r.Read(p)
+}
+
+func (ls *server) hasExited() bool {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return ls.exited
 }
 
 func (ls *server) isShutDown() bool {
@@ -282,48 +325,60 @@ func (ls *server) hover(p hoverParams) (*hoverResult, error) {
 
 // wordAt returns the word (letters, digits and underscores) that holds the
 // character at UTF-16 offset char of line, with its start and end as UTF-16
-// offsets. ok is false when no word is there.
+// offsets. ok is false when no word is there. It walks the text in place,
+// allocating nothing: a hover costs the size of its word, not of the
+// document (splitting the document into lines and the line into a slice of
+// its runes made a hover on a 4 MiB document peak at 583 MiB).
 func wordAt(text string, line, char int) (word string, start, end int, ok bool) {
-	lines := strings.Split(text, "\n")
-	if line < 0 || line >= len(lines) || char < 0 {
+	if line < 0 || char < 0 {
 		return "", 0, 0, false
 	}
-	l := strings.TrimSuffix(lines[line], "\r")
-	// The runes of the line, each with its UTF-16 offset.
-	type unit struct {
-		r    rune
-		at   int // byte offset
-		u16  int // UTF-16 offset
-		word bool
+	l := text
+	for range line {
+		i := strings.IndexByte(l, '\n')
+		if i < 0 {
+			return "", 0, 0, false
+		}
+		l = l[i+1:]
 	}
-	var runes []unit
-	u := 0
-	for i, r := range l {
-		runes = append(runes, unit{r, i, u, isWord(r)})
-		u += utf16.RuneLen(r)
+	if i := strings.IndexByte(l, '\n'); i >= 0 {
+		l = l[:i]
 	}
+	l = strings.TrimSuffix(l, "\r")
 	// The rune whose UTF-16 span holds char; a char in the middle of a
 	// surrogate pair points at the pair's rune.
-	k := -1
-	for i, ru := range runes {
-		if char >= ru.u16 && char < ru.u16+utf16.RuneLen(ru.r) {
-			k = i
+	at, u := -1, 0 // its byte offset and UTF-16 offset
+	var r rune
+	for i, ru := range l {
+		if n := utf16.RuneLen(ru); char < u+n {
+			at, r = i, ru
 			break
+		} else {
+			u += n
 		}
 	}
-	if k < 0 || !runes[k].word {
+	if at < 0 || !isWord(r) {
 		return "", 0, 0, false
 	}
-	i, j := k, k
-	for i > 0 && runes[i-1].word {
-		i--
+	startByte, start := at, u
+	for startByte > 0 {
+		ru, size := utf8.DecodeLastRuneInString(l[:startByte])
+		if !isWord(ru) {
+			break
+		}
+		startByte -= size
+		start -= utf16.RuneLen(ru)
 	}
-	for j+1 < len(runes) && runes[j+1].word {
-		j++
+	endByte, end := at, u
+	for endByte < len(l) {
+		ru, size := utf8.DecodeRuneInString(l[endByte:])
+		if !isWord(ru) {
+			break
+		}
+		endByte += size
+		end += utf16.RuneLen(ru)
 	}
-	last := runes[j]
-	endByte := last.at + utf8.RuneLen(last.r)
-	return l[runes[i].at:endByte], runes[i].u16, last.u16 + utf16.RuneLen(last.r), true
+	return l[startByte:endByte], start, end, true
 }
 
 func isWord(r rune) bool {
@@ -389,12 +444,16 @@ func (ls *server) shutdown() error {
 	return nil
 }
 
-// exitNow asks run to return: 0 after shutdown, 1 otherwise.
+// exitNow ends the input and asks run to return: 0 after shutdown, 1
+// otherwise.
 func (ls *server) exitNow() {
+	ls.mu.Lock()
+	ls.exited = true
 	code := 1
-	if ls.isShutDown() {
+	if ls.shutDown {
 		code = 0
 	}
+	ls.mu.Unlock()
 	select {
 	case ls.exit <- code:
 	default:

@@ -6,7 +6,8 @@
 //     that grows as the bytes arrive, never past the body limit, taking
 //     the buffer's room past budget.Small from the host's budget
 //     (MaxBuffered) before it grows; a gzip body is inflated through the
-//     same limit, which also bounds the bytes sent.
+//     same limit, which also bounds the bytes sent, large bodies taking
+//     turns to inflate.
 //   - Process answers a document with ProcessAsync and waits for the
 //     answer, and answers it in the method's place when a method ends the
 //     host's goroutine with runtime.Goexit.
@@ -18,6 +19,7 @@ import (
 	"compress/gzip"
 	"errors"
 	"io"
+	"runtime"
 	"slices"
 	"sync"
 
@@ -40,12 +42,23 @@ var (
 // read at most limit+1 bytes of it. Room is made up front for a declared
 // length up to budget.Small only: past that the buffer grows as the bytes
 // arrive, so that a declared length costs nothing before its bytes come,
-// and ends the size of the body.
+// and ends the size of the body. A declared length that would not fit in
+// what b has left fails with ErrBusy before anything is read.
 func Read(buf []byte, src io.Reader, contentLength, limit int64, b *budget.Budget) ([]byte, int64, error) {
+	return read(buf, src, contentLength, limit, b, nil)
+}
+
+// read is Read, and reads src in turns as t says when t is not nil.
+func read(buf []byte, src io.Reader, contentLength, limit int64, b *budget.Budget, t *turnsAfter) ([]byte, int64, error) {
 	if contentLength > limit {
 		return buf, 0, ErrTooLarge
 	}
 	if contentLength >= 0 {
+		// A body that would not fit in what the budget has left is
+		// refused before any of it is read or any room is made for it.
+		if need := contentLength + 1 - budget.Small; need > 0 && need > b.Max()-b.Used() {
+			return buf, 0, ErrBusy
+		}
 		// Room for the body and the read that reports EOF.
 		buf = slices.Grow(buf, int(min(contentLength+1, budget.Small)))
 	}
@@ -63,7 +76,15 @@ func Read(buf []byte, src io.Reader, contentLength, limit int64, b *budget.Budge
 		}
 		// At most one byte past the limit, which is how it is found.
 		end := int(min(int64(cap(buf)), limit+1))
-		n, err := src.Read(buf[len(buf):end])
+		var (
+			n   int
+			err error
+		)
+		if t != nil && len(buf) >= t.from {
+			n, err = t.inTurn(src, buf[len(buf):end])
+		} else {
+			n, err = src.Read(buf[len(buf):end])
+		}
 		buf = buf[:len(buf)+n]
 		if err == io.EOF {
 			if int64(len(buf)) > limit {
@@ -98,13 +119,27 @@ func grow(full []byte, contentLength, limit int64) []byte {
 
 // ReadGzip appends the gzip body read from src to buf, inflated, as Read
 // does: limit bounds both the bytes read from src and the bytes they
-// inflate to (ErrTooLarge past either). A body that is not valid gzip
-// fails with gzip's error.
-func ReadGzip(buf []byte, src io.Reader, limit int64, b *budget.Budget) ([]byte, int64, error) {
+// inflate to (ErrTooLarge past either), so that a bomb stops being read
+// and inflated once it passes the limit. A body that is not valid gzip
+// fails with gzip's error. contentLength, when not negative, is the length
+// of the body sent; one over limit fails at once.
+//
+// Past budget.Small inflated bytes, a body is inflated 256 KiB at a time,
+// each time in a turn of the ones that half of GOMAXPROCS (at least one)
+// allow at once, as jsonrpc.Limits.MaxLarge: a body of a few kilobytes
+// that inflates to megabytes costs a thousand times what it took to send,
+// and without turns a hundred of them at once held every processor, and
+// the other clients' calls waited hundreds of milliseconds. A turn covers
+// the inflating only: it is let go while the body's bytes are awaited.
+func ReadGzip(buf []byte, src io.Reader, contentLength, limit int64, b *budget.Budget) ([]byte, int64, error) {
+	if contentLength > limit {
+		return buf, 0, ErrTooLarge
+	}
 	z := inflaters.Get().(*inflater)
 	defer z.free()
 	z.sent = limitReader{r: src, limit: limit}
-	z.br.Reset(&z.sent)
+	z.src = turnSource{r: &z.sent}
+	z.br.Reset(&z.src)
 	return z.read(buf, &z.br, limit, b)
 }
 
@@ -117,10 +152,11 @@ func ReadGzipBytes(buf, body []byte, limit int64, b *budget.Budget) ([]byte, int
 }
 
 // inflater is a pooled gzip reader and its sources: a body in memory, or a
-// streamed one read through a limit and a buffer.
+// streamed one read through a limit, a turn's release and a buffer.
 type inflater struct {
 	mem  bytes.Reader
 	sent limitReader
+	src  turnSource
 	br   bufio.Reader // gzip.Reader.Reset would make one per streamed body
 	zr   gzip.Reader
 }
@@ -131,15 +167,58 @@ func (z *inflater) read(buf []byte, src io.Reader, limit int64, b *budget.Budget
 	if err := z.zr.Reset(src); err != nil {
 		return buf, 0, err
 	}
-	return Read(buf, &z.zr, -1, limit, b)
+	return read(buf, &z.zr, -1, limit, b, &turnsAfter{from: len(buf) + budget.Small, src: &z.src})
 }
 
 // free puts z back in the pool, without the body.
 func (z *inflater) free() {
 	z.mem.Reset(nil)
 	z.sent = limitReader{}
+	z.src = turnSource{}
 	z.br.Reset(nil)
 	inflaters.Put(z)
+}
+
+// turns holds a token for each body being inflated past budget.Small: half
+// of GOMAXPROCS, at least one.
+var turns = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))
+
+// turnChunk is the most a turn inflates.
+const turnChunk = 256 << 10
+
+// turnsAfter is how read inflates in turns: once the buffer holds from
+// bytes, each read holds a turn, which src lets go while it waits for the
+// body's bytes.
+type turnsAfter struct {
+	from int
+	src  *turnSource
+}
+
+// inTurn reads r into p, of at most turnChunk bytes, holding a turn.
+func (t *turnsAfter) inTurn(r io.Reader, p []byte) (int, error) {
+	turns <- struct{}{}
+	t.src.held = true
+	defer func() {
+		t.src.held = false
+		<-turns
+	}()
+	return r.Read(p[:min(len(p), turnChunk)])
+}
+
+// turnSource reads a streamed body, letting go of the turn its inflater
+// holds, if any, while it waits for the bytes.
+type turnSource struct {
+	r    io.Reader
+	held bool // a turn is held: let go of it around each read
+}
+
+func (s *turnSource) Read(p []byte) (int, error) {
+	if !s.held {
+		return s.r.Read(p)
+	}
+	<-turns
+	defer func() { turns <- struct{}{} }()
+	return s.r.Read(p)
 }
 
 // limitReader reads r and fails with ErrTooLarge once it has read more

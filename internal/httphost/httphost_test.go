@@ -5,11 +5,13 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/budget"
@@ -97,6 +99,18 @@ func TestReadBusy(t *testing.T) {
 		t.Errorf("took %d, budget used %d", taken, b.Used())
 	}
 	b.Give(taken)
+	// A declared length that would not fit is refused before a byte of it
+	// is read; one that fits is read.
+	src := &countingReader{r: strings.NewReader(body)}
+	if _, taken, err := Read(nil, src, int64(len(body)), 4<<20, b); !errors.Is(err, ErrBusy) || src.n != 0 || taken != 0 {
+		t.Errorf("a declared 1 MiB in a budget of 200 KiB: %v, read %d, took %d; want ErrBusy, nothing read", err, src.n, taken)
+	}
+	fits := body[:100<<10]
+	if got, taken, err := Read(nil, strings.NewReader(fits), int64(len(fits)), 4<<20, b); err != nil || len(got) != len(fits) {
+		t.Errorf("a declared 100 KiB in a budget of 200 KiB: %d bytes, %v", len(got), err)
+	} else {
+		b.Give(taken)
+	}
 	small := strings.Repeat("y", budget.Small-1)
 	if got, taken, err := Read(nil, strings.NewReader(small), int64(len(small)), 4<<20, budget.New(0)); err != nil || string(got) != small || taken != 0 {
 		t.Errorf("a small body with no budget: %d bytes, took %d, %v", len(got), taken, err)
@@ -117,9 +131,15 @@ func TestReadGzip(t *testing.T) {
 	z := gz(t, body)
 	for _, rd := range readers {
 		b := budget.New(1 << 20)
-		got, taken, err := ReadGzip(nil, rd.wrap(bytes.NewReader(z)), 1<<20, b)
+		got, taken, err := ReadGzip(nil, rd.wrap(bytes.NewReader(z)), -1, 1<<20, b)
 		if err != nil || string(got) != body || taken != b.Used() || taken == 0 {
 			t.Errorf("%s: %d bytes, took %d (budget %d), %v", rd.name, len(got), taken, b.Used(), err)
+		}
+		// With its length declared, as sent.
+		b.Give(taken)
+		got, taken, err = ReadGzip(nil, rd.wrap(bytes.NewReader(z)), int64(len(z)), 1<<20, b)
+		if err != nil || string(got) != body || taken != b.Used() {
+			t.Errorf("%s, of declared length: %d bytes, took %d (budget %d), %v", rd.name, len(got), taken, b.Used(), err)
 		}
 	}
 	got, _, err := ReadGzipBytes(nil, z, 1<<20, budget.New(1<<20))
@@ -130,7 +150,7 @@ func TestReadGzip(t *testing.T) {
 	// A bomb: 16 MiB of zeros stop at the limit, streamed or in memory.
 	bomb := gz(t, strings.Repeat("\x00", 16<<20))
 	const limit = 1 << 20
-	got, _, err = ReadGzip(nil, bytes.NewReader(bomb), limit, budget.New(1<<30))
+	got, _, err = ReadGzip(nil, bytes.NewReader(bomb), -1, limit, budget.New(1<<30))
 	if !errors.Is(err, ErrTooLarge) || len(got) > limit+1 {
 		t.Errorf("a bomb, streamed: %d bytes, %v; want ErrTooLarge", len(got), err)
 	}
@@ -143,12 +163,12 @@ func TestReadGzip(t *testing.T) {
 	// that inflates to less (stored blocks of random bytes would; here the
 	// limit is under the compressed size).
 	src := &countingReader{r: bytes.NewReader(z)}
-	if _, _, err := ReadGzip(nil, src, int64(len(z)/2), budget.New(1<<30)); !errors.Is(err, ErrTooLarge) || src.n > len(z)/2+1 {
+	if _, _, err := ReadGzip(nil, src, -1, int64(len(z)/2), budget.New(1<<30)); !errors.Is(err, ErrTooLarge) || src.n > len(z)/2+1 {
 		t.Errorf("a gzip body of %d bytes, limit %d: read %d, %v; want ErrTooLarge", len(z), len(z)/2, src.n, err)
 	}
 
 	// Not gzip at all, and gzip cut short.
-	if _, _, err := ReadGzip(nil, strings.NewReader("{}"), limit, budget.New(1<<30)); err == nil {
+	if _, _, err := ReadGzip(nil, strings.NewReader("{}"), -1, limit, budget.New(1<<30)); err == nil {
 		t.Error("a body that is not gzip was read")
 	}
 	if _, _, err := ReadGzipBytes(nil, z[:len(z)/2], limit, budget.New(1<<30)); err == nil {
@@ -274,4 +294,113 @@ func TestReadGrowth(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Bodies that inflate past budget.Small take turns, half of GOMAXPROCS at
+// once: while every turn is held, a small body inflates and a large one
+// waits; it goes on once a turn is free.
+func TestInflateTurns(t *testing.T) {
+	small := gz(t, strings.Repeat("s", budget.Small/2))
+	large := gz(t, strings.Repeat("l", 1<<20))
+	for range cap(turns) {
+		turns <- struct{}{}
+	}
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			for range cap(turns) {
+				<-turns
+			}
+		}
+	}
+	defer release()
+	if got, _, err := ReadGzipBytes(nil, small, 1<<20, budget.New(1<<30)); err != nil || len(got) != budget.Small/2 {
+		t.Fatalf("a small body while every turn is held: %d bytes, %v", len(got), err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		got, _, err := ReadGzipBytes(nil, large, 4<<20, budget.New(1<<30))
+		if err == nil && len(got) != 1<<20 {
+			err = fmt.Errorf("%d bytes", len(got))
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("a large body inflated while every turn was held: %v", err)
+	default: // it cannot end without a turn
+	}
+	release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A streamed body lets go of its turn while it waits for its bytes: with
+// one waiting in the middle of a large body and every other turn held, a
+// large body in memory still inflates.
+func TestInflateTurnWhileWaiting(t *testing.T) {
+	data := strings.Repeat("abcdefgh", 128<<10) // 1 MiB
+	z := gz(t, data)
+	for range cap(turns) - 1 {
+		turns <- struct{}{}
+	}
+	defer func() {
+		for range cap(turns) - 1 {
+			<-turns
+		}
+	}()
+	pr, pw := io.Pipe()
+	waiting := make(chan struct{})
+	src := &signalReader{r: pr, after: 1, waiting: waiting}
+	streamed := make(chan error, 1)
+	go func() {
+		got, _, err := ReadGzip(nil, src, -1, 4<<20, budget.New(1<<30))
+		if err == nil && string(got) != data {
+			err = fmt.Errorf("%d bytes", len(got))
+		}
+		streamed <- err
+	}()
+	// The streamed body takes the first half, inflates it (past
+	// budget.Small, in a turn) and then waits for the rest.
+	if _, err := pw.Write(z[:len(z)/2]); err != nil {
+		t.Fatal(err)
+	}
+	<-waiting
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := ReadGzipBytes(nil, z, 4<<20, budget.New(1<<30))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second): // a failure bound, not a wait for work
+		t.Fatal("a body in memory did not inflate beside a streamed one waiting for its bytes")
+	}
+	pw.Write(z[len(z)/2:])
+	pw.Close()
+	if err := <-streamed; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// signalReader reads r, and closes waiting as its read after the first
+// after ones begins.
+type signalReader struct {
+	r       io.Reader
+	after   int
+	waiting chan struct{}
+	reads   int
+}
+
+func (s *signalReader) Read(p []byte) (int, error) {
+	if s.reads == s.after {
+		close(s.waiting)
+	}
+	s.reads++
+	return s.r.Read(p)
 }

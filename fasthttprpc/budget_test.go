@@ -1,0 +1,105 @@
+package fasthttprpc_test
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/fasthttprpc"
+)
+
+// postOf is a POST of body whose head declares its length.
+func postOf(body string) string {
+	return fmt.Sprintf("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body)) + body
+}
+
+// largeEcho is a call of echo n bytes long.
+func largeEcho(n int) string {
+	head, tail := `{"jsonrpc":"2.0","method":"echo","params":["`, `"],"id":1}`
+	return head + strings.Repeat("x", n-len(head)-len(tail)) + tail
+}
+
+// sendAndRead writes req on c while it reads the answer, as a client that
+// streams a body does, and returns the answer's status and Retry-After.
+func sendAndRead(t *testing.T, c net.Conn, req string) (int, string) {
+	t.Helper()
+	c.SetDeadline(time.Now().Add(wait))
+	go io.WriteString(c, req) // fails once the server closes the connection: that is the answer
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("no answer: %v", err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, resp.Header.Get("Retry-After")
+}
+
+// The bodies being read over all the handler's requests hold at most
+// MaxBuffered (64 MiB by default) of memory past 64 KiB each, as
+// httprpc.Handler's do: a body that would pass it is answered with 503 and
+// Retry-After as soon as it would, small bodies are served meanwhile, and
+// the room comes back when the large bodies are answered. Before, the
+// fasthttp host had no such bound: 100 bodies of 4 MiB held 918 MiB
+// (issue 25).
+func TestNewServerMaxBuffered(t *testing.T) {
+	const size = 30 << 20 // two of them fill most of the default 64 MiB
+	s := fasthttprpc.NewServer(demo.NewServer())
+	s.MaxRequestBodySize = 32 << 20
+	body := largeEcho(size)
+	stall := postOf(body)
+	stall = stall[:len(stall)-1] // all but the last byte
+	l := &watchedListener{want: len(stall), waiting: make(chan struct{}, 4)}
+	addr := serveServer(t, s, func(ln net.Listener) net.Listener { l.Listener = ln; return l })
+	dial := func() net.Conn {
+		c, err := net.DialTimeout("tcp", addr, wait)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+
+	// Two large bodies stall before their last byte, once the server has
+	// read the rest.
+	var stalled []net.Conn
+	for range 2 {
+		c := dial()
+		if _, err := io.WriteString(c, stall); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-l.waiting:
+		case <-time.After(wait):
+			t.Fatal("the server did not read a stalled body")
+		}
+		stalled = append(stalled, c)
+	}
+	// A third finds no room: 503 with Retry-After, before it is read.
+	if status, retry := sendAndRead(t, dial(), postOf(body)); status != http.StatusServiceUnavailable || retry == "" {
+		t.Errorf("a large body beside two stalled ones: %d, Retry-After %q; want 503 with Retry-After", status, retry)
+	}
+	// A small one is served meanwhile.
+	if a := do(t, "POST", "http://"+addr, "application/json", `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`); a.status != 200 || a.body != `{"jsonrpc":"2.0","result":3,"id":1}` {
+		t.Errorf("a small body beside the stalled ones: %d %s", a.status, a.body)
+	}
+	// The stalled bodies end and are answered (their echo is over the
+	// response limit); their room is back.
+	for _, c := range stalled {
+		c.SetDeadline(time.Now().Add(wait))
+		io.WriteString(c, "}")
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("a stalled body, completed: %v", err)
+		}
+		resp.Body.Close()
+	}
+	if status, _ := sendAndRead(t, dial(), postOf(body)); status != http.StatusOK {
+		t.Errorf("a large body after the stalled ones were answered: %d, want 200", status)
+	}
+}
