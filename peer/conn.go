@@ -131,6 +131,7 @@ type Conn struct {
 	trackers map[string]*tracked // calls in flight and queued, by id, for cancellation
 	pending  map[uint64]chan<- response
 	progress map[string]func(json.RawMessage)
+	workDone map[string]context.CancelFunc // BeginWorkDone's, by token
 	out      outbox
 	clock    readClock                  // the read deadlines (deadline.go)
 	subs     map[*Subscription]struct{} // ended with the read loop
@@ -406,6 +407,9 @@ func (c *Conn) special(r *wire.Request) bool {
 		return true
 	case c.proto.ProgressMethod != "" && wire.NameIs(r.Method, c.proto.ProgressMethod):
 		return c.progressed(r.Params)
+	case c.proto.WorkDoneCancel != "" && wire.NameIs(r.Method, c.proto.WorkDoneCancel):
+		c.cancelWorkDone(r.Params)
+		return true
 	}
 	return false
 }
