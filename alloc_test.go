@@ -5,6 +5,7 @@ package jsonrpc_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -165,5 +166,20 @@ func TestAdaptedStructResultAllocs(t *testing.T) {
 	srv.MustRegister("all", func() []resultPoint { return resultPoints })
 	checkZeroAllocs(t, srv, []allocCase{
 		{"slice", `{"jsonrpc":"2.0","method":"all","id":1}`, `"result":[{"x":1,"y":2.5,"label":"a<b","Tags":["t"]},{"x":3,"y":0,"Tags":null}]`},
+	})
+}
+
+// An error answer allocates nothing when the method returns an error
+// object it keeps, or wraps one: mapping an error to its error object
+// allocates only the objects it makes.
+func TestErrorAnswerAllocs(t *testing.T) {
+	errBusy := jsonrpc.NewError(-32001, "busy")
+	wrapped := fmt.Errorf("withdraw: %w", errBusy)
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("sentinel", func() error { return jsonrpc.ErrInvalidParams })
+	srv.MustRegister("wrapped", func() error { return wrapped })
+	checkZeroAllocs(t, srv, []allocCase{
+		{"sentinel", `{"jsonrpc":"2.0","method":"sentinel","id":1}`, `"code":-32602`},
+		{"wrapped", `{"jsonrpc":"2.0","method":"wrapped","id":1}`, `"code":-32001,"message":"busy"`},
 	})
 }

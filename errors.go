@@ -156,24 +156,22 @@ func ErrorCode(err error) Code {
 // that is not an *Error carries its text as the message only with details
 // on (ErrorDetails); otherwise the code's standard message.
 func toError(err error, details bool) *Error {
-	var e *Error
-	if errors.As(err, &e) {
+	if e, ok := errors.AsType[*Error](err); ok {
 		if e == nil {
 			// A typed nil *Error returned as an error: a bug in the method.
 			return &Error{Code: CodeInternalError, Message: "Internal error"}
 		}
 		return e
 	}
-	var pe *bind.ParamError
-	if errors.As(err, &pe) {
+	if pe, ok := errors.AsType[*bind.ParamError](err); ok {
 		return &Error{Code: CodeInvalidParams, Message: "Invalid params", Data: jsonString(pe.Error())}
 	}
-	var re *bind.ResultError
-	var pan *PanicError
+	re, isResult := errors.AsType[*bind.ResultError](err)
+	_, isPanic := errors.AsType[*PanicError](err)
 	switch {
-	case errors.As(err, &re) && re.NonFinite() != "":
+	case isResult && re.NonFinite() != "":
 		return &Error{Code: CodeInternalError, Message: "Internal error", Data: jsonString(nonFiniteData(re.NonFinite()))}
-	case errors.As(err, &re), errors.As(err, &pan):
+	case isResult, isPanic:
 		return &Error{Code: CodeInternalError, Message: "Internal error"}
 	case errors.Is(err, context.Canceled):
 		return &Error{Code: CodeCancelled, Message: "Request cancelled"}
