@@ -147,17 +147,31 @@
 // naming it, "result: +Inf cannot be encoded: JSON has no NaN or
 // infinities" (add(1e308, 1e308) answers so). A panicking method answers
 // with CodeInternalError; the panic does not leave the call, and the server
-// keeps serving. OnError sees every such error, with its Go cause (a
-// *PanicError for a panic), and may rewrite the error object. Client code
+// keeps serving. An interceptor sees every such error, as the Go error the
+// call failed with (a *PanicError for a panic), and may answer with another
+// error object (see Interceptors). Client code
 // tells the standard errors apart with errors.Is and the sentinels
 // (errors.Is(err, jsonrpc.ErrMethodNotFound)).
 //
-// # Hooks
+// # Interceptors
 //
-// OnPreProcess runs before each method and may abort the call; OnPostProcess
-// sees each call's outcome and may replace it; OnError rewrites errors;
-// OnParseError rewrites the answer to a document that is not JSON. Inside a
-// method or hook, Call.SetError sets the call's error without returning it.
+// Intercept wraps every method call: an interceptor runs before the
+// method, may refuse the call, hands the method a context of its own, and
+// sees and may replace the call's outcome, as next returns it:
+//
+//	jsonrpc.Intercept(func(ctx context.Context, c *jsonrpc.Call, next func(context.Context) error) error {
+//		if c.Method() == "admin" && !allowed(ctx) {
+//			return jsonrpc.NewError(-32001, "forbidden") // the method does not run
+//		}
+//		err := next(ctx)                       // the method; c.Result() holds its result
+//		log.Printf("%s: %v", c.Method(), err) // the Go error, a *PanicError for a panic
+//		return err                            // nil, or the error to answer with
+//	})
+//
+// Interceptors nest, and a server without one pays nothing for them.
+// OnParseError rewrites the answer to a document that is not JSON, which
+// has no Call to intercept. Inside a method or interceptor, Call.SetError
+// sets the call's error without returning it.
 //
 // # Contexts and sessions
 //

@@ -131,8 +131,9 @@ func (e *Error) Is(target error) bool {
 	return ok && t != nil && e != nil && t.Code == e.Code
 }
 
-// PanicError is the error a call reports when its method or a hook panicked.
-// Hooks see it through OnError; the client sees CodeInternalError.
+// PanicError is the error a call reports when its method or an interceptor
+// panicked. An interceptor sees it as the error next returns (see
+// Intercept); the client sees CodeInternalError.
 type PanicError struct {
 	Value any    // the value passed to panic
 	Stack []byte // the panicking goroutine's stack

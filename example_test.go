@@ -116,22 +116,19 @@ func ExampleError() {
 	// {"jsonrpc":"2.0","error":{"code":-32000,"message":"Server error"},"id":2}
 }
 
-func ExampleOnPreProcess() {
-	srv := jsonrpc.NewServer(
-		jsonrpc.OnPreProcess(func(ctx context.Context, c *jsonrpc.Call) error {
-			if c.Method() == "admin" && c.ContextValue() != "root" {
-				return jsonrpc.NewError(-32001, "forbidden")
-			}
-			return nil
-		}),
-		jsonrpc.OnError(func(ctx context.Context, c *jsonrpc.Call, cause error, e *jsonrpc.Error) *jsonrpc.Error {
-			var p *jsonrpc.PanicError
-			if errors.As(cause, &p) {
-				return e.WithData(fmt.Sprint(p.Value))
-			}
-			return e
-		}),
-	)
+// An interceptor refuses a call before its method runs, and answers a
+// panic with an error object of its own.
+func ExampleIntercept_access() {
+	srv := jsonrpc.NewServer(jsonrpc.Intercept(func(ctx context.Context, c *jsonrpc.Call, next func(context.Context) error) error {
+		if c.Method() == "admin" && c.ContextValue() != "root" {
+			return jsonrpc.NewError(-32001, "forbidden") // the method does not run
+		}
+		err := next(ctx)
+		if p, ok := errors.AsType[*jsonrpc.PanicError](err); ok {
+			return jsonrpc.ErrInternal.WithData(fmt.Sprint(p.Value))
+		}
+		return err
+	}))
 	srv.MustRegister("admin", func() string { return "ok" })
 	srv.MustRegister("crash", func() int { panic("boom") })
 

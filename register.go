@@ -373,7 +373,7 @@ func serviceReceiver(svc any) (reflect.Type, reflect.Value, func(context.Context
 			}
 			if out[0].IsNil() {
 				// A bug in the factory: the client sees an internal error,
-				// OnError the detail.
+				// an interceptor the detail.
 				return reflect.Value{}, fmt.Errorf("%w: service factory %s returned a nil %s", ErrInternal, ft, t)
 			}
 			return out[0], nil
