@@ -57,13 +57,14 @@
 // and a ServiceOption RegisterService. An option passed where it does not
 // apply does not compile.
 //
-// Typed, TypedNoContext, TypedNoError and TypedFunc make a TypedMethod,
-// which Register takes in place of a function: a function of one value P,
-// the params (a struct bound by field, as above, or the only param), and
-// one result R. Generics make its calls direct Go calls, never through
-// reflect.Value.Call, whatever P and R are.
+// Typed and TypedNoContext make a TypedMethod, which Register takes in
+// place of a function: a function of one value P, the params (a struct
+// bound by field, as above, or the only param), with or without a leading
+// context, that returns one result R and an error. Generics make its calls
+// direct Go calls, never through reflect.Value.Call, whatever P and R are.
 //
 //	srv.MustRegister("createUser", jsonrpc.Typed(func(ctx context.Context, u User) (User, error) { ... }))
+//	srv.MustRegister("double", jsonrpc.TypedNoContext(func(x int) (int, error) { return 2 * x, nil }))
 //
 // Register calls a plain function, or a method of a service that is a
 // value (not a factory), without reflect.Value.Call through generic

@@ -268,11 +268,13 @@ func ExampleTyped() {
 	// {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":"km must be positive"},"id":2}
 }
 
-// TypedFunc serves a function without a context or an error; a param that
-// is not a struct is the only positional param, or named with ParamNames.
-func ExampleTypedFunc() {
+// TypedNoContext serves a function without a context; one without an error
+// returns a nil one from a closure. A param that is not a struct is the
+// only positional param, or named with ParamNames.
+func ExampleTypedNoContext() {
 	srv := jsonrpc.NewServer()
-	srv.MustRegister("shout", jsonrpc.TypedFunc(strings.ToUpper), jsonrpc.ParamNames("text"))
+	shout := func(s string) (string, error) { return strings.ToUpper(s), nil }
+	srv.MustRegister("shout", jsonrpc.TypedNoContext(shout), jsonrpc.ParamNames("text"))
 	fmt.Println(srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"shout","params":{"text":"hi"},"id":1}`))
 	// Output:
 	// {"jsonrpc":"2.0","result":"HI","id":1}
