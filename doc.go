@@ -41,13 +41,17 @@
 // ErrInvalidMethod; it never fails at call time. Names starting with "rpc."
 // are reserved by the specification and refused.
 //
-// Params are positional (a JSON array) unless the function is given names
-// with ParamNames, after which both positional and named (a JSON object)
-// calls work. A function whose only param is a struct takes named params by
-// the struct's json field names, positional params in field order, and the
-// struct whole as the only element of a positional array ([{"name":"x"}], as
-// go-ethereum's client sends it) when the object's members all name fields
-// or the first field cannot take an object.
+// Params come in two forms, and a function may take both:
+//
+//   - Positional, a JSON array: every function takes them, in the order of
+//     its params. A function whose only param is a struct takes them in
+//     field order, or the struct whole as the only element of the array
+//     ([{"name":"x"}], as go-ethereum's client sends it) when the object's
+//     members all name fields or the first field cannot take an object.
+//   - Named, a JSON object: a function whose only param is a struct takes
+//     them by the struct's json field names, as it is; any other function
+//     takes them once ParamNames has named its params.
+//
 // Defaults makes trailing params optional. RegisterService registers every
 // exported method of a value, or of the values a factory makes per call;
 // its naming rule is documented there.
