@@ -58,6 +58,10 @@ import (
 // closed or broken client (peer.ErrClosed).
 var ErrClosed = peer.ErrClosed
 
+// ErrNoAnswer is the error of Result.Unmarshal for a notification of a
+// batch, which gets no answer (peer.ErrNoAnswer).
+var ErrNoAnswer = peer.ErrNoAnswer
+
 // A Channel carries whole JSON-RPC messages between a client and a
 // server: it is a transport.Conn, the one carrier of every connection in
 // this module. The channels of this package and ws.Dial are ready made;
