@@ -21,6 +21,31 @@ func ExampleServer_Process() {
 	// Output: {"jsonrpc":"2.0","result":3,"id":1}
 }
 
+// A batch is answered with an array of the answers of its calls, in the
+// order they complete (here, the order of the batch); a notification has
+// none, and a call that fails is answered with its error object.
+func ExampleServer_Process_batch() {
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("add", func(a, b float64) float64 { return a + b })
+	srv.MustRegister("log", func(msg string) {})
+
+	batch := `[
+		{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1},
+		{"jsonrpc":"2.0","method":"log","params":["hello"]},
+		{"jsonrpc":"2.0","method":"divide","params":[1,0],"id":2},
+		{"jsonrpc":"2.0","method":"add","params":[3,4],"id":3}
+	]`
+	buf := srv.Process(context.Background(), nil, []byte(batch))
+	fmt.Println(string(buf))
+
+	// A batch of notifications only is answered with nothing at all.
+	buf = srv.Process(context.Background(), buf[:0], []byte(`[{"jsonrpc":"2.0","method":"log","params":["a"]},{"jsonrpc":"2.0","method":"log","params":["b"]}]`))
+	fmt.Println(len(buf))
+	// Output:
+	// [{"jsonrpc":"2.0","result":3,"id":1},{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":2},{"jsonrpc":"2.0","result":7,"id":3}]
+	// 0
+}
+
 func ExampleServer_ProcessString() {
 	srv := jsonrpc.NewServer()
 	srv.MustRegister("upper", strings.ToUpper)
