@@ -5,6 +5,7 @@ package jsonrpc_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -30,28 +31,6 @@ func TestZeroAllocs(t *testing.T) {
 		allocCase{"method-not-found", `{"jsonrpc":"2.0","method":"noSuchMethod","params":[1],"id":6}`, `"code":-32601`},
 	)
 	checkZeroAllocs(t, demo.NewServer(), cases)
-}
-
-// With hooks, a call allocates its context and nothing else: the copy of the
-// result the post hook sees comes from a pool.
-func TestHookAllocs(t *testing.T) {
-	srv := demo.NewServer(
-		jsonrpc.OnPreProcess(func(context.Context, *jsonrpc.Call) error { return nil }),
-		jsonrpc.OnPostProcess(func(_ context.Context, _ *jsonrpc.Call, result json.RawMessage, _ *jsonrpc.Error) error {
-			if len(result) == 0 {
-				panic("no result")
-			}
-			return nil
-		}),
-	)
-	req := []byte(demo.Requests[0])
-	buf := make([]byte, 0, 4096)
-	allocs := testing.AllocsPerRun(1000, func() {
-		buf = srv.Process(context.Background(), buf[:0], req)
-	})
-	if allocs != 1 {
-		t.Errorf("Process with pre and post hooks made %v allocations per call, want 1 (the call's context)", allocs)
-	}
 }
 
 // The reflection path allocates in proportion to the values it builds: a
@@ -96,21 +75,42 @@ func TestVariadicAllocs(t *testing.T) {
 	}
 }
 
-// With an interceptor, a call allocates its context (which holds the state
-// next needs) and next; without one nothing (TestZeroAllocs).
+// With interceptors, one or several nested, a call allocates its context,
+// which holds what their next functions need, and nothing else; without
+// one nothing (TestZeroAllocs).
 func TestInterceptAllocs(t *testing.T) {
-	srv := demo.NewServer(jsonrpc.Intercept(func(ctx context.Context, _ *jsonrpc.Call, next func(context.Context) *jsonrpc.Error) {
-		if next(ctx) != nil {
+	check := func(ctx context.Context, c *jsonrpc.Call, next func(context.Context) error) error {
+		if err := next(ctx); err != nil || len(c.Result()) == 0 {
 			panic("call failed")
 		}
-	}))
-	req := []byte(demo.Requests[0])
-	buf := make([]byte, 0, 4096)
-	allocs := testing.AllocsPerRun(1000, func() {
-		buf = srv.Process(context.Background(), buf[:0], req)
-	})
-	if allocs != 2 {
-		t.Errorf("Process with an interceptor made %v allocations per call, want 2 (the call's context and next)", allocs)
+		return nil
+	}
+	refuse := func(context.Context, *jsonrpc.Call, func(context.Context) error) error {
+		return jsonrpc.ErrInvalidParams
+	}
+	for _, tc := range []struct {
+		name string
+		opts []jsonrpc.Option
+		want string
+	}{
+		{"one", []jsonrpc.Option{jsonrpc.Intercept(check)}, `"result":3.75`},
+		{"three", []jsonrpc.Option{jsonrpc.Intercept(check), jsonrpc.Intercept(check), jsonrpc.Intercept(check)}, `"result":3.75`},
+		{"refusing", []jsonrpc.Option{jsonrpc.Intercept(refuse)}, `"code":-32602`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := demo.NewServer(tc.opts...)
+			req := []byte(demo.Requests[0])
+			buf := make([]byte, 0, 4096)
+			if buf = srv.Process(context.Background(), buf[:0], req); !strings.Contains(string(buf), tc.want) {
+				t.Fatalf("answer %s, want %s", buf, tc.want)
+			}
+			allocs := testing.AllocsPerRun(1000, func() {
+				buf = srv.Process(context.Background(), buf[:0], req)
+			})
+			if allocs != 1 {
+				t.Errorf("Process with interceptors made %v allocations per call, want 1 (the call's context)", allocs)
+			}
+		})
 	}
 }
 
@@ -165,5 +165,20 @@ func TestAdaptedStructResultAllocs(t *testing.T) {
 	srv.MustRegister("all", func() []resultPoint { return resultPoints })
 	checkZeroAllocs(t, srv, []allocCase{
 		{"slice", `{"jsonrpc":"2.0","method":"all","id":1}`, `"result":[{"x":1,"y":2.5,"label":"a<b","Tags":["t"]},{"x":3,"y":0,"Tags":null}]`},
+	})
+}
+
+// An error answer allocates nothing when the method returns an error
+// object it keeps, or wraps one: mapping an error to its error object
+// allocates only the objects it makes.
+func TestErrorAnswerAllocs(t *testing.T) {
+	errBusy := jsonrpc.NewError(-32001, "busy")
+	wrapped := fmt.Errorf("withdraw: %w", errBusy)
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("sentinel", func() error { return jsonrpc.ErrInvalidParams })
+	srv.MustRegister("wrapped", func() error { return wrapped })
+	checkZeroAllocs(t, srv, []allocCase{
+		{"sentinel", `{"jsonrpc":"2.0","method":"sentinel","id":1}`, `"code":-32602`},
+		{"wrapped", `{"jsonrpc":"2.0","method":"wrapped","id":1}`, `"code":-32001,"message":"busy"`},
 	})
 }

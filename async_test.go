@@ -180,16 +180,14 @@ func TestCallStateAcrossGoroutines(t *testing.T) {
 		mu.Unlock()
 	}
 	srv := newBlockingServer(t,
-		jsonrpc.OnPreProcess(func(ctx context.Context, c *jsonrpc.Call) error {
+		jsonrpc.Intercept(func(ctx context.Context, c *jsonrpc.Call, next func(context.Context) error) error {
 			record(ctx, "pre")
-			return nil
-		}),
-		jsonrpc.OnPostProcess(func(ctx context.Context, c *jsonrpc.Call, result json.RawMessage, e *jsonrpc.Error) error {
+			err := next(ctx)
 			record(ctx, "post")
-			if c.ID() != nil && string(c.ID()) == `"slow"` && c.Err() != nil {
-				t.Errorf("slow call sees a pending error it did not set: %v", c.Err())
+			if c.ID() != nil && string(c.ID()) == `"slow"` && (c.Err() != nil || err != nil) {
+				t.Errorf("slow call sees an error it did not set: %v, %v", c.Err(), err)
 			}
-			return nil
+			return err
 		}))
 	srv.MustRegister("fail", func(ctx context.Context) int {
 		record(ctx, "method")
@@ -207,7 +205,7 @@ func TestCallStateAcrossGoroutines(t *testing.T) {
 	r := newReplies()
 	slowCtx := transport.WithContextValue(context.Background(), "slow-value")
 	srv.ProcessAsync(slowCtx, nil, []byte(`{"jsonrpc":"2.0","method":"slow","id":"slow"}`), r.reply)
-	<-entered // the slow call is suspended inside its method, after its pre hook
+	<-entered // the slow call is suspended inside its method, past its interceptor's start
 
 	fastCtx := transport.WithContextValue(context.Background(), "fast-value")
 	var fast string
@@ -236,19 +234,19 @@ func TestCallStateAcrossGoroutines(t *testing.T) {
 }
 
 // TestProcessAsyncStress runs 16 workers x 400 documents of inline and
-// blocking calls, single and batched, with hooks, and checks every answer.
+// blocking calls, single and batched, with an interceptor, and checks every answer.
 func TestProcessAsyncStress(t *testing.T) {
 	const workers, docs = 16, 400
 	srv := jsonrpc.NewServer(
-		jsonrpc.OnPreProcess(func(ctx context.Context, c *jsonrpc.Call) error {
+		jsonrpc.Intercept(func(ctx context.Context, c *jsonrpc.Call, next func(context.Context) error) error {
 			if got := jsonrpc.CallOf(ctx).ContextValue(); got != string(c.ID()) {
-				return fmt.Errorf("pre: call %s sees context value %v", c.ID(), got)
+				return fmt.Errorf("before: call %s sees context value %v", c.ID(), got)
 			}
-			return nil
-		}),
-		jsonrpc.OnPostProcess(func(ctx context.Context, c *jsonrpc.Call, _ json.RawMessage, _ *jsonrpc.Error) error {
+			if err := next(ctx); err != nil {
+				return err
+			}
 			if got := jsonrpc.CallOf(ctx).ContextValue(); got != string(c.ID()) {
-				return fmt.Errorf("post: call %s sees context value %v", c.ID(), got)
+				return fmt.Errorf("after: call %s sees context value %v", c.ID(), got)
 			}
 			return nil
 		}))

@@ -153,8 +153,10 @@ func BenchmarkShapes(b *testing.B) {
 			s.MustRegister("add", func(a, b float64, c ...float64) float64 { return a + b })
 			return s
 		}},
-		{"pre-hook", func() *jsonrpc.Server {
-			s := jsonrpc.NewServer(jsonrpc.OnPreProcess(func(context.Context, *jsonrpc.Call) error { return nil }))
+		{"intercept", func() *jsonrpc.Server {
+			s := jsonrpc.NewServer(jsonrpc.Intercept(func(ctx context.Context, _ *jsonrpc.Call, next func(context.Context) error) error {
+				return next(ctx)
+			}))
 			s.MustRegister("add", add)
 			return s
 		}},

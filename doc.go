@@ -41,13 +41,17 @@
 // ErrInvalidMethod; it never fails at call time. Names starting with "rpc."
 // are reserved by the specification and refused.
 //
-// Params are positional (a JSON array) unless the function is given names
-// with ParamNames, after which both positional and named (a JSON object)
-// calls work. A function whose only param is a struct takes named params by
-// the struct's json field names, positional params in field order, and the
-// struct whole as the only element of a positional array ([{"name":"x"}], as
-// go-ethereum's client sends it) when the object's members all name fields
-// or the first field cannot take an object.
+// Params come in two forms, and a function may take both:
+//
+//   - Positional, a JSON array: every function takes them, in the order of
+//     its params. A function whose only param is a struct takes them in
+//     field order, or the struct whole as the only element of the array
+//     ([{"name":"x"}], as go-ethereum's client sends it) when the object's
+//     members all name fields or the first field cannot take an object.
+//   - Named, a JSON object: a function whose only param is a struct takes
+//     them by the struct's json field names, as it is; any other function
+//     takes them once ParamNames has named its params.
+//
 // Defaults makes trailing params optional. RegisterService registers every
 // exported method of a value, or of the values a factory makes per call;
 // its naming rule is documented there.
@@ -57,13 +61,14 @@
 // and a ServiceOption RegisterService. An option passed where it does not
 // apply does not compile.
 //
-// Typed, TypedNoContext, TypedNoError and TypedFunc make a TypedMethod,
-// which Register takes in place of a function: a function of one value P,
-// the params (a struct bound by field, as above, or the only param), and
-// one result R. Generics make its calls direct Go calls, never through
-// reflect.Value.Call, whatever P and R are.
+// Typed and TypedNoContext make a TypedMethod, which Register takes in
+// place of a function: a function of one value P, the params (a struct
+// bound by field, as above, or the only param), with or without a leading
+// context, that returns one result R and an error. Generics make its calls
+// direct Go calls, never through reflect.Value.Call, whatever P and R are.
 //
 //	srv.MustRegister("createUser", jsonrpc.Typed(func(ctx context.Context, u User) (User, error) { ... }))
+//	srv.MustRegister("double", jsonrpc.TypedNoContext(func(x int) (int, error) { return 2 * x, nil }))
 //
 // Register calls a plain function, or a method of a service that is a
 // value (not a factory), without reflect.Value.Call through generic
@@ -147,17 +152,31 @@
 // naming it, "result: +Inf cannot be encoded: JSON has no NaN or
 // infinities" (add(1e308, 1e308) answers so). A panicking method answers
 // with CodeInternalError; the panic does not leave the call, and the server
-// keeps serving. OnError sees every such error, with its Go cause (a
-// *PanicError for a panic), and may rewrite the error object. Client code
+// keeps serving. An interceptor sees every such error, as the Go error the
+// call failed with (a *PanicError for a panic), and may answer with another
+// error object (see Interceptors). Client code
 // tells the standard errors apart with errors.Is and the sentinels
 // (errors.Is(err, jsonrpc.ErrMethodNotFound)).
 //
-// # Hooks
+// # Interceptors
 //
-// OnPreProcess runs before each method and may abort the call; OnPostProcess
-// sees each call's outcome and may replace it; OnError rewrites errors;
-// OnParseError rewrites the answer to a document that is not JSON. Inside a
-// method or hook, Call.SetError sets the call's error without returning it.
+// Intercept wraps every method call: an interceptor runs before the
+// method, may refuse the call, hands the method a context of its own, and
+// sees and may replace the call's outcome, as next returns it:
+//
+//	jsonrpc.Intercept(func(ctx context.Context, c *jsonrpc.Call, next func(context.Context) error) error {
+//		if c.Method() == "admin" && !allowed(ctx) {
+//			return jsonrpc.NewError(-32001, "forbidden") // the method does not run
+//		}
+//		err := next(ctx)                       // the method; c.Result() holds its result
+//		log.Printf("%s: %v", c.Method(), err) // the Go error, a *PanicError for a panic
+//		return err                            // nil, or the error to answer with
+//	})
+//
+// Interceptors nest, and a server without one pays nothing for them.
+// OnParseError rewrites the answer to a document that is not JSON, which
+// has no Call to intercept. Inside a method or interceptor, Call.SetError
+// sets the call's error without returning it.
 //
 // # Contexts and sessions
 //

@@ -131,8 +131,9 @@ func (e *Error) Is(target error) bool {
 	return ok && t != nil && e != nil && t.Code == e.Code
 }
 
-// PanicError is the error a call reports when its method or a hook panicked.
-// Hooks see it through OnError; the client sees CodeInternalError.
+// PanicError is the error a call reports when its method or an interceptor
+// panicked. An interceptor sees it as the error next returns (see
+// Intercept); the client sees CodeInternalError.
 type PanicError struct {
 	Value any    // the value passed to panic
 	Stack []byte // the panicking goroutine's stack
@@ -156,24 +157,22 @@ func ErrorCode(err error) Code {
 // that is not an *Error carries its text as the message only with details
 // on (ErrorDetails); otherwise the code's standard message.
 func toError(err error, details bool) *Error {
-	var e *Error
-	if errors.As(err, &e) {
+	if e, ok := errors.AsType[*Error](err); ok {
 		if e == nil {
 			// A typed nil *Error returned as an error: a bug in the method.
 			return &Error{Code: CodeInternalError, Message: "Internal error"}
 		}
 		return e
 	}
-	var pe *bind.ParamError
-	if errors.As(err, &pe) {
+	if pe, ok := errors.AsType[*bind.ParamError](err); ok {
 		return &Error{Code: CodeInvalidParams, Message: "Invalid params", Data: jsonString(pe.Error())}
 	}
-	var re *bind.ResultError
-	var pan *PanicError
+	re, isResult := errors.AsType[*bind.ResultError](err)
+	_, isPanic := errors.AsType[*PanicError](err)
 	switch {
-	case errors.As(err, &re) && re.NonFinite() != "":
+	case isResult && re.NonFinite() != "":
 		return &Error{Code: CodeInternalError, Message: "Internal error", Data: jsonString(nonFiniteData(re.NonFinite()))}
-	case errors.As(err, &re), errors.As(err, &pan):
+	case isResult, isPanic:
 		return &Error{Code: CodeInternalError, Message: "Internal error"}
 	case errors.Is(err, context.Canceled):
 		return &Error{Code: CodeCancelled, Message: "Request cancelled"}

@@ -21,6 +21,31 @@ func ExampleServer_Process() {
 	// Output: {"jsonrpc":"2.0","result":3,"id":1}
 }
 
+// A batch is answered with an array of the answers of its calls, in the
+// order they complete (here, the order of the batch); a notification has
+// none, and a call that fails is answered with its error object.
+func ExampleServer_Process_batch() {
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("add", func(a, b float64) float64 { return a + b })
+	srv.MustRegister("log", func(msg string) {})
+
+	batch := `[
+		{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1},
+		{"jsonrpc":"2.0","method":"log","params":["hello"]},
+		{"jsonrpc":"2.0","method":"divide","params":[1,0],"id":2},
+		{"jsonrpc":"2.0","method":"add","params":[3,4],"id":3}
+	]`
+	buf := srv.Process(context.Background(), nil, []byte(batch))
+	fmt.Println(string(buf))
+
+	// A batch of notifications only is answered with nothing at all.
+	buf = srv.Process(context.Background(), buf[:0], []byte(`[{"jsonrpc":"2.0","method":"log","params":["a"]},{"jsonrpc":"2.0","method":"log","params":["b"]}]`))
+	fmt.Println(len(buf))
+	// Output:
+	// [{"jsonrpc":"2.0","result":3,"id":1},{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":2},{"jsonrpc":"2.0","result":7,"id":3}]
+	// 0
+}
+
 func ExampleServer_ProcessString() {
 	srv := jsonrpc.NewServer()
 	srv.MustRegister("upper", strings.ToUpper)
@@ -116,22 +141,19 @@ func ExampleError() {
 	// {"jsonrpc":"2.0","error":{"code":-32000,"message":"Server error"},"id":2}
 }
 
-func ExampleOnPreProcess() {
-	srv := jsonrpc.NewServer(
-		jsonrpc.OnPreProcess(func(ctx context.Context, c *jsonrpc.Call) error {
-			if c.Method() == "admin" && c.ContextValue() != "root" {
-				return jsonrpc.NewError(-32001, "forbidden")
-			}
-			return nil
-		}),
-		jsonrpc.OnError(func(ctx context.Context, c *jsonrpc.Call, cause error, e *jsonrpc.Error) *jsonrpc.Error {
-			var p *jsonrpc.PanicError
-			if errors.As(cause, &p) {
-				return e.WithData(fmt.Sprint(p.Value))
-			}
-			return e
-		}),
-	)
+// An interceptor refuses a call before its method runs, and answers a
+// panic with an error object of its own.
+func ExampleIntercept_access() {
+	srv := jsonrpc.NewServer(jsonrpc.Intercept(func(ctx context.Context, c *jsonrpc.Call, next func(context.Context) error) error {
+		if c.Method() == "admin" && c.ContextValue() != "root" {
+			return jsonrpc.NewError(-32001, "forbidden") // the method does not run
+		}
+		err := next(ctx)
+		if p, ok := errors.AsType[*jsonrpc.PanicError](err); ok {
+			return jsonrpc.ErrInternal.WithData(fmt.Sprint(p.Value))
+		}
+		return err
+	}))
 	srv.MustRegister("admin", func() string { return "ok" })
 	srv.MustRegister("crash", func() int { panic("boom") })
 
@@ -271,11 +293,13 @@ func ExampleTyped() {
 	// {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":"km must be positive"},"id":2}
 }
 
-// TypedFunc serves a function without a context or an error; a param that
-// is not a struct is the only positional param, or named with ParamNames.
-func ExampleTypedFunc() {
+// TypedNoContext serves a function without a context; one without an error
+// returns a nil one from a closure. A param that is not a struct is the
+// only positional param, or named with ParamNames.
+func ExampleTypedNoContext() {
 	srv := jsonrpc.NewServer()
-	srv.MustRegister("shout", jsonrpc.TypedFunc(strings.ToUpper), jsonrpc.ParamNames("text"))
+	shout := func(s string) (string, error) { return strings.ToUpper(s), nil }
+	srv.MustRegister("shout", jsonrpc.TypedNoContext(shout), jsonrpc.ParamNames("text"))
 	fmt.Println(srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"shout","params":{"text":"hi"},"id":1}`))
 	// Output:
 	// {"jsonrpc":"2.0","result":"HI","id":1}

@@ -32,20 +32,17 @@ func FuzzProcess(f *testing.F) {
 	f.Add([]byte(demo.Batch))
 
 	demoSrv := demo.NewServer()
-	// Pass-through hooks: the demo's answers through the call path that
-	// builds a Call.
-	hooked := demo.NewServer(
-		jsonrpc.OnPreProcess(func(context.Context, *jsonrpc.Call) error { return nil }),
-		jsonrpc.OnPostProcess(func(context.Context, *jsonrpc.Call, json.RawMessage, *jsonrpc.Error) error { return nil }),
-		jsonrpc.OnError(func(_ context.Context, _ *jsonrpc.Call, _ error, e *jsonrpc.Error) *jsonrpc.Error { return e }),
-	)
+	// Pass-through interceptors, two nested: the demo's answers through
+	// the call path that builds a Call.
+	pass := func(ctx context.Context, _ *jsonrpc.Call, next func(context.Context) error) error { return next(ctx) }
+	hooked := demo.NewServer(jsonrpc.Intercept(pass), jsonrpc.Intercept(pass))
 	servers := []struct {
 		name     string
 		srv      *jsonrpc.Server
 		maxDepth int
 	}{
 		{"demo", demoSrv, jsonrpc.DefaultMaxDepth},
-		{"hooks", hooked, jsonrpc.DefaultMaxDepth},
+		{"intercept", hooked, jsonrpc.DefaultMaxDepth},
 		{"rules", newRuleServer(f).Server, jsonrpc.DefaultMaxDepth},
 		{"shallow", demo.NewServer(jsonrpc.UseLimits(jsonrpc.Limits{MaxDepth: 2})), 2},
 	}

@@ -2,7 +2,6 @@ package jsonrpc_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -13,13 +12,10 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 )
 
-// A panicking error hook leaves the error it was given in place, and the
-// server keeps serving.
-func TestErrorHookPanics(t *testing.T) {
-	srv := jsonrpc.NewServer(
-		jsonrpc.OnError(func(context.Context, *jsonrpc.Call, error, *jsonrpc.Error) *jsonrpc.Error { panic("hook") }),
-		jsonrpc.OnParseError(func([]byte, error, *jsonrpc.Error) *jsonrpc.Error { panic("hook") }),
-	)
+// A panicking parse error hook leaves the error it was given in place, and
+// the server keeps serving.
+func TestParseErrorHookPanics(t *testing.T) {
+	srv := jsonrpc.NewServer(jsonrpc.OnParseError(func([]byte, error, *jsonrpc.Error) *jsonrpc.Error { panic("hook") }))
 	srv.MustRegister("fail", func() error { return jsonrpc.NewError(7, "seven") })
 	for req, want := range map[string]string{
 		`{"jsonrpc":"2.0","method":"fail","id":1}`: `{"jsonrpc":"2.0","error":{"code":7,"message":"seven"},"id":1}`,
@@ -31,12 +27,14 @@ func TestErrorHookPanics(t *testing.T) {
 	}
 }
 
-// The post-process hook's result cannot grow into the caller's buffer.
-func TestPostHookResultCapped(t *testing.T) {
+// Call.Result cannot grow into the caller's buffer: what an interceptor
+// appends to it goes to an array of its own.
+func TestInterceptResultCapped(t *testing.T) {
 	var kept []byte
-	srv := jsonrpc.NewServer(jsonrpc.OnPostProcess(func(_ context.Context, _ *jsonrpc.Call, result json.RawMessage, _ *jsonrpc.Error) error {
-		kept = append(result, '\n')
-		return nil
+	srv := jsonrpc.NewServer(jsonrpc.Intercept(func(ctx context.Context, c *jsonrpc.Call, next func(context.Context) error) error {
+		err := next(ctx)
+		kept = append(c.Result(), '\n')
+		return err
 	}))
 	srv.MustRegister("two", func() int { return 2 })
 	out := srv.Process(context.Background(), make([]byte, 0, 256), []byte(`{"jsonrpc":"2.0","method":"two","id":1}`))
@@ -56,41 +54,42 @@ func target(tb testing.TB, srv *jsonrpc.Server) *atomic.Int64 {
 	return &n
 }
 
-func TestOnPreProcess(t *testing.T) {
+// An interceptor that returns before next refuses the call: the method does
+// not run, and the call answers with the interceptor's error.
+func TestInterceptBefore(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name string
-		pre  func(context.Context, *jsonrpc.Call) error
-		req  string
-		want string
-		ran  int64
+		name   string
+		before func(context.Context, *jsonrpc.Call) error // nil: call next
+		req    string
+		want   string
+		ran    int64
 	}{
 		{
 			name: "allows",
-			pre:  func(context.Context, *jsonrpc.Call) error { return nil },
 			req:  call("target", "", "1"), want: wantResult("7", "1"), ran: 1,
 		},
 		{
-			name: "aborts with *Error",
-			pre:  func(context.Context, *jsonrpc.Call) error { return jsonrpc.NewError(-32001, "denied") },
-			req:  call("target", "", "1"), want: wantErrorMessage(-32001, "denied", "1"),
+			name:   "refuses with *Error",
+			before: func(context.Context, *jsonrpc.Call) error { return jsonrpc.NewError(-32001, "denied") },
+			req:    call("target", "", "1"), want: wantErrorMessage(-32001, "denied", "1"),
 		},
 		{
-			name: "aborts with plain error",
-			pre:  func(context.Context, *jsonrpc.Call) error { return errors.New("nope") },
-			req:  call("target", "", "1"), want: wantErrorMessage(jsonrpc.CodeServerError, "nope", "1"),
+			name:   "refuses with plain error",
+			before: func(context.Context, *jsonrpc.Call) error { return errors.New("nope") },
+			req:    call("target", "", "1"), want: wantErrorMessage(jsonrpc.CodeServerError, "nope", "1"),
 		},
 		{
-			name: "aborts with SetError",
-			pre: func(_ context.Context, c *jsonrpc.Call) error {
+			name: "refuses with SetError",
+			before: func(_ context.Context, c *jsonrpc.Call) error {
 				c.SetError(jsonrpc.NewError(-32002, "set"))
-				return nil
+				return nil // next runs, and returns the pending error without running the method
 			},
 			req: call("target", "", "1"), want: wantErrorMessage(-32002, "set", "1"),
 		},
 		{
 			name: "SetError nil allows",
-			pre: func(_ context.Context, c *jsonrpc.Call) error {
+			before: func(_ context.Context, c *jsonrpc.Call) error {
 				c.SetError(errors.New("x"))
 				c.SetError(nil)
 				return nil
@@ -98,19 +97,19 @@ func TestOnPreProcess(t *testing.T) {
 			req: call("target", "", "1"), want: wantResult("7", "1"), ran: 1,
 		},
 		{
-			name: "panics",
-			pre:  func(context.Context, *jsonrpc.Call) error { panic("pre") },
-			req:  call("target", "", "1"), want: wantError(jsonrpc.CodeInternalError, "1"),
+			name:   "panics",
+			before: func(context.Context, *jsonrpc.Call) error { panic("before") },
+			req:    call("target", "", "1"), want: wantError(jsonrpc.CodeInternalError, "1"),
 		},
 		{
-			name: "aborts notification",
-			pre:  func(context.Context, *jsonrpc.Call) error { return errors.New("nope") },
-			req:  call("target", "", ""), want: "",
+			name:   "refuses notification",
+			before: func(context.Context, *jsonrpc.Call) error { return errors.New("nope") },
+			req:    call("target", "", ""), want: "",
 		},
 		{
 			name: "sees call",
-			pre: func(ctx context.Context, c *jsonrpc.Call) error {
-				if jsonrpc.CallOf(ctx) != c || c.Method() != "target" || string(c.ID()) != `"x"` || string(c.Params()) != "[]" {
+			before: func(ctx context.Context, c *jsonrpc.Call) error {
+				if jsonrpc.CallOf(ctx) != c || c.Method() != "target" || string(c.ID()) != `"x"` || string(c.Params()) != "[]" || c.Result() != nil {
 					return errors.New("wrong call")
 				}
 				return nil
@@ -118,20 +117,27 @@ func TestOnPreProcess(t *testing.T) {
 			req: call("target", "[]", `"x"`), want: wantResult("7", `"x"`), ran: 1,
 		},
 		{
-			name: "not run for unknown method",
-			pre:  func(context.Context, *jsonrpc.Call) error { panic("must not run") },
-			req:  call("foobar", "", "1"), want: notFound,
+			name:   "not run for unknown method",
+			before: func(context.Context, *jsonrpc.Call) error { panic("must not run") },
+			req:    call("foobar", "", "1"), want: notFound,
 		},
 		{
-			name: "not run for invalid request",
-			pre:  func(context.Context, *jsonrpc.Call) error { panic("must not run") },
-			req:  `{"jsonrpc":"2.0","method":"target","params":1,"id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1"),
+			name:   "not run for invalid request",
+			before: func(context.Context, *jsonrpc.Call) error { panic("must not run") },
+			req:    `{"jsonrpc":"2.0","method":"target","params":1,"id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1"),
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := jsonrpc.NewServer(jsonrpc.OnPreProcess(tt.pre), jsonrpc.ErrorDetails())
+			srv := jsonrpc.NewServer(jsonrpc.ErrorDetails(), jsonrpc.Intercept(func(ctx context.Context, c *jsonrpc.Call, next func(context.Context) error) error {
+				if tt.before != nil {
+					if err := tt.before(ctx, c); err != nil {
+						return err
+					}
+				}
+				return next(ctx)
+			}))
 			ran := target(t, srv)
 			checkCase(t, srv, rpcCase{name: tt.name, req: tt.req, want: tt.want})
 			if got := ran.Load(); got != tt.ran {
@@ -141,7 +147,10 @@ func TestOnPreProcess(t *testing.T) {
 	}
 }
 
-func TestOnPostProcess(t *testing.T) {
+// An interceptor sees each call's outcome after next (its result with
+// Call.Result, its error with ErrorCode), and what it returns replaces it;
+// nil keeps it.
+func TestInterceptAfter(t *testing.T) {
 	t.Parallel()
 	type seen struct {
 		calls  int
@@ -150,7 +159,7 @@ func TestOnPostProcess(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		post   func(*jsonrpc.Call, json.RawMessage, *jsonrpc.Error) error
+		after  func(*jsonrpc.Call, error) error
 		req    string
 		want   string
 		data   string
@@ -158,54 +167,60 @@ func TestOnPostProcess(t *testing.T) {
 		method string
 	}{
 		{
-			name: "sees result",
-			post: func(*jsonrpc.Call, json.RawMessage, *jsonrpc.Error) error { return nil },
-			req:  call("subtract", "[42,23]", "1"), want: wantResult("19", "1"),
+			name:  "sees result",
+			after: func(*jsonrpc.Call, error) error { return nil },
+			req:   call("subtract", "[42,23]", "1"), want: wantResult("19", "1"),
 			seen: seen{calls: 1, result: "19"},
 		},
 		{
-			name: "sees structured result",
-			post: func(*jsonrpc.Call, json.RawMessage, *jsonrpc.Error) error { return nil },
-			req:  call("get_data", "", "1"), want: wantResult(`["hello",5]`, "1"),
+			name:  "sees structured result",
+			after: func(*jsonrpc.Call, error) error { return nil },
+			req:   call("get_data", "", "1"), want: wantResult(`["hello",5]`, "1"),
 			seen: seen{calls: 1, result: `["hello",5]`},
 		},
 		{
-			name: "sees error",
-			post: func(*jsonrpc.Call, json.RawMessage, *jsonrpc.Error) error { return nil },
-			req:  call("subtract", `["x",1]`, "1"), want: invalidParams, data: "minuend",
+			name:  "sees error",
+			after: func(*jsonrpc.Call, error) error { return nil },
+			req:   call("subtract", `["x",1]`, "1"), want: invalidParams, data: "minuend",
 			seen: seen{calls: 1, result: "<nil>", code: jsonrpc.CodeInvalidParams},
 		},
 		{
-			name: "replaces result",
-			post: func(*jsonrpc.Call, json.RawMessage, *jsonrpc.Error) error { return jsonrpc.NewError(-32003, "post") },
-			req:  call("subtract", "[42,23]", "1"), want: wantErrorMessage(-32003, "post", "1"),
+			name:  "returns next's error",
+			after: func(_ *jsonrpc.Call, err error) error { return err },
+			req:   call("subtract", `["x",1]`, "1"), want: invalidParams, data: "minuend",
+			seen: seen{calls: 1, result: "<nil>", code: jsonrpc.CodeInvalidParams},
+		},
+		{
+			name:  "replaces result",
+			after: func(*jsonrpc.Call, error) error { return jsonrpc.NewError(-32003, "after") },
+			req:   call("subtract", "[42,23]", "1"), want: wantErrorMessage(-32003, "after", "1"),
 			seen: seen{calls: 1, result: "19"},
 		},
 		{
-			name: "replaces error",
-			post: func(*jsonrpc.Call, json.RawMessage, *jsonrpc.Error) error { return errors.New("post plain") },
-			req:  call("foo.bar", "", "1"), want: wantErrorMessage(jsonrpc.CodeServerError, "post plain", "1"),
+			name:  "replaces error",
+			after: func(*jsonrpc.Call, error) error { return errors.New("after plain") },
+			req:   call("foo.bar", "", "1"), want: wantErrorMessage(jsonrpc.CodeServerError, "after plain", "1"),
 			seen: seen{calls: 1, result: "<nil>", code: jsonrpc.CodeServerError}, method: "foo.bar",
 		},
 		{
 			name: "SetError replaces result",
-			post: func(c *jsonrpc.Call, _ json.RawMessage, _ *jsonrpc.Error) error {
-				c.SetError(jsonrpc.NewError(-32004, "post set"))
+			after: func(c *jsonrpc.Call, _ error) error {
+				c.SetError(jsonrpc.NewError(-32004, "after set"))
 				return nil
 			},
-			req: call("subtract", "[42,23]", "1"), want: wantErrorMessage(-32004, "post set", "1"),
+			req: call("subtract", "[42,23]", "1"), want: wantErrorMessage(-32004, "after set", "1"),
 			seen: seen{calls: 1, result: "19"},
 		},
 		{
-			name: "panics",
-			post: func(*jsonrpc.Call, json.RawMessage, *jsonrpc.Error) error { panic("post") },
-			req:  call("subtract", "[42,23]", "1"), want: wantError(jsonrpc.CodeInternalError, "1"),
+			name:  "panics, and the outcome stays",
+			after: func(*jsonrpc.Call, error) error { panic("after") },
+			req:   call("subtract", "[42,23]", "1"), want: wantResult("19", "1"),
 			seen: seen{calls: 1, result: "19"},
 		},
 		{
-			name: "runs for notifications",
-			post: func(*jsonrpc.Call, json.RawMessage, *jsonrpc.Error) error { return errors.New("unseen") },
-			req:  call("subtract", "[42,23]", ""), want: "",
+			name:  "runs for notifications",
+			after: func(*jsonrpc.Call, error) error { return errors.New("unseen") },
+			req:   call("subtract", "[42,23]", ""), want: "",
 			seen: seen{calls: 1, result: "19"},
 		},
 	}
@@ -213,16 +228,15 @@ func TestOnPostProcess(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var got seen
-			srv := demo.NewServer(jsonrpc.ErrorDetails(), jsonrpc.OnPostProcess(func(_ context.Context, c *jsonrpc.Call, result json.RawMessage, e *jsonrpc.Error) error {
+			srv := demo.NewServer(jsonrpc.ErrorDetails(), jsonrpc.Intercept(func(ctx context.Context, c *jsonrpc.Call, next func(context.Context) error) error {
+				err := next(ctx)
 				got.calls++
 				got.result = "<nil>"
-				if result != nil {
-					got.result = string(result)
+				if r := c.Result(); r != nil {
+					got.result = string(r)
 				}
-				if e != nil {
-					got.code = e.Code
-				}
-				return tt.post(c, result, e)
+				got.code = jsonrpc.ErrorCode(err)
+				return tt.after(c, err)
 			}))
 			if tt.method != "" {
 				if err := srv.Register(tt.method, func() error { return errors.New("method failed") }); err != nil {
@@ -231,43 +245,45 @@ func TestOnPostProcess(t *testing.T) {
 			}
 			checkCase(t, srv, rpcCase{name: tt.name, req: tt.req, want: tt.want, data: tt.data})
 			if got != tt.seen {
-				t.Errorf("post hook saw %+v, want %+v", got, tt.seen)
+				t.Errorf("the interceptor saw %+v, want %+v", got, tt.seen)
 			}
 		})
 	}
 }
 
-func TestOnError(t *testing.T) {
+// The error next returns is the Go error the call failed with (a
+// *PanicError for a panic), and an interceptor may answer with an error
+// object of its own instead.
+func TestInterceptErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name      string
-		method    string
-		params    string
-		hook      func(t *testing.T, cause error, e *jsonrpc.Error) *jsonrpc.Error
-		want      string
-		data      string
-		notCalled bool
+		name    string
+		method  string
+		params  string
+		rewrite func(t *testing.T, err error) error
+		want    string
+		data    string
 	}{
 		{
 			name: "rewrites plain error", method: "failPlain",
-			hook: func(t *testing.T, cause error, e *jsonrpc.Error) *jsonrpc.Error {
-				if cause.Error() != "plain failure" || e.Code != jsonrpc.CodeServerError {
-					t.Errorf("OnError(%v, %+v), want the method's error and -32000", cause, e)
+			rewrite: func(t *testing.T, err error) error {
+				if err.Error() != "plain failure" || jsonrpc.ErrorCode(err) != jsonrpc.CodeServerError {
+					t.Errorf("next returned %v, want the method's error and -32000", err)
 				}
-				return jsonrpc.NewError(-32050, "rewritten: "+cause.Error())
+				return jsonrpc.NewError(-32050, "rewritten: "+err.Error())
 			},
 			want: wantErrorMessage(-32050, "rewritten: plain failure", "1"),
 		},
 		{
 			name: "rewrites panic", method: "panic",
-			hook: func(t *testing.T, cause error, e *jsonrpc.Error) *jsonrpc.Error {
-				var pe *jsonrpc.PanicError
-				if !errors.As(cause, &pe) {
-					t.Errorf("OnError cause is %T, want *jsonrpc.PanicError", cause)
-					return nil
+			rewrite: func(t *testing.T, err error) error {
+				pe, ok := errors.AsType[*jsonrpc.PanicError](err)
+				if !ok {
+					t.Errorf("next returned %T, want *jsonrpc.PanicError", err)
+					return err
 				}
-				if pe.Value != "kaboom" || len(pe.Stack) == 0 || e.Code != jsonrpc.CodeInternalError {
-					t.Errorf("OnError(PanicError{Value: %v, %d bytes of stack}, %+v), want kaboom, a stack and -32603", pe.Value, len(pe.Stack), e)
+				if pe.Value != "kaboom" || len(pe.Stack) == 0 || jsonrpc.ErrorCode(err) != jsonrpc.CodeInternalError {
+					t.Errorf("next returned PanicError{Value: %v, %d bytes of stack}, want kaboom, a stack and -32603", pe.Value, len(pe.Stack))
 				}
 				return jsonrpc.NewError(-32051, fmt.Sprint("panic: ", pe.Value))
 			},
@@ -275,10 +291,10 @@ func TestOnError(t *testing.T) {
 		},
 		{
 			name: "sees *Error", method: "fail",
-			hook: func(t *testing.T, cause error, e *jsonrpc.Error) *jsonrpc.Error {
-				var je *jsonrpc.Error
-				if !errors.As(cause, &je) || je.Code != -32001 || e.Code != -32001 || jsonrpc.ErrorCode(cause) != -32001 {
-					t.Errorf("OnError(%v, %+v), want the wrapped -32001", cause, e)
+			rewrite: func(t *testing.T, err error) error {
+				je, ok := errors.AsType[*jsonrpc.Error](err)
+				if !ok || je.Code != -32001 || jsonrpc.ErrorCode(err) != -32001 {
+					t.Errorf("next returned %v, want the wrapped -32001", err)
 				}
 				return nil
 			},
@@ -286,9 +302,9 @@ func TestOnError(t *testing.T) {
 		},
 		{
 			name: "nil keeps param error", method: "subtract", params: `["x",1]`,
-			hook: func(t *testing.T, cause error, e *jsonrpc.Error) *jsonrpc.Error {
-				if e.Code != jsonrpc.CodeInvalidParams || jsonrpc.ErrorCode(cause) != jsonrpc.CodeInvalidParams {
-					t.Errorf("OnError(%v, %+v), want -32602", cause, e)
+			rewrite: func(t *testing.T, err error) error {
+				if jsonrpc.ErrorCode(err) != jsonrpc.CodeInvalidParams {
+					t.Errorf("next returned %v, want -32602", err)
 				}
 				return nil
 			},
@@ -296,46 +312,41 @@ func TestOnError(t *testing.T) {
 		},
 		{
 			name: "rewrites with data", method: "nan",
-			hook: func(t *testing.T, cause error, e *jsonrpc.Error) *jsonrpc.Error {
-				return e.WithData(map[string]string{"why": "NaN"})
+			rewrite: func(t *testing.T, err error) error {
+				return jsonrpc.ErrInternal.WithData(map[string]string{"why": "NaN"})
 			},
 			want: `{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"why":"NaN"}},"id":1}`,
 		},
 		{
-			name: "not called on success", method: "subtract", params: "[42,23]", notCalled: true,
-			hook: func(t *testing.T, cause error, e *jsonrpc.Error) *jsonrpc.Error {
-				t.Errorf("OnError called for a successful call with %v", cause)
-				return nil
-			},
+			name: "nil on success", method: "subtract", params: "[42,23]",
 			want: wantResult("19", "1"),
-		},
-		{
-			name: "not called for unknown method", method: "foobar", notCalled: true,
-			hook: func(t *testing.T, cause error, e *jsonrpc.Error) *jsonrpc.Error {
-				t.Errorf("OnError called for an unknown method with %v", cause)
-				return nil
-			},
-			want: notFound,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			called := 0
-			rs := newRuleServer(t, jsonrpc.OnError(func(ctx context.Context, c *jsonrpc.Call, cause error, e *jsonrpc.Error) *jsonrpc.Error {
+			rs := newRuleServer(t, jsonrpc.Intercept(func(ctx context.Context, c *jsonrpc.Call, next func(context.Context) error) error {
 				called++
 				if jsonrpc.CallOf(ctx) != c || c.Method() != tt.method {
-					t.Errorf("OnError got call of %q, want %q", c.Method(), tt.method)
+					t.Errorf("interceptor got the call of %q, want %q", c.Method(), tt.method)
 				}
-				return tt.hook(t, cause, e)
+				err := next(ctx)
+				if err == nil {
+					if tt.rewrite != nil {
+						t.Errorf("next returned nil, want an error")
+					}
+					return nil
+				}
+				if tt.rewrite == nil {
+					t.Errorf("next returned %v, want nil", err)
+					return err
+				}
+				return tt.rewrite(t, err)
 			}))
 			checkCase(t, rs.Server, rpcCase{name: tt.name, req: call(tt.method, tt.params, "1"), want: tt.want, data: tt.data})
-			want := 1
-			if tt.notCalled {
-				want = 0
-			}
-			if called != want {
-				t.Errorf("OnError called %d times, want %d", called, want)
+			if called != 1 {
+				t.Errorf("interceptor called %d times, want 1", called)
 			}
 		})
 	}
@@ -388,40 +399,4 @@ func TestOnParseError(t *testing.T) {
 			checkCase(t, srv, c)
 		}
 	})
-}
-
-// callInfo is what a method learns from jsonrpc.CallOf.
-
-// What hooks do to the values they are given cannot corrupt a response:
-// a post hook that writes into the result, or changes the error object, and
-// an error hook that changes the error object it is given, leave the
-// response and later responses as they were.
-func TestHooksCannotCorruptOutput(t *testing.T) {
-	t.Parallel()
-	srv := demo.NewServer(
-		jsonrpc.OnPostProcess(func(_ context.Context, _ *jsonrpc.Call, result json.RawMessage, e *jsonrpc.Error) error {
-			for i := range result {
-				result[i] = '}'
-			}
-			if e != nil {
-				e.Code, e.Message = 1, "changed by the post hook"
-			}
-			return nil
-		}),
-		jsonrpc.OnError(func(_ context.Context, _ *jsonrpc.Call, _ error, e *jsonrpc.Error) *jsonrpc.Error {
-			e.Message += " (seen)"
-			return nil // keep the mapped error
-		}),
-	)
-	srv.MustRegister("plain", func() error { return errors.New("secret") })
-	for range 3 {
-		for _, c := range []rpcCase{
-			{name: "result", req: call("subtract", "[42,23]", "1"), want: wantResult("19", "1")},
-			{name: "unknown method", req: call("nope", "", "2"), want: wantError(jsonrpc.CodeMethodNotFound, "2")},
-			{name: "plain error", req: call("plain", "", "3"), want: wantErrorMessage(jsonrpc.CodeServerError, "Server error", "3")},
-			{name: "invalid params", req: call("subtract", `["x"]`, "4"), want: wantError(jsonrpc.CodeInvalidParams, "4"), data: "param"},
-		} {
-			checkCase(t, srv, c)
-		}
-	}
 }

@@ -13,8 +13,8 @@ import (
 
 type ctxMark struct{}
 
-// An interceptor's context reaches the method and the hooks, with the Call
-// still in it, and next reports each call's outcome.
+// An interceptor's context reaches the method and the interceptors inside
+// it, with the Call still in it, and next reports each call's outcome.
 func TestIntercept(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
@@ -25,17 +25,14 @@ func TestIntercept(t *testing.T) {
 		mu.Unlock()
 	}
 	srv := jsonrpc.NewServer(
-		jsonrpc.Intercept(func(ctx context.Context, c *jsonrpc.Call, next func(context.Context) *jsonrpc.Error) {
-			e := next(context.WithValue(ctx, ctxMark{}, "marked "+c.Method()))
-			code := 0
-			if e != nil {
-				code = int(e.Code)
-			}
-			note("intercept %s %d", c.Method(), code)
+		jsonrpc.Intercept(func(ctx context.Context, c *jsonrpc.Call, next func(context.Context) error) error {
+			err := next(context.WithValue(ctx, ctxMark{}, "marked "+c.Method()))
+			note("intercept %s %d", c.Method(), jsonrpc.ErrorCode(err))
+			return nil // answer as next did
 		}),
-		jsonrpc.OnPreProcess(func(ctx context.Context, c *jsonrpc.Call) error {
+		jsonrpc.Intercept(func(ctx context.Context, c *jsonrpc.Call, next func(context.Context) error) error {
 			note("pre %v", ctx.Value(ctxMark{}))
-			return nil
+			return next(ctx)
 		}),
 	)
 	srv.MustRegister("mark", func(ctx context.Context) (string, error) {
@@ -75,27 +72,30 @@ func TestIntercept(t *testing.T) {
 	}
 }
 
-// An interceptor that does not call next, or panics before it does, leaves
-// the method unrun and the call answered with an internal error; a panic
-// after next keeps the outcome; a second call of next does not run the
-// method again.
+// An interceptor that neither calls next nor returns an error, or panics
+// before it calls next, leaves the method unrun and the call answered with
+// an internal error; a panic after next keeps the outcome; a second call of
+// next does not run the method again; a context that is not the call's is
+// refused.
 func TestInterceptMisuse(t *testing.T) {
 	t.Parallel()
+	type next = func(context.Context) error
 	cases := []struct {
 		name string
-		f    func(ctx context.Context, next func(context.Context) *jsonrpc.Error)
+		f    func(ctx context.Context, next next) error
 		want string
 		runs int64
 	}{
-		{"no next", func(context.Context, func(context.Context) *jsonrpc.Error) {}, `"code":-32603`, 0},
-		{"panic before next", func(context.Context, func(context.Context) *jsonrpc.Error) { panic("before") }, `"code":-32603`, 0},
-		{"panic after next", func(ctx context.Context, next func(context.Context) *jsonrpc.Error) { next(ctx); panic("after") }, `"result":7`, 1},
-		{"next twice", func(ctx context.Context, next func(context.Context) *jsonrpc.Error) { next(ctx); next(ctx) }, `"result":7`, 1},
+		{"no next", func(context.Context, next) error { return nil }, `"code":-32603,"message":"Internal error","data":"the call's interceptor did not run it"`, 0},
+		{"panic before next", func(context.Context, next) error { panic("before") }, `"code":-32603`, 0},
+		{"panic after next", func(ctx context.Context, next next) error { next(ctx); panic("after") }, `"result":7`, 1},
+		{"next twice", func(ctx context.Context, next next) error { next(ctx); return next(ctx) }, `"result":7`, 1},
+		{"foreign context", func(_ context.Context, next next) error { return next(context.Background()) }, `"code":-32603,"message":"Internal error","data":"the call's interceptor passed next a context that is not the call's"`, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			srv := jsonrpc.NewServer(jsonrpc.Intercept(func(ctx context.Context, _ *jsonrpc.Call, next func(context.Context) *jsonrpc.Error) {
-				c.f(ctx, next)
+			srv := jsonrpc.NewServer(jsonrpc.Intercept(func(ctx context.Context, _ *jsonrpc.Call, next func(context.Context) error) error {
+				return c.f(ctx, next)
 			}))
 			n := target(t, srv)
 			got := srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"target","id":1}`)
@@ -107,17 +107,21 @@ func TestInterceptMisuse(t *testing.T) {
 }
 
 // Interceptors nest, the first given outermost; an inner one that does not
-// call next stops the call there.
+// call next stops the call there; what an inner one returns is what the
+// outer one's next returns; a panic of an inner one before its next is the
+// outer one's error.
 func TestInterceptNesting(t *testing.T) {
 	t.Parallel()
 	var order []string
 	layer := func(name string, callNext bool) jsonrpc.Option {
-		return jsonrpc.Intercept(func(ctx context.Context, _ *jsonrpc.Call, next func(context.Context) *jsonrpc.Error) {
+		return jsonrpc.Intercept(func(ctx context.Context, _ *jsonrpc.Call, next func(context.Context) error) error {
 			order = append(order, name+" in")
+			var err error
 			if callNext {
-				next(ctx)
+				err = next(ctx)
 			}
 			order = append(order, name+" out")
+			return err
 		})
 	}
 	srv := jsonrpc.NewServer(layer("a", true), layer("b", true))
@@ -135,24 +139,56 @@ func TestInterceptNesting(t *testing.T) {
 	if got := srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"target","id":1}`); !strings.Contains(got, `"code":-32603`) || n.Load() != 0 {
 		t.Errorf("inner interceptor without next: got %s with %d runs", got, n.Load())
 	}
+
+	// The inner one rewrites, or panics; the outer one sees it.
+	var outer []string
+	watch := jsonrpc.Intercept(func(ctx context.Context, _ *jsonrpc.Call, next func(context.Context) error) error {
+		err := next(ctx)
+		outer = append(outer, fmt.Sprintf("%d %T", jsonrpc.ErrorCode(err), err))
+		return nil
+	})
+	rewrite := jsonrpc.Intercept(func(ctx context.Context, _ *jsonrpc.Call, next func(context.Context) error) error {
+		if next(ctx) == nil {
+			return jsonrpc.NewError(-32099, "rewritten")
+		}
+		return nil
+	})
+	crash := jsonrpc.Intercept(func(context.Context, *jsonrpc.Call, func(context.Context) error) error { panic("inner") })
+	for _, tc := range []struct {
+		inner jsonrpc.Option
+		want  string
+		seen  string
+	}{
+		{rewrite, `{"jsonrpc":"2.0","error":{"code":-32099,"message":"rewritten"},"id":1}`, "-32099 *jsonrpc.Error"},
+		{crash, `{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":1}`, "-32603 *jsonrpc.PanicError"},
+	} {
+		outer = nil
+		srv = jsonrpc.NewServer(watch, tc.inner)
+		target(t, srv)
+		if got := srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"target","id":1}`); got != tc.want || fmt.Sprint(outer) != "["+tc.seen+"]" {
+			t.Errorf("got %s, the outer interceptor saw %v; want %s, and %s", got, outer, tc.want, tc.seen)
+		}
+	}
 }
 
-// ExampleIntercept times each call and hands the method a context of the
-// interceptor's.
+// ExampleIntercept hands the method a context of the interceptor's, and
+// reports each call's outcome.
 func ExampleIntercept() {
 	type requestTag struct{}
-	srv := jsonrpc.NewServer(jsonrpc.Intercept(func(ctx context.Context, c *jsonrpc.Call, next func(context.Context) *jsonrpc.Error) {
-		if e := next(context.WithValue(ctx, requestTag{}, "tag-1")); e != nil {
-			fmt.Printf("%s failed: %d\n", c.Method(), e.Code)
-			return
+	srv := jsonrpc.NewServer(jsonrpc.Intercept(func(ctx context.Context, c *jsonrpc.Call, next func(context.Context) error) error {
+		err := next(context.WithValue(ctx, requestTag{}, "tag-1"))
+		if err != nil {
+			fmt.Printf("%s failed: %d\n", c.Method(), jsonrpc.ErrorCode(err))
+			return err
 		}
-		fmt.Printf("%s succeeded\n", c.Method())
+		fmt.Printf("%s succeeded: %s\n", c.Method(), c.Result())
+		return nil
 	}))
 	srv.MustRegister("tag", func(ctx context.Context) string { return ctx.Value(requestTag{}).(string) })
 	fmt.Println(srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"tag","id":1}`))
 	fmt.Println(srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"tag","params":[1],"id":2}`))
 	// Output:
-	// tag succeeded
+	// tag succeeded: "tag-1"
 	// {"jsonrpc":"2.0","result":"tag-1","id":1}
 	// tag failed: -32602
 	// {"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":"too many params: want at most 0"},"id":2}

@@ -198,7 +198,7 @@ func (s *Server) resolve(ctx context.Context, dst []byte, r *wire.Request) (m *m
 
 // call runs a resolved request and appends its response to dst.
 func (s *Server) call(ctx context.Context, dst []byte, m *method, r *wire.Request) []byte {
-	if s.cfg.hooks || m.call {
+	if s.cfg.nexts != nil || m.call {
 		return s.callWithInfo(ctx, dst, m, r)
 	}
 	id := r.ID
@@ -240,25 +240,23 @@ func (s *Server) invoke(ctx context.Context, m *method, dst, params []byte, args
 	defer func() {
 		if v := recover(); v != nil {
 			pe := &PanicError{Value: v, Stack: debug.Stack()}
-			s.logPanic(ctx, m.name, "", pe)
+			s.logPanic(ctx, m.name, false, pe)
 			out, err = dst, pe
 		}
 	}()
 	return m.fn.Invoke(ctx, dst, params, args)
 }
 
-// logPanic logs a recovered panic of the method or, when hook is not
-// empty, of that hook of the call of the method (see UseLogger).
-func (s *Server) logPanic(ctx context.Context, method, hook string, pe *PanicError) {
+// logPanic logs a recovered panic of the method or, when interceptor is
+// set, of an interceptor of the call of the method (see UseLogger).
+func (s *Server) logPanic(ctx context.Context, method string, interceptor bool, pe *PanicError) {
 	l := s.cfg.logger
 	if l == nil {
 		return
 	}
-	attrs := []slog.Attr{slog.String("method", method), slog.Any("panic", pe.Value), slog.String("stack", string(pe.Stack))}
 	msg := "method panicked"
-	if hook != "" {
-		msg = "hook panicked"
-		attrs = append(attrs, slog.String("hook", hook))
+	if interceptor {
+		msg = "interceptor panicked"
 	}
-	l.LogAttrs(ctx, slog.LevelError, msg, attrs...)
+	l.LogAttrs(ctx, slog.LevelError, msg, slog.String("method", method), slog.Any("panic", pe.Value), slog.String("stack", string(pe.Stack)))
 }

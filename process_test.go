@@ -770,7 +770,8 @@ func TestTypedNilError(t *testing.T) {
 		srv.MustRegister("ok", func() {})
 		return srv
 	}
-	post := jsonrpc.OnPostProcess(func(context.Context, *jsonrpc.Call, json.RawMessage, *jsonrpc.Error) error {
+	intercept := jsonrpc.Intercept(func(ctx context.Context, _ *jsonrpc.Call, next func(context.Context) error) error {
+		next(ctx)
 		return (*jsonrpc.Error)(nil)
 	})
 	tests := []struct {
@@ -780,7 +781,7 @@ func TestTypedNilError(t *testing.T) {
 	}{
 		{"fast path", newServer(), "nilError"},
 		{"with context", newServer(), "nilErrorCtx"},
-		{"post hook", newServer(post), "ok"},
+		{"interceptor", newServer(intercept), "ok"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

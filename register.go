@@ -166,7 +166,9 @@ func (s *Server) build(name string, fn any, mc *methodConfig, recv reflect.Value
 		Names:        mc.names,
 		Defaults:     mc.defaults,
 		Borrow:       mc.borrow,
-		Codec:        codec,
+		Unmarshal:    codec.Unmarshal,
+		Append:       codec.Append,
+		Standard:     bind.IsStandard(codec),
 		AllowUnknown: s.cfg.allowUnknown,
 		Receiver:     recv,
 		Resolve:      resolve,
@@ -373,7 +375,7 @@ func serviceReceiver(svc any) (reflect.Type, reflect.Value, func(context.Context
 			}
 			if out[0].IsNil() {
 				// A bug in the factory: the client sees an internal error,
-				// OnError the detail.
+				// an interceptor the detail.
 				return reflect.Value{}, fmt.Errorf("%w: service factory %s returned a nil %s", ErrInternal, ft, t)
 			}
 			return out[0], nil

@@ -2,7 +2,6 @@ package jsonrpc
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"runtime"
@@ -190,16 +189,17 @@ func UseLimits(l Limits) Option { return func(cf *config) { cf.limits = l } }
 // a method's plain error (errors.New("disk full")) answers with
 // CodeServerError and its text as the message. Without it the message is
 // the code's standard one, "Server error", so that what a Go error says
-// (file names, addresses, SQL) stays on the server; OnError sees the error
-// either way and may add detail. Errors that are *Error, params that do not
+// (file names, addresses, SQL) stays on the server; an interceptor (see
+// Intercept) sees the error either way and may answer with more detail. Errors that are *Error, params that do not
 // fit, and cancellations answer as documented whether it is set or not.
 func ErrorDetails() Option { return func(cf *config) { cf.details = true } }
 
 // UseLogger sets the logger of what the server recovers from and what it
-// refuses, which the client is never sent in full: a panic of a method or
-// a hook, at slog.LevelError, with the method ("method"), the value
-// passed to panic ("panic") and the goroutine's stack ("stack"), while the
-// client gets CodeInternalError only; and a request document that is not
+// refuses, which the client is never sent in full: a panic of a method
+// ("method panicked") or of an interceptor ("interceptor panicked"), at
+// slog.LevelError, with the method ("method"), the value passed to panic
+// ("panic") and the goroutine's stack ("stack"), while the client gets
+// CodeInternalError only; and a request document that is not
 // JSON, at slog.LevelWarn, with the syntax error ("error"). Records carry
 // the context of the call or of Process, for handlers that read it. The
 // default, and a nil l, logs nothing and costs nothing. The transports
@@ -229,14 +229,11 @@ type config struct {
 	large        int           // LargeRequest
 	turns        chan struct{} // a token per large request at work (MaxLarge); nil: no turns
 	errTooLarge  *Error        // the answer to a response over maxResponse
-	pre          func(ctx context.Context, c *Call) error
-	post         func(ctx context.Context, c *Call, result json.RawMessage, err *Error) error
-	onError      func(ctx context.Context, c *Call, cause error, e *Error) *Error
 	onParseError func(req []byte, cause error, e *Error) *Error
-	intercept    func(ctx context.Context, c *Call, next func(context.Context) *Error)
-	details      bool         // ErrorDetails
-	logger       *slog.Logger // UseLogger; nil logs nothing
-	hooks        bool         // any call hook is set
+	intercepts   []func(ctx context.Context, c *Call, next func(context.Context) error) error
+	nexts        []func(context.Context) error // the interceptors' next functions (chain); nil without interceptors
+	details      bool                          // ErrorDetails
+	logger       *slog.Logger                  // UseLogger; nil logs nothing
 
 	// running counts the calls of Blocking methods on goroutines of their
 	// own. It is written by each such call, so it is kept off the cache
@@ -288,7 +285,7 @@ func NewServer(opts ...Option) *Server {
 	if l.MaxLarge >= 0 {
 		cf.turns = make(chan struct{}, orDefault(l.MaxLarge, max(1, runtime.GOMAXPROCS(0)/2)))
 	}
-	cf.hooks = cf.pre != nil || cf.post != nil || cf.onError != nil || cf.intercept != nil
+	cf.chain()
 	cf.errTooLarge = NewError(CodeLimitExceeded, "").WithData(fmt.Sprintf("response exceeds the limit of %d bytes", cf.maxResponse))
 	return &Server{cfg: cf}
 }

@@ -15,10 +15,10 @@ import (
 
 func TestSessions(t *testing.T) {
 	t.Parallel()
-	var seen []string // sessions seen by the pre hook
-	pre := jsonrpc.OnPreProcess(func(_ context.Context, c *jsonrpc.Call) error {
+	var seen []string // sessions seen by the interceptor
+	pre := jsonrpc.Intercept(func(ctx context.Context, c *jsonrpc.Call, next func(context.Context) error) error {
 		seen = append(seen, c.SessionID())
-		return nil
+		return next(ctx)
 	})
 	root := demo.NewServer(pre)
 	sessions := &jsonrpc.Sessions{Options: []jsonrpc.Option{pre}}

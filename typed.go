@@ -8,10 +8,17 @@ import (
 )
 
 // A TypedMethod is a function whose param and result types are known when
-// the program is compiled, made by Typed, TypedNoContext, TypedNoError or
-// TypedFunc. Register and MustRegister take it in place of a function, with
-// the same options; its calls are direct Go calls, never through
-// reflect.Value.Call, whatever its types.
+// the program is compiled, made by Typed (a function that takes the call's
+// context) or TypedNoContext (one that does not). Register and MustRegister
+// take it in place of a function, with the same options; its calls are
+// direct Go calls, never through reflect.Value.Call, whatever its types.
+//
+// Both take a function that returns a result and an error. One of another
+// shape is wrapped in a closure, at no cost: a function without an error
+// returns a nil one, and one that ignores its context is better given to
+// TypedNoContext, whose calls allocate no context for the method.
+//
+//	jsonrpc.TypedNoContext(func(s string) (string, error) { return strings.ToUpper(s), nil })
 //
 // The function takes one value P, which is the params: when P is a struct
 // (or a pointer to one) without JSON methods of its own, named params are
@@ -43,33 +50,17 @@ func Typed[P, R any](fn func(context.Context, P) (R, error)) TypedMethod {
 	}}
 }
 
-// TypedNoContext is Typed for a function that takes no context.
+// TypedNoContext returns fn as a TypedMethod: a method that takes params P
+// and returns a result R or an error, and no context. Its calls allocate
+// no context (on a server without interceptors): a method over primitive
+// params and results is called without allocating.
+//
+//	srv.MustRegister("double", jsonrpc.TypedNoContext(func(x int) (int, error) { return 2 * x, nil }))
 func TypedNoContext[P, R any](fn func(P) (R, error)) TypedMethod {
 	return TypedMethod{build: func(o bind.Options) (*bind.Func, error) {
 		if fn == nil {
 			return nil, errNilTyped
 		}
 		return bind.Typed(func(_ context.Context, p P) (R, error) { return fn(p) }, false, o)
-	}}
-}
-
-// TypedNoError is Typed for a function that returns no error.
-func TypedNoError[P, R any](fn func(context.Context, P) R) TypedMethod {
-	return TypedMethod{build: func(o bind.Options) (*bind.Func, error) {
-		if fn == nil {
-			return nil, errNilTyped
-		}
-		return bind.Typed(func(ctx context.Context, p P) (R, error) { return fn(ctx, p), nil }, true, o)
-	}}
-}
-
-// TypedFunc is Typed for a function that takes no context and returns no
-// error.
-func TypedFunc[P, R any](fn func(P) R) TypedMethod {
-	return TypedMethod{build: func(o bind.Options) (*bind.Func, error) {
-		if fn == nil {
-			return nil, errNilTyped
-		}
-		return bind.Typed(func(_ context.Context, p P) (R, error) { return fn(p), nil }, false, o)
 	}}
 }

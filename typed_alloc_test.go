@@ -65,7 +65,7 @@ func TestTypedAllocs(t *testing.T) {
 	}
 	add := func(p pair) float64 { return p.A + p.B }
 	typed := jsonrpc.NewServer()
-	typed.MustRegister("add", jsonrpc.TypedFunc(add))
+	typed.MustRegister("add", jsonrpc.TypedNoContext(func(p pair) (float64, error) { return add(p), nil }))
 	checkZeroAllocs(t, typed, []allocCase{
 		{"named", `{"jsonrpc":"2.0","method":"add","params":{"a":1.5,"b":2.25,"n":3,"f":true},"id":1}`, `"result":3.75`},
 		{"positional", `{"jsonrpc":"2.0","method":"add","params":[1.5,2.25],"id":1}`, `"result":3.75`},
@@ -87,9 +87,9 @@ func TestTypedAllocs(t *testing.T) {
 // encodes them and allocates.
 func TestStructResultAllocs(t *testing.T) {
 	both := func(s *jsonrpc.Server) {
-		s.MustRegister("one", jsonrpc.TypedFunc(func(i int) resultPoint { return resultPoints[i] }))
-		s.MustRegister("ptr", jsonrpc.TypedFunc(func(i int) *resultPoint { return &resultPoints[i] }))
-		s.MustRegister("all", jsonrpc.TypedFunc(func(n int) []resultPoint { return resultPoints[:n] }))
+		s.MustRegister("one", jsonrpc.TypedNoContext(func(i int) (resultPoint, error) { return resultPoints[i], nil }))
+		s.MustRegister("ptr", jsonrpc.TypedNoContext(func(i int) (*resultPoint, error) { return &resultPoints[i], nil }))
+		s.MustRegister("all", jsonrpc.TypedNoContext(func(n int) ([]resultPoint, error) { return resultPoints[:n], nil }))
 	}
 	srv := jsonrpc.NewServer()
 	both(srv)

@@ -43,18 +43,18 @@ func TestTyped(t *testing.T) {
 	s := jsonrpc.NewServer()
 	s.MustRegister("createUser", jsonrpc.Typed(createTypedUser))
 	s.MustRegister("double", jsonrpc.TypedNoContext(func(x int) (int, error) { return 2 * x, nil }))
-	s.MustRegister("greet", jsonrpc.TypedNoError(func(_ context.Context, name string) string { return "hello " + name }), jsonrpc.ParamNames("name"))
-	s.MustRegister("neg", jsonrpc.TypedFunc(func(x float64) float64 { return -x }), jsonrpc.Defaults(1.5))
-	s.MustRegister("ptr", jsonrpc.TypedFunc(func(u *typedUser) string { return u.Name }))
-	s.MustRegister("len", jsonrpc.TypedFunc(func(xs []int) int { return len(xs) }))
-	s.MustRegister("raw", jsonrpc.TypedFunc(func(v json.RawMessage) json.RawMessage { return v }))
-	s.MustRegister("any", jsonrpc.TypedFunc(func(n int) any { return map[string]int{"n": n} }))
-	s.MustRegister("sum", jsonrpc.TypedFunc(func(xs []int) int {
+	s.MustRegister("greet", jsonrpc.Typed(func(_ context.Context, name string) (string, error) { return "hello " + name, nil }), jsonrpc.ParamNames("name"))
+	s.MustRegister("neg", jsonrpc.TypedNoContext(func(x float64) (float64, error) { return -x, nil }), jsonrpc.Defaults(1.5))
+	s.MustRegister("ptr", jsonrpc.TypedNoContext(func(u *typedUser) (string, error) { return u.Name, nil }))
+	s.MustRegister("len", jsonrpc.TypedNoContext(func(xs []int) (int, error) { return len(xs), nil }))
+	s.MustRegister("raw", jsonrpc.TypedNoContext(func(v json.RawMessage) (json.RawMessage, error) { return v, nil }))
+	s.MustRegister("any", jsonrpc.TypedNoContext(func(n int) (any, error) { return map[string]int{"n": n}, nil }))
+	s.MustRegister("sum", jsonrpc.TypedNoContext(func(xs []int) (int, error) {
 		n := 0
 		for _, x := range xs {
 			n += x
 		}
-		return n*100 + len(xs)
+		return n*100 + len(xs), nil
 	}))
 	const user = `{"id":7,"name":"Ada","age":36,"admin":true,"tags":["a","b"],"address":{"city":"London","zip":1},"created":"2025-11-27T10:15:00Z","nick":null}`
 	for _, tt := range []struct{ method, params, want string }{
@@ -97,11 +97,11 @@ func TestTypedRefused(t *testing.T) {
 	s := jsonrpc.NewServer()
 	for name, m := range map[string]jsonrpc.TypedMethod{
 		"nil":      jsonrpc.Typed[int, int](nil),
-		"nilFunc":  jsonrpc.TypedFunc[int, int](nil),
-		"chan":     jsonrpc.TypedFunc(func(chan int) int { return 0 }),
-		"result":   jsonrpc.TypedFunc(func(int) func() { return nil }),
+		"nilFunc":  jsonrpc.TypedNoContext[int, int](nil),
+		"chan":     jsonrpc.TypedNoContext(func(chan int) (int, error) { return 0, nil }),
+		"result":   jsonrpc.TypedNoContext(func(int) (func(), error) { return nil, nil }),
 		"zero":     {},
-		"defaults": jsonrpc.TypedFunc(func(int) int { return 0 }),
+		"defaults": jsonrpc.TypedNoContext(func(int) (int, error) { return 0, nil }),
 	} {
 		var opts []jsonrpc.MethodOption
 		if name == "defaults" {
@@ -120,7 +120,7 @@ func TestRawMessage(t *testing.T) {
 	s := jsonrpc.NewServer()
 	s.MustRegister("echo", func(v json.RawMessage) json.RawMessage { return v })
 	s.MustRegister("echoDefault", func(v json.RawMessage) json.RawMessage { return v }, jsonrpc.Defaults(json.RawMessage(`{"a":`)))
-	s.MustRegister("echoTyped", jsonrpc.TypedFunc(func(v json.RawMessage) json.RawMessage { return v }), jsonrpc.Defaults(json.RawMessage(`{"a":`)))
+	s.MustRegister("echoTyped", jsonrpc.TypedNoContext(func(v json.RawMessage) (json.RawMessage, error) { return v, nil }), jsonrpc.Defaults(json.RawMessage(`{"a":`)))
 	s.MustRegister("give", func(s string) json.RawMessage {
 		if s == "nil" {
 			return nil
@@ -151,7 +151,7 @@ func TestRawMessageCopied(t *testing.T) {
 	t.Parallel()
 	var kept json.RawMessage
 	s := jsonrpc.NewServer()
-	s.MustRegister("keep", jsonrpc.TypedFunc(func(v json.RawMessage) bool { kept = v; return true }))
+	s.MustRegister("keep", jsonrpc.TypedNoContext(func(v json.RawMessage) (bool, error) { kept = v; return true, nil }))
 	req := []byte(`{"jsonrpc":"2.0","method":"keep","params":[{"a":1}],"id":1}`)
 	s.Process(context.Background(), nil, req)
 	for i := range req {

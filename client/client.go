@@ -58,9 +58,20 @@ import (
 // closed or broken client (peer.ErrClosed).
 var ErrClosed = peer.ErrClosed
 
+// ErrNoAnswer is the error of Result.Unmarshal for a notification of a
+// batch, which gets no answer (peer.ErrNoAnswer).
+var ErrNoAnswer = peer.ErrNoAnswer
+
 // A Channel carries whole JSON-RPC messages between a client and a
-// server: it is a transport.Conn, the one carrier of every connection in
-// this module. The channels of this package and ws.Dial are ready made;
+// server: it is transport.Conn, the one carrier of every connection in
+// this module, whose methods are
+//
+//	Read() ([]byte, error)                       // the next whole message
+//	Write(ctx context.Context, msg []byte) error // one whole message, or buffered for Flush
+//	Flush() error                                // send what Write buffered
+//	Close() error
+//
+// (see transport.Conn for their contracts). The channels of this package and ws.Dial are ready made;
 // one of a program's own implements Read, Write, Flush and Close as
 // transport.Conn says. A Channel whose messages each travel in an
 // exchange of their own (a request of some protocol that carries the
@@ -238,10 +249,33 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 	})
 }
 
-// A Spec is one call of a batch.
+// A Spec is one call of a batch, as Batch takes it (it is peer.Spec, the
+// type a peer.Conn's Batch takes too):
+//
+//	Method string // the method to call
+//	Params any    // its params, as Call takes them: nil for none, a slice
+//	              // or array for positional params, a map or struct for named
+//	Notify bool   // send it as a notification, which gets no answer
+//
+// For example:
+//
+//	results, err := c.Batch(ctx, []client.Spec{
+//		{Method: "add", Params: []any{1, 2}},
+//		{Method: "log", Params: []any{"hello"}, Notify: true},
+//	})
 type Spec = peer.Spec
 
-// A Result is the outcome of one call of a batch.
+// A Result is the outcome of one call of a batch, at the index of its Spec
+// in what Batch returns (it is peer.Result):
+//
+//	Result json.RawMessage // the result as sent, when Err is nil
+//	Err    error           // the call's *jsonrpc.Error, or why no answer came
+//
+// Its method Unmarshal decodes the result into a value, or returns Err;
+// for a notification, which gets no answer, it returns ErrNoAnswer:
+//
+//	var sum float64
+//	if err := results[0].Unmarshal(&sum); err != nil { ... }
 type Result = peer.Result
 
 // Batch sends specs as one batch and waits for all their responses. It

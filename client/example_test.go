@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/jsonrpc-go/jsonrpc"
@@ -29,9 +30,13 @@ func ExampleCall() {
 	// jsonrpc: Method not found (-32601)
 }
 
+// A batch sends several calls in one message; each gets its Result, in
+// order. A call may fail on its own (missing), and a notification gets no
+// answer (log), which Unmarshal says with ErrNoAnswer.
 func ExampleClient_Batch() {
 	srv := jsonrpc.NewServer()
 	srv.MustRegister("double", func(x int) int { return 2 * x })
+	srv.MustRegister("log", func(msg string) {})
 	c := client.New(client.Local(srv))
 	defer c.Close()
 
@@ -39,20 +44,25 @@ func ExampleClient_Batch() {
 		{Method: "double", Params: []int{1}},
 		{Method: "double", Params: []int{2}},
 		{Method: "missing"},
+		{Method: "log", Params: []string{"hello"}, Notify: true},
 	})
 	if err != nil {
-		panic(err)
+		panic(err) // the batch as a whole: not sent, or no answer
 	}
 	for _, r := range results {
 		var n int
-		if err := r.Unmarshal(&n); err != nil {
+		switch err := r.Unmarshal(&n); {
+		case errors.Is(err, client.ErrNoAnswer):
+			fmt.Println("notification:", err)
+		case err != nil:
 			fmt.Println("error:", err)
-			continue
+		default:
+			fmt.Println(n)
 		}
-		fmt.Println(n)
 	}
 	// Output:
 	// 2
 	// 4
 	// error: jsonrpc: Method not found (-32601)
+	// notification: jsonrpc: no answer: the call was sent as a notification
 }

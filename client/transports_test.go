@@ -369,6 +369,10 @@ func testSpec(t *testing.T, e *env) {
 	if res[1].Result != nil || res[1].Err != nil {
 		t.Errorf("batch notification: %+v", res[1])
 	}
+	// A notification has no answer to decode, and says so.
+	if err := res[1].Unmarshal(&n); !errors.Is(err, client.ErrNoAnswer) || err.Error() != "jsonrpc: no answer: the call was sent as a notification" {
+		t.Errorf("batch notification: Unmarshal returned %v, want ErrNoAnswer", err)
+	}
 	if err := res[2].Unmarshal(&n); err != nil || n != 19 {
 		t.Errorf("batch subtract: %v, %v", n, err)
 	}
@@ -385,6 +389,11 @@ func testSpec(t *testing.T, e *env) {
 	})
 	if err != nil || len(res) != 2 || !reflect.DeepEqual(res, []client.Result{{}, {}}) {
 		t.Errorf("batch of notifications: %+v, %v", res, err)
+	}
+	for i, r := range res {
+		if err := r.Unmarshal(new(any)); !errors.Is(err, client.ErrNoAnswer) {
+			t.Errorf("batch of notifications: result %d: Unmarshal returned %v, want ErrNoAnswer", i, err)
+		}
 	}
 
 	// The server reads a connection's messages in order, so once this call

@@ -13,7 +13,8 @@
 // rpc.jsonrpc.request_id (the id as a string, "" for null; none for a
 // notification) and, for a call answered with an error,
 // rpc.jsonrpc.error_code and rpc.jsonrpc.error_message, with the span's
-// status set to Error. The span wraps the hooks and the method, and its
+// status set to Error. The span wraps the method and the interceptors
+// given after Instrument, and its
 // context is the method's context, so that the spans a method starts are
 // its children.
 //
@@ -28,8 +29,8 @@
 //
 // # Metrics
 //
-//   - rpc.server.duration (histogram, ms): the time of each call, hooks
-//     included, with attributes rpc.system, rpc.method and, for calls
+//   - rpc.server.duration (histogram, ms): the time of each call, the
+//     interceptors given after Instrument included, with attributes rpc.system, rpc.method and, for calls
 //     answered with an error, rpc.jsonrpc.error_code. Its count is the
 //     number of calls by method and code.
 //   - rpc.server.active_calls (up-down counter, {call}): the calls running,
@@ -54,18 +55,21 @@
 // 2-core AMD EPYC machine, Go 1.26):
 //
 //	bare                        200 ns    0 allocs
-//	no-op providers             675 ns    3 allocs  (352 B)
-//	SDK metrics, Prometheus   1,217 ns    3 allocs  (352 B), no traces
-//	SDK traces and metrics    4,115 ns    9 allocs  (2,080 B), every span sampled
+//	no-op providers             675 ns    2 allocs  (336 B)
+//	SDK metrics, Prometheus   1,217 ns    2 allocs  (336 B), no traces
+//	SDK traces and metrics    4,115 ns    8 allocs  (2,064 B), every span sampled
 //
-// Over no-op providers the three allocations are the interceptor's two and
-// the context that carries the span (TestAllocs checks the count).
+// The times are from a run before an interceptor's call allocated only its
+// context, one allocation fewer. Over no-op providers the two allocations
+// are the call's context and the context that carries the span (TestAllocs
+// checks the count).
 package otelrpc
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"sync"
 	"time"
@@ -182,7 +186,7 @@ func (in *instrument) attrs(method string) *methodAttrs {
 	return v.(*methodAttrs)
 }
 
-func (in *instrument) intercept(ctx context.Context, c *jsonrpc.Call, next func(context.Context) *jsonrpc.Error) {
+func (in *instrument) intercept(ctx context.Context, c *jsonrpc.Call, next func(context.Context) error) error {
 	start := time.Now()
 	a := in.attrs(c.Method())
 	ctx, span := in.tracer.Start(in.parent(ctx, c), c.Method(), a.opts[:]...)
@@ -190,19 +194,31 @@ func (in *instrument) intercept(ctx context.Context, c *jsonrpc.Call, next func(
 		span.SetAttributes(semconv.RPCJSONRPCRequestIDKey.String(requestID(c.ID())))
 	}
 	in.active.Add(ctx, 1, a.add...)
-	e := next(ctx)
+	err := next(ctx)
 	in.active.Add(ctx, -1, a.add...)
 	record := a.record
-	if e != nil {
-		code := semconv.RPCJSONRPCErrorCodeKey.Int(int(e.Code))
+	if err != nil {
+		code := semconv.RPCJSONRPCErrorCodeKey.Int(int(jsonrpc.ErrorCode(err)))
 		record = []metric.RecordOption{metric.WithAttributes(a.kv[0], a.kv[1], code)}
 		if span.IsRecording() {
-			span.SetAttributes(code, semconv.RPCJSONRPCErrorMessageKey.String(e.Message))
-			span.SetStatus(codes.Error, e.Message)
+			msg := errorMessage(err)
+			span.SetAttributes(code, semconv.RPCJSONRPCErrorMessageKey.String(msg))
+			span.SetStatus(codes.Error, msg)
 		}
 	}
 	in.duration.Record(ctx, float64(time.Since(start))/float64(time.Millisecond), record...)
 	span.End()
+	return err
+}
+
+// errorMessage is the message of the error object a call that failed with
+// err answers with: an *Error's own, or else its code's standard one (the
+// message of a server without jsonrpc.ErrorDetails).
+func errorMessage(err error) string {
+	if e, ok := errors.AsType[*jsonrpc.Error](err); ok && e != nil {
+		return e.Message
+	}
+	return jsonrpc.ErrorCode(err).String()
 }
 
 // parent returns the context whose span is the parent of the call's: see

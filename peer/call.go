@@ -3,6 +3,7 @@ package peer
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -87,10 +88,18 @@ type Result struct {
 	Err    error           // a *jsonrpc.Error, or why no answer came
 }
 
-// Unmarshal decodes the result into v, or returns Err.
+// ErrNoAnswer is the error of Result.Unmarshal for a notification of a
+// batch: a notification gets no answer, so there is no result to decode.
+var ErrNoAnswer = errors.New("jsonrpc: no answer: the call was sent as a notification")
+
+// Unmarshal decodes the result into v, or returns Err, or ErrNoAnswer for
+// a notification.
 func (r Result) Unmarshal(v any) error {
 	if r.Err != nil {
 		return r.Err
+	}
+	if r.Result == nil {
+		return ErrNoAnswer
 	}
 	return json.Unmarshal(r.Result, v)
 }

@@ -355,7 +355,10 @@ func blobServer(opts ...jsonrpc.Option) *jsonrpc.Server {
 func TestMaxResponseIsTheServers(t *testing.T) {
 	leakCheck(t)
 	h := blobServer(jsonrpc.UseLimits(jsonrpc.Limits{MaxResponse: 32 << 20}))
-	dial := serverOn(t, &Server{Server: h}, "pipe")
+	// No write timeout: how long 20 MiB take to cross the pipe depends on
+	// the machine and its load (under -race, beside other suites), so the
+	// only bound on it is the watchdog of recvWithin, against a hang.
+	dial := serverOn(t, &Server{Server: h, Limits: peer.Limits{WriteTimeout: -1}}, "pipe")
 	c := newClient(t, dial(), framing.Line)
 	c.send(call("blob", 1, "[20971520]"))
 	got := c.recvWithin(5 * time.Minute)

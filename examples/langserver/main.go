@@ -126,7 +126,12 @@ func newServer() *server {
 	ls.srv = jsonrpc.NewServer(
 		// Editors send many fields this server does not model.
 		jsonrpc.AllowUnknownFields(),
-		jsonrpc.OnPreProcess(ls.gate),
+		jsonrpc.Intercept(func(ctx context.Context, c *jsonrpc.Call, next func(context.Context) error) error {
+			if err := ls.gate(ctx, c); err != nil {
+				return err // refused: the method does not run
+			}
+			return next(ctx)
+		}),
 	)
 	ls.srv.MustRegister("initialize", ls.initialize)
 	ls.srv.MustRegister("initialized", func(struct{}) {})

@@ -161,7 +161,7 @@ func newServer(n *notes) *server {
 	rand.Read(s.key)
 	// Clients send fields this server does not model (those of later
 	// versions of the protocol, and _meta, which intercept reads).
-	s.rpc = jsonrpc.NewServer(jsonrpc.AllowUnknownFields(), jsonrpc.Intercept(s.intercept), jsonrpc.OnPreProcess(refuse), jsonrpc.OnError(ended))
+	s.rpc = jsonrpc.NewServer(jsonrpc.AllowUnknownFields(), jsonrpc.Intercept(s.intercept))
 	s.rpc.MustRegister("server/discover", s.discover)
 	s.rpc.MustRegister("initialize", s.initialize)
 	s.rpc.MustRegister("notifications/initialized", func(struct{}) {})
@@ -186,11 +186,11 @@ func newServer(n *notes) *server {
 // error: jsonrpc.CodeCancelled (-32800) is LSP's RequestCancelled, and
 // jsonrpc.CodeDeadline (-32010) is in the range MCP 2026-07-28 asks new
 // implementations not to use.
-func ended(_ context.Context, _ *jsonrpc.Call, cause error, e *jsonrpc.Error) *jsonrpc.Error {
-	if e.Code == jsonrpc.CodeCancelled || e.Code == jsonrpc.CodeDeadline {
-		return jsonrpc.NewError(jsonrpc.CodeInternalError, "").WithData("the call ended before its result: " + cause.Error())
+func ended(err error) error {
+	if code := jsonrpc.ErrorCode(err); code == jsonrpc.CodeCancelled || code == jsonrpc.CodeDeadline {
+		return jsonrpc.NewError(jsonrpc.CodeInternalError, "").WithData("the call ended before its result: " + err.Error())
 	}
-	return nil
+	return err
 }
 
 // The messages of MCP that this server reads and writes, with only the

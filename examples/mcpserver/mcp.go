@@ -130,18 +130,16 @@ func requestOf(ctx context.Context) *request {
 	return r
 }
 
-// intercept classifies each call once and hands its method the request in
-// its context; refuse answers with the request's error before the method
-// runs.
-func (s *server) intercept(ctx context.Context, c *jsonrpc.Call, next func(context.Context) *jsonrpc.Error) {
-	next(context.WithValue(ctx, requestKey{}, s.classify(c.Method(), c.Params(), c.IsNotification())))
-}
-
-func refuse(ctx context.Context, _ *jsonrpc.Call) error {
-	if r := requestOf(ctx); r.err != nil {
+// intercept classifies each call once: a request the classification
+// refuses is answered with its error without running; the others run with
+// the request in their context, and a call that its context ended is
+// answered as ended says.
+func (s *server) intercept(ctx context.Context, c *jsonrpc.Call, next func(context.Context) error) error {
+	r := s.classify(c.Method(), c.Params(), c.IsNotification())
+	if r.err != nil {
 		return r.err
 	}
-	return nil
+	return ended(next(context.WithValue(ctx, requestKey{}, r)))
 }
 
 // classify reads a request's _meta and decides how it is served:

@@ -24,21 +24,12 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 )
 
-// A Codec decodes params and encodes results whose types are not primitives.
-type Codec interface {
-	// Unmarshal decodes the JSON value data into the value v points to.
-	// Unless allowUnknown, an object member that names no field of the
-	// struct it is decoded into is an error, at every depth.
-	Unmarshal(data []byte, v any, allowUnknown bool) error
-	// Append appends the JSON encoding of v to dst.
-	Append(dst []byte, v any) ([]byte, error)
-}
-
-// JSON is the Codec backed by encoding/json.
+// JSON is the codec backed by encoding/json: the methods of
+// jsonrpc.JSONCodec, and the codec of a Func whose Options name none.
 type JSON struct{}
 
-// Unmarshal implements Codec with json.Unmarshal, or a json.Decoder that
-// disallows unknown fields.
+// Unmarshal decodes with json.Unmarshal, or a json.Decoder that disallows
+// unknown fields.
 func (JSON) Unmarshal(data []byte, v any, allowUnknown bool) error {
 	if allowUnknown {
 		return json.Unmarshal(data, v)
@@ -48,13 +39,19 @@ func (JSON) Unmarshal(data []byte, v any, allowUnknown bool) error {
 	return d.Decode(v)
 }
 
-// Append implements Codec with json.Marshal.
+// Append encodes with json.Marshal, HTML characters unescaped.
 func (JSON) Append(dst []byte, v any) ([]byte, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return dst, err
 	}
 	return wire.AppendLong(dst, wire.UnescapeHTML(b)), nil
+}
+
+// codec is the codec of a Func: the two methods of a jsonrpc.Codec.
+type codec struct {
+	Unmarshal func(data []byte, v any, allowUnknown bool) error
+	Append    func(dst []byte, v any) ([]byte, error)
 }
 
 // Options describe how a function's params are bound.
@@ -69,8 +66,16 @@ type Options struct {
 	// per-call buffer instead of being copied: they are valid only until the
 	// function returns.
 	Borrow bool
-	// Codec decodes and encodes non-primitive values. Nil means JSON.
-	Codec Codec
+	// Unmarshal and Append are the methods of the method's codec (a
+	// jsonrpc.Codec, whose documentation says what they must do), which
+	// decode and encode the values the invokers do not; nil means JSON's.
+	Unmarshal func(data []byte, v any, allowUnknown bool) error
+	Append    func(dst []byte, v any) ([]byte, error)
+	// Standard says that the codec is one of this module's (IsStandard),
+	// which encode as encoding/json does, so that the invokers encode the
+	// results they can themselves; with a codec of the user's own, the
+	// codec encodes every result that is not a primitive.
+	Standard bool
 	// AllowUnknown ignores named params and object members, at every
 	// depth, that name no param or field, instead of refusing them.
 	AllowUnknown bool
@@ -155,7 +160,7 @@ type Func struct {
 	embedded  bool  // the struct embeds others: named params are not checked
 	borrow    bool
 	lenient   bool // AllowUnknown
-	codec     Codec
+	codec     codec
 	useSlots  bool // borrowed pointer params need per-call argSlots
 	res       result
 	shape     shape
@@ -253,15 +258,14 @@ type field struct {
 }
 
 var (
-	ctxType   = reflect.TypeFor[context.Context]()
-	errType   = reflect.TypeFor[error]()
-	jsonUnm   = reflect.TypeFor[json.Unmarshaler]()
-	jsonMar   = reflect.TypeFor[json.Marshaler]()
-	textUnm   = reflect.TypeFor[encoding.TextUnmarshaler]()
-	textMar   = reflect.TypeFor[encoding.TextMarshaler]()
-	errNotFn  = errors.New("not a function")
-	errNilFn  = errors.New("nil function")
-	defaultJS = Codec(JSON{})
+	ctxType  = reflect.TypeFor[context.Context]()
+	errType  = reflect.TypeFor[error]()
+	jsonUnm  = reflect.TypeFor[json.Unmarshaler]()
+	jsonMar  = reflect.TypeFor[json.Marshaler]()
+	textUnm  = reflect.TypeFor[encoding.TextUnmarshaler]()
+	textMar  = reflect.TypeFor[encoding.TextMarshaler]()
+	errNotFn = errors.New("not a function")
+	errNilFn = errors.New("nil function")
 )
 
 // Build binds fn. It fails, naming the problem, when fn cannot be served.
@@ -277,9 +281,10 @@ func Build(fn any, opts Options) (*Func, error) {
 	if v.IsNil() {
 		return nil, errNilFn
 	}
-	f := &Func{rv: v, borrow: opts.Borrow, lenient: opts.AllowUnknown, codec: opts.Codec, variadic: t.IsVariadic()}
-	if f.codec == nil {
-		f.codec = defaultJS
+	f := &Func{rv: v, borrow: opts.Borrow, lenient: opts.AllowUnknown, codec: codec{opts.Unmarshal, opts.Append}, variadic: t.IsVariadic()}
+	standard := opts.Standard
+	if f.codec.Unmarshal == nil || f.codec.Append == nil {
+		f.codec, standard = codec{JSON{}.Unmarshal, JSON{}.Append}, true
 	}
 	first := 0
 	if opts.Receiver.IsValid() {
@@ -334,7 +339,7 @@ func Build(fn any, opts Options) (*Func, error) {
 		if err := servable(f.res.t); err != nil {
 			return nil, fmt.Errorf("result: %w", err)
 		}
-		if !IsStandard(f.codec) {
+		if !standard {
 			f.res.enc = nil // a codec of the user's own encodes every result it can
 		}
 	}

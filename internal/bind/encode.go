@@ -69,10 +69,10 @@ func init() { MarkStandard(JSON{}) }
 
 // MarkStandard adds the type of c to the standard codecs. Only this module's
 // codecs call it, from their packages' init functions.
-func MarkStandard(c Codec) { standard.Store(reflect.TypeOf(c), struct{}{}) }
+func MarkStandard(c any) { standard.Store(reflect.TypeOf(c), struct{}{}) }
 
 // IsStandard reports whether c is of the type of a standard codec.
-func IsStandard(c Codec) bool {
+func IsStandard(c any) bool {
 	_, ok := standard.Load(reflect.TypeOf(c))
 	return ok
 }

@@ -357,7 +357,7 @@ func (c countingJSON) Append(dst []byte, v any) ([]byte, error) {
 // even one that embeds a standard codec, encodes the results.
 func TestEncoderOnlyForStandardCodecs(t *testing.T) {
 	var n int
-	f, err := Build(func() encInner { return encInner{S: "<&>"} }, Options{Codec: countingJSON{n: &n}})
+	f, err := Build(func() encInner { return encInner{S: "<&>"} }, Options{Unmarshal: countingJSON{n: &n}.Unmarshal, Append: countingJSON{n: &n}.Append})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -166,7 +166,7 @@ func RegisterTyped(s *jsonrpc.Server) error {
 		s.Register("createUser", jsonrpc.Typed(CreateUser)),
 		s.Register("search", jsonrpc.TypedNoContext(func(p SearchParams) ([]Item, error) { return Search(p.Query, p.Limit) })),
 		s.Register("getBlock", jsonrpc.TypedNoContext(func(p BlockParams) (map[string]any, error) { return GetBlock(p.Number, p.Full) })),
-		s.Register("echoRaw", jsonrpc.TypedFunc(EchoRaw)),
+		s.Register("echoRaw", jsonrpc.TypedNoContext(func(v json.RawMessage) (json.RawMessage, error) { return EchoRaw(v), nil })),
 	)
 }
 
