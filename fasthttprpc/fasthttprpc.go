@@ -109,14 +109,12 @@ import (
 	"os"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/jsonrpc-go/jsonrpc/internal/budget"
 	"github.com/jsonrpc-go/jsonrpc/internal/httphost"
-	"github.com/jsonrpc-go/jsonrpc/internal/ratelog"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
@@ -184,32 +182,14 @@ type Handler struct {
 	// whose handler was made by ratelog.New keeps its own bounds).
 	Logger *slog.Logger
 
-	buffered atomic.Pointer[budget.Budget] // MaxBuffered, made on first use
-	log      atomic.Pointer[slog.Logger]   // Logger within ratelog's bounds, made on first use
+	lazy httphost.Lazy // MaxBuffered's budget and Logger within ratelog's bounds, made on first use
 }
 
-// logger returns Logger within ratelog's bounds, made on first use; nil
-// when Logger is nil.
-func (h *Handler) logger() *slog.Logger {
-	if l := h.log.Load(); l != nil || h.Logger == nil {
-		return l
-	}
-	h.log.CompareAndSwap(nil, ratelog.Wrap(h.Logger))
-	return h.log.Load()
-}
+// logger returns Logger within ratelog's bounds; nil when Logger is nil.
+func (h *Handler) logger() *slog.Logger { return h.lazy.Logger(h.Logger) }
 
-// budget returns the handler's MaxBuffered budget, made on first use.
-func (h *Handler) budget() *budget.Budget {
-	if b := h.buffered.Load(); b != nil {
-		return b
-	}
-	n := h.MaxBuffered
-	if n <= 0 {
-		n = DefaultMaxBuffered
-	}
-	h.buffered.CompareAndSwap(nil, budget.New(n))
-	return h.buffered.Load()
-}
+// budget returns the handler's MaxBuffered budget.
+func (h *Handler) budget() *budget.Budget { return h.lazy.Budget(h.MaxBuffered, DefaultMaxBuffered) }
 
 // ServeFastHTTP answers one HTTP request.
 func (h *Handler) ServeFastHTTP(ctx *fasthttp.RequestCtx) { h.serve(ctx, h.MaxBody) }
