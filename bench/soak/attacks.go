@@ -17,58 +17,65 @@ import (
 
 // An attack is what one hostile client does. run does it until ctx ends,
 // then releases everything it holds, and returns what it managed (for the
-// report) or an error when it could not attack at all.
+// report) and an error: a *brokenError when it saw the server break a
+// bound, another when it could not attack at all.
 type attack struct {
-	name string
-	what string
-	run  func(ctx context.Context, a addrs) (string, error)
+	name  string
+	what  string
+	run   func(ctx context.Context, a addrs) (string, error)
+	needs string   // a flag of jsonrpcd the attack needs, such as fasthttp, or ""
+	args  []string // flags of jsonrpcd for the attack's server
+	// callback adds the healthy client whose Blocking calls call it back:
+	// beside the attacks that hold Blocking calls, another client's
+	// must still run on goroutines of their own.
+	callback bool
 }
 
 // attacks are the findings of the bounding work, each as a client does it.
 var attacks = []attack{
-	{"idle-tcp", "6,000 idle TCP connections", func(ctx context.Context, a addrs) (string, error) {
+	{name: "idle-tcp", what: "6,000 idle TCP connections", run: func(ctx context.Context, a addrs) (string, error) {
 		return holdConns(ctx, a.tcp, 6000, nil)
 	}},
-	{"idle-http", "6,000 idle HTTP connections", func(ctx context.Context, a addrs) (string, error) {
+	{name: "idle-http", what: "6,000 idle HTTP connections", run: func(ctx context.Context, a addrs) (string, error) {
 		return holdConns(ctx, a.http, 6000, nil)
 	}},
-	{"blocking-tcp", "4 TCP connections pipelining batches of 1,024 Blocking calls", func(ctx context.Context, a addrs) (string, error) {
+	{name: "blocking-tcp", what: "4 TCP connections pipelining batches of 1,024 Blocking calls, beside the healthy client's Blocking calls that call it back", callback: true, run: func(ctx context.Context, a addrs) (string, error) {
 		return flood(ctx, a.tcp, 4, func(w io.Writer) error { _, err := io.WriteString(w, sleepBatch+"\n"); return err })
 	}},
-	{"blocking-http", "64 HTTP requests at once, each a batch of 1,024 Blocking calls", func(ctx context.Context, a addrs) (string, error) {
+	{name: "blocking-http", what: "64 HTTP requests at once, each a batch of 1,024 Blocking calls, beside the healthy client's Blocking calls that call it back", callback: true, run: func(ctx context.Context, a addrs) (string, error) {
 		return posts(ctx, a.http, 64, sleepBatch, nil)
 	}},
-	{"busy-then-idle", "4,000 TCP connections that each echo 20 KB once and then wait", func(ctx context.Context, a addrs) (string, error) {
+	{name: "busy-then-idle", what: "4,000 TCP connections that each echo 20 KB once and then wait", run: func(ctx context.Context, a addrs) (string, error) {
 		return holdConns(ctx, a.tcp, 4000, echoOnce)
 	}},
-	{"stalled-bodies", "100 HTTP requests that send all of a large body but its last byte", func(ctx context.Context, a addrs) (string, error) {
+	{name: "stalled-bodies", what: "100 HTTP requests that send all of a large body but its last byte", run: func(ctx context.Context, a addrs) (string, error) {
 		return holdConns(ctx, a.http, 100, stalledBody)
 	}},
-	{"stalled-tcp", "100 TCP connections that send all of a large message but its last byte", func(ctx context.Context, a addrs) (string, error) {
+	{name: "stalled-tcp", what: "100 TCP connections that send all of a large message but its last byte", run: func(ctx context.Context, a addrs) (string, error) {
 		return holdConns(ctx, a.tcp, 100, stalledLine)
 	}},
-	{"stalled-ws", "100 WebSocket connections that send all of a large message but its last byte", func(ctx context.Context, a addrs) (string, error) {
+	{name: "stalled-ws", what: "100 WebSocket connections that send all of a large message but its last byte", run: func(ctx context.Context, a addrs) (string, error) {
 		return holdConns(ctx, a.http, 100, stalledWS)
 	}},
-	{"big-responses", "a TCP connection asking for batches of 256 results of 1 MiB", func(ctx context.Context, a addrs) (string, error) {
+	{name: "big-responses", what: "a TCP connection asking for batches of 256 results of 1 MiB", run: func(ctx context.Context, a addrs) (string, error) {
 		return flood(ctx, a.tcp, 1, func(w io.Writer) error { _, err := io.WriteString(w, bigBatch+"\n"); return err })
 	}},
-	{"slow-reader", "4 TCP connections that ask for large results and never read", func(ctx context.Context, a addrs) (string, error) {
+	{name: "slow-reader", what: "4 TCP connections that ask for large results and never read", run: func(ctx context.Context, a addrs) (string, error) {
 		return holdConns(ctx, a.tcp, 4, slowReader)
 	}},
-	{"big-variadic", "8 HTTP requests at once of a variadic call with 1 MiB of params", func(ctx context.Context, a addrs) (string, error) {
+	{name: "big-variadic", what: "8 HTTP requests at once of a variadic call with 1 MiB of params", run: func(ctx context.Context, a addrs) (string, error) {
 		return posts(ctx, a.http, 8, bigSum, nil)
 	}},
-	{"alike-names", "2 TCP connections pipelining batches of 1,024 unknown methods with alike names", func(ctx context.Context, a addrs) (string, error) {
+	{name: "alike-names", what: "2 TCP connections pipelining batches of 1,024 unknown methods with alike names", run: func(ctx context.Context, a addrs) (string, error) {
 		return flood(ctx, a.tcp, 2, func(w io.Writer) error { _, err := io.WriteString(w, alikeBatch+"\n"); return err })
 	}},
-	{"fasthttp-bodies", "100 requests at once to the fasthttp host, each a 4 MiB body: a call of sleep padded", func(ctx context.Context, a addrs) (string, error) {
+	{name: "fasthttp-bodies", what: "100 requests at once to the fasthttp host, each a 4 MiB body: a call of sleep padded", needs: "fasthttp", run: func(ctx context.Context, a addrs) (string, error) {
 		return posts(ctx, a.fasthttp, 100, paddedSleep, nil)
 	}},
-	{"fasthttp-gzip", "100 requests at once to the fasthttp host, each a gzip body of 4 KiB that inflates to 4 MiB", func(ctx context.Context, a addrs) (string, error) {
+	{name: "fasthttp-gzip", what: "100 requests at once to the fasthttp host, each a gzip body of 4 KiB that inflates to 4 MiB", needs: "fasthttp", run: func(ctx context.Context, a addrs) (string, error) {
 		return posts(ctx, a.fasthttp, 100, gzipped(paddedSleep), http.Header{"Content-Encoding": {"gzip"}})
 	}},
-	{"junk-lines", "a TCP connection sending up to 64 MB of lines that are not JSON, as fast as the server reads", func(ctx context.Context, a addrs) (string, error) {
+	{name: "junk-lines", what: "a TCP connection sending up to 64 MB of lines that are not JSON, as fast as the server reads", run: func(ctx context.Context, a addrs) (string, error) {
 		return junkLines(ctx, a.tcp, 64<<20)
 	}},
 }
@@ -364,4 +371,16 @@ func junkLines(ctx context.Context, addr string, max int) (string, error) {
 	back := <-read
 	c.Close()
 	return fmt.Sprintf("%.1f MB of junk lines sent, %.1f MB of answers read", float64(sent)/1e6, float64(back)/1e6), nil
+}
+
+// A brokenError is a bound the attack saw the server break, beside those
+// that the soak measures: the server did not answer what it must, or
+// refused what it must not. The verdict reports it as a broken bound.
+type brokenError struct{ msg string }
+
+func (e *brokenError) Error() string { return e.msg }
+
+// broken returns a brokenError of the formatted message.
+func broken(format string, args ...any) error {
+	return &brokenError{fmt.Sprintf(format, args...)}
 }

@@ -47,9 +47,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	only := fs.String("only", "", "comma-separated `names` of the attacks to run (default all)")
 	list := fs.Bool("list", false, "list the attacks and exit")
 	bin := fs.String("jsonrpcd", "", "the jsonrpcd `binary` to attack (default: build cmd/jsonrpcd)")
+	callbacks := fs.Bool("callbacks", false, "run the healthy client whose Blocking calls call back beside every attack, not only beside the Blocking floods")
 	var b bounds
 	fs.Int64Var(&b.rssMB, "max-rss", 256, "bound on the server's resident memory, in `MB`")
 	fs.DurationVar(&b.p99, "max-p99", 50*time.Millisecond, "bound on the healthy clients' 99th-percentile latency")
+	fs.DurationVar(&b.wait, "max-wait", 0, "bound on the slowest healthy call, against a client locked out for most of an attack (default half of -d)")
 	fs.IntVar(&b.goroutines, "max-goroutines", 16384, "bound on the server's goroutines")
 	fs.Int64Var(&b.logKBps, "max-log", 64, "bound on what the server logs during an attack, in `KB` per second of the attack")
 	role := fs.String(childFlag, "", "")
@@ -69,6 +71,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
+	if b.wait <= 0 {
+		b.wait = *d / 2
+	}
 	chosen, err := choose(*only)
 	if err != nil {
 		fmt.Fprintln(stderr, "soak:", err)
@@ -86,19 +91,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
+	flags, err := serverFlags(*bin)
+	if err != nil {
+		fmt.Fprintln(stderr, "soak:", err)
+		return 2
+	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "attack\tattacker\tpeak RSS\topen files\tgoroutines\tlog\thealthy calls\tp50\tp99\tverdict")
-	broken := 0
+	fmt.Fprintln(tw, "attack\tattacker\tpeak RSS\topen files\tgoroutines\tlog\thealthy calls\tp50\tp99\tslowest\tverdict")
+	broken, skipped := 0, 0
 	for _, a := range chosen {
+		if a.needs != "" && !flags[a.needs] {
+			fmt.Fprintf(tw, "%s\t\t\t\t\t\t\t\t\t\tskipped: %s has no -%s\n", a.name, *bin, a.needs)
+			skipped++
+			continue
+		}
 		// A server of its own for each attack, so that what one leaves
 		// behind is not counted against the next.
-		srv, err := startServer(*bin)
+		srv, err := startServer(*bin, flags["fasthttp"], a.args...)
 		if err != nil {
 			fmt.Fprintln(stderr, "soak:", err)
 			return 2
 		}
 		fmt.Fprintf(stderr, "soak: %s: %s, for %v\n", a.name, a.what, *d)
-		row, ok := runAttack(srv, a, *d, b)
+		row, ok := runAttack(srv, a, *d, b, a.callback || *callbacks, stderr)
 		srv.stop()
 		fmt.Fprintln(tw, row)
 		if !ok {
@@ -106,11 +121,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	tw.Flush()
+	if skipped > 0 {
+		fmt.Fprintf(stdout, "soak: %d of %d attacks skipped\n", skipped, len(chosen))
+	}
 	if broken > 0 {
-		fmt.Fprintf(stdout, "soak: %d of %d attacks broke a bound (%s)\n", broken, len(chosen), b)
+		fmt.Fprintf(stdout, "soak: %d of %d attacks broke a bound (%s)\n", broken, len(chosen)-skipped, b)
 		return 1
 	}
-	fmt.Fprintf(stdout, "soak: every bound held under %d attacks\n", len(chosen))
+	fmt.Fprintf(stdout, "soak: every bound held under %d attacks\n", len(chosen)-skipped)
 	return 0
 }
 
@@ -143,31 +161,34 @@ type bounds struct {
 	rssMB      int64         // peak resident memory
 	goroutines int           // peak goroutines
 	p99        time.Duration // the healthy calls' 99th percentile
+	wait       time.Duration // the slowest healthy call
 	logKBps    int64         // the server's log, in KB per second of attack
 }
 
 func (b bounds) String() string {
-	return fmt.Sprintf("RSS under %d MB, goroutines under %d, healthy p99 under %v, log under %d KB/s, no failed call", b.rssMB, b.goroutines, b.p99, b.logKBps)
+	return fmt.Sprintf("RSS under %d MB, goroutines under %d, healthy p99 under %v and every healthy call under %v, log under %d KB/s, no failed call", b.rssMB, b.goroutines, b.p99, b.wait, b.logKBps)
 }
 
-// runAttack runs a for d beside fresh healthy clients, and returns its row
-// of the report and whether every bound held.
-func runAttack(srv *server, a attack, d time.Duration, b bounds) (string, bool) {
-	clients, err := startHealthy(srv.addr)
+// runAttack runs a for d beside fresh healthy clients (with the callback
+// client when callback), writes each healthy
+// client's calls to stderr, and returns its row of the report and whether
+// every bound held.
+func runAttack(srv *server, a attack, d time.Duration, b bounds, callback bool, stderr io.Writer) (string, bool) {
+	clients, err := startHealthy(srv.addr, callback)
 	if err != nil {
-		return fmt.Sprintf("%s\t\t\t\t\t\t\t\t\tFAIL: the healthy clients could not connect before the attack: %v", a.name, err), false
+		return fmt.Sprintf("%s\t\t\t\t\t\t\t\t\t\tFAIL: the healthy clients could not connect before the attack: %v", a.name, err), false
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var m sampler
 	var wg sync.WaitGroup
 	wg.Go(func() { m.run(ctx, srv, 20*time.Millisecond) })
-	var got string
+	var got, broke string
 	logged := srv.out.Len()
 	attacker, err := startChild("attack:"+a.name, srv.addr, d)
 	if err == nil {
 		var rep childReport
 		rep, err = attacker.report()
-		got = rep.Got
+		got, broke = rep.Got, rep.Broke
 		if err == nil && rep.Err != "" {
 			err = errors.New(rep.Err)
 		}
@@ -179,13 +200,20 @@ func runAttack(srv *server, a attack, d time.Duration, b bounds) (string, bool) 
 	rss, fds, gs := m.peaks()
 	rep, cerr := clients.report()
 	lat, errs := rep.latencies()
+	for _, cl := range rep.Clients {
+		fmt.Fprintf(stderr, "soak: %s: healthy %s: %d calls, p99 %v, slowest %v, %d failed\n", a.name, cl.Name, len(cl.Lat),
+			percentile(cl.Lat, 99).Round(10*time.Microsecond), percentile(cl.Lat, 100).Round(10*time.Microsecond), len(cl.Errors))
+	}
 	if cerr != nil {
 		errs = append(errs, cerr)
 	}
-	p50, p99 := percentile(lat, 50), percentile(lat, 99)
+	p50, p99, slowest := percentile(lat, 50), percentile(lat, 99), percentile(lat, 100)
 	var problems []string
 	if err != nil {
 		problems = append(problems, "the attack could not run: "+err.Error())
+	}
+	if broke != "" {
+		problems = append(problems, broke)
 	}
 	if rss > b.rssMB<<20 {
 		problems = append(problems, fmt.Sprintf("RSS %d MB over %d MB", rss>>20, b.rssMB))
@@ -201,17 +229,25 @@ func runAttack(srv *server, a attack, d time.Duration, b bounds) (string, bool) 
 	if p99 > b.p99 {
 		problems = append(problems, fmt.Sprintf("p99 %v over %v", p99.Round(time.Millisecond), b.p99))
 	}
+	if slowest > b.wait {
+		problems = append(problems, fmt.Sprintf("a healthy call waited %v, over %v", slowest.Round(time.Millisecond), b.wait))
+	}
 	if len(errs) > 0 {
 		problems = append(problems, fmt.Sprintf("%d healthy calls failed, first: %v", len(errs), errs[0]))
 	}
 	if len(lat) == 0 {
 		problems = append(problems, "no healthy call completed")
 	}
+	for _, cl := range rep.Clients {
+		if len(cl.Lat) == 0 && len(lat) > 0 {
+			problems = append(problems, fmt.Sprintf("the healthy client %s completed no call", cl.Name))
+		}
+	}
 	verdict := "ok"
 	if len(problems) > 0 {
 		verdict = "FAIL: " + strings.Join(problems, "; ")
 	}
-	row := fmt.Sprintf("%s\t%s\t%d MB\t%d\t%d\t%s\t%d\t%v\t%v\t%s", a.name, got, rss>>20, fds, gs, logSize(logged), len(lat),
-		p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond), verdict)
+	row := fmt.Sprintf("%s\t%s\t%d MB\t%d\t%d\t%s\t%d\t%v\t%v\t%v\t%s", a.name, got, rss>>20, fds, gs, logSize(logged), len(lat),
+		p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond), slowest.Round(10*time.Microsecond), verdict)
 	return row, len(problems) == 0
 }
