@@ -1,8 +1,9 @@
 // Command soak runs the attacks of a hostile client against cmd/jsonrpcd,
 // one after another, while healthy clients call it beside them, and checks
 // that every bound holds: the server's resident memory stays under -max-rss,
-// its goroutines under -max-goroutines, and the healthy clients'
-// 99th-percentile latency under -max-p99, with no failed call.
+// its goroutines under -max-goroutines, the healthy clients'
+// 99th-percentile latency under -max-p99 and their slowest call under
+// -max-wait, with no failed call, and every healthy client served.
 //
 // Run it from the repository root:
 //
@@ -10,16 +11,47 @@
 //	go run ./bench/soak -only idle-tcp,stalled-bodies -d 10s
 //	go run ./bench/soak -list
 //
-// It builds cmd/jsonrpcd (or runs -jsonrpcd), starts it on loopback ports of
-// its choosing, and prints one row per attack: what the attacker managed,
-// the server's peak RSS, open files and goroutines (scraped from its
-// -metrics), what it logged (bounded by -max-log, per second of the
-// attack), the healthy calls and their p50 and p99. It exits 1 when a bound was broken, 2 when it could not run.
+// It builds cmd/jsonrpcd (or runs -jsonrpcd), starts a fresh one for each
+// attack on loopback ports of its choosing, and prints one row per attack:
+// what the attacker managed, the server's peak RSS, open files and
+// goroutines (scraped from its -metrics), what it logged (bounded by
+// -max-log, per second of the attack), the healthy calls, their p50, p99
+// and slowest, and the verdict; each healthy client's calls go to standard
+// error. It exits 1 when a bound was broken, 2 when it could not run.
 //
-// The healthy clients (one over TCP, one over each HTTP host, net/http's
-// and fasthttp's, a call every 5 ms) run
-// in a process of their own, and each attack in another, at the lowest
-// CPU priority: the program starts itself for each, with hidden flags.
+// -jsonrpcd may be a jsonrpcd built from an older commit, to measure the
+// same attacks before a fix: the soak reads its flags from its -h, serves
+// it without -fasthttp when it has none, and skips the attacks that need a
+// flag it lacks (progress-token needs -protocol). The push, subscription
+// and progress attacks and the callback client call the methods of
+// demo.RegisterTwoWay, which such a jsonrpcd must be built with.
+//
+// The attacker connects from 127.0.0.1, and the healthy clients from
+// 127.0.0.2, another client (Linux routes all of 127.0.0.0/8 to loopback),
+// so that the server's shares per client (MaxConnsPerClient,
+// MaxRunningPerClient) tell them apart. The healthy clients, a call every
+// 5 ms each, are: over TCP, one on one connection and one that opens a
+// connection for each call; one over each HTTP host, net/http's and
+// fasthttp's; and, beside the attacks that hold Blocking calls (or every
+// attack with -callbacks), one over TCP whose calls of callback, a
+// Blocking method, call it back before they are answered. A healthy
+// client locked out for most of an attack shows as its slowest call
+// (-max-wait, half of -d by default). They run in a process of their own,
+// and each attack in another, at the lowest CPU priority: the program
+// starts itself for each, with hidden flags.
+//
+// The attacks, each a finding of the bounding work (issue 25 for the
+// last ones): idle and stalled connections over each transport, floods
+// of Blocking calls, large answers, readers that do not read, large
+// params, alike method names, large and inflating bodies over fasthttp,
+// lines that are not JSON; subscribers of the feed that never read while
+// values of 64 KiB are published (push-unread), 100,000 subscriptions
+// asked for on one connection (many-subs), progress asked for with a
+// token of 1 MiB (progress-token), lines of 33 MiB that must each be
+// answered -32005 and skipped (huge-lines: a line that ends its
+// connection instead breaks a bound), and connections from one client
+// until the server refuses one (conns-per-client), while the healthy
+// clients, from another, must still connect. -list names them all.
 package main
 
 import (
@@ -67,7 +99,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if *list {
 		for _, a := range attacks {
-			fmt.Fprintf(stdout, "%-15s %s\n", a.name, a.what)
+			fmt.Fprintf(stdout, "%-17s %s\n", a.name, a.what)
 		}
 		return 0
 	}
