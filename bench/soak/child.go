@@ -46,6 +46,7 @@ type childReport struct {
 type childClient struct {
 	Name   string
 	Lat    []time.Duration
+	Ends   []time.Duration // when each call of Lat ended, on a clock the clients share
 	Errors []string
 }
 
@@ -111,6 +112,10 @@ func runHealthy(a addrs, callback bool, stdin io.Reader, stdout io.Writer) ([]ch
 		defer closeFn()
 		clients = append(clients, h)
 	}
+	epoch := time.Now()
+	for _, h := range clients {
+		h.epoch = epoch
+	}
 	fmt.Fprintln(stdout, "ready")
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -122,8 +127,8 @@ func runHealthy(a addrs, callback bool, stdin io.Reader, stdout io.Writer) ([]ch
 	wg.Wait()
 	var out []childClient
 	for _, h := range clients {
-		lat, errs := h.take()
-		c := childClient{Name: h.name, Lat: lat}
+		lat, ends, errs := h.take()
+		c := childClient{Name: h.name, Lat: lat, Ends: ends}
 		for _, err := range errs {
 			c.Errors = append(c.Errors, err.Error())
 		}
@@ -220,6 +225,39 @@ func (c *child) report() (childReport, error) {
 		return rep, fmt.Errorf("child's report: %w", derr)
 	}
 	return rep, nil
+}
+
+// lockedOut returns, for the first call slower than wait of a client in
+// rep, a description of it, when the other clients completed at least
+// minServed calls while it waited: that client was locked out while the
+// others were served. It returns "" when there is none, and also when
+// every client waited at once (a stall of the machine, or of the whole
+// server, which the latency bound is for).
+func (rep childReport) lockedOut(wait time.Duration, minServed int) string {
+	for i, cl := range rep.Clients {
+		for k, lat := range cl.Lat {
+			if lat <= wait || k >= len(cl.Ends) {
+				continue
+			}
+			end := cl.Ends[k]
+			start := end - lat
+			served := 0
+			for j, other := range rep.Clients {
+				if j == i {
+					continue
+				}
+				for _, e := range other.Ends {
+					if e > start && e < end {
+						served++
+					}
+				}
+			}
+			if served >= minServed {
+				return fmt.Sprintf("the healthy client %s waited %v for a call while the others completed %d", cl.Name, lat.Round(time.Millisecond), served)
+			}
+		}
+	}
+	return ""
 }
 
 // latencies are the healthy clients' latencies and errors in rep.

@@ -16,13 +16,16 @@ import (
 )
 
 // A healthy client calls the server at a steady pace over a connection it
-// opened before the attack, and records each call's latency.
+// opened before the attack, and records each call's latency and when it
+// ended.
 type healthy struct {
-	name string
-	call func(id int) error // one call and its answer, checked
+	name  string
+	call  func(id int) error // one call and its answer, checked
+	epoch time.Time          // what the ends count from, the same for every client
 
 	mu   sync.Mutex // protects the fields below
 	lat  []time.Duration
+	ends []time.Duration // since epoch
 	errs []error
 }
 
@@ -51,12 +54,13 @@ func (h *healthy) run(ctx context.Context) {
 	for id := 1; id <= maxHealthyCalls && ctx.Err() == nil; id++ {
 		start := time.Now()
 		err := h.call(id)
-		d := time.Since(start)
+		end := time.Now()
 		h.mu.Lock()
 		if err != nil {
 			h.errs = append(h.errs, err)
 		} else {
-			h.lat = append(h.lat, d)
+			h.lat = append(h.lat, end.Sub(start))
+			h.ends = append(h.ends, end.Sub(h.epoch))
 		}
 		h.mu.Unlock()
 		if err != nil {
@@ -69,13 +73,14 @@ func (h *healthy) run(ctx context.Context) {
 	}
 }
 
-// take returns the latencies and errors so far and starts afresh.
-func (h *healthy) take() ([]time.Duration, []error) {
+// take returns the latencies, the ends and the errors so far and starts
+// afresh.
+func (h *healthy) take() (lat, ends []time.Duration, errs []error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	lat, errs := h.lat, h.errs
-	h.lat, h.errs = nil, nil
-	return lat, errs
+	lat, ends, errs = h.lat, h.ends, h.errs
+	h.lat, h.ends, h.errs = nil, nil, nil
+	return lat, ends, errs
 }
 
 // tcpHealthy calls add over one newline-delimited TCP connection.
