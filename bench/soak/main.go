@@ -36,12 +36,12 @@
 // fasthttp's; and, beside the attacks that hold Blocking calls (or every
 // attack with -callbacks), one over TCP whose calls of callback, a
 // Blocking method, call it back before they are answered. A healthy
-// client is locked out when one of its calls waits past -max-wait (half
-// of -d by default) while the others complete calls; when all of them
-// wait at once, the machine or the whole server stalled, which the p99
-// bound is for. They run in a process of their own,
-// and each attack in another, at the lowest CPU priority: the program
-// starts itself for each, with hidden flags.
+// client is locked out when one of its calls waits past -max-wait (1 s)
+// while the others complete calls; when all of them wait at once, the
+// machine or the whole server stalled, which the p99 bound is for. They
+// run in a process of their own, and each attack in another, at the
+// lowest CPU priority: the program starts itself for each, with hidden
+// flags.
 //
 // The attacks, each a finding of the bounding work (issue 25 for the
 // last ones): idle and stalled connections over each transport, floods
@@ -86,7 +86,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var b bounds
 	fs.Int64Var(&b.rssMB, "max-rss", 256, "bound on the server's resident memory, in `MB`")
 	fs.DurationVar(&b.p99, "max-p99", 50*time.Millisecond, "bound on the healthy clients' 99th-percentile latency")
-	fs.DurationVar(&b.wait, "max-wait", 0, "bound on a healthy call while the other healthy clients are served: a client locked out (default half of -d)")
+	fs.DurationVar(&b.wait, "max-wait", time.Second, "bound on a healthy call while the other healthy clients are served: past it, that client is locked out")
 	fs.IntVar(&b.goroutines, "max-goroutines", 16384, "bound on the server's goroutines")
 	fs.Int64Var(&b.logKBps, "max-log", 64, "bound on what the server logs during an attack, in `KB` per second of the attack")
 	role := fs.String(childFlag, "", "")
@@ -105,9 +105,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "%-17s %s\n", a.name, a.what)
 		}
 		return 0
-	}
-	if b.wait <= 0 {
-		b.wait = *d / 2
 	}
 	chosen, err := choose(*only)
 	if err != nil {
