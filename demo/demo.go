@@ -3,6 +3,12 @@
 // example methods of the JSON-RPC 2.0 specification, echo, and two methods
 // for load tests: sleep, which waits (a Blocking method), and repeat, which
 // answers a small request with a large result.
+//
+// RegisterTwoWay adds the methods that need a two-way connection (package
+// peer), which cmd/jsonrpcd serves over TCP and WebSocket: subscribe,
+// unsubscribe and publish on a Feed of notifications, progress, which
+// reports its progress on the caller's token, and callback, which calls
+// the caller back. Over HTTP they answer that they need such a connection.
 package demo
 
 import (

@@ -6,6 +6,8 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/binary"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -17,59 +19,81 @@ import (
 
 // An attack is what one hostile client does. run does it until ctx ends,
 // then releases everything it holds, and returns what it managed (for the
-// report) or an error when it could not attack at all.
+// report) and an error: a *brokenError when it saw the server break a
+// bound, another when it could not attack at all.
 type attack struct {
-	name string
-	what string
-	run  func(ctx context.Context, a addrs) (string, error)
+	name  string
+	what  string
+	run   func(ctx context.Context, a addrs) (string, error)
+	needs string   // a flag of jsonrpcd the attack needs, such as fasthttp, or ""
+	args  []string // flags of jsonrpcd for the attack's server
+	// callback adds the healthy client whose Blocking calls call it back:
+	// beside the attacks that hold Blocking calls, another client's
+	// must still run on goroutines of their own.
+	callback bool
 }
 
 // attacks are the findings of the bounding work, each as a client does it.
 var attacks = []attack{
-	{"idle-tcp", "6,000 idle TCP connections", func(ctx context.Context, a addrs) (string, error) {
+	{name: "idle-tcp", what: "6,000 idle TCP connections", run: func(ctx context.Context, a addrs) (string, error) {
 		return holdConns(ctx, a.tcp, 6000, nil)
 	}},
-	{"idle-http", "6,000 idle HTTP connections", func(ctx context.Context, a addrs) (string, error) {
+	{name: "idle-http", what: "6,000 idle HTTP connections", run: func(ctx context.Context, a addrs) (string, error) {
 		return holdConns(ctx, a.http, 6000, nil)
 	}},
-	{"blocking-tcp", "4 TCP connections pipelining batches of 1,024 Blocking calls", func(ctx context.Context, a addrs) (string, error) {
+	{name: "blocking-tcp", what: "4 TCP connections pipelining batches of 1,024 Blocking calls, beside the healthy client's Blocking calls that call it back", callback: true, run: func(ctx context.Context, a addrs) (string, error) {
 		return flood(ctx, a.tcp, 4, func(w io.Writer) error { _, err := io.WriteString(w, sleepBatch+"\n"); return err })
 	}},
-	{"blocking-http", "64 HTTP requests at once, each a batch of 1,024 Blocking calls", func(ctx context.Context, a addrs) (string, error) {
+	{name: "blocking-http", what: "64 HTTP requests at once, each a batch of 1,024 Blocking calls, beside the healthy client's Blocking calls that call it back", callback: true, run: func(ctx context.Context, a addrs) (string, error) {
 		return posts(ctx, a.http, 64, sleepBatch, nil)
 	}},
-	{"busy-then-idle", "4,000 TCP connections that each echo 20 KB once and then wait", func(ctx context.Context, a addrs) (string, error) {
+	{name: "busy-then-idle", what: "4,000 TCP connections that each echo 20 KB once and then wait", run: func(ctx context.Context, a addrs) (string, error) {
 		return holdConns(ctx, a.tcp, 4000, echoOnce)
 	}},
-	{"stalled-bodies", "100 HTTP requests that send all of a large body but its last byte", func(ctx context.Context, a addrs) (string, error) {
+	{name: "stalled-bodies", what: "100 HTTP requests that send all of a large body but its last byte", run: func(ctx context.Context, a addrs) (string, error) {
 		return holdConns(ctx, a.http, 100, stalledBody)
 	}},
-	{"stalled-tcp", "100 TCP connections that send all of a large message but its last byte", func(ctx context.Context, a addrs) (string, error) {
+	{name: "stalled-tcp", what: "100 TCP connections that send all of a large message but its last byte", run: func(ctx context.Context, a addrs) (string, error) {
 		return holdConns(ctx, a.tcp, 100, stalledLine)
 	}},
-	{"stalled-ws", "100 WebSocket connections that send all of a large message but its last byte", func(ctx context.Context, a addrs) (string, error) {
+	{name: "stalled-ws", what: "100 WebSocket connections that send all of a large message but its last byte", run: func(ctx context.Context, a addrs) (string, error) {
 		return holdConns(ctx, a.http, 100, stalledWS)
 	}},
-	{"big-responses", "a TCP connection asking for batches of 256 results of 1 MiB", func(ctx context.Context, a addrs) (string, error) {
+	{name: "big-responses", what: "a TCP connection asking for batches of 256 results of 1 MiB", run: func(ctx context.Context, a addrs) (string, error) {
 		return flood(ctx, a.tcp, 1, func(w io.Writer) error { _, err := io.WriteString(w, bigBatch+"\n"); return err })
 	}},
-	{"slow-reader", "4 TCP connections that ask for large results and never read", func(ctx context.Context, a addrs) (string, error) {
+	{name: "slow-reader", what: "4 TCP connections that ask for large results and never read", run: func(ctx context.Context, a addrs) (string, error) {
 		return holdConns(ctx, a.tcp, 4, slowReader)
 	}},
-	{"big-variadic", "8 HTTP requests at once of a variadic call with 1 MiB of params", func(ctx context.Context, a addrs) (string, error) {
+	{name: "big-variadic", what: "8 HTTP requests at once of a variadic call with 1 MiB of params", run: func(ctx context.Context, a addrs) (string, error) {
 		return posts(ctx, a.http, 8, bigSum, nil)
 	}},
-	{"alike-names", "2 TCP connections pipelining batches of 1,024 unknown methods with alike names", func(ctx context.Context, a addrs) (string, error) {
+	{name: "alike-names", what: "2 TCP connections pipelining batches of 1,024 unknown methods with alike names", run: func(ctx context.Context, a addrs) (string, error) {
 		return flood(ctx, a.tcp, 2, func(w io.Writer) error { _, err := io.WriteString(w, alikeBatch+"\n"); return err })
 	}},
-	{"fasthttp-bodies", "100 requests at once to the fasthttp host, each a 4 MiB body: a call of sleep padded", func(ctx context.Context, a addrs) (string, error) {
+	{name: "fasthttp-bodies", what: "100 requests at once to the fasthttp host, each a 4 MiB body: a call of sleep padded", needs: "fasthttp", run: func(ctx context.Context, a addrs) (string, error) {
 		return posts(ctx, a.fasthttp, 100, paddedSleep, nil)
 	}},
-	{"fasthttp-gzip", "100 requests at once to the fasthttp host, each a gzip body of 4 KiB that inflates to 4 MiB", func(ctx context.Context, a addrs) (string, error) {
+	{name: "fasthttp-gzip", what: "100 requests at once to the fasthttp host, each a gzip body of 4 KiB that inflates to 4 MiB", needs: "fasthttp", run: func(ctx context.Context, a addrs) (string, error) {
 		return posts(ctx, a.fasthttp, 100, gzipped(paddedSleep), http.Header{"Content-Encoding": {"gzip"}})
 	}},
-	{"junk-lines", "a TCP connection sending up to 64 MB of lines that are not JSON, as fast as the server reads", func(ctx context.Context, a addrs) (string, error) {
+	{name: "junk-lines", what: "a TCP connection sending up to 64 MB of lines that are not JSON, as fast as the server reads", run: func(ctx context.Context, a addrs) (string, error) {
 		return junkLines(ctx, a.tcp, 64<<20)
+	}},
+	{name: "push-unread", what: "20 TCP connections subscribed to the feed that never read, while another publishes 2,048 values of 64 KiB", run: func(ctx context.Context, a addrs) (string, error) {
+		return pushUnread(ctx, a.tcp)
+	}},
+	{name: "many-subs", what: "one TCP connection asking for 100,000 subscriptions, in batches of 1,024", run: func(ctx context.Context, a addrs) (string, error) {
+		return manySubs(ctx, a.tcp)
+	}},
+	{name: "progress-token", what: "8 TCP connections calling progress with a 1 MiB token and 200 reports asked for (jsonrpcd -protocol lsp)", needs: "protocol", args: []string{"-protocol", "lsp"}, run: func(ctx context.Context, a addrs) (string, error) {
+		return progressToken(ctx, a.tcp)
+	}},
+	{name: "huge-lines", what: "a TCP connection sending 32 lines of 33 MiB, each a call to be answered -32005 with its id and skipped", run: func(ctx context.Context, a addrs) (string, error) {
+		return hugeLines(ctx, a.tcp)
+	}},
+	{name: "conns-per-client", what: "TCP connections from 127.0.0.1 until one is refused, held, while the healthy clients connect from 127.0.0.2", run: func(ctx context.Context, a addrs) (string, error) {
+		return connsUntilRefused(ctx, a.tcp)
 	}},
 }
 
@@ -364,4 +388,383 @@ func junkLines(ctx context.Context, addr string, max int) (string, error) {
 	back := <-read
 	c.Close()
 	return fmt.Sprintf("%.1f MB of junk lines sent, %.1f MB of answers read", float64(sent)/1e6, float64(back)/1e6), nil
+}
+
+// A brokenError is a bound the attack saw the server break, beside those
+// that the soak measures: the server did not answer what it must, or
+// refused what it must not. The verdict reports it as a broken bound.
+type brokenError struct{ msg string }
+
+func (e *brokenError) Error() string { return e.msg }
+
+// broken returns a brokenError of the formatted message.
+func broken(format string, args ...any) error {
+	return &brokenError{fmt.Sprintf(format, args...)}
+}
+
+// dialTCP dials addr from the attacker's address, 127.0.0.1.
+func dialTCP(ctx context.Context, addr string) (net.Conn, error) {
+	d := net.Dialer{Timeout: 5 * time.Second}
+	return d.DialContext(ctx, "tcp", addr)
+}
+
+// callLine writes req on c and reads the answer line within wait, into
+// at most 64 KiB.
+func callLine(c net.Conn, r *bufio.Reader, req string, wait time.Duration) (string, error) {
+	c.SetDeadline(time.Now().Add(wait))
+	defer c.SetDeadline(time.Time{})
+	if _, err := io.WriteString(c, req+"\n"); err != nil {
+		return "", err
+	}
+	line, err := r.ReadSlice('\n')
+	return string(line), err
+}
+
+// The bounds of pushUnread.
+const (
+	pushSubscribers = 20
+	pushValue       = 64 << 10 // bytes of each value published
+	maxPublishes    = 2048
+)
+
+// pushUnread subscribes pushSubscribers connections to the feed and stops
+// reading them, then publishes values of pushValue bytes on another
+// connection, up to maxPublishes, as fast as the server answers, and holds
+// everything until ctx ends: the server holds what it could not send them.
+func pushUnread(ctx context.Context, addr string) (string, error) {
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for range pushSubscribers {
+		c, err := dialTCP(ctx, addr)
+		if err != nil {
+			return "", err
+		}
+		conns = append(conns, c)
+		line, err := callLine(c, bufio.NewReader(c), `{"jsonrpc":"2.0","method":"subscribe","id":1}`, 5*time.Second)
+		if err != nil {
+			return "", fmt.Errorf("subscribe: %w", err)
+		}
+		if !strings.Contains(line, `"result":"`) {
+			return "", fmt.Errorf("subscribe answered %.200s", line)
+		}
+	}
+	pub, err := dialTCP(ctx, addr)
+	if err != nil {
+		return "", err
+	}
+	conns = append(conns, pub)
+	stop := context.AfterFunc(ctx, func() { pub.Close() })
+	defer stop()
+	r := bufio.NewReader(pub)
+	req := fmt.Sprintf(`{"jsonrpc":"2.0","method":"publish","params":["x",%d],"id":1}`, pushValue)
+	published, queued := 0, 0
+	for published < maxPublishes && ctx.Err() == nil {
+		line, err := callLine(pub, r, req, 30*time.Second)
+		if err != nil {
+			break
+		}
+		var resp struct{ Result int }
+		if json.Unmarshal([]byte(line), &resp) != nil {
+			return "", fmt.Errorf("publish answered %.200s", line)
+		}
+		published++
+		queued += resp.Result
+	}
+	<-ctx.Done()
+	return fmt.Sprintf("%d subscribers not reading; %d values of %d KiB published, queued %d times", pushSubscribers, published, pushValue>>10, queued), nil
+}
+
+// maxSubscriptions bounds the subscriptions manySubs asks for: the
+// issue's 100,000.
+const maxSubscriptions = 100_000
+
+// manySubs asks for up to maxSubscriptions subscriptions on one
+// connection, in batches of 1,024, and holds them until ctx ends.
+func manySubs(ctx context.Context, addr string) (string, error) {
+	c, err := dialTCP(ctx, addr)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	defer stop()
+	batch := batchOf(1024, func(i int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","method":"subscribe","id":%d}`, i)
+	})
+	r := bufio.NewReaderSize(c, 1<<20)
+	subscribed, refused := 0, 0
+	for subscribed+refused < maxSubscriptions && ctx.Err() == nil {
+		if _, err := io.WriteString(c, batch+"\n"); err != nil {
+			break
+		}
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			break
+		}
+		var answers []struct {
+			Result string
+			Error  *struct{ Code int }
+		}
+		if err := json.Unmarshal(line, &answers); err != nil {
+			return "", fmt.Errorf("the batch's answer: %v: %.200s", err, line)
+		}
+		for _, a := range answers {
+			if a.Error != nil {
+				refused++
+			} else {
+				subscribed++
+			}
+		}
+	}
+	<-ctx.Done()
+	return fmt.Sprintf("%d subscribed on one connection, %d refused", subscribed, refused), nil
+}
+
+// The bounds of progressToken.
+const (
+	progressConns = 8
+	progressSteps = 200
+	maxProgress   = 16 // calls on each connection: 128 MiB of tokens in all
+)
+
+// progressToken calls progress on progressConns connections, one call at
+// a time on each, with a progress token of 1 MiB and progressSteps reports
+// asked for, and reads what comes back, until ctx ends or each has made
+// maxProgress calls. The server must run under -protocol lsp, which takes
+// the token from workDoneToken.
+func progressToken(ctx context.Context, addr string) (string, error) {
+	token := strings.Repeat("t", 1<<20)
+	var (
+		mu             sync.Mutex
+		calls, reports int
+		sent, read     int64
+		first          error
+		wg             sync.WaitGroup
+	)
+	for i := range progressConns {
+		c, err := dialTCP(ctx, addr)
+		if err != nil {
+			return "", err
+		}
+		stop := context.AfterFunc(ctx, func() { c.Close() })
+		wg.Go(func() {
+			defer stop()
+			defer c.Close()
+			r := bufio.NewReaderSize(c, 64<<10)
+			for k := range maxProgress {
+				if ctx.Err() != nil {
+					return
+				}
+				req := fmt.Sprintf(`{"jsonrpc":"2.0","method":"progress","params":{"steps":%d,"workDoneToken":"%d-%s"},"id":%d}`+"\n", progressSteps, i, token, k)
+				if _, err := io.WriteString(c, req); err != nil {
+					return
+				}
+				n, got, err := readProgress(r, progressSteps)
+				mu.Lock()
+				sent += int64(len(req))
+				read += n
+				reports += got
+				if err == nil {
+					calls++
+				} else if first == nil && ctx.Err() == nil {
+					first = err
+				}
+				mu.Unlock()
+				if err != nil {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if calls == 0 && first != nil {
+		return "", first
+	}
+	<-ctx.Done()
+	return fmt.Sprintf("%d calls, %.0f MB sent; %d reports, %.1f MB read back", calls, float64(sent)/1e6, reports, float64(read)/1e6), nil
+}
+
+// maxReport bounds a line that readProgress reads: a report echoes a
+// token of 1 MiB.
+const maxReport = 4 << 20
+
+// readProgress reads the lines of one progress call: up to steps reports
+// and then the answer. It returns the bytes read and the reports.
+func readProgress(r *bufio.Reader, steps int) (n int64, reports int, err error) {
+	for range steps + 1 {
+		var head []byte
+		for line := 0; ; {
+			chunk, err := r.ReadSlice('\n')
+			n += int64(len(chunk))
+			if line += len(chunk); line > maxReport {
+				return n, reports, fmt.Errorf("a line of more than %d bytes", maxReport)
+			}
+			if len(head) < 64 {
+				head = append(head, chunk[:min(len(chunk), 64-len(head))]...)
+			}
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			if err != nil {
+				return n, reports, err
+			}
+			break
+		}
+		if bytes.Contains(head, []byte(`"method":"$/progress"`)) {
+			reports++
+			continue
+		}
+		if bytes.Contains(head, []byte(`"error"`)) {
+			return n, reports, fmt.Errorf("progress answered %.64s", head)
+		}
+		return n, reports, nil // the answer
+	}
+	return n, reports, errors.New("more reports than asked for")
+}
+
+// The bounds of hugeLines.
+const (
+	hugeLine     = 33 << 20 // bytes of each line
+	maxHugeLines = 32
+)
+
+// hugeLines sends lines of hugeLine bytes over one TCP connection, each a
+// call of echo with its id first, up to maxHugeLines, and reads the answer
+// to each: the server must answer each with -32005 and its id, and go on
+// reading the connection. A connection that ends instead is dialed again
+// and counted.
+func hugeLines(ctx context.Context, addr string) (string, error) {
+	const head = `{"jsonrpc":"2.0","id":%d,"method":"echo","params":["`
+	const tail = `"]}` + "\n"
+	body := []byte(strings.Repeat("x", hugeLine-len(head)-len(tail)) + tail)
+	var (
+		c     net.Conn
+		r     *bufio.Reader
+		stop  = func() bool { return false }
+		ended int
+	)
+	defer func() {
+		stop()
+		if c != nil {
+			c.Close()
+		}
+	}()
+	answered := 0
+	n := 0
+	for ; n < maxHugeLines && ctx.Err() == nil; n++ {
+		if c == nil {
+			var err error
+			if c, err = dialTCP(ctx, addr); err != nil {
+				return "", err
+			}
+			r = bufio.NewReader(c)
+			conn := c
+			stop = context.AfterFunc(ctx, func() { conn.Close() })
+		}
+		_, err := fmt.Fprintf(c, head, n)
+		if err == nil {
+			_, err = c.Write(body)
+		}
+		var line []byte
+		if err == nil {
+			line, err = r.ReadSlice('\n')
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		if err == nil && bytes.Contains(line, []byte(`"code":-32005`)) && bytes.Contains(line, fmt.Appendf(nil, `"id":%d}`, n)) {
+			answered++
+			continue
+		}
+		// The connection ended, or the answer was not the limit's.
+		ended++
+		stop()
+		c.Close()
+		c = nil
+	}
+	<-ctx.Done()
+	got := fmt.Sprintf("%d lines of %d MiB sent, %d answered -32005 with their id", n, hugeLine>>20, answered)
+	if ended > 0 {
+		return got, broken("%d of %d lines of %d MiB ended their connection or got another answer, instead of -32005 with their id", ended, n, hugeLine>>20)
+	}
+	return got, nil
+}
+
+// maxClientConns bounds the connections connsUntilRefused opens: more
+// than jsonrpcd's -max-conns (4096).
+const maxClientConns = 6000
+
+// connsUntilRefused opens TCP connections from 127.0.0.1, 64 at a time,
+// each checked with a call of add, until the server refuses one (answers
+// it with an error, closes it, or leaves it unanswered for 2 s) or
+// maxClientConns are open, and holds those it served until ctx ends.
+// Beside it, the healthy clients connect from 127.0.0.2.
+func connsUntilRefused(ctx context.Context, addr string) (string, error) {
+	var (
+		mu      sync.Mutex
+		held    []net.Conn
+		refused int
+		waiting int // unanswered when the attack ended
+		how     string
+		wg      sync.WaitGroup
+	)
+	sem := make(chan struct{}, 64)
+	stopped := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return refused > 0
+	}
+	for range maxClientConns {
+		if ctx.Err() != nil || stopped() {
+			break
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			c, err := dialTCP(ctx, addr)
+			var line string
+			if err == nil {
+				line, err = callLine(c, bufio.NewReader(c), `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`, 2*time.Second)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil && strings.HasPrefix(line, `{"jsonrpc":"2.0","result":3,"id":1}`):
+				held = append(held, c)
+				return
+			case ctx.Err() != nil:
+				waiting++
+			case err != nil:
+				refused++
+				if how == "" {
+					how = err.Error()
+				}
+			default:
+				refused++
+				if how == "" {
+					how = strings.TrimSpace(line)
+				}
+			}
+			if c != nil {
+				c.Close()
+			}
+		})
+	}
+	wg.Wait()
+	<-ctx.Done()
+	for _, c := range held {
+		c.Close()
+	}
+	got := fmt.Sprintf("%d held", len(held))
+	if waiting > 0 {
+		got += fmt.Sprintf(", %d unanswered until the attack ended", waiting)
+	}
+	if refused > 0 {
+		got += fmt.Sprintf("; %d refused: %.80s", refused, how)
+	}
+	return got, nil
 }

@@ -24,9 +24,9 @@ import (
 // of megabytes, building large requests) does not count against the
 // server: what the attacker makes the server do still does.
 
-// The hidden flags of the children: -child healthy, or -child attack:NAME,
-// with the server's addresses in -child-tcp, -child-http and
-// -child-fasthttp.
+// The hidden flags of the children: -child healthy (or healthy+callback,
+// with the client whose calls call back), or -child attack:NAME, with the
+// server's addresses in -child-tcp, -child-http and -child-fasthttp.
 const (
 	childFlag         = "child"
 	childTCPFlag      = "child-tcp"
@@ -39,12 +39,14 @@ const (
 type childReport struct {
 	Clients []childClient `json:",omitempty"`
 	Got     string        `json:",omitempty"`
+	Broke   string        `json:",omitempty"` // a bound the attacker saw broken
 	Err     string        `json:",omitempty"`
 }
 
 type childClient struct {
 	Name   string
 	Lat    []time.Duration
+	Ends   []time.Duration // when each call of Lat ended, on a clock the clients share
 	Errors []string
 }
 
@@ -62,12 +64,15 @@ func runChild(role string, a addrs, d time.Duration, stdin io.Reader, stdout io.
 		ctx, cancel := context.WithTimeout(context.Background(), d)
 		defer cancel()
 		rep.Got, err = chosen[0].run(ctx, a)
-		if err != nil {
+		var b *brokenError
+		if errors.As(err, &b) {
+			rep.Broke = b.msg
+		} else if err != nil {
 			rep.Err = err.Error()
 		}
-	} else if role == "healthy" {
+	} else if role == "healthy" || role == "healthy+callback" {
 		var ok bool
-		if rep.Clients, ok = runHealthy(a, stdin, stdout); !ok {
+		if rep.Clients, ok = runHealthy(a, role == "healthy+callback", stdin, stdout); !ok {
 			return 2
 		}
 	} else {
@@ -80,14 +85,25 @@ func runChild(role string, a addrs, d time.Duration, stdin io.Reader, stdout io.
 	return 0
 }
 
-// runHealthy connects a TCP client and a client of each HTTP host, says
-// "ready", and calls until stdin ends.
-func runHealthy(a addrs, stdin io.Reader, stdout io.Writer) ([]childClient, bool) {
+// runHealthy connects the healthy clients, from healthyFrom: over TCP
+// one that calls add on one connection and one that opens a connection
+// for each call, and, with callback, one whose Blocking calls call it
+// back; over HTTP one of each host (fasthttp's when the server has it).
+// It says "ready", and calls until stdin ends.
+func runHealthy(a addrs, callback bool, stdin io.Reader, stdout io.Writer) ([]childClient, bool) {
 	var clients []*healthy
-	for _, c := range []struct {
+	type opener struct {
 		open func(string) (*healthy, func(), error)
 		addr string
-	}{{tcpHealthy, a.tcp}, {httpHealthy("HTTP"), a.http}, {httpHealthy("fasthttp"), a.fasthttp}} {
+	}
+	openers := []opener{{tcpHealthy, a.tcp}, {dialHealthy, a.tcp}, {httpHealthy("HTTP"), a.http}}
+	if callback {
+		openers = append(openers, opener{callbackHealthy, a.tcp})
+	}
+	if a.fasthttp != "" {
+		openers = append(openers, opener{httpHealthy("fasthttp"), a.fasthttp})
+	}
+	for _, c := range openers {
 		h, closeFn, err := c.open(c.addr)
 		if err != nil {
 			fmt.Fprintf(stdout, "a healthy client could not connect: %v\n", err)
@@ -95,6 +111,10 @@ func runHealthy(a addrs, stdin io.Reader, stdout io.Writer) ([]childClient, bool
 		}
 		defer closeFn()
 		clients = append(clients, h)
+	}
+	epoch := time.Now()
+	for _, h := range clients {
+		h.epoch = epoch
 	}
 	fmt.Fprintln(stdout, "ready")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -107,8 +127,8 @@ func runHealthy(a addrs, stdin io.Reader, stdout io.Writer) ([]childClient, bool
 	wg.Wait()
 	var out []childClient
 	for _, h := range clients {
-		lat, errs := h.take()
-		c := childClient{Name: h.name, Lat: lat}
+		lat, ends, errs := h.take()
+		c := childClient{Name: h.name, Lat: lat, Ends: ends}
 		for _, err := range errs {
 			c.Errors = append(c.Errors, err.Error())
 		}
@@ -161,10 +181,14 @@ func startChild(role string, a addrs, d time.Duration) (*child, error) {
 	return &child{cmd: cmd, stdin: stdin, out: bufio.NewReader(stdout)}, nil
 }
 
-// startHealthy starts the healthy clients' process and waits until both its
-// clients are connected.
-func startHealthy(a addrs) (*child, error) {
-	c, err := startChild("healthy", a, 0)
+// startHealthy starts the healthy clients' process, with the callback
+// client when callback, and waits until all its clients are connected.
+func startHealthy(a addrs, callback bool) (*child, error) {
+	role := "healthy"
+	if callback {
+		role = "healthy+callback"
+	}
+	c, err := startChild(role, a, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -201,6 +225,39 @@ func (c *child) report() (childReport, error) {
 		return rep, fmt.Errorf("child's report: %w", derr)
 	}
 	return rep, nil
+}
+
+// lockedOut returns, for the first call slower than wait of a client in
+// rep, a description of it, when the other clients completed at least
+// minServed calls while it waited: that client was locked out while the
+// others were served. It returns "" when there is none, and also when
+// every client waited at once (a stall of the machine, or of the whole
+// server, which the latency bound is for).
+func (rep childReport) lockedOut(wait time.Duration, minServed int) string {
+	for i, cl := range rep.Clients {
+		for k, lat := range cl.Lat {
+			if lat <= wait || k >= len(cl.Ends) {
+				continue
+			}
+			end := cl.Ends[k]
+			start := end - lat
+			served := 0
+			for j, other := range rep.Clients {
+				if j == i {
+					continue
+				}
+				for _, e := range other.Ends {
+					if e > start && e < end {
+						served++
+					}
+				}
+			}
+			if served >= minServed {
+				return fmt.Sprintf("the healthy client %s waited %v for a call while the others completed %d", cl.Name, lat.Round(time.Millisecond), served)
+			}
+		}
+	}
+	return ""
 }
 
 // latencies are the healthy clients' latencies and errors in rep.

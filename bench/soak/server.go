@@ -41,10 +41,39 @@ func buildServer(ctx context.Context, dir string) (string, error) {
 	return bin, nil
 }
 
-// startServer starts bin on loopback ports of its choosing, with args added,
-// and waits until it has said where it listens.
-func startServer(bin string, args ...string) (*server, error) {
-	cmd := exec.Command(bin, append([]string{"-http", "127.0.0.1:0", "-fasthttp", "127.0.0.1:0", "-tcp", "127.0.0.1:0", "-metrics", "127.0.0.1:0"}, args...)...)
+// serverFlags returns the names of the flags that bin takes, as its -h
+// lists them: a jsonrpcd of an older commit may lack some (-fasthttp,
+// -protocol), and the soak leaves out what needs them.
+func serverFlags(bin string) (map[string]bool, error) {
+	var out strings.Builder
+	cmd := exec.Command(bin, "-h")
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil && out.Len() == 0 {
+		return nil, fmt.Errorf("%s -h: %w", bin, err)
+	}
+	flags := map[string]bool{}
+	for line := range strings.Lines(out.String()) {
+		if name, ok := strings.CutPrefix(line, "  -"); ok {
+			if f := strings.Fields(name); len(f) > 0 {
+				flags[f[0]] = true
+			}
+		}
+	}
+	if !flags["tcp"] || !flags["metrics"] {
+		return nil, fmt.Errorf("%s -h lists no -tcp or no -metrics: not a jsonrpcd the soak can attack", bin)
+	}
+	return flags, nil
+}
+
+// startServer starts bin on loopback ports of its choosing, fasthttp's
+// too when withFastHTTP, with args added, and waits until it has said
+// where it listens.
+func startServer(bin string, withFastHTTP bool, args ...string) (*server, error) {
+	listen := []string{"-http", "127.0.0.1:0", "-tcp", "127.0.0.1:0", "-metrics", "127.0.0.1:0"}
+	if withFastHTTP {
+		listen = append(listen, "-fasthttp", "127.0.0.1:0")
+	}
+	cmd := exec.Command(bin, append(listen, args...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -74,7 +103,7 @@ func startServer(bin string, args ...string) (*server, error) {
 			if a, ok := strings.CutPrefix(line, "jsonrpcd: metrics on "); ok {
 				s.addr.metrics = a
 			}
-			if !reported && s.addr.http != "" && s.addr.fasthttp != "" && s.addr.tcp != "" && s.addr.metrics != "" {
+			if !reported && s.addr.http != "" && (s.addr.fasthttp != "" || !withFastHTTP) && s.addr.tcp != "" && s.addr.metrics != "" {
 				reported = true
 				found <- nil
 			}

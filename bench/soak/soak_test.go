@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -65,5 +66,35 @@ func TestParseGoroutines(t *testing.T) {
 	}
 	if _, err := parseGoroutines("go_threads 9\n"); err == nil {
 		t.Error("parseGoroutines found goroutines in a text without them")
+	}
+}
+
+func TestLockedOut(t *testing.T) {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	// steady is a client that completed a call every 5 ms from 0 to 3 s.
+	steady := func(name string) childClient {
+		c := childClient{Name: name}
+		for end := 5; end <= 3000; end += 5 {
+			c.Lat = append(c.Lat, ms(1))
+			c.Ends = append(c.Ends, ms(end))
+		}
+		return c
+	}
+	// stuck waited 2 s, from 0.5 s to 2.5 s, while steady went on.
+	stuck := childClient{Name: "stuck", Lat: []time.Duration{ms(1), ms(2000)}, Ends: []time.Duration{ms(400), ms(2500)}}
+	rep := childReport{Clients: []childClient{steady("a"), stuck, steady("b")}}
+	if got := rep.lockedOut(ms(1500), minServed); !strings.Contains(got, "stuck waited 2s") || !strings.Contains(got, "completed 798") {
+		t.Errorf("lockedOut = %q, want the stuck client, while the others completed 798", got)
+	}
+	if got := rep.lockedOut(ms(2500), minServed); got != "" {
+		t.Errorf("lockedOut with a bound over the wait = %q", got)
+	}
+	// Everyone waited from 0.5 s to 2.5 s at once: a stall, not a lock-out.
+	stalled := func(name string) childClient {
+		return childClient{Name: name, Lat: []time.Duration{ms(1), ms(2000), ms(1)}, Ends: []time.Duration{ms(500), ms(2500), ms(2510)}}
+	}
+	rep = childReport{Clients: []childClient{stalled("a"), stalled("b"), stalled("c")}}
+	if got := rep.lockedOut(ms(1500), minServed); got != "" {
+		t.Errorf("lockedOut of a stall of every client = %q", got)
 	}
 }

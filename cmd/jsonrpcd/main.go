@@ -1,5 +1,8 @@
 // Command jsonrpcd serves the demo services (the calculator, the JSON-RPC 2.0
-// specification's example methods and echo; see package demo).
+// specification's example methods and echo; see package demo), and over
+// TCP and WebSocket the methods of two-way connections (demo.RegisterTwoWay:
+// subscribe, unsubscribe and publish on a feed of notifications, progress
+// and callback).
 //
 // By default it listens on loopback: HTTP on 127.0.0.1:8080 (JSON-RPC at /,
 // WebSocket at /ws) and TCP on 127.0.0.1:9090, newline-delimited unless
@@ -50,6 +53,14 @@
 //		WebSocket (default empty: none)
 //	-stdio
 //		serve standard input and output only
+//	-protocol none|lsp|mcp
+//		the notifications by which the connections of TCP, WebSocket and
+//		-stdio cancel calls and report progress (package peer): none,
+//		the default, has neither; lsp is peer.LSP ($/cancelRequest, and
+//		$/progress on a call's workDoneToken); mcp is peer.MCP
+//		(notifications/cancelled, and notifications/progress on its
+//		_meta.progressToken). The method progress reports only under lsp
+//		or mcp. Streamable HTTP (/mcp) speaks MCP's whatever it says
 //	-framing line|header|raw
 //		how messages are framed over TCP and -stdio: line, one message
 //		per line (the default); header, each message after a
@@ -174,7 +185,7 @@ const (
 // discoveryInfo heads the OpenRPC document that rpc.discover answers.
 var discoveryInfo = openrpc.Info{
 	Title:       "jsonrpcd demo services",
-	Description: "The calculator of JSON-RPC.NET's benchmark, the example methods of the JSON-RPC 2.0 specification, echo, sleep and repeat.",
+	Description: "The calculator of JSON-RPC.NET's benchmark, the example methods of the JSON-RPC 2.0 specification, echo, sleep and repeat; over TCP and WebSocket, subscribe, unsubscribe, publish, progress and callback.",
 	Version:     "1.0.0",
 }
 
@@ -200,6 +211,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		opts = append(opts, jsonrpc.UseLogger(logger))
 	}
 	srv := demo.NewServer(opts...)
+	if _, err := demo.RegisterTwoWay(srv); err != nil {
+		fmt.Fprintln(stderr, "jsonrpcd:", err)
+		return 1
+	}
 	if cfg.discover {
 		if err := openrpc.Register(srv, discoveryInfo); err != nil {
 			fmt.Fprintln(stderr, "jsonrpcd:", err)
@@ -210,7 +225,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stdout, "jsonrpcd: metrics on http://%s/metrics\n", tel.metricsAddr)
 	}
 	if cfg.stdio {
-		return serveStdio(ctx, srv, stdin, stdout, stderr, cfg.maxMessage, cfg.framing, logger)
+		return serveStdio(ctx, srv, stdin, stdout, stderr, cfg, logger)
 	}
 	return serveNetwork(ctx, srv, cfg, stdout, stderr, logger)
 }
@@ -256,6 +271,7 @@ type config struct {
 	streamable        bool // Streamable HTTP at /mcp
 	discover          bool // serve rpc.discover
 	framing           framing.Framing
+	protocol          peer.Protocol // of TCP, WebSocket and stdio
 	maxMessage        int
 	maxConns          int
 	maxConnsPerClient int // 0: half of maxConns
@@ -282,6 +298,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.StringVar(&cfg.fastHTTPAddr, "fasthttp", "", "HTTP/1.1 `address` served with fasthttp (package fasthttprpc); empty: none")
 	fs.BoolVar(&cfg.stdio, "stdio", false, "serve standard input and output only")
 	fs.BoolVar(&cfg.discover, "discover", true, "answer rpc.discover with the OpenRPC document of the methods (made once, kept until they change)")
+	protocolFlag := fs.String("protocol", "none", "cancel and progress notifications of TCP, WebSocket and -stdio: `none`, lsp (peer.LSP) or mcp (peer.MCP)")
 	framingFlag := fs.String("framing", "line", "framing over TCP and -stdio: `line` (one message per line), header (Content-Length, as LSP) or raw (JSON values back to back)")
 	fs.IntVar(&cfg.maxMessage, "max-message", framing.DefaultMaxMessage, "largest request accepted, in `bytes`")
 	fs.IntVar(&cfg.maxConns, "max-conns", defaultMaxConns, "connections open at once on each listener; at the cap, new ones wait to be accepted")
@@ -296,7 +313,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.BoolVar(&cfg.metricsPublic, "metrics-public", false, "let -metrics listen on an address that is not loopback, or on every interface (:PORT)")
 	fs.StringVar(&cfg.otlpURL, "otlp", "", "export a span per call by OTLP/HTTP to `URL` (such as http://127.0.0.1:4318/v1/traces); empty: none")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-stdio] [-framing line|header|raw] [-max-message N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR [-metrics-public]] [-otlp URL]\n\n")
+		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-stdio] [-framing line|header|raw] [-protocol none|lsp|mcp] [-max-message N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR [-metrics-public]] [-otlp URL]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -318,6 +335,10 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 		fmt.Fprintf(stderr, "jsonrpcd: -framing must be line, header or raw, not %q\n", *framingFlag)
 		return cfg, 2, false
 	}
+	if cfg.protocol, known = protocols[*protocolFlag]; !known {
+		fmt.Fprintf(stderr, "jsonrpcd: -protocol must be none, lsp or mcp, not %q\n", *protocolFlag)
+		return cfg, 2, false
+	}
 	if cfg.metricsAddr != "" && !cfg.metricsPublic {
 		if err := loopbackAddr(cfg.metricsAddr); err != nil {
 			fmt.Fprintf(stderr, "jsonrpcd: -metrics %s: %v; give a loopback address, such as 127.0.0.1:9464, or add -metrics-public to serve it there\n", cfg.metricsAddr, err)
@@ -336,12 +357,17 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 }
 
 // framings are the values of -framing, and what the TCP listener says of
-// each when it starts.
+// each when it starts; protocols are the values of -protocol.
 var (
 	framings = map[string]framing.Framing{
 		"line":   framing.Line,
 		"header": framing.Header,
 		"raw":    framing.Raw,
+	}
+	protocols = map[string]peer.Protocol{
+		"none": {},
+		"lsp":  peer.LSP,
+		"mcp":  peer.MCP,
 	}
 	framingNames = map[framing.Framing]string{
 		framing.Line:   "newline-delimited",
@@ -351,13 +377,14 @@ var (
 )
 
 // serveStdio answers the messages of stdin on stdout until stdin ends.
-func serveStdio(ctx context.Context, srv *jsonrpc.Server, stdin io.Reader, stdout, stderr io.Writer, maxMessage int, f framing.Framing, logger *slog.Logger) int {
+func serveStdio(ctx context.Context, srv *jsonrpc.Server, stdin io.Reader, stdout, stderr io.Writer, cfg config, logger *slog.Logger) int {
 	s := &stream.Server{
-		Server:  srv,
-		Framing: f,
-		Logger:  with(logger, "transport", "stdio"),
+		Server:   srv,
+		Framing:  cfg.framing,
+		Protocol: cfg.protocol,
+		Logger:   with(logger, "transport", "stdio"),
 		Limits: peer.Limits{
-			MaxMessage:  maxMessage,
+			MaxMessage:  cfg.maxMessage,
 			IdleTimeout: -1, // a console may wait as long as it likes
 			ReadTimeout: -1,
 		},
@@ -408,9 +435,10 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		var wh *ws.Handler
 		if cfg.ws {
 			wh = &ws.Handler{
-				Server: srv,
-				Logger: with(logger, "transport", "ws"),
-				Limits: limits,
+				Server:   srv,
+				Protocol: cfg.protocol,
+				Logger:   with(logger, "transport", "ws"),
+				Limits:   limits,
 			}
 			mux.Handle("/ws", wh)
 		}
@@ -465,11 +493,12 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		}
 		l := newLimitListener(nl, cfg.maxConns)
 		ts := &stream.Server{
-			Server:  srv,
-			Framing: cfg.framing,
-			Order:   stream.Concurrent,
-			Logger:  with(logger, "transport", "tcp"),
-			Limits:  limits,
+			Server:   srv,
+			Framing:  cfg.framing,
+			Protocol: cfg.protocol,
+			Order:    stream.Concurrent,
+			Logger:   with(logger, "transport", "tcp"),
+			Limits:   limits,
 		}
 		go func() { errc <- ts.Serve(l) }()
 		hosts = append(hosts, host{l: l, shutdown: ts.Shutdown, close: func() { ts.Close() }})

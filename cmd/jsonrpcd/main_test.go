@@ -90,7 +90,7 @@ func TestDiscover(t *testing.T) {
 		t.Fatalf("%v: %s", err, out.String())
 	}
 	r := resp.Result
-	if r.OpenRPC != "1.3.2" || r.Info.Title != "jsonrpcd demo services" || resp.ID != 1 || len(r.Methods) != 14 {
+	if r.OpenRPC != "1.3.2" || r.Info.Title != "jsonrpcd demo services" || resp.ID != 1 || len(r.Methods) != 19 {
 		t.Errorf("rpc.discover: %s", out.String())
 	}
 	for _, m := range r.Methods {
@@ -101,7 +101,7 @@ func TestDiscover(t *testing.T) {
 }
 
 func TestFlags(t *testing.T) {
-	for _, args := range [][]string{{"extra"}, {"-nope"}, {"-http", "", "-tcp", ""}, {"-max-conns", "0"}, {"-idle-timeout", "-1s"}} {
+	for _, args := range [][]string{{"extra"}, {"-nope"}, {"-http", "", "-tcp", ""}, {"-max-conns", "0"}, {"-idle-timeout", "-1s"}, {"-protocol", "jsonrpc"}} {
 		if code := run(context.Background(), args, strings.NewReader(""), io.Discard, io.Discard); code != 2 {
 			t.Errorf("%q: status %d, want 2", args, code)
 		}

@@ -1,0 +1,147 @@
+package demo
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/peer"
+)
+
+// The methods of RegisterTwoWay need a two-way connection (package peer):
+// over TCP and WebSocket they reach the caller's connection through their
+// context; over HTTP they fail with errNoConn.
+
+// errNoConn answers a call of a two-way method that came over no two-way
+// connection.
+var errNoConn = jsonrpc.NewError(jsonrpc.CodeServerError, "").WithData("the method needs a two-way connection, such as TCP or WebSocket")
+
+// A Feed is a topic that the clients of a server subscribe to and publish
+// on (a peer.Topic): each value published goes to every connection
+// subscribed, as the notification
+//
+//	{"jsonrpc":"2.0","method":"subscription","params":{"subscription":ID,"result":VALUE}}
+//
+// A connection that does not read keeps its notifications in its push
+// queue (peer.Limits.MaxPush, MaxPushBytes), past which they are dropped
+// for it alone. NewFeed makes one; a Feed is safe for concurrent use by
+// multiple goroutines.
+type Feed struct {
+	topic peer.Topic
+}
+
+// NewFeed returns a Feed with no subscribers.
+func NewFeed() *Feed {
+	return &Feed{topic: peer.Topic{Method: FeedMethod}}
+}
+
+// FeedMethod is the method of a Feed's notifications.
+const FeedMethod = "subscription"
+
+// MaxPublish is the largest value Publish sends, in bytes: 1 MiB.
+const MaxPublish = 1 << 20
+
+// Subscribe subscribes the connection of the call to the feed and returns
+// the subscription's id. Past the connection's MaxSubscriptions it fails
+// with peer.ErrTooManySubscriptions (-32005).
+func (f *Feed) Subscribe(ctx context.Context) (string, error) {
+	sub, err := f.topic.Subscribe(ctx)
+	if errors.Is(err, peer.ErrNoConn) {
+		return "", errNoConn
+	}
+	if err != nil {
+		return "", err
+	}
+	return sub.ID(), nil
+}
+
+// Unsubscribe ends the subscription with id and reports whether there was
+// one.
+func (f *Feed) Unsubscribe(id string) bool { return f.topic.Unsubscribe(id) }
+
+// Publish sends s repeated n times, up to MaxPublish bytes, to every
+// subscriber, and returns to how many it was queued.
+func (f *Feed) Publish(s string, n int) (int, error) {
+	if n < 0 || len(s)*n > MaxPublish {
+		return 0, jsonrpc.ErrInvalidParams.WithData(fmt.Sprintf("the value would exceed %d bytes", MaxPublish))
+	}
+	return f.topic.Publish(strings.Repeat(s, n))
+}
+
+// Len returns the number of subscriptions.
+func (f *Feed) Len() int { return f.topic.Len() }
+
+// ProgressParams are the params of Progress: the number of reports, and
+// the caller's progress token where the connection's peer.Protocol looks
+// for it (peer.ProgressOf): in workDoneToken under peer.LSP, in
+// _meta.progressToken under peer.MCP.
+type ProgressParams struct {
+	Steps         int             `json:"steps"`
+	WorkDoneToken json.RawMessage `json:"workDoneToken,omitempty"`
+	Meta          json.RawMessage `json:"_meta,omitempty"`
+}
+
+// MaxSteps is the most reports Progress sends.
+const MaxSteps = 1000
+
+// Progress reports its progress p.Steps times, each report's value
+// {"progress": i, "total": steps} (peer.MCPProgress), and returns the
+// number of reports sent. It reports nothing, and returns 0, when the call
+// carries no token its connection's Protocol takes: over HTTP, under the
+// zero Protocol, or with a token that is too long (peer.MaxProgressToken).
+// It is registered Blocking, as progress.
+func Progress(ctx context.Context, p ProgressParams) (int, error) {
+	if p.Steps < 0 || p.Steps > MaxSteps {
+		return 0, jsonrpc.ErrInvalidParams.WithData(fmt.Sprintf("steps must be from 0 to %d", MaxSteps))
+	}
+	pr := peer.ProgressOf(ctx)
+	if pr == nil {
+		return 0, nil
+	}
+	for i := range p.Steps {
+		if err := pr.Report(ctx, peer.MCPProgress{Progress: float64(i + 1), Total: float64(p.Steps)}); err != nil {
+			return i, err
+		}
+	}
+	return p.Steps, nil
+}
+
+// Callback calls method on the caller, with params, over the connection
+// the call came on, and returns the caller's result; an error answer is
+// returned as the caller sent it. It is registered Blocking, as callback,
+// since it waits for the caller's answer; a call that runs on the
+// connection's own goroutine (past jsonrpc.Limits.MaxRunning) cannot, and
+// fails (peer.ErrNotBlocking).
+func Callback(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	c := peer.FromContext(ctx)
+	if c == nil {
+		return nil, errNoConn
+	}
+	return c.CallRaw(ctx, method, params)
+}
+
+// RegisterTwoWay adds the methods of two-way connections to s: subscribe,
+// unsubscribe and publish, on the Feed it returns; progress (Progress) and
+// callback (Callback). cmd/jsonrpcd serves them beside Register's.
+func RegisterTwoWay(s *jsonrpc.Server) (*Feed, error) {
+	f := NewFeed()
+	for _, m := range []struct {
+		name string
+		fn   any
+		opts []jsonrpc.MethodOption
+	}{
+		{"subscribe", f.Subscribe, nil},
+		{"unsubscribe", f.Unsubscribe, []jsonrpc.MethodOption{jsonrpc.ParamNames("id")}},
+		{"publish", f.Publish, []jsonrpc.MethodOption{jsonrpc.ParamNames("s", "n")}},
+		{"progress", Progress, []jsonrpc.MethodOption{jsonrpc.Blocking()}},
+		{"callback", Callback, []jsonrpc.MethodOption{jsonrpc.Blocking(), jsonrpc.ParamNames("method", "params")}},
+	} {
+		if err := s.Register(m.name, m.fn, m.opts...); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
