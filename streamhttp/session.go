@@ -43,7 +43,7 @@ type session struct {
 	in     chan []byte   // the messages POSTed, for Read
 	done   chan struct{} // closed when the session ends
 
-	mu       sync.Mutex // protects the fields below
+	mu       sync.Mutex         // protects the fields below
 	calls    map[string]*stream // the streams of the requests running, by id as sent
 	streams  map[string]*stream // every stream kept, by its id: running or resumable
 	order    []*stream          // streams, oldest first
