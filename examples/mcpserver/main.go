@@ -117,6 +117,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/framing"
@@ -150,14 +151,16 @@ func run(r io.Reader, w io.Writer, stderr io.Writer) int {
 // A server serves one client, over one connection: the session is that
 // connection's, and the notes are the process's.
 type server struct {
-	rpc     *jsonrpc.Server
-	session session
-	notes   *notes
-	key     []byte // signs requestState (confirm)
+	rpc   *jsonrpc.Server
+	notes *notes
+	key   []byte // signs requestState (confirm)
+
+	mu       sync.Mutex // protects the field below
+	sessions map[*peer.Conn]*session
 }
 
 func newServer(n *notes) *server {
-	s := &server{notes: n, key: make([]byte, 32)}
+	s := &server{notes: n, key: make([]byte, 32), sessions: map[*peer.Conn]*session{}}
 	rand.Read(s.key)
 	// Clients send fields this server does not model (those of later
 	// versions of the protocol, and _meta, which intercept reads).
@@ -252,7 +255,7 @@ func (s *server) discover(ctx context.Context, _ struct{}) discoverResult {
 // not carry their own: the one the client asked for when this server
 // speaks it, and 2025-11-25 otherwise, as MCP's version negotiation says;
 // the client then decides whether it can go on.
-func (s *server) initialize(p initializeParams) (initializeResult, error) {
+func (s *server) initialize(ctx context.Context, p initializeParams) (initializeResult, error) {
 	if p.ProtocolVersion == "" {
 		return initializeResult{}, invalidParams("initialize: protocolVersion is required")
 	}
@@ -261,8 +264,9 @@ func (s *server) initialize(p initializeParams) (initializeResult, error) {
 		return initializeResult{}, invalidParams("initialize: capabilities must be an object")
 	}
 	v := negotiate(p.ProtocolVersion)
-	s.session.mu.Lock()
-	s.session.version, s.session.caps = v, caps
-	s.session.mu.Unlock()
+	ss := s.sessionOf(ctx, true)
+	ss.mu.Lock()
+	ss.version, ss.caps = v, caps
+	ss.mu.Unlock()
 	return initializeResult{ProtocolVersion: v, Capabilities: capabilities, ServerInfo: serverInfo}, nil
 }

@@ -132,12 +132,13 @@ func (s *server) subscribe(ctx context.Context, p uriParams) (emptyResult, error
 	if *p.URI != noteURI {
 		return emptyResult{}, notFound(r, *p.URI)
 	}
-	s.session.mu.Lock()
-	if s.session.subs == nil {
-		s.session.subs = map[string]bool{}
+	ss := s.sessionOf(ctx, true)
+	ss.mu.Lock()
+	if ss.subs == nil {
+		ss.subs = map[string]bool{}
 	}
-	s.session.subs[*p.URI] = true
-	s.session.mu.Unlock()
+	ss.subs[*p.URI] = true
+	ss.mu.Unlock()
 	return emptyResult{}, nil
 }
 
@@ -145,22 +146,27 @@ func (s *server) unsubscribe(ctx context.Context, p uriParams) (emptyResult, err
 	if p.URI == nil {
 		return emptyResult{}, invalidParams("resources/unsubscribe: uri is required")
 	}
-	s.session.mu.Lock()
-	delete(s.session.subs, *p.URI)
-	s.session.mu.Unlock()
+	if ss := s.sessionOf(ctx, false); ss != nil {
+		ss.mu.Lock()
+		delete(ss.subs, *p.URI)
+		ss.mu.Unlock()
+	}
 	return emptyResult{}, nil
 }
 
-// updated tells the connection of ctx that uri changed, if it subscribed
-// with resources/subscribe. (Subscriptions of 2026-07-28 watch the notes
-// themselves, in listen.)
-func (s *server) updated(ctx context.Context, uri string) {
-	s.session.mu.Lock()
-	subscribed := s.session.subs[uri]
-	s.session.mu.Unlock()
-	if c := peer.FromContext(ctx); subscribed && c != nil {
-		c.Notify(context.WithoutCancel(ctx), "notifications/resources/updated", updatedParams{URI: uri})
-	}
+// updated tells every session that subscribed to uri with
+// resources/subscribe that it changed, outside any call: over Streamable
+// HTTP, on the session's GET stream. (Subscriptions of 2026-07-28 watch
+// the notes themselves, in listen.)
+func (s *server) updated(uri string) {
+	s.eachSession(func(ss *session) {
+		ss.mu.Lock()
+		subscribed := ss.subs[uri]
+		ss.mu.Unlock()
+		if subscribed && ss.conn != nil {
+			ss.conn.Notify(context.Background(), "notifications/resources/updated", updatedParams{URI: uri})
+		}
+	})
 }
 
 // listenResult ends a subscription: the answer to subscriptions/listen.

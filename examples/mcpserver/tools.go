@@ -45,8 +45,8 @@ type (
 	}
 	callToolResult struct {
 		resultFields
-		Content []content `json:"content"`
-		IsError bool      `json:"isError,omitempty"`
+		Content []any `json:"content"`
+		IsError bool  `json:"isError,omitempty"`
 	}
 	// inputRequiredResult is 2026-07-28's interim result of a call that
 	// needs input from the client first.
@@ -105,12 +105,12 @@ func badArguments(r *request, format string, args ...any) (any, error) {
 	if !r.atLeast(version20251125) {
 		return nil, invalidParams(format, args...)
 	}
-	return &callToolResult{resultFields: r.complete(), Content: []content{{Type: "text", Text: fmt.Sprintf(format, args...)}}, IsError: true}, nil
+	return &callToolResult{resultFields: r.complete(), Content: []any{content{Type: "text", Text: fmt.Sprintf(format, args...)}}, IsError: true}, nil
 }
 
 // text returns the complete result of r with the text t.
 func text(r *request, t string) *callToolResult {
-	return &callToolResult{resultFields: r.complete(), Content: []content{{Type: "text", Text: t}}}
+	return &callToolResult{resultFields: r.complete(), Content: []any{content{Type: "text", Text: t}}}
 }
 
 func (s *server) callTool(ctx context.Context, p callToolParams) (any, error) {
@@ -149,7 +149,7 @@ func (s *server) callTool(ctx context.Context, p callToolParams) (any, error) {
 			return badArguments(r, `note: the arguments must be {"text": string}`)
 		}
 		s.notes.set(*args.Text)
-		s.updated(ctx, noteURI)
+		s.updated(noteURI)
 		return text(r, fmt.Sprintf("%s is now %d bytes", noteURI, len(*args.Text))), nil
 	case "confirm":
 		var args struct {
@@ -245,18 +245,18 @@ func (s *server) confirmModern(r *request, action string, p callToolParams) (any
 // whose answer the call waits for.
 func (s *server) confirmLegacy(ctx context.Context, r *request, action string) (any, error) {
 	if !r.caps.formElicitation() {
-		return &callToolResult{Content: []content{{Type: "text", Text: "confirm needs a client that declares the elicitation capability"}}, IsError: true}, nil
+		return &callToolResult{Content: []any{content{Type: "text", Text: "confirm needs a client that declares the elicitation capability"}}, IsError: true}, nil
 	}
 	var raw json.RawMessage
 	if err := peer.FromContext(ctx).Call(ctx, "elicitation/create", confirmRequest(r, action), &raw); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err() // cancelled: no answer
 		}
-		return &callToolResult{Content: []content{{Type: "text", Text: "confirm: the client's elicitation failed: " + err.Error()}}, IsError: true}, nil
+		return &callToolResult{Content: []any{content{Type: "text", Text: "confirm: the client's elicitation failed: " + err.Error()}}, IsError: true}, nil
 	}
 	answer, err := parseElicitResult(raw)
 	if err != nil {
-		return &callToolResult{Content: []content{{Type: "text", Text: "confirm: the client's elicitation answered " + err.Error()}}, IsError: true}, nil
+		return &callToolResult{Content: []any{content{Type: "text", Text: "confirm: the client's elicitation answered " + err.Error()}}, IsError: true}, nil
 	}
 	if answer == "" {
 		answer = "not confirmed" // accepted, without the field
