@@ -114,19 +114,69 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
+	"log/slog"
+	"net"
+	"net/http"
 	"os"
+	"os/signal"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
+	"github.com/jsonrpc-go/jsonrpc/streamhttp"
 )
 
 func main() {
+	addr := flag.String("http", "", "serve Streamable HTTP at http://ADDR/mcp, instead of standard input and output")
+	flag.Parse()
+	if *addr != "" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		os.Exit(serveHTTP(ctx, *addr, os.Stdout, os.Stderr))
+	}
 	os.Exit(run(os.Stdin, os.Stdout, os.Stderr))
+}
+
+// serveHTTP serves Streamable HTTP on addr at /mcp, both eras of MCP on
+// the one endpoint, until ctx ends, and returns the exit status. It
+// writes the endpoint's URL to stdout once it listens.
+func serveHTTP(ctx context.Context, addr string, stdout, stderr io.Writer) int {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpserver:", err)
+		return 1
+	}
+	s := newServer(newNotes())
+	h := &streamhttp.Handler{
+		Server:   s.rpc,
+		Protocol: peer.MCP,
+		MCP:      &streamhttp.MCP{Supported: supportedVersions},
+		Logger:   slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stdout, "mcpserver: Streamable HTTP on http://%s/mcp\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		fmt.Fprintln(stderr, "mcpserver:", err)
+		return 1
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	h.Shutdown(sctx)
+	hs.Shutdown(sctx)
+	return 0
 }
 
 // run serves the client on r and w until its input ends, and returns the
@@ -178,6 +228,11 @@ func newServer(n *notes) *server {
 	s.rpc.MustRegister("resources/read", s.readResource)
 	s.rpc.MustRegister("resources/subscribe", s.subscribe)
 	s.rpc.MustRegister("resources/unsubscribe", s.unsubscribe)
+	s.rpc.MustRegister("resources/templates/list", s.listTemplates)
+	s.rpc.MustRegister("prompts/list", s.listPrompts)
+	s.rpc.MustRegister("prompts/get", s.getPrompt)
+	s.rpc.MustRegister("completion/complete", s.complete)
+	s.rpc.MustRegister("logging/setLevel", s.setLevel)
 	// Blocking: a subscription lasts until it is cancelled.
 	s.rpc.MustRegister("subscriptions/listen", s.listen, jsonrpc.Blocking())
 	return s
@@ -208,6 +263,9 @@ type (
 		Resources struct {
 			Subscribe bool `json:"subscribe"`
 		} `json:"resources"`
+		Prompts     struct{} `json:"prompts"`
+		Logging     struct{} `json:"logging"`
+		Completions struct{} `json:"completions"`
 	}
 
 	discoverResult struct {

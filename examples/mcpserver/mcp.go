@@ -55,7 +55,7 @@ var serverInfo = implementation{Name: "mcpserver", Version: "1.0.0"}
 // Which era a method belongs to: those of the initialize handshake alone,
 // and those of 2026-07-28 alone; the others are both's.
 var (
-	legacyOnly = map[string]bool{"initialize": true, "notifications/initialized": true, "ping": true, "resources/subscribe": true, "resources/unsubscribe": true}
+	legacyOnly = map[string]bool{"initialize": true, "notifications/initialized": true, "ping": true, "resources/subscribe": true, "resources/unsubscribe": true, "logging/setLevel": true}
 	modernOnly = map[string]bool{"server/discover": true, "subscriptions/listen": true}
 )
 
@@ -73,6 +73,7 @@ type request struct {
 // clientCapabilities are the client capabilities this server looks at.
 type clientCapabilities struct {
 	elicitation map[string]json.RawMessage // nil when not declared
+	sampling    bool
 }
 
 // parseCapabilities reads a ClientCapabilities object, and reports
@@ -84,6 +85,7 @@ func parseCapabilities(raw json.RawMessage) (clientCapabilities, bool) {
 		return clientCapabilities{}, false
 	}
 	var c clientCapabilities
+	_, c.sampling = caps["sampling"]
 	if e, ok := caps["elicitation"]; ok {
 		if json.Unmarshal(e, &c.elicitation) != nil || c.elicitation == nil {
 			return clientCapabilities{}, false

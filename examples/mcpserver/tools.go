@@ -90,12 +90,16 @@ var tools = []tool{
 	},
 }
 
+// allTools are those of tools/list: this server's own, then the
+// conformance suite's.
+var allTools = append(append([]tool(nil), tools...), suiteTools...)
+
 // confirmSchema is the form confirm asks the user to fill in.
 var confirmSchema = json.RawMessage(`{"type":"object","properties":{"confirmed":{"type":"boolean","title":"Confirm","description":"Whether to go ahead."}},"required":["confirmed"]}`)
 
 func (s *server) listTools(ctx context.Context, _ struct{}) listToolsResult {
 	r := requestOf(ctx)
-	return listToolsResult{resultFields: r.complete(), Tools: tools, cacheFields: r.cache(discoverTTL)}
+	return listToolsResult{resultFields: r.complete(), Tools: allTools, cacheFields: r.cache(discoverTTL)}
 }
 
 // badArguments is the answer to arguments that do not fit a tool's
@@ -162,6 +166,9 @@ func (s *server) callTool(ctx context.Context, p callToolParams) (any, error) {
 			return s.confirmModern(r, *args.Action, p)
 		}
 		return s.confirmLegacy(ctx, r, *args.Action)
+	}
+	if res, err, ok := s.suiteTool(ctx, r, *p.Name, p.Arguments); ok {
+		return res, err
 	}
 	return nil, invalidParams("Unknown tool: %s", *p.Name)
 }
