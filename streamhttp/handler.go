@@ -300,7 +300,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 			h.serveInSession(w, r, s, body, kind, &req, takesJSON, takesEvents, lim, true)
 			return
 		}
-		if h.MCP != nil {
+		if h.MCP != nil && kind == wire.MsgRequest {
 			h.refuse(w, r, "streamhttp: Mcp-Session-Id header required (or an initialize request, or the _meta of MCP 2026-07-28)", http.StatusBadRequest)
 			return
 		}

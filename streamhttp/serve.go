@@ -26,6 +26,13 @@ func (h *Handler) serveInSession(w http.ResponseWriter, r *http.Request, s *sess
 			h.refuse(w, r, errSessionEnded.Error(), http.StatusNotFound)
 			return
 		}
+		if proto := h.protocol(); kind == wire.MsgNotification && proto.CancelMethod != "" && !proto.AnswerCancelled && wire.NameIs(req.Method, proto.CancelMethod) {
+			// The call cancelled gets no answer: its stream ends now.
+			if st := s.callStream(wire.Member(req.Params, proto.CancelID)); st != nil {
+				st.end()
+				s.ended(st, true)
+			}
+		}
 		w.WriteHeader(http.StatusAccepted)
 		return
 	default:
