@@ -212,17 +212,25 @@ func (s *server) unsubscribe(ctx context.Context, p uriParams) (emptyResult, err
 }
 
 // updated tells every session that subscribed to uri with
-// resources/subscribe that it changed, outside any call: over Streamable
-// HTTP, on the session's GET stream. (Subscriptions of 2026-07-28 watch
-// the notes themselves, in listen.)
-func (s *server) updated(uri string) {
+// resources/subscribe that it changed: the session of the call that
+// changed it as part of that call (over Streamable HTTP, on the call's
+// stream, before its answer), the others outside any call (on their GET
+// stream). (Subscriptions of 2026-07-28 watch the notes themselves, in
+// listen.)
+func (s *server) updated(ctx context.Context, uri string) {
+	caller := peer.FromContext(ctx)
 	s.eachSession(func(ss *session) {
 		ss.mu.Lock()
 		subscribed := ss.subs[uri]
 		ss.mu.Unlock()
-		if subscribed && ss.conn != nil {
-			ss.conn.Notify(context.Background(), "notifications/resources/updated", updatedParams{URI: uri})
+		if !subscribed || ss.conn == nil {
+			return
 		}
+		nctx := context.Background()
+		if ss.conn == caller {
+			nctx = context.WithoutCancel(ctx)
+		}
+		ss.conn.Notify(nctx, "notifications/resources/updated", updatedParams{URI: uri})
 	})
 }
 

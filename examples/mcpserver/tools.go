@@ -153,7 +153,7 @@ func (s *server) callTool(ctx context.Context, p callToolParams) (any, error) {
 			return badArguments(r, `note: the arguments must be {"text": string}`)
 		}
 		s.notes.set(*args.Text)
-		s.updated(noteURI)
+		s.updated(ctx, noteURI)
 		return text(r, fmt.Sprintf("%s is now %d bytes", noteURI, len(*args.Text))), nil
 	case "confirm":
 		var args struct {
