@@ -121,6 +121,10 @@ func (m *MCP) check(r *http.Request, kind wire.MsgKind, req *wire.Request) (mode
 	if metaVersion == nil && !modernHeader(r) {
 		return false, nil
 	}
+	if hv, _ := single(r.Header, "Mcp-Protocol-Version"); metaVersion == nil && kind == wire.MsgRequest && !slices.Contains(m.versions(), hv) {
+		// A version of neither era: what the server speaks.
+		return true, m.unsupported(hv, req.ID)
+	}
 	switch kind {
 	case wire.MsgNotification:
 		return true, nil
@@ -145,15 +149,7 @@ func (m *MCP) check(r *http.Request, kind wire.MsgKind, req *wire.Request) (mode
 		return mismatch("MCP-Protocol-Version header value '" + hv + "' does not match body value '" + mv + "'")
 	}
 	if !slices.Contains(m.versions(), mv) {
-		data := []byte(`{"supported":[`)
-		for i, v := range m.supported() {
-			if i > 0 {
-				data = append(data, ',')
-			}
-			data = wire.AppendQuote(data, v)
-		}
-		data = append(wire.AppendQuote(append(data, `],"requested":`...), mv), '}')
-		return true, &refusal{http.StatusBadRequest, wire.AppendError(nil, CodeUnsupportedVersion, "Unsupported protocol version", data, req.ID)}
+		return true, m.unsupported(mv, req.ID)
 	}
 	method, _ := wire.Unquote(req.Method, false)
 	hm, ok := single(r.Header, "Mcp-Method")
@@ -186,6 +182,19 @@ func (m *MCP) check(r *http.Request, kind wire.MsgKind, req *wire.Request) (mode
 		return mismatch("Mcp-Name header value '" + hn + "' does not match body value of params." + field)
 	}
 	return true, nil
+}
+
+// unsupported is the refusal of a request for version v, with id.
+func (m *MCP) unsupported(v string, id []byte) *refusal {
+	data := []byte(`{"supported":[`)
+	for i, s := range m.supported() {
+		if i > 0 {
+			data = append(data, ',')
+		}
+		data = wire.AppendQuote(data, s)
+	}
+	data = append(wire.AppendQuote(append(data, `],"requested":`...), v), '}')
+	return &refusal{http.StatusBadRequest, wire.AppendError(nil, CodeUnsupportedVersion, "Unsupported protocol version", data, id)}
 }
 
 // single returns the one value of header key in h.
