@@ -140,6 +140,9 @@ func (st *stream) send(msg []byte, final bool) error {
 	o := st.out
 	if o != nil && !o.begun {
 		if final && (o.json || !o.events) {
+			// The session forgets the stream before the client has the
+			// answer, so that the client's next request finds it gone.
+			st.s.ended(st, true)
 			o.deadline()
 			answer(o.w, http.StatusOK, msg)
 			st.finish(msg, true)
