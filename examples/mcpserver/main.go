@@ -1,10 +1,20 @@
 // Command mcpserver is a small Model Context Protocol server: it speaks MCP
 // over standard input and output, one JSON message per line, as an agent
-// starts a local tool server.
+// starts a local tool server, or over Streamable HTTP.
 //
 //	$ go build -o mcpserver ./examples/mcpserver
 //
-// and configure the agent to run ./mcpserver.
+// and configure the agent to run ./mcpserver. With -http ADDR it serves
+// Streamable HTTP instead, at http://ADDR/mcp, both eras on the one
+// endpoint (package streamhttp, with its MCP profile): sessions of
+// 2025-11-25 and 2025-06-18 (Mcp-Session-Id, minted by initialize; the
+// GET stream; resumption with Last-Event-ID), and the requests of
+// 2026-07-28 each on its own, their headers checked against their body;
+// it says where it listens on standard output, and an interrupt shuts it
+// down gracefully.
+//
+//	$ ./mcpserver -http 127.0.0.1:8931
+//	mcpserver: Streamable HTTP on http://127.0.0.1:8931/mcp
 //
 // # Versions
 //
@@ -39,11 +49,12 @@
 // # Methods
 //
 //   - server/discover (2026-07-28): the supported versions, the
-//     capabilities ({"tools": {}, "resources": {"subscribe": true}}) and
-//     the server's identity.
+//     capabilities ({"tools": {}, "resources": {"subscribe": true},
+//     "prompts": {}, "logging": {}, "completions": {}}) and the server's
+//     identity.
 //   - initialize and notifications/initialized, ping (earlier versions).
 //   - tools/list: the tools echo, sleep, note and confirm, with their input
-//     schemas.
+//     schemas, then the conformance suite's (below).
 //   - tools/call: echo {"text": string} answers the text; sleep
 //     {"ms": number} waits ms milliseconds, sending notifications/progress
 //     every 50 ms when the call's _meta.progressToken asks for it, and stops
@@ -73,8 +84,28 @@
 //   - resources/subscribe and resources/unsubscribe (earlier versions):
 //     the same notifications, without a subscription id.
 //
-// Any other method is answered "Method not found". The server exits with
-// status 0 when its input ends.
+// Beside these, the tools, resources and prompts that the official MCP
+// conformance suite (@modelcontextprotocol/conformance) calls by name,
+// each answering what its scenario asks: the tools test_simple_text,
+// test_image_content, test_audio_content, test_embedded_resource,
+// test_multiple_content_types, test_tool_with_logging (three
+// notifications/message), test_error_handling (a tool error),
+// test_tool_with_progress, test_sampling (a sampling/createMessage request
+// to the client), test_elicitation, test_elicitation_sep1034_defaults and
+// test_elicitation_sep1330_enums (elicitation/create), json_schema_2020_12_tool
+// and test_reconnection (which, over HTTP in a session, ends its stream's
+// connection before it answers, for the client to resume it); the
+// resources test://static-text, test://static-binary and
+// test://watched-resource, and the template test://template/{id}/data
+// (resources/templates/list); the prompts of prompts/list and prompts/get;
+// completion/complete; and logging/setLevel, whose level the session's
+// notifications/message honor. Under 2026-07-28 the tools that ask the
+// client (test_sampling, test_elicitation*) answer a tool error, as that
+// version has no requests to the client (confirm shows its input-required
+// round trip).
+//
+// Any other method is answered "Method not found". Over stdio, the server
+// exits with status 0 when its input ends.
 //
 // # Input from the user
 //
@@ -105,9 +136,12 @@
 // peer.CodeMCPShuttingDown (-31006): 2026-07-28 asks implementations not
 // to use -32000 to -32019 and reserves -32020 to -32099.
 //
-// It is built on package stream (with framing.Line) and package peer
-// (peer.MCP: cancellation, progress and those codes), with a
-// jsonrpc.Intercept that reads each request's _meta once.
+// It is built on package stream (with framing.Line), package streamhttp
+// (-http) and package peer (peer.MCP: cancellation, progress and those
+// codes), with a jsonrpc.Intercept that reads each request's _meta once.
+// The state of the handshake (the version, the client's capabilities, the
+// subscriptions, the log level) is that of the connection: the one over
+// stdio, each session's over HTTP.
 package main
 
 import (
