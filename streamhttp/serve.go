@@ -81,7 +81,7 @@ func (h *Handler) serveInSession(w http.ResponseWriter, r *http.Request, s *sess
 		return
 	}
 	h.carry(r, st, o, h.keepAlive(takesEvents))
-	if created && st.failed {
+	if created && st.answeredError() {
 		s.end(true)
 	}
 }

@@ -368,3 +368,10 @@ func (st *stream) start(o *sink) bool {
 	st.out = o
 	return st.beginLocked(o) == nil
 }
+
+// answeredError reports whether the stream ended with an error answer.
+func (st *stream) answeredError() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.failed
+}
