@@ -392,7 +392,9 @@ func (t *sessionConn) Read() ([]byte, error) {
 
 // Write sends msg on the stream it belongs to (see session). A message
 // with nowhere to go (a notification outside any call with no GET stream
-// opened, an answer whose stream has ended) is dropped, as MCP allows.
+// opened, an answer whose stream has ended) is dropped, as MCP allows. It
+// never fails: a stream whose client is gone keeps its events for the
+// client to resume, and the session goes on.
 func (t *sessionConn) Write(ctx context.Context, msg []byte) error {
 	s := (*session)(t)
 	var r wire.Request
@@ -402,7 +404,7 @@ func (t *sessionConn) Write(ctx context.Context, msg []byte) error {
 	}
 	if kind == wire.MsgResponse {
 		if st := s.callStream(r.ID); st != nil {
-			return st.send(msg, true)
+			st.send(msg, true) // a stream's client gone is no failure of the session
 		}
 		return nil
 	}
@@ -416,9 +418,7 @@ func (t *sessionConn) Write(ctx context.Context, msg []byte) error {
 	if st == nil {
 		return nil
 	}
-	if err := st.send(msg, false); err != nil && err != errDone {
-		return err
-	}
+	st.send(msg, false)
 	return nil
 }
 
