@@ -4,10 +4,12 @@
 // line, @modelcontextprotocol/client; the scripts in mcpts/) drive
 // examples/mcpserver, and Node's vscode-jsonrpc, the JSON-RPC library of
 // Visual Studio Code's language client, drives examples/langserver (the
-// script in lsp/). It is a module of its own, so that the library gains no
-// dependency from them.
+// script in lsp/); the official MCP conformance suite
+// (@modelcontextprotocol/conformance, in mcpconformance/) checks
+// examples/mcpserver over Streamable HTTP. It is a module of its own, so
+// that the library gains no dependency from them.
 //
 // The Node tests need the scripts' packages, installed with npm ci in
-// lsp/ and mcpts/; without them they skip, and fail when
+// lsp/, mcpts/ and mcpconformance/; without them they skip, and fail when
 // JSONRPC_INTEROP=required (as CI sets it).
 package interop

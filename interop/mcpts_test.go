@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -50,12 +51,44 @@ func step(t *testing.T, steps map[string]json.RawMessage, name string, v any) {
 	}
 }
 
+// serveHTTP starts the example server bin with -http on a loopback port
+// and returns its endpoint's URL; it is stopped at the test's end.
+func serveHTTP(t *testing.T, bin string) string {
+	t.Helper()
+	cmd := exec.Command(bin, "-http", "127.0.0.1:0")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+		if stderr.Len() > 0 {
+			t.Logf("%s -http: %s", filepath.Base(bin), stderr.Bytes())
+		}
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "mcpserver: Streamable HTTP on ")
+	if err != nil || !ok {
+		t.Fatalf("%s -http said %q (%v), want its URL", bin, line, err)
+	}
+	return url
+}
+
 // TestMCPTypeScript drives examples/mcpserver with the MCP TypeScript SDK
 // from npm (npm ci in mcpts/), both its lines: @modelcontextprotocol/sdk
 // 1.32.2 (sdk1.mjs), which speaks up to 2025-11-25 and has no
 // server/discover, and @modelcontextprotocol/client 2.4.0 (client2.mjs),
-// pinned to 2026-07-28 and in its default, the handshake of 2025-11-25.
-// Each: the version agreed, the tools, echo, arguments that do not fit (a
+// pinned to 2026-07-28 and in its default, the handshake of 2025-11-25;
+// each over stdio and over Streamable HTTP (the example's -http, driven
+// by the SDK's StreamableHTTPClientTransport: sessions at 2025-11-25, a
+// POST of its own for each request at 2026-07-28, where closing a call's
+// stream cancels it, without notifications/cancelled). Each: the version agreed, the tools, echo, arguments that do not fit (a
 // tool error), sleep with progress, a sleep cancelled through an
 // AbortSignal, confirm answered by the SDK's elicitation handler, a
 // subscription to the note told of its change, resources/read and an
@@ -65,11 +98,14 @@ func step(t *testing.T, steps map[string]json.RawMessage, name string, v any) {
 func TestMCPTypeScript(t *testing.T) {
 	node, dir := needNode(t, "mcpts", "@modelcontextprotocol/sdk", "@modelcontextprotocol/client")
 	bin := buildExample(t, "mcpserver")
-	common := func(t *testing.T, steps map[string]json.RawMessage) {
+	// wantCancels is how many notifications/cancelled the SDK sends to
+	// cancel a call: one, but over Streamable HTTP at 2026-07-28, where
+	// closing the call's stream is the cancellation.
+	common := func(t *testing.T, steps map[string]json.RawMessage, wantCancels int) {
 		t.Helper()
 		var tools struct{ Names []string }
 		step(t, steps, "tools", &tools)
-		if !slices.Equal(tools.Names, []string{"echo", "sleep", "note", "confirm"}) {
+		if len(tools.Names) < 4 || !slices.Equal(tools.Names[:4], []string{"echo", "sleep", "note", "confirm"}) {
 			t.Errorf("tools: %v", tools.Names)
 		}
 		var echo struct {
@@ -99,8 +135,8 @@ func TestMCPTypeScript(t *testing.T) {
 			Answered bool
 		}
 		step(t, steps, "cancel", &cancel)
-		if cancel.Answered || cancel.Error == "" || cancel.Cancels != 1 || cancel.MS > 2000 {
-			t.Errorf("cancel: %s, want an error at once and one notifications/cancelled", steps["cancel"])
+		if cancel.Answered || cancel.Error == "" || cancel.Cancels != wantCancels || cancel.MS > 2000 {
+			t.Errorf("cancel: %s, want an error at once and %d notifications/cancelled", steps["cancel"], wantCancels)
 		}
 		var confirm struct {
 			Text     string
@@ -120,96 +156,103 @@ func TestMCPTypeScript(t *testing.T) {
 		}
 	}
 
-	t.Run("sdk-1.32.2", func(t *testing.T) {
-		steps, order := runSteps(t, node, filepath.Join(dir, "sdk1.mjs"), bin)
-		if want := []string{"connect", "ping", "tools", "echo", "badargs", "progress", "cancel", "confirm", "subscribe", "read", "unknown"}; !slices.Equal(order, want) {
-			t.Fatalf("steps %v, want %v", order, want)
-		}
-		var conn struct {
-			Latest, Asked, Version string
-			Discover               int
-		}
-		step(t, steps, "connect", &conn)
-		if conn.Latest != "2025-11-25" || conn.Asked != "2025-11-25" || conn.Version != "2025-11-25" || conn.Discover != 0 {
-			t.Errorf("connect: %s, want 2025-11-25 asked and agreed, no server/discover", steps["connect"])
-		}
-		common(t, steps)
-		var confirm struct{ Requests int }
-		if step(t, steps, "confirm", &confirm); confirm.Requests != 1 {
-			t.Errorf("confirm: %s, want one elicitation/create request to the client", steps["confirm"])
-		}
-		var sub struct{ URI string }
-		if step(t, steps, "subscribe", &sub); sub.URI != "note://current" {
-			t.Errorf("subscribe: %s", steps["subscribe"])
-		}
-	})
-
-	for _, mode := range []string{"2026-07-28", "legacy"} {
-		t.Run("client-2.4.0/"+mode, func(t *testing.T) {
-			modern := mode == "2026-07-28"
-			steps, order := runSteps(t, node, filepath.Join(dir, "client2.mjs"), bin, mode)
-			want := []string{"connect", "tools", "echo", "meta", "badargs", "progress", "cancel", "confirm", "subscribe", "read", "unknown", "results"}
-			if modern {
-				want = slices.Insert(want, 9, "unsubscribe")
-			}
-			if !slices.Equal(order, want) {
+	url := serveHTTP(t, bin)
+	for _, tr := range []struct{ name, server string }{{"stdio", bin}, {"http", url}} {
+		t.Run("sdk-1.32.2/"+tr.name, func(t *testing.T) {
+			steps, order := runSteps(t, node, filepath.Join(dir, "sdk1.mjs"), tr.server)
+			if want := []string{"connect", "ping", "tools", "echo", "badargs", "progress", "cancel", "confirm", "subscribe", "read", "unknown"}; !slices.Equal(order, want) {
 				t.Fatalf("steps %v, want %v", order, want)
 			}
 			var conn struct {
-				Version string
-				Server  struct{ Name string }
+				Latest, Asked, Version string
+				Discover               int
 			}
 			step(t, steps, "connect", &conn)
-			wantVersion := "2025-11-25"
-			if modern {
-				wantVersion = "2026-07-28"
+			if conn.Latest != "2025-11-25" || conn.Asked != "2025-11-25" || conn.Version != "2025-11-25" || conn.Discover != 0 {
+				t.Errorf("connect: %s, want 2025-11-25 asked and agreed, no server/discover", steps["connect"])
 			}
-			if conn.Version != wantVersion || conn.Server.Name != "mcpserver" {
-				t.Errorf("connect: %s, want %s with mcpserver", steps["connect"], wantVersion)
+			common(t, steps, 1)
+			var confirm struct{ Requests int }
+			if step(t, steps, "confirm", &confirm); confirm.Requests != 1 {
+				t.Errorf("confirm: %s, want one elicitation/create request to the client", steps["confirm"])
 			}
-			common(t, steps)
-
-			var meta struct{ Meta map[string]json.RawMessage }
-			step(t, steps, "meta", &meta)
-			var confirm struct{ InputRequired, Retries, Requests int }
-			step(t, steps, "confirm", &confirm)
-			var sub struct {
-				Honored         *struct{ ResourceSubscriptions []string }
-				URI             string
-				ListenID        json.RawMessage
-				SubscriptionIDs []json.RawMessage
-			}
-			step(t, steps, "subscribe", &sub)
-			var results struct{ Count, WithResultType int }
-			step(t, steps, "results", &results)
-			if !modern {
-				if meta.Meta != nil || confirm.Requests != 1 || confirm.InputRequired != 0 || sub.URI != "note://current" || results.WithResultType != 0 {
-					t.Errorf("2025-11-25: meta %s, confirm %s, subscribe %s, results %s", steps["meta"], steps["confirm"], steps["subscribe"], steps["results"])
-				}
-				return
-			}
-			if string(meta.Meta["io.modelcontextprotocol/protocolVersion"]) != `"2026-07-28"` || meta.Meta["io.modelcontextprotocol/clientCapabilities"] == nil {
-				t.Errorf("the _meta of a request: %s", steps["meta"])
-			}
-			var echo struct{ Raw []map[string]json.RawMessage }
-			step(t, steps, "echo", &echo)
-			if len(echo.Raw) != 1 || string(echo.Raw[0]["resultType"]) != `"complete"` || !strings.Contains(string(echo.Raw[0]["_meta"]), "io.modelcontextprotocol/serverInfo") {
-				t.Errorf("the echo's result on the wire: %s", steps["echo"])
-			}
-			if confirm.InputRequired != 1 || confirm.Retries != 1 || confirm.Requests != 0 {
-				t.Errorf("confirm: %s, want one input-required result, one retry, no request to the client", steps["confirm"])
-			}
-			if sub.Honored == nil || !slices.Equal(sub.Honored.ResourceSubscriptions, []string{"note://current"}) || sub.URI != "note://current" ||
-				len(sub.SubscriptionIDs) != 1 || string(sub.SubscriptionIDs[0]) != string(sub.ListenID) || !strings.HasPrefix(string(sub.ListenID), `"`) {
-				t.Errorf("subscribe: %s, want the note honored (tools not), and its update with the listen request's (string) id", steps["subscribe"])
-			}
-			var unsub struct{ Closed string }
-			if step(t, steps, "unsubscribe", &unsub); unsub.Closed != "local" {
-				t.Errorf("unsubscribe: %s", steps["unsubscribe"])
-			}
-			if results.Count == 0 || results.WithResultType != results.Count {
-				t.Errorf("results: %s, want resultType on each", steps["results"])
+			var sub struct{ URI string }
+			if step(t, steps, "subscribe", &sub); sub.URI != "note://current" {
+				t.Errorf("subscribe: %s", steps["subscribe"])
 			}
 		})
+
+		for _, mode := range []string{"2026-07-28", "legacy"} {
+			t.Run("client-2.4.0/"+tr.name+"/"+mode, func(t *testing.T) {
+				modern := mode == "2026-07-28"
+				steps, order := runSteps(t, node, filepath.Join(dir, "client2.mjs"), tr.server, mode)
+				want := []string{"connect", "tools", "echo", "meta", "badargs", "progress", "cancel", "confirm", "subscribe", "read", "unknown", "results"}
+				if modern {
+					want = slices.Insert(want, 9, "unsubscribe")
+				}
+				if !slices.Equal(order, want) {
+					t.Fatalf("steps %v, want %v", order, want)
+				}
+				var conn struct {
+					Version string
+					Server  struct{ Name string }
+				}
+				step(t, steps, "connect", &conn)
+				wantVersion := "2025-11-25"
+				if modern {
+					wantVersion = "2026-07-28"
+				}
+				if conn.Version != wantVersion || conn.Server.Name != "mcpserver" {
+					t.Errorf("connect: %s, want %s with mcpserver", steps["connect"], wantVersion)
+				}
+				wantCancels := 1
+				if modern && tr.name == "http" {
+					wantCancels = 0
+				}
+				common(t, steps, wantCancels)
+
+				var meta struct{ Meta map[string]json.RawMessage }
+				step(t, steps, "meta", &meta)
+				var confirm struct{ InputRequired, Retries, Requests int }
+				step(t, steps, "confirm", &confirm)
+				var sub struct {
+					Honored         *struct{ ResourceSubscriptions []string }
+					URI             string
+					ListenID        json.RawMessage
+					SubscriptionIDs []json.RawMessage
+				}
+				step(t, steps, "subscribe", &sub)
+				var results struct{ Count, WithResultType int }
+				step(t, steps, "results", &results)
+				if !modern {
+					if meta.Meta != nil || confirm.Requests != 1 || confirm.InputRequired != 0 || sub.URI != "note://current" || results.WithResultType != 0 {
+						t.Errorf("2025-11-25: meta %s, confirm %s, subscribe %s, results %s", steps["meta"], steps["confirm"], steps["subscribe"], steps["results"])
+					}
+					return
+				}
+				if string(meta.Meta["io.modelcontextprotocol/protocolVersion"]) != `"2026-07-28"` || meta.Meta["io.modelcontextprotocol/clientCapabilities"] == nil {
+					t.Errorf("the _meta of a request: %s", steps["meta"])
+				}
+				var echo struct{ Raw []map[string]json.RawMessage }
+				step(t, steps, "echo", &echo)
+				if len(echo.Raw) != 1 || string(echo.Raw[0]["resultType"]) != `"complete"` || !strings.Contains(string(echo.Raw[0]["_meta"]), "io.modelcontextprotocol/serverInfo") {
+					t.Errorf("the echo's result on the wire: %s", steps["echo"])
+				}
+				if confirm.InputRequired != 1 || confirm.Retries != 1 || confirm.Requests != 0 {
+					t.Errorf("confirm: %s, want one input-required result, one retry, no request to the client", steps["confirm"])
+				}
+				if sub.Honored == nil || !slices.Equal(sub.Honored.ResourceSubscriptions, []string{"note://current"}) || sub.URI != "note://current" ||
+					len(sub.SubscriptionIDs) != 1 || string(sub.SubscriptionIDs[0]) != string(sub.ListenID) || !strings.HasPrefix(string(sub.ListenID), `"`) {
+					t.Errorf("subscribe: %s, want the note honored (tools not), and its update with the listen request's (string) id", steps["subscribe"])
+				}
+				var unsub struct{ Closed string }
+				if step(t, steps, "unsubscribe", &unsub); unsub.Closed != "local" {
+					t.Errorf("unsubscribe: %s", steps["unsubscribe"])
+				}
+				if results.Count == 0 || results.WithResultType != results.Count {
+					t.Errorf("results: %s, want resultType on each", steps["results"])
+				}
+			})
+		}
 	}
 }

@@ -1,7 +1,13 @@
 // Package streamhttp serves a JSON-RPC 2.0 server over Streamable HTTP,
 // the HTTP transport of the Model Context Protocol, on which a call is a
 // POST and its answer either one JSON document or a stream of server-sent
-// events that ends with it.
+// events that ends with it. It serves any transport.Handler (a
+// *jsonrpc.Server, or middleware around one), and MCP's two eras on one
+// endpoint with its MCP profile.
+//
+//	http.Handle("/mcp", &streamhttp.Handler{Server: srv})
+//
+// # Requests
 //
 // Each POST carries one JSON-RPC message:
 //
@@ -20,17 +26,93 @@
 //     body, once the server has taken it.
 //   - A batch is answered as one application/json array, as over httprpc.
 //
-// The handler checks what the transport asks of every request: POST only
-// (405 otherwise, with Allow: POST); an Origin header, when present, that
-// names the handler's own host, a loopback host when the handler's host is
-// one, or one of AllowedOrigins (403 otherwise); a Host that is a loopback
-// name (localhost, 127.0.0.0/8, ::1) or one of AllowedHosts when the
-// connection came to a loopback address, so that a page of another site
-// cannot reach a local server through DNS rebinding (403); a Content-Type
-// of application/json (415); an Accept that takes application/json or
-// text/event-stream (406); a body of at most MaxMessage bytes (413), gzip
-// included, with MaxBuffered bounding the memory of large bodies being
-// read (503). An event stream carries X-Accel-Buffering: no, so that nginx
-// passes each event on at once, and a comment every KeepAlive while it
-// waits, so that proxies keep it open.
+// # Sessions
+//
+// With SessionMethod set (MCP 2025-11-25's sessions: "initialize", as the
+// MCP profile sets it), a POST of a request of that method without an
+// Mcp-Session-Id header begins a session: its answer carries the new id,
+// 128 random bits in hex, in Mcp-Session-Id (an error answer begins none).
+// The requests that carry the id run on the session's one peer.Conn, for
+// its whole life, so that its methods keep state by connection and call
+// the client:
+//
+//   - What a method sends while it runs (progress, notifications, its
+//     calls to the client) goes on the stream of the POST of its call, and
+//     its answer last; what a method sends outside any call (under a
+//     context that is not a call's) goes on the session's GET stream.
+//   - The client answers the server's calls in POSTs of their own, which
+//     reach the call waiting for them (202).
+//   - A GET with the session's id opens its GET stream (one at a time: a
+//     second is 409); DELETE ends the session, cancelling its calls. A
+//     request with an id that names no session (or an ended one) is
+//     answered 404.
+//   - Every event of a session's streams has an id, the stream's id and
+//     the event's number ("3-7"), and each stream begins with a priming
+//     event (an id, the retry field of Retry, and no data). A client whose
+//     connection broke resumes a stream with a GET that names the last
+//     event it got in Last-Event-ID: it gets the events after it, only
+//     those of that stream, then the stream goes on there. The events are
+//     kept by an EventStore, a MemoryStore unless EventStore is set.
+//   - A client gone from a call's stream does not cancel the call (MCP
+//     2025-11-25: a disconnect is not a cancellation); the call goes on,
+//     its events kept for the client to resume. A method may end its
+//     stream's connection itself, without ending the stream, with
+//     CloseStream, so that a long call does not hold a connection open.
+//   - A cancel notification (peer.Protocol.CancelMethod) POSTed in the
+//     session cancels the call it names, and ends its stream.
+//
+// # MCP
+//
+// Handler.MCP applies the rules of the Model Context Protocol to each
+// request, deciding its era from the request itself: a request whose
+// _meta names a protocol version, or whose MCP-Protocol-Version header
+// names a version other than the handshake era's, is a request of MCP
+// 2026-07-28, served on its own (no session; GET and DELETE 405; its
+// headers checked against its body, HeaderMismatch -32020; an unsupported
+// version -32022 with the supported list; an unknown method 404), and
+// any other one belongs to the sessions of 2025-11-25. The rules are
+// listed under MCP.
+//
+// # Security
+//
+// The handler checks what the transport asks of every request: an Origin
+// header, when present, that names the handler's own host, a loopback host
+// when the handler's host is one, or one of AllowedOrigins (403
+// otherwise); a Host that is a loopback name (localhost, 127.0.0.0/8, ::1)
+// or one of AllowedHosts when the connection came to a loopback address,
+// so that a page of another site cannot reach a local server through DNS
+// rebinding (403); POST, or GET and DELETE for sessions (405 otherwise); a
+// Content-Type of application/json (415); an Accept that takes
+// application/json or text/event-stream (406; a GET must take
+// text/event-stream).
+//
+// # Limits
+//
+// Every bound is on by default. A body is at most MaxMessage bytes (413),
+// gzip included, with MaxBuffered bounding the memory of large bodies
+// being read (503). MaxConns bounds the requests served at once (503 with
+// Retry-After). MaxSessions bounds the sessions (503 for one more),
+// SessionIdle ends a session unused for that long while none of its calls
+// runs, MaxStreams bounds the streams of a session (its calls running,
+// its GET stream, and those kept for resumption, the oldest of which make
+// room), and MaxEvents the events kept per stream (a Last-Event-ID older
+// than those kept is answered 400). An event stream carries
+// X-Accel-Buffering: no, so that nginx passes each event on at once, and
+// a comment every KeepAlive while it waits, so that proxies keep it open.
+// An idle session holds about 8 KiB of heap, and the goroutine that reads
+// its connection.
+//
+// # Concurrency
+//
+// A Handler is safe for concurrent use. Each session's connection reads
+// the session's POSTs in the order they were taken, and runs them as
+// peer.Conn does (its methods registered jsonrpc.Blocking on goroutines
+// of their own); each stream is written by one goroutine at a time, under
+// its lock, so that its events keep their order and numbers.
+//
+// # Shutdown
+//
+// Shutdown refuses new requests (503), lets each POST being served end
+// with its answer, ends the GET streams at once, then ends the sessions;
+// Close ends everything at once.
 package streamhttp

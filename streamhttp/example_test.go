@@ -52,3 +52,32 @@ func ExampleHandler() {
 	// event: message
 	// data: {"jsonrpc":"2.0","result":"indexed","id":1}
 }
+
+// Under the MCP profile, a request of MCP 2026-07-28 carries headers that
+// mirror its body; one that does not match is refused before it runs.
+func ExampleMCP() {
+	srv := jsonrpc.NewServer(jsonrpc.AllowUnknownFields())
+	srv.MustRegister("tools/call", func(p struct{ Name string }) string { return "called " + p.Name })
+	ts := httptest.NewServer(&streamhttp.Handler{Server: srv, MCP: &streamhttp.MCP{}})
+	defer ts.Close()
+
+	for _, name := range []string{"get_weather", "delete_everything"} {
+		req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"get_weather"}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "tools/call")
+		req.Header.Set("Mcp-Name", name)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			panic(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		fmt.Println(resp.StatusCode, string(body))
+	}
+	// Output:
+	// 200 {"jsonrpc":"2.0","result":"called get_weather","id":1}
+	// 400 {"jsonrpc":"2.0","error":{"code":-32020,"message":"Header mismatch: Mcp-Name header value 'delete_everything' does not match body value of params.name"},"id":1}
+}

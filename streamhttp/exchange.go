@@ -16,6 +16,7 @@ import (
 // written; Write sends what the Conn sends, the answer alone as JSON when
 // nothing came before it, an event stream otherwise.
 type exchange struct {
+	status       func(resp []byte) int // the status of a JSON answer; nil: 200
 	w            http.ResponseWriter
 	req          []byte
 	ctx          context.Context // the request's: its end (the client gone) ends Read
@@ -103,7 +104,11 @@ func (x *exchange) Write(_ context.Context, msg []byte) error {
 	if !x.stream {
 		if final && (x.json || !x.events) {
 			x.deadline()
-			answer(x.w, http.StatusOK, msg)
+			code := http.StatusOK
+			if x.status != nil {
+				code = x.status(msg)
+			}
+			answer(x.w, code, msg)
 			x.finish()
 			return nil
 		}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
@@ -88,19 +89,133 @@ type Handler struct {
 	// nil logs nothing.
 	Logger *slog.Logger
 
+	// MCP, when set, applies the Model Context Protocol's rules to each
+	// request: both eras of MCP on one endpoint, decided per request,
+	// sessions for the handshake era (see MCP). nil serves any JSON-RPC
+	// server without them.
+	MCP *MCP
+
+	// SessionMethod, when set, gives the handler sessions (MCP
+	// 2025-11-25's; always "initialize" under MCP): a POST of a request of
+	// this method without an Mcp-Session-Id header begins a session, and
+	// its answer carries the new id in Mcp-Session-Id; the requests that
+	// carry it run on the session's connection (see the package
+	// documentation, Sessions). Without MCP, a request without the header
+	// is served on its own, as without sessions.
+	SessionMethod string
+
+	// MaxSessions bounds the sessions open at once; past it, a request
+	// that would begin one is answered 503 with Retry-After. 0 means
+	// DefaultMaxSessions (4096).
+	MaxSessions int
+	// SessionIdle ends a session that no request has used for that long,
+	// while no call of its runs; 0 means DefaultSessionIdle (10 minutes),
+	// a negative value never.
+	SessionIdle time.Duration
+	// MaxStreams bounds the streams of a session kept at once: those of
+	// its requests running, its GET stream, and the streams kept for a
+	// client to resume (the oldest of which make room for a new one);
+	// past it, a request is answered 503 with Retry-After. 0 means
+	// DefaultMaxStreams (32).
+	MaxStreams int
+	// MaxEvents bounds the events kept per stream for resumption, when
+	// EventStore is nil (the MemoryStore's MaxEvents); 0 means
+	// DefaultMaxEvents (256).
+	MaxEvents int
+	// EventStore keeps the events of the sessions' streams for
+	// resumption; nil means a MemoryStore that keeps MaxEvents events
+	// and 4 MiB per stream.
+	EventStore EventStore
+	// Retry is the reconnection delay a session's event stream tells its
+	// client in its priming event (the retry field), for when the
+	// connection ends before the stream does; 0 means DefaultRetry (1 s).
+	Retry time.Duration
+
 	host     peer.Host
 	once     sync.Once
 	buffered *budget.Budget // MaxBuffered
+
+	storeOnce sync.Once
+	memStore  EventStore // the store when EventStore is nil
+
+	closing atomic.Bool // Shutdown or Close has begun
+
+	smu      sync.Mutex // protects the field below
+	sessions map[string]*session
+}
+
+func (h *Handler) hasSessions() bool { return h.MCP != nil || h.SessionMethod != "" }
+
+func (h *Handler) sessionMethod() string {
+	if h.MCP != nil {
+		return "initialize"
+	}
+	return h.SessionMethod
+}
+
+func (h *Handler) maxSessions() int {
+	if h.MaxSessions > 0 {
+		return h.MaxSessions
+	}
+	return DefaultMaxSessions
+}
+
+func (h *Handler) sessionIdle() time.Duration {
+	if h.SessionIdle == 0 {
+		return DefaultSessionIdle
+	}
+	return h.SessionIdle
+}
+
+func (h *Handler) maxStreams() int {
+	if h.MaxStreams > 0 {
+		return h.MaxStreams
+	}
+	return DefaultMaxStreams
+}
+
+func (h *Handler) retry() time.Duration {
+	if h.Retry > 0 {
+		return h.Retry
+	}
+	return DefaultRetry
+}
+
+func (h *Handler) store() EventStore {
+	if h.EventStore != nil {
+		return h.EventStore
+	}
+	h.storeOnce.Do(func() { h.memStore = &MemoryStore{MaxEvents: h.MaxEvents} })
+	return h.memStore
+}
+
+func (h *Handler) protocol() peer.Protocol {
+	if h.Protocol.CancelMethod == "" && h.Protocol.ProgressMethod == "" {
+		return peer.MCP
+	}
+	return h.Protocol
+}
+
+func (h *Handler) keepAlive(takesEvents bool) time.Duration {
+	switch {
+	case h.KeepAlive == 0 && takesEvents:
+		return DefaultKeepAlive
+	case h.KeepAlive < 0 || !takesEvents:
+		return 0
+	}
+	return h.KeepAlive
+}
+
+// logf logs err at slog.LevelWarn, when the handler has a Logger.
+func (h *Handler) logf(ctx context.Context, what string, err error) {
+	if h.Logger != nil {
+		h.Logger.LogAttrs(ctx, slog.LevelWarn, what, slog.String("error", err.Error()))
+	}
 }
 
 // ServeHTTP answers one HTTP request as described in the package
 // documentation.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		h.refuse(w, r, "streamhttp: method not allowed; use POST", http.StatusMethodNotAllowed)
-		return
-	}
 	if !h.hostAllowed(r) {
 		h.refuse(w, r, "streamhttp: host not allowed", http.StatusForbidden)
 		return
@@ -109,6 +224,23 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, "streamhttp: origin not allowed", http.StatusForbidden)
 		return
 	}
+	switch {
+	case r.Method == http.MethodPost:
+		h.servePost(w, r)
+	case (r.Method == http.MethodGet || r.Method == http.MethodDelete) && h.hasSessions() && !(h.MCP != nil && modernHeader(r)):
+		h.serveSession(w, r)
+	default:
+		allow := http.MethodPost
+		if h.hasSessions() && !(h.MCP != nil && modernHeader(r)) {
+			allow = "GET, POST, DELETE"
+		}
+		w.Header().Set("Allow", allow)
+		h.refuse(w, r, "streamhttp: method not allowed; use "+allow, http.StatusMethodNotAllowed)
+	}
+}
+
+// servePost answers a POST.
+func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	if !transport.IsJSONContentType(r.Header.Get("Content-Type")) {
 		h.refuse(w, r, "streamhttp: unsupported Content-Type; use application/json", http.StatusUnsupportedMediaType)
 		return
@@ -134,6 +266,45 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	var req wire.Request
 	kind, err := wire.Scanner{}.Classify(body, &req)
+	var status func([]byte) int
+	if h.MCP != nil && err == nil {
+		modern, ref := h.MCP.check(r, kind, &req)
+		if ref != nil {
+			answer(w, ref.status, ref.body)
+			return
+		}
+		if modern {
+			status = statusOf
+		}
+	}
+	if status == nil && h.hasSessions() && err == nil {
+		if id := r.Header.Values("Mcp-Session-Id"); len(id) > 0 {
+			s := (*session)(nil)
+			if len(id) == 1 && validSessionID(id[0]) {
+				s = h.lookup(id[0])
+			}
+			if s == nil {
+				h.refuse(w, r, "streamhttp: unknown or ended session", http.StatusNotFound)
+				return
+			}
+			h.serveInSession(w, r, s, body, kind, &req, takesJSON, takesEvents, lim, false)
+			return
+		}
+		if kind == wire.MsgRequest && wire.NameIs(req.Method, h.sessionMethod()) {
+			s, err := h.newSession(lim)
+			if err != nil {
+				w.Header().Set("Retry-After", "1")
+				h.refuse(w, r, err.Error(), http.StatusServiceUnavailable)
+				return
+			}
+			h.serveInSession(w, r, s, body, kind, &req, takesJSON, takesEvents, lim, true)
+			return
+		}
+		if h.MCP != nil && kind == wire.MsgRequest {
+			h.refuse(w, r, "streamhttp: Mcp-Session-Id header required (or an initialize request, or the _meta of MCP 2026-07-28)", http.StatusBadRequest)
+			return
+		}
+	}
 	switch {
 	case err != nil:
 		// Not JSON: the server's parse error, with 400.
@@ -141,7 +312,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case kind == wire.MsgBatch || kind == wire.MsgResponses:
 		answerJSON(w, process(ctx, srv, body))
 	case kind == wire.MsgRequest:
-		h.serveRequest(ctx, w, r, srv, body, takesJSON, takesEvents, lim)
+		h.serveRequest(ctx, w, r, srv, body, takesJSON, takesEvents, lim, status)
 	case kind == wire.MsgNotification || kind == wire.MsgResponse:
 		// What the server has to say of a notification is nothing; a
 		// response answers no request of this handler's, which makes
@@ -156,17 +327,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serveRequest runs the request body on a connection of its own and
 // writes what it sends: its answer alone, or an event stream.
-func (h *Handler) serveRequest(ctx context.Context, w http.ResponseWriter, r *http.Request, srv transport.Handler, body []byte, takesJSON, takesEvents bool, lim peer.Limits) {
+func (h *Handler) serveRequest(ctx context.Context, w http.ResponseWriter, r *http.Request, srv transport.Handler, body []byte, takesJSON, takesEvents bool, lim peer.Limits, status func([]byte) int) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	keepAlive := h.KeepAlive
-	switch {
-	case keepAlive == 0:
-		keepAlive = DefaultKeepAlive
-	case keepAlive < 0 || !takesEvents:
-		keepAlive = 0
-	}
+	keepAlive := h.keepAlive(takesEvents)
 	x := &exchange{
+		status:       status,
 		w:            w,
 		req:          body,
 		ctx:          ctx,
@@ -191,10 +357,7 @@ func (h *Handler) serveRequest(ctx context.Context, w http.ResponseWriter, r *ht
 	// The http.Server's WriteTimeout runs from the request's start: a
 	// stream outlives it, each write bounded by WriteTimeout instead.
 	http.NewResponseController(w).SetWriteDeadline(time.Time{})
-	proto := h.Protocol
-	if proto.CancelMethod == "" && proto.ProgressMethod == "" {
-		proto = peer.MCP
-	}
+	proto := h.protocol()
 	var log *slog.Logger
 	if h.Logger != nil {
 		log = h.Logger.With(slog.String("remote", r.RemoteAddr))
@@ -407,12 +570,21 @@ func isLoopbackAddr(a net.Addr) bool {
 // Call it before http.Server.Shutdown, with the same context: net/http
 // waits for handlers, but does not cancel their methods.
 func (h *Handler) Shutdown(ctx context.Context) error {
-	return h.host.Shutdown(ctx, h.Logger)
+	h.closing.Store(true)
+	h.stopAll()
+	err := h.host.Shutdown(ctx, h.Logger)
+	h.endAll(true)
+	return err
 }
 
 // Close ends every request being served at once, cancelling its method,
 // and answers the requests that come after it with 503.
-func (h *Handler) Close() error { return h.host.Close(h.Logger) }
+func (h *Handler) Close() error {
+	h.closing.Store(true)
+	err := h.host.Close(h.Logger)
+	h.endAll(true)
+	return err
+}
 
 // noMethods is the server of a Handler without one.
 var noMethods = sync.OnceValue(func() transport.Handler { return jsonrpc.NewServer() })

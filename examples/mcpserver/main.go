@@ -1,10 +1,20 @@
 // Command mcpserver is a small Model Context Protocol server: it speaks MCP
 // over standard input and output, one JSON message per line, as an agent
-// starts a local tool server.
+// starts a local tool server, or over Streamable HTTP.
 //
 //	$ go build -o mcpserver ./examples/mcpserver
 //
-// and configure the agent to run ./mcpserver.
+// and configure the agent to run ./mcpserver. With -http ADDR it serves
+// Streamable HTTP instead, at http://ADDR/mcp, both eras on the one
+// endpoint (package streamhttp, with its MCP profile): sessions of
+// 2025-11-25 and 2025-06-18 (Mcp-Session-Id, minted by initialize; the
+// GET stream; resumption with Last-Event-ID), and the requests of
+// 2026-07-28 each on its own, their headers checked against their body;
+// it says where it listens on standard output, and an interrupt shuts it
+// down gracefully.
+//
+//	$ ./mcpserver -http 127.0.0.1:8931
+//	mcpserver: Streamable HTTP on http://127.0.0.1:8931/mcp
 //
 // # Versions
 //
@@ -39,11 +49,12 @@
 // # Methods
 //
 //   - server/discover (2026-07-28): the supported versions, the
-//     capabilities ({"tools": {}, "resources": {"subscribe": true}}) and
-//     the server's identity.
+//     capabilities ({"tools": {}, "resources": {"subscribe": true},
+//     "prompts": {}, "logging": {}, "completions": {}}) and the server's
+//     identity.
 //   - initialize and notifications/initialized, ping (earlier versions).
 //   - tools/list: the tools echo, sleep, note and confirm, with their input
-//     schemas.
+//     schemas, then the conformance suite's (below).
 //   - tools/call: echo {"text": string} answers the text; sleep
 //     {"ms": number} waits ms milliseconds, sending notifications/progress
 //     every 50 ms when the call's _meta.progressToken asks for it, and stops
@@ -73,8 +84,28 @@
 //   - resources/subscribe and resources/unsubscribe (earlier versions):
 //     the same notifications, without a subscription id.
 //
-// Any other method is answered "Method not found". The server exits with
-// status 0 when its input ends.
+// Beside these, the tools, resources and prompts that the official MCP
+// conformance suite (@modelcontextprotocol/conformance) calls by name,
+// each answering what its scenario asks: the tools test_simple_text,
+// test_image_content, test_audio_content, test_embedded_resource,
+// test_multiple_content_types, test_tool_with_logging (three
+// notifications/message), test_error_handling (a tool error),
+// test_tool_with_progress, test_sampling (a sampling/createMessage request
+// to the client), test_elicitation, test_elicitation_sep1034_defaults and
+// test_elicitation_sep1330_enums (elicitation/create), json_schema_2020_12_tool
+// and test_reconnection (which, over HTTP in a session, ends its stream's
+// connection before it answers, for the client to resume it); the
+// resources test://static-text, test://static-binary and
+// test://watched-resource, and the template test://template/{id}/data
+// (resources/templates/list); the prompts of prompts/list and prompts/get;
+// completion/complete; and logging/setLevel, whose level the session's
+// notifications/message honor. Under 2026-07-28 the tools that ask the
+// client (test_sampling, test_elicitation*) answer a tool error, as that
+// version has no requests to the client (confirm shows its input-required
+// round trip).
+//
+// Any other method is answered "Method not found". Over stdio, the server
+// exits with status 0 when its input ends.
 //
 // # Input from the user
 //
@@ -105,27 +136,81 @@
 // peer.CodeMCPShuttingDown (-31006): 2026-07-28 asks implementations not
 // to use -32000 to -32019 and reserves -32020 to -32099.
 //
-// It is built on package stream (with framing.Line) and package peer
-// (peer.MCP: cancellation, progress and those codes), with a
-// jsonrpc.Intercept that reads each request's _meta once.
+// It is built on package stream (with framing.Line), package streamhttp
+// (-http) and package peer (peer.MCP: cancellation, progress and those
+// codes), with a jsonrpc.Intercept that reads each request's _meta once.
+// The state of the handshake (the version, the client's capabilities, the
+// subscriptions, the log level) is that of the connection: the one over
+// stdio, each session's over HTTP.
 package main
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
+	"log/slog"
+	"net"
+	"net/http"
 	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
+	"github.com/jsonrpc-go/jsonrpc/streamhttp"
 )
 
 func main() {
+	addr := flag.String("http", "", "serve Streamable HTTP at http://ADDR/mcp, instead of standard input and output")
+	flag.Parse()
+	if *addr != "" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		os.Exit(serveHTTP(ctx, *addr, os.Stdout, os.Stderr))
+	}
 	os.Exit(run(os.Stdin, os.Stdout, os.Stderr))
+}
+
+// serveHTTP serves Streamable HTTP on addr at /mcp, both eras of MCP on
+// the one endpoint, until ctx ends, and returns the exit status. It
+// writes the endpoint's URL to stdout once it listens.
+func serveHTTP(ctx context.Context, addr string, stdout, stderr io.Writer) int {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpserver:", err)
+		return 1
+	}
+	s := newServer(newNotes())
+	h := &streamhttp.Handler{
+		Server:   s.rpc,
+		Protocol: peer.MCP,
+		MCP:      &streamhttp.MCP{Supported: supportedVersions},
+		Logger:   slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stdout, "mcpserver: Streamable HTTP on http://%s/mcp\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		fmt.Fprintln(stderr, "mcpserver:", err)
+		return 1
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	h.Shutdown(sctx)
+	hs.Shutdown(sctx)
+	return 0
 }
 
 // run serves the client on r and w until its input ends, and returns the
@@ -150,14 +235,16 @@ func run(r io.Reader, w io.Writer, stderr io.Writer) int {
 // A server serves one client, over one connection: the session is that
 // connection's, and the notes are the process's.
 type server struct {
-	rpc     *jsonrpc.Server
-	session session
-	notes   *notes
-	key     []byte // signs requestState (confirm)
+	rpc   *jsonrpc.Server
+	notes *notes
+	key   []byte // signs requestState (confirm)
+
+	mu       sync.Mutex // protects the field below
+	sessions map[*peer.Conn]*session
 }
 
 func newServer(n *notes) *server {
-	s := &server{notes: n, key: make([]byte, 32)}
+	s := &server{notes: n, key: make([]byte, 32), sessions: map[*peer.Conn]*session{}}
 	rand.Read(s.key)
 	// Clients send fields this server does not model (those of later
 	// versions of the protocol, and _meta, which intercept reads).
@@ -175,6 +262,11 @@ func newServer(n *notes) *server {
 	s.rpc.MustRegister("resources/read", s.readResource)
 	s.rpc.MustRegister("resources/subscribe", s.subscribe)
 	s.rpc.MustRegister("resources/unsubscribe", s.unsubscribe)
+	s.rpc.MustRegister("resources/templates/list", s.listTemplates)
+	s.rpc.MustRegister("prompts/list", s.listPrompts)
+	s.rpc.MustRegister("prompts/get", s.getPrompt)
+	s.rpc.MustRegister("completion/complete", s.complete)
+	s.rpc.MustRegister("logging/setLevel", s.setLevel)
 	// Blocking: a subscription lasts until it is cancelled.
 	s.rpc.MustRegister("subscriptions/listen", s.listen, jsonrpc.Blocking())
 	return s
@@ -205,6 +297,9 @@ type (
 		Resources struct {
 			Subscribe bool `json:"subscribe"`
 		} `json:"resources"`
+		Prompts     struct{} `json:"prompts"`
+		Logging     struct{} `json:"logging"`
+		Completions struct{} `json:"completions"`
 	}
 
 	discoverResult struct {
@@ -252,7 +347,7 @@ func (s *server) discover(ctx context.Context, _ struct{}) discoverResult {
 // not carry their own: the one the client asked for when this server
 // speaks it, and 2025-11-25 otherwise, as MCP's version negotiation says;
 // the client then decides whether it can go on.
-func (s *server) initialize(p initializeParams) (initializeResult, error) {
+func (s *server) initialize(ctx context.Context, p initializeParams) (initializeResult, error) {
 	if p.ProtocolVersion == "" {
 		return initializeResult{}, invalidParams("initialize: protocolVersion is required")
 	}
@@ -261,8 +356,9 @@ func (s *server) initialize(p initializeParams) (initializeResult, error) {
 		return initializeResult{}, invalidParams("initialize: capabilities must be an object")
 	}
 	v := negotiate(p.ProtocolVersion)
-	s.session.mu.Lock()
-	s.session.version, s.session.caps = v, caps
-	s.session.mu.Unlock()
+	ss := s.sessionOf(ctx, true)
+	ss.mu.Lock()
+	ss.version, ss.caps = v, caps
+	ss.mu.Unlock()
 	return initializeResult{ProtocolVersion: v, Capabilities: capabilities, ServerInfo: serverInfo}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/peer"
 )
 
 // The protocol versions this server speaks, newest first: 2026-07-28, the
@@ -54,7 +55,7 @@ var serverInfo = implementation{Name: "mcpserver", Version: "1.0.0"}
 // Which era a method belongs to: those of the initialize handshake alone,
 // and those of 2026-07-28 alone; the others are both's.
 var (
-	legacyOnly = map[string]bool{"initialize": true, "notifications/initialized": true, "ping": true, "resources/subscribe": true, "resources/unsubscribe": true}
+	legacyOnly = map[string]bool{"initialize": true, "notifications/initialized": true, "ping": true, "resources/subscribe": true, "resources/unsubscribe": true, "logging/setLevel": true}
 	modernOnly = map[string]bool{"server/discover": true, "subscriptions/listen": true}
 )
 
@@ -72,6 +73,7 @@ type request struct {
 // clientCapabilities are the client capabilities this server looks at.
 type clientCapabilities struct {
 	elicitation map[string]json.RawMessage // nil when not declared
+	sampling    bool
 }
 
 // parseCapabilities reads a ClientCapabilities object, and reports
@@ -83,6 +85,7 @@ func parseCapabilities(raw json.RawMessage) (clientCapabilities, bool) {
 		return clientCapabilities{}, false
 	}
 	var c clientCapabilities
+	_, c.sampling = caps["sampling"]
 	if e, ok := caps["elicitation"]; ok {
 		if json.Unmarshal(e, &c.elicitation) != nil || c.elicitation == nil {
 			return clientCapabilities{}, false
@@ -104,19 +107,67 @@ func (c clientCapabilities) formElicitation() bool {
 }
 
 // session is what initialize establishes for the requests of the
-// connection that do not carry the 2026-07-28 _meta. Requests that do
-// carry it ignore it.
+// connection that do not carry the 2026-07-28 _meta: the connection over
+// stdio, an MCP session (Mcp-Session-Id) over Streamable HTTP, whose
+// requests all run on one peer.Conn. Requests that carry the _meta
+// ignore it.
 type session struct {
-	mu      sync.Mutex // protects the fields below
-	version string     // negotiated by initialize; "" before
-	caps    clientCapabilities
-	subs    map[string]bool // resources/subscribe's URIs
+	conn *peer.Conn // nil for a call that came over no connection
+
+	mu       sync.Mutex // protects the fields below
+	version  string     // negotiated by initialize; "" before
+	caps     clientCapabilities
+	subs     map[string]bool // resources/subscribe's URIs
+	logLevel int             // the least severity of notifications/message sent (logging/setLevel)
 }
 
 func (s *session) get() (string, clientCapabilities) {
+	if s == nil {
+		return "", clientCapabilities{}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.version, s.caps
+}
+
+// sessionOf returns the session of the connection of ctx, made when make
+// is set and it has none yet (and nil otherwise); it is forgotten when the
+// connection ends.
+func (s *server) sessionOf(ctx context.Context, make bool) *session {
+	c := peer.FromContext(ctx)
+	if c == nil {
+		if make {
+			return &session{}
+		}
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ss := s.sessions[c]
+	if ss == nil && make {
+		ss = &session{conn: c}
+		s.sessions[c] = ss
+		go func() {
+			<-c.Done()
+			s.mu.Lock()
+			delete(s.sessions, c)
+			s.mu.Unlock()
+		}()
+	}
+	return ss
+}
+
+// eachSession calls f with every session.
+func (s *server) eachSession(f func(*session)) {
+	s.mu.Lock()
+	all := make([]*session, 0, len(s.sessions))
+	for _, ss := range s.sessions {
+		all = append(all, ss)
+	}
+	s.mu.Unlock()
+	for _, ss := range all {
+		f(ss)
+	}
 }
 
 type requestKey struct{}
@@ -135,7 +186,7 @@ func requestOf(ctx context.Context) *request {
 // the request in their context, and a call that its context ended is
 // answered as ended says.
 func (s *server) intercept(ctx context.Context, c *jsonrpc.Call, next func(context.Context) error) error {
-	r := s.classify(c.Method(), c.Params(), c.IsNotification())
+	r := s.classify(ctx, c.Method(), c.Params(), c.IsNotification())
 	if r.err != nil {
 		return r.err
 	}
@@ -155,7 +206,7 @@ func (s *server) intercept(ctx context.Context, c *jsonrpc.Call, next func(conte
 //     of 2026-07-28 alone (server/discover, subscriptions/listen) lacks the
 //     _meta it requires (-32602), and, but for initialize and ping, so
 //     does any request before initialize.
-func (s *server) classify(method string, params json.RawMessage, notification bool) *request {
+func (s *server) classify(ctx context.Context, method string, params json.RawMessage, notification bool) *request {
 	var members map[string]json.RawMessage
 	if json.Unmarshal(params, &members) != nil {
 		members = nil // no params, or not an object: the method's binding answers
@@ -197,7 +248,7 @@ func (s *server) classify(method string, params json.RawMessage, notification bo
 		return r
 	}
 	r := &request{}
-	r.version, r.caps = s.session.get()
+	r.version, r.caps = s.sessionOf(ctx, false).get()
 	switch {
 	case modernOnly[method]:
 		r.err = invalidParams("%s is a method of MCP %s: its _meta %q is required", method, version20260728, metaProtocolVersion)

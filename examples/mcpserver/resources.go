@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/jsonrpc-go/jsonrpc"
@@ -59,9 +60,25 @@ type (
 		MIMEType string `json:"mimeType"`
 		Text     string `json:"text"`
 	}
+	blobContents struct {
+		URI      string `json:"uri"`
+		MIMEType string `json:"mimeType"`
+		Blob     string `json:"blob"`
+	}
 	readResourceResult struct {
 		resultFields
-		Contents []resourceContents `json:"contents"`
+		Contents []any `json:"contents"`
+		cacheFields
+	}
+	resourceTemplate struct {
+		URITemplate string `json:"uriTemplate"`
+		Name        string `json:"name"`
+		Description string `json:"description"`
+		MIMEType    string `json:"mimeType"`
+	}
+	listTemplatesResult struct {
+		resultFields
+		ResourceTemplates []resourceTemplate `json:"resourceTemplates"`
 		cacheFields
 	}
 	emptyResult struct{}
@@ -89,7 +106,44 @@ type (
 )
 
 // resources are those of resources/list.
-var resources = []resource{{URI: noteURI, Name: "note", Description: "The text the tool note sets.", MIMEType: "text/plain"}}
+var resources = []resource{
+	{URI: noteURI, Name: "note", Description: "The text the tool note sets.", MIMEType: "text/plain"},
+	// The conformance suite's.
+	{URI: "test://static-text", Name: "static-text", Description: "A text that never changes.", MIMEType: "text/plain"},
+	{URI: "test://static-binary", Name: "static-binary", Description: "A PNG image that never changes.", MIMEType: "image/png"},
+	{URI: watchedURI, Name: "watched-resource", Description: "A resource to subscribe to.", MIMEType: "text/plain"},
+}
+
+// watchedURI is the resource the conformance suite subscribes to.
+const watchedURI = "test://watched-resource"
+
+// templates are those of resources/templates/list.
+var templates = []resourceTemplate{{URITemplate: "test://template/{id}/data", Name: "template-data", Description: "The data of an id.", MIMEType: "application/json"}}
+
+func (s *server) listTemplates(ctx context.Context, _ struct{}) listTemplatesResult {
+	r := requestOf(ctx)
+	return listTemplatesResult{resultFields: r.complete(), ResourceTemplates: templates, cacheFields: r.cache(discoverTTL)}
+}
+
+// readOther reads the resources other than the note, and reports whether
+// uri is one.
+func readOther(uri string) (any, bool) {
+	switch uri {
+	case "test://static-text":
+		return resourceContents{URI: uri, MIMEType: "text/plain", Text: "This is the content of the static text resource."}, true
+	case "test://static-binary":
+		return blobContents{URI: uri, MIMEType: "image/png", Blob: redPixel}, true
+	case watchedURI:
+		return resourceContents{URI: uri, MIMEType: "text/plain", Text: "A resource to watch."}, true
+	}
+	if id, ok := strings.CutPrefix(uri, "test://template/"); ok {
+		if id, ok := strings.CutSuffix(id, "/data"); ok && id != "" && !strings.Contains(id, "/") {
+			b, _ := json.Marshal(map[string]any{"id": id, "templateTest": true, "data": "Data for ID: " + id})
+			return resourceContents{URI: uri, MIMEType: "application/json", Text: string(b)}, true
+		}
+	}
+	return nil, false
+}
 
 func (s *server) listResources(ctx context.Context, _ struct{}) listResourcesResult {
 	r := requestOf(ctx)
@@ -111,13 +165,16 @@ func (s *server) readResource(ctx context.Context, p uriParams) (*readResourceRe
 	if p.URI == nil {
 		return nil, invalidParams("resources/read: uri is required")
 	}
+	if c, ok := readOther(*p.URI); ok {
+		return &readResourceResult{resultFields: r.complete(), Contents: []any{c}, cacheFields: r.cache(discoverTTL)}, nil
+	}
 	if *p.URI != noteURI {
 		return nil, notFound(r, *p.URI)
 	}
 	text, _ := s.notes.get()
 	return &readResourceResult{
 		resultFields: r.complete(),
-		Contents:     []resourceContents{{URI: noteURI, MIMEType: "text/plain", Text: text}},
+		Contents:     []any{resourceContents{URI: noteURI, MIMEType: "text/plain", Text: text}},
 		cacheFields:  r.cache(0), // it may change at any time: stale at once
 	}, nil
 }
@@ -129,15 +186,16 @@ func (s *server) subscribe(ctx context.Context, p uriParams) (emptyResult, error
 	if p.URI == nil {
 		return emptyResult{}, invalidParams("resources/subscribe: uri is required")
 	}
-	if *p.URI != noteURI {
+	if *p.URI != noteURI && *p.URI != watchedURI {
 		return emptyResult{}, notFound(r, *p.URI)
 	}
-	s.session.mu.Lock()
-	if s.session.subs == nil {
-		s.session.subs = map[string]bool{}
+	ss := s.sessionOf(ctx, true)
+	ss.mu.Lock()
+	if ss.subs == nil {
+		ss.subs = map[string]bool{}
 	}
-	s.session.subs[*p.URI] = true
-	s.session.mu.Unlock()
+	ss.subs[*p.URI] = true
+	ss.mu.Unlock()
 	return emptyResult{}, nil
 }
 
@@ -145,22 +203,35 @@ func (s *server) unsubscribe(ctx context.Context, p uriParams) (emptyResult, err
 	if p.URI == nil {
 		return emptyResult{}, invalidParams("resources/unsubscribe: uri is required")
 	}
-	s.session.mu.Lock()
-	delete(s.session.subs, *p.URI)
-	s.session.mu.Unlock()
+	if ss := s.sessionOf(ctx, false); ss != nil {
+		ss.mu.Lock()
+		delete(ss.subs, *p.URI)
+		ss.mu.Unlock()
+	}
 	return emptyResult{}, nil
 }
 
-// updated tells the connection of ctx that uri changed, if it subscribed
-// with resources/subscribe. (Subscriptions of 2026-07-28 watch the notes
-// themselves, in listen.)
+// updated tells every session that subscribed to uri with
+// resources/subscribe that it changed: the session of the call that
+// changed it as part of that call (over Streamable HTTP, on the call's
+// stream, before its answer), the others outside any call (on their GET
+// stream). (Subscriptions of 2026-07-28 watch the notes themselves, in
+// listen.)
 func (s *server) updated(ctx context.Context, uri string) {
-	s.session.mu.Lock()
-	subscribed := s.session.subs[uri]
-	s.session.mu.Unlock()
-	if c := peer.FromContext(ctx); subscribed && c != nil {
-		c.Notify(context.WithoutCancel(ctx), "notifications/resources/updated", updatedParams{URI: uri})
-	}
+	caller := peer.FromContext(ctx)
+	s.eachSession(func(ss *session) {
+		ss.mu.Lock()
+		subscribed := ss.subs[uri]
+		ss.mu.Unlock()
+		if !subscribed || ss.conn == nil {
+			return
+		}
+		nctx := context.Background()
+		if ss.conn == caller {
+			nctx = context.WithoutCancel(ctx)
+		}
+		ss.conn.Notify(nctx, "notifications/resources/updated", updatedParams{URI: uri})
+	})
 }
 
 // listenResult ends a subscription: the answer to subscriptions/listen.

@@ -45,8 +45,8 @@ type (
 	}
 	callToolResult struct {
 		resultFields
-		Content []content `json:"content"`
-		IsError bool      `json:"isError,omitempty"`
+		Content []any `json:"content"`
+		IsError bool  `json:"isError,omitempty"`
 	}
 	// inputRequiredResult is 2026-07-28's interim result of a call that
 	// needs input from the client first.
@@ -90,12 +90,16 @@ var tools = []tool{
 	},
 }
 
+// allTools are those of tools/list: this server's own, then the
+// conformance suite's.
+var allTools = append(append([]tool(nil), tools...), suiteTools...)
+
 // confirmSchema is the form confirm asks the user to fill in.
 var confirmSchema = json.RawMessage(`{"type":"object","properties":{"confirmed":{"type":"boolean","title":"Confirm","description":"Whether to go ahead."}},"required":["confirmed"]}`)
 
 func (s *server) listTools(ctx context.Context, _ struct{}) listToolsResult {
 	r := requestOf(ctx)
-	return listToolsResult{resultFields: r.complete(), Tools: tools, cacheFields: r.cache(discoverTTL)}
+	return listToolsResult{resultFields: r.complete(), Tools: allTools, cacheFields: r.cache(discoverTTL)}
 }
 
 // badArguments is the answer to arguments that do not fit a tool's
@@ -105,12 +109,12 @@ func badArguments(r *request, format string, args ...any) (any, error) {
 	if !r.atLeast(version20251125) {
 		return nil, invalidParams(format, args...)
 	}
-	return &callToolResult{resultFields: r.complete(), Content: []content{{Type: "text", Text: fmt.Sprintf(format, args...)}}, IsError: true}, nil
+	return &callToolResult{resultFields: r.complete(), Content: []any{content{Type: "text", Text: fmt.Sprintf(format, args...)}}, IsError: true}, nil
 }
 
 // text returns the complete result of r with the text t.
 func text(r *request, t string) *callToolResult {
-	return &callToolResult{resultFields: r.complete(), Content: []content{{Type: "text", Text: t}}}
+	return &callToolResult{resultFields: r.complete(), Content: []any{content{Type: "text", Text: t}}}
 }
 
 func (s *server) callTool(ctx context.Context, p callToolParams) (any, error) {
@@ -162,6 +166,9 @@ func (s *server) callTool(ctx context.Context, p callToolParams) (any, error) {
 			return s.confirmModern(r, *args.Action, p)
 		}
 		return s.confirmLegacy(ctx, r, *args.Action)
+	}
+	if res, err, ok := s.suiteTool(ctx, r, *p.Name, p.Arguments); ok {
+		return res, err
 	}
 	return nil, invalidParams("Unknown tool: %s", *p.Name)
 }
@@ -245,18 +252,18 @@ func (s *server) confirmModern(r *request, action string, p callToolParams) (any
 // whose answer the call waits for.
 func (s *server) confirmLegacy(ctx context.Context, r *request, action string) (any, error) {
 	if !r.caps.formElicitation() {
-		return &callToolResult{Content: []content{{Type: "text", Text: "confirm needs a client that declares the elicitation capability"}}, IsError: true}, nil
+		return &callToolResult{Content: []any{content{Type: "text", Text: "confirm needs a client that declares the elicitation capability"}}, IsError: true}, nil
 	}
 	var raw json.RawMessage
 	if err := peer.FromContext(ctx).Call(ctx, "elicitation/create", confirmRequest(r, action), &raw); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err() // cancelled: no answer
 		}
-		return &callToolResult{Content: []content{{Type: "text", Text: "confirm: the client's elicitation failed: " + err.Error()}}, IsError: true}, nil
+		return &callToolResult{Content: []any{content{Type: "text", Text: "confirm: the client's elicitation failed: " + err.Error()}}, IsError: true}, nil
 	}
 	answer, err := parseElicitResult(raw)
 	if err != nil {
-		return &callToolResult{Content: []content{{Type: "text", Text: "confirm: the client's elicitation answered " + err.Error()}}, IsError: true}, nil
+		return &callToolResult{Content: []any{content{Type: "text", Text: "confirm: the client's elicitation answered " + err.Error()}}, IsError: true}, nil
 	}
 	if answer == "" {
 		answer = "not confirmed" // accepted, without the field

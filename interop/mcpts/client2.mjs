@@ -1,4 +1,5 @@
-// Drives an MCP server over its standard input and output with
+// Drives an MCP server over its standard input and output, or over
+// Streamable HTTP when given the URL of its endpoint, with
 // @modelcontextprotocol/client, the 2.x line of the MCP TypeScript SDK, as
 // an agent does, at the version given: "2026-07-28" (pinned: the SDK
 // probes with server/discover and then sends each request with its _meta)
@@ -7,12 +8,13 @@
 // the Go test that runs it (interop/mcpts_test.go) to check.
 //
 //	node client2.mjs path/to/mcpserver 2026-07-28
-import { Client } from '@modelcontextprotocol/client';
+//	node client2.mjs http://127.0.0.1:PORT/mcp legacy
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 const [bin, mode] = process.argv.slice(2);
 if (!bin || (mode !== '2026-07-28' && mode !== 'legacy')) {
-	console.error('usage: node client2.mjs MCPSERVER 2026-07-28|legacy');
+	console.error('usage: node client2.mjs MCPSERVER|URL 2026-07-28|legacy');
 	process.exit(2);
 }
 const modern = mode === '2026-07-28';
@@ -43,7 +45,9 @@ client.setRequestHandler('elicitation/create', async (request) => {
 let onUpdate = () => {};
 client.setNotificationHandler('notifications/resources/updated', (n) => onUpdate(n.params.uri));
 
-const transport = new StdioClientTransport({ command: bin, args: [], stderr: 'inherit' });
+const transport = bin.startsWith('http://')
+	? new StreamableHTTPClientTransport(new URL(bin))
+	: new StdioClientTransport({ command: bin, args: [], stderr: 'inherit' });
 
 async function main() {
 	await client.connect(transport);

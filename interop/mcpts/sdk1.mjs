@@ -1,4 +1,5 @@
-// Drives an MCP server over its standard input and output with
+// Drives an MCP server over its standard input and output, or over
+// Streamable HTTP when given the URL of its endpoint, with
 // @modelcontextprotocol/sdk, the 1.x line of the MCP TypeScript SDK, as an
 // agent does. That line speaks up to 2025-11-25 (its LATEST_PROTOCOL_VERSION,
 // which its initialize asks for); it has no server/discover and no
@@ -6,13 +7,15 @@
 // wire, for the Go test that runs it (interop/mcpts_test.go) to check.
 //
 //	node sdk1.mjs path/to/mcpserver
+//	node sdk1.mjs http://127.0.0.1:PORT/mcp
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, LATEST_PROTOCOL_VERSION, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const bin = process.argv[2];
 if (!bin) {
-	console.error('usage: node sdk1.mjs MCPSERVER');
+	console.error('usage: node sdk1.mjs MCPSERVER|URL');
 	process.exit(2);
 }
 
@@ -36,7 +39,9 @@ client.setRequestHandler(ElicitRequestSchema, async (request) => {
 let onUpdate = () => {};
 client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => onUpdate(n.params.uri));
 
-const transport = new StdioClientTransport({ command: bin, args: [], stderr: 'inherit' });
+const transport = bin.startsWith('http://')
+	? new StreamableHTTPClientTransport(new URL(bin))
+	: new StdioClientTransport({ command: bin, args: [], stderr: 'inherit' });
 // Watch the wire from the start: the Client sets onmessage in connect.
 const send = transport.send.bind(transport);
 transport.send = (msg, opts) => {

@@ -1,0 +1,433 @@
+package streamhttp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/wire"
+	"github.com/jsonrpc-go/jsonrpc/peer"
+)
+
+// The defaults of the session bounds of a Handler.
+const (
+	DefaultMaxSessions = 4096
+	DefaultSessionIdle = 10 * time.Minute
+	DefaultMaxStreams  = 32
+	DefaultRetry       = time.Second
+)
+
+// A session is what MCP 2025-11-25 calls one: the requests of a client
+// from the answer to its initialize on, which carry its Mcp-Session-Id.
+// Its messages run on one peer.Conn, for its whole life, whose transport
+// is the session itself: Read returns what the client POSTs, in the order
+// it came; Write sends each message the Conn writes on the stream it
+// belongs to: an answer on its request's, a method's notification or call
+// on the stream of that method's request, anything else on the GET
+// stream. The client's answers to the server's calls come in POSTs of
+// their own, and reach the call waiting for them through the Conn.
+type session struct {
+	h      *Handler
+	id     string
+	conn   *peer.Conn
+	ctx    context.Context
+	cancel context.CancelFunc
+	in     chan []byte   // the messages POSTed, for Read
+	done   chan struct{} // closed when the session ends
+
+	mu       sync.Mutex         // protects the fields below
+	calls    map[string]*stream // the streams of the requests running, by id as sent
+	streams  map[string]*stream // every stream kept, by its id: running or resumable
+	order    []*stream          // streams, oldest first
+	get      *stream            // the GET stream, if one was opened
+	next     uint64             // the id of the next stream
+	active   int                // HTTP requests of the session being served
+	idle     *time.Timer        // ends the session once it has been idle for SessionIdle
+	finished bool               // end has run
+}
+
+type sessionKey struct{}
+
+// newSessionID returns a new session id: 128 random bits in hex, visible
+// ASCII as MCP asks.
+func newSessionID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// validSessionID reports whether id may be a session id: 1 to 128
+// visible ASCII characters.
+func validSessionID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] < 0x21 || id[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// Errors of the session table.
+var (
+	errTooManySessions = errors.New("streamhttp: too many sessions")
+	errTooManyStreams  = errors.New("streamhttp: too many streams in this session")
+	errIDInUse         = errors.New("streamhttp: a request with this id is running in this session")
+	errSessionEnded    = errors.New("streamhttp: session ended")
+)
+
+// newSession makes a session and starts its Conn, unless the handler has
+// MaxSessions already or is closing.
+func (h *Handler) newSession(lim peer.Limits) (*session, error) {
+	h.smu.Lock()
+	defer h.smu.Unlock()
+	if h.closing.Load() || h.host.Closing() {
+		return nil, peer.ErrHostClosed
+	}
+	if len(h.sessions) >= h.maxSessions() {
+		return nil, errTooManySessions
+	}
+	if h.sessions == nil {
+		h.sessions = map[string]*session{}
+	}
+	s := &session{h: h, id: newSessionID(), in: make(chan []byte), done: make(chan struct{}), calls: map[string]*stream{}, streams: map[string]*stream{}}
+	s.ctx, s.cancel = context.WithCancel(context.WithValue(context.Background(), sessionKey{}, s))
+	var log *slog.Logger
+	if h.Logger != nil {
+		log = h.Logger.With(slog.String("session", s.id))
+	}
+	srv := h.Server
+	if srv == nil {
+		srv = noMethods()
+	}
+	s.conn = peer.New(s.ctx, (*sessionConn)(s), peer.Options{Server: srv, Protocol: h.protocol(), Limits: lim, Logger: log})
+	h.sessions[s.id] = s
+	go s.conn.Run(func(error) {})
+	return s, nil
+}
+
+// lookup returns the session id, if it exists.
+func (h *Handler) lookup(id string) *session {
+	h.smu.Lock()
+	defer h.smu.Unlock()
+	return h.sessions[id]
+}
+
+// Sessions returns the number of sessions.
+func (h *Handler) Sessions() int {
+	h.smu.Lock()
+	defer h.smu.Unlock()
+	return len(h.sessions)
+}
+
+// enter counts an HTTP request of the session being served, and reports
+// false when the session has ended.
+func (s *session) enter() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.finished {
+		return false
+	}
+	s.active++
+	if s.idle != nil {
+		s.idle.Stop()
+	}
+	return true
+}
+
+// leave ends what enter began; the session's idle time starts when no
+// request is left.
+func (s *session) leave() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.active--
+	if s.active == 0 && !s.finished {
+		s.armLocked()
+	}
+}
+
+// armLocked starts the idle timer; s.mu is held.
+func (s *session) armLocked() {
+	d := s.h.sessionIdle()
+	if d <= 0 {
+		return
+	}
+	if s.idle == nil {
+		s.idle = time.AfterFunc(d, s.idled)
+		return
+	}
+	s.idle.Reset(d)
+}
+
+// idled ends the session, unless a request came meanwhile or a call still
+// runs (a client gone from its stream may come back for it).
+func (s *session) idled() {
+	s.mu.Lock()
+	if s.finished || s.active > 0 {
+		s.mu.Unlock()
+		return
+	}
+	if s.conn.Busy() {
+		s.armLocked()
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	s.end(true)
+}
+
+// open makes the stream of a request with id (as sent), refusing an id in
+// use and a stream past MaxStreams (the oldest streams kept only for
+// resumption make room first).
+func (s *session) open(id []byte) (*stream, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.finished {
+		return nil, errSessionEnded
+	}
+	key := string(id)
+	if _, ok := s.calls[key]; ok {
+		return nil, errIDInUse
+	}
+	if !s.roomLocked() {
+		return nil, errTooManyStreams
+	}
+	st := s.newStreamLocked(key)
+	s.calls[key] = st
+	return st, nil
+}
+
+// openGet makes the GET stream, replacing one no request carries.
+func (s *session) openGet() (*stream, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.finished {
+		return nil, errSessionEnded
+	}
+	if old := s.get; old != nil {
+		s.dropLocked(old)
+		s.get = nil
+	}
+	if !s.roomLocked() {
+		return nil, errTooManyStreams
+	}
+	st := s.newStreamLocked("")
+	s.get = st
+	return st, nil
+}
+
+// roomLocked makes room for a stream, dropping the oldest that only wait
+// to be resumed, and reports whether there is; s.mu is held.
+func (s *session) roomLocked() bool {
+	max := s.h.maxStreams()
+	for i := 0; len(s.streams) >= max && i < len(s.order); {
+		st := s.order[i]
+		if s.calls[st.call] == st || st == s.get {
+			i++ // running: it stays
+			continue
+		}
+		s.dropLocked(st)
+	}
+	return len(s.streams) < max
+}
+
+func (s *session) newStreamLocked(call string) *stream {
+	s.next++
+	st := &stream{s: s, id: strconv.FormatUint(s.next, 10), call: call}
+	s.streams[st.id] = st
+	s.order = append(s.order, st)
+	return st
+}
+
+// dropLocked forgets st and its events; s.mu is held.
+func (s *session) dropLocked(st *stream) {
+	if s.streams[st.id] != st {
+		return
+	}
+	delete(s.streams, st.id)
+	for i, o := range s.order {
+		if o == st {
+			s.order = append(s.order[:i], s.order[i+1:]...)
+			break
+		}
+	}
+	s.h.store().Forget(s.id, st.id)
+}
+
+// ended records that st has ended (its answer written): delivered, it is
+// forgotten; otherwise it is kept for the client to resume.
+func (s *session) ended(st *stream, delivered bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st.call != "" && s.calls[st.call] == st {
+		delete(s.calls, st.call)
+	}
+	if delivered {
+		s.dropLocked(st)
+	}
+}
+
+// streamOf returns the stream an event id names, and the event's number.
+func (s *session) streamOf(eventID string) (*stream, uint64) {
+	i := strings.LastIndexByte(eventID, '-')
+	if i < 0 {
+		return nil, 0
+	}
+	seq, err := strconv.ParseUint(eventID[i+1:], 10, 64)
+	if err != nil || seq == 0 {
+		return nil, 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.streams[eventID[:i]], seq
+}
+
+// callStream returns the stream of the running request with id (as sent).
+func (s *session) callStream(id []byte) *stream {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[string(id)]
+}
+
+// getStream returns the GET stream, or nil.
+func (s *session) getStream() *stream {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.get
+}
+
+// deliver hands msg, a message POSTed in the session, to its Conn, and
+// reports whether it took it before ctx ended or the session did.
+func (s *session) deliver(ctx context.Context, msg []byte) bool {
+	select {
+	case s.in <- msg:
+		return true
+	case <-s.done:
+	case <-ctx.Done():
+	}
+	return false
+}
+
+// end ends the session: it is forgotten, its Conn reads no more (and its
+// calls are cancelled when cancel is set), the requests that carry its
+// streams return, and its events are dropped.
+func (s *session) end(cancel bool) {
+	h := s.h
+	h.smu.Lock()
+	if h.sessions[s.id] == s {
+		delete(h.sessions, s.id)
+	}
+	h.smu.Unlock()
+	s.mu.Lock()
+	if s.finished {
+		s.mu.Unlock()
+		if cancel {
+			s.cancel()
+		}
+		return
+	}
+	s.finished = true
+	if s.idle != nil {
+		s.idle.Stop()
+	}
+	streams := s.order
+	s.order, s.streams, s.calls, s.get = nil, map[string]*stream{}, map[string]*stream{}, nil
+	s.mu.Unlock()
+	close(s.done)
+	if cancel {
+		s.cancel()
+	}
+	for _, st := range streams {
+		st.end()
+	}
+	h.store().Forget(s.id, "")
+}
+
+// endAll ends every session.
+func (h *Handler) endAll(cancel bool) {
+	h.smu.Lock()
+	all := make([]*session, 0, len(h.sessions))
+	for _, s := range h.sessions {
+		all = append(all, s)
+	}
+	h.smu.Unlock()
+	for _, s := range all {
+		s.end(cancel)
+	}
+}
+
+// stopAll makes every session's Conn run no more of its client's
+// messages (peer.Conn.Shutdown).
+func (h *Handler) stopAll() {
+	h.smu.Lock()
+	defer h.smu.Unlock()
+	for _, s := range h.sessions {
+		s.conn.Shutdown()
+	}
+}
+
+// sessionConn is a session as the transport of its Conn.
+type sessionConn session
+
+// Read returns the next message POSTed in the session, and io.EOF once the
+// session has ended.
+func (t *sessionConn) Read() ([]byte, error) {
+	select {
+	case m := <-t.in:
+		return m, nil
+	case <-t.done:
+		return nil, io.EOF
+	}
+}
+
+// Write sends msg on the stream it belongs to (see session). A message
+// with nowhere to go (a notification outside any call with no GET stream
+// opened, an answer whose stream has ended) is dropped, as MCP allows. It
+// never fails: a stream whose client is gone keeps its events for the
+// client to resume, and the session goes on.
+func (t *sessionConn) Write(ctx context.Context, msg []byte) error {
+	s := (*session)(t)
+	var r wire.Request
+	kind, err := (wire.Scanner{}).Classify(msg, &r)
+	if err != nil {
+		return nil
+	}
+	if kind == wire.MsgResponse {
+		if st := s.callStream(r.ID); st != nil {
+			st.send(msg, true) // a stream's client gone is no failure of the session
+		}
+		return nil
+	}
+	var st *stream
+	if c := jsonrpc.CallOf(ctx); c != nil && !c.IsNotification() {
+		st = s.callStream(c.ID())
+	}
+	if st == nil {
+		st = s.getStream()
+	}
+	if st == nil {
+		return nil
+	}
+	st.send(msg, false)
+	return nil
+}
+
+// Flush does nothing: each event is flushed as it is written.
+func (t *sessionConn) Flush() error { return nil }
+
+// Close ends the session's reading.
+func (t *sessionConn) Close() error { return nil }
+
+// Exchanges reports that every goroutine that sends writes at once
+// (transport.Conn): a message for one stream waits for no other's.
+func (t *sessionConn) Exchanges() bool { return true }
