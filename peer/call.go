@@ -180,6 +180,9 @@ func (c *Conn) register(ctx context.Context, n int) (uint64, []chan response, er
 			return
 		}
 		first = c.nextID.Add(uint64(n)) - uint64(n) + 1
+		if c.pending == nil {
+			c.pending = make(map[uint64]chan<- response) // on the first call
+		}
 		for i := range chs {
 			c.pending[first+uint64(i)] = chs[i]
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -102,11 +103,12 @@ type Conn struct {
 	flushes bool            // t buffers writes: Flush before reading (see Run)
 
 	// The read loop's own.
-	dst  []byte       // inline answers are appended here
-	cur  *incoming    // the record of the next message
-	scan wire.Scanner // the classifier of two-way messages
-	kind wire.MsgKind // the message being handled, as classified; MsgOther when it was not
-	req  wire.Request // its members, when classified
+	dst   []byte       // inline answers are appended here
+	cur   *incoming    // the record of the next message
+	first incoming     // the first record, made with the Conn
+	scan  wire.Scanner // the classifier of two-way messages
+	kind  wire.MsgKind // the message being handled, as classified; MsgOther when it was not
+	req   wire.Request // its members, when classified
 	// A batch's scan, when classified: its first registry.BatchScan
 	// requests (made on the first batch), and ScanBatch's results.
 	batch []wire.Request
@@ -146,6 +148,9 @@ type Conn struct {
 	// exchanges is set when the transport sends each message in an
 	// exchange of its own (Exchanges): senders write at once.
 	exchanges bool
+	// inHand is set when the transport's input is all in hand
+	// (InputInHand): its read loop writes, two-way or not.
+	inHand bool
 
 	// Outgoing calls.
 	nextID atomic.Uint64
@@ -214,6 +219,28 @@ type tracked struct {
 type connKey struct{}
 type inlineKey struct{}
 
+// connContext is the Conn's context: ctx with the values a call's
+// context carries on a Conn (FromContext, its tracker, NullParams, the
+// mark of an inline call), in one allocation.
+type connContext struct {
+	context.Context
+	c *Conn
+}
+
+func (x *connContext) Value(key any) any {
+	switch key.(type) {
+	case connKey, inlineKey:
+		return x.c
+	case keys.Tracker:
+		return keys.CallTracker((*tracker)(x.c))
+	case keys.NullParams:
+		if x.c.proto.NullParams {
+			return true
+		}
+	}
+	return x.Context.Value(key)
+}
+
 // New returns a Conn over t. ctx is the base of the contexts of the
 // methods it runs: cancelling it cancels them. Call Run to serve it.
 func New(ctx context.Context, t transport.Conn, opts Options) *Conn {
@@ -231,8 +258,6 @@ func New(ctx context.Context, t transport.Conn, opts Options) *Conn {
 		caller:   opts.Caller,
 		onIdle:   opts.OnIdle,
 		logger:   opts.Logger,
-		pending:  map[uint64]chan<- response{},
-		dst:      make([]byte, 0, 4<<10),
 		done:     make(chan struct{}),
 	}
 	if c.srv == nil {
@@ -242,19 +267,24 @@ func New(ctx context.Context, t transport.Conn, opts Options) *Conn {
 	if c.caller || c.proto.CancelMethod != "" || c.proto.ProgressMethod != "" {
 		c.twoWay.Store(true)
 	}
-	ctx = context.WithValue(ctx, connKey{}, c)
-	if c.proto.NullParams {
-		ctx = context.WithValue(ctx, keys.NullParams{}, true)
-	}
-	ctx = transport.WithTracker(ctx, (*tracker)(c))
-	c.ctx = context.WithValue(ctx, inlineKey{}, c)
+	c.ctx = &connContext{Context: ctx, c: c}
 	if dl, ok := t.(deadliner); ok && dl.SetReadDeadline(time.Time{}) == nil {
 		c.clock = readClock{dl: dl, idle: max(lim.IdleTimeout, 0), msg: max(lim.ReadTimeout, 0)}
 	}
 	if x, ok := t.(interface{ Exchanges() bool }); ok && x.Exchanges() {
 		c.exchanges = true
 	}
-	c.cur = c.newIncoming()
+	if x, ok := t.(interface{ InputInHand() bool }); ok && x.InputInHand() {
+		c.inHand = true
+	}
+	c.first.c = c
+	c.first.reply = c.first.onReply
+	c.cur = &c.first
+	if c.inHand {
+		c.dst = make([]byte, 0, 512) // one request's answer, mostly small
+	} else {
+		c.dst = make([]byte, 0, 4<<10)
+	}
 	c.gate.Store(true)
 	return c
 }
@@ -290,7 +320,11 @@ func (c *Conn) Run(end func(error)) {
 func (c *Conn) finish(err error, end func(error)) {
 	c.sendQueued() // the read loop lets go of the writer
 	c.mu.Lock()
-	c.err = fmt.Errorf("%w: %w", ErrClosed, err)
+	if err == io.EOF {
+		c.err = errClosedEOF
+	} else {
+		c.err = fmt.Errorf("%w: %w", ErrClosed, err)
+	}
 	for id, ch := range c.pending {
 		close(ch)
 		delete(c.pending, id)
@@ -306,6 +340,10 @@ func (c *Conn) finish(err error, end func(error)) {
 		end(err)
 	}
 }
+
+// errClosedEOF is the error of a Conn whose input ended cleanly, made
+// once.
+var errClosedEOF = fmt.Errorf("%w: %w", ErrClosed, io.EOF)
 
 // Done returns a channel that is closed when the Conn's read loop has
 // ended: the peer is gone, or the connection is closing.

@@ -18,6 +18,10 @@ import "context"
 // answers is written without taking mu once; it writes what others
 // queued meanwhile between its answers (queued tells it, without mu).
 //
+// A transport whose input is all in hand (InputInHand: one HTTP
+// request's body) has no peer to wait for while it writes: its read loop
+// and pump write their answers themselves, two-way or not.
+//
 // A transport that sends each message in an exchange of its own (an HTTP
 // request, see transport.Conn) is written by every goroutine that sends at
 // once: a message that waits for its answer holds up no other.
@@ -164,7 +168,7 @@ func (c *Conn) putReader(resp []byte) {
 	if len(resp) == 0 {
 		return
 	}
-	if c.twoWay.Load() {
+	if c.writesApart() {
 		c.mu.Lock()
 		if c.readerWrites {
 			// It became two-way while the read loop held the writer: a
@@ -227,7 +231,7 @@ func (c *Conn) putPump(resp []byte) {
 	if len(resp) == 0 {
 		return
 	}
-	if !c.twoWay.Load() {
+	if !c.writesApart() {
 		c.writeNow(c.ctx, resp)
 		return
 	}
@@ -252,7 +256,7 @@ func (c *Conn) putOther(resp []byte) {
 // writes it and flushes, and lets go of the writer; a two-way one makes
 // sure a writer goroutine runs.
 func (c *Conn) sendQueued() error {
-	if c.twoWay.Load() {
+	if c.writesApart() {
 		if c.readerWrites || c.queued.Load() {
 			c.mu.Lock()
 			if c.readerWrites {
@@ -293,7 +297,7 @@ func (c *Conn) kick() {
 		c.mu.Unlock()
 		return
 	}
-	if c.twoWay.Load() {
+	if c.writesApart() {
 		c.startWriterLocked()
 		c.mu.Unlock()
 		return
@@ -311,6 +315,11 @@ func (c *Conn) kick() {
 // it answered waits for the peer's next message. Only the read loop may
 // call it, from within Read.
 func (c *Conn) SendQueued() error { return c.sendQueued() }
+
+// writesApart reports whether the read loop and the pump leave their
+// writes to a writer goroutine: once the Conn is two-way, unless its
+// transport's input is all in hand.
+func (c *Conn) writesApart() bool { return c.twoWay.Load() && !c.inHand }
 
 // waitLocked waits for the next change of what c.mu guards (wakeLocked),
 // by channel: it releases c.mu while it waits and takes it again. The

@@ -26,7 +26,8 @@ type exchange struct {
 	writeTimeout time.Duration // 0: none
 	answered     chan struct{} // closed once the answer is written
 
-	read bool // Read has returned req; the read loop's only
+	read     bool // Read has returned req; the read loop's only
+	returned bool // Run has returned (ended); the read loop's only
 
 	mu       sync.Mutex // guards the writes to w and the fields below
 	stream   bool       // the event stream's header is written
@@ -46,6 +47,11 @@ func (x *exchange) Read() ([]byte, error) {
 	if !x.read {
 		x.read = true
 		return x.req, nil
+	}
+	select {
+	case <-x.answered:
+		return nil, io.EOF // answered inline, as most calls are
+	default:
 	}
 	var tick <-chan time.Time
 	if x.keepAlive > 0 {
@@ -144,12 +150,25 @@ func (x *exchange) Close() error {
 	return nil
 }
 
+// InputInHand reports that the request is all in hand: the Conn writes
+// its answer at once, from the goroutine that ran the call, even when
+// the Protocol makes it two-way (see transport.Conn).
+func (x *exchange) InputInHand() bool { return true }
+
 // Stop lets the request end with its answer (peer.Hosted): it has no other
 // message to read, so there is nothing more to do.
 func (x *exchange) Stop() {}
 
 // Kill ends the request at once, cancelling its method (peer.Hosted).
 func (x *exchange) Kill() { x.cancel() }
+
+// ended is the end of the request's Conn: its answer is written, or the
+// client is gone, or the handler stops; nothing may write to w once
+// ServeHTTP has returned.
+func (x *exchange) ended(error) {
+	x.close()
+	x.returned = true
+}
 
 // close marks w as no longer to be used.
 func (x *exchange) close() {

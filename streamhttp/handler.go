@@ -363,14 +363,8 @@ func (h *Handler) serveRequest(ctx context.Context, w http.ResponseWriter, r *ht
 		log = h.Logger.With(slog.String("remote", r.RemoteAddr))
 	}
 	c := peer.New(ctx, x, peer.Options{Server: srv, Protocol: proto, Limits: lim, Logger: log})
-	returned := false
-	c.Run(func(error) {
-		// The answer is written, or the client is gone, or the handler
-		// stops: nothing may write to w once ServeHTTP has returned.
-		x.close()
-		returned = true
-	})
-	if !returned {
+	c.Run(x.ended)
+	if !x.returned {
 		// A method ended this goroutine with runtime.Goexit: the Conn goes
 		// on on another, which answers the call; net/http ends the
 		// request when this one ends, and the answer has no way out.
@@ -473,6 +467,16 @@ func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, why string, cod
 func accepts(vals []string) (takesJSON, takesEvents bool) {
 	if len(vals) == 0 {
 		return true, true
+	}
+	if len(vals) == 1 {
+		switch vals[0] { // what clients send, without parsing
+		case "application/json, text/event-stream", "text/event-stream, application/json":
+			return true, true
+		case "application/json":
+			return true, false
+		case "text/event-stream":
+			return false, true
+		}
 	}
 	for _, v := range vals {
 		for part := range strings.SplitSeq(v, ",") {

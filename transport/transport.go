@@ -151,7 +151,7 @@ type Conn interface {
 	Close() error
 }
 
-// Two methods a Conn may have beside those of the interface change how a
+// Three methods a Conn may have beside those of the interface change how a
 // connection uses it:
 //
 //   - Buffered() int returns the bytes of input read and not yet
@@ -166,6 +166,13 @@ type Conn interface {
 //     a request: Write may take as long as the exchange, and is called
 //     by every goroutine that sends, at once, so that no message waits
 //     for another's exchange.
+//   - InputInHand() bool, when it returns true, says that Read never
+//     waits for the peer to read what Write sends, as the one request
+//     of an HTTP exchange is read whole before it is answered: a
+//     two-way connection's read loop then writes its answers itself,
+//     on its own goroutine, as a one-way connection's does, where it
+//     otherwise leaves them to a writer goroutine (a read loop blocked
+//     writing to a peer blocked writing to it would never read again).
 
 // noMethods is the empty method table that a nil Server means.
 var noMethods = sync.OnceValue(func() *jsonrpc.Server { return jsonrpc.NewServer() })
