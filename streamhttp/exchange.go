@@ -222,21 +222,28 @@ func (x *exchange) event(msg []byte) error {
 	return err
 }
 
-// isResponse reports whether msg, a message the Conn writes, is a
-// response: the answer to the request (the Conn's own calls and its
-// notifications are requests).
+// isResponse reports whether msg, a message the Conn writes (valid JSON,
+// as the library writes it), is a response: the answer to the request
+// (the Conn's own calls and its notifications are requests). The names
+// of an object's members are read, decoded, up to the first that tells,
+// so that a long result is not scanned: the library writes "jsonrpc"
+// first, then "result", "error" or "method".
 func isResponse(msg []byte) bool {
-	// The shapes the library writes, read without scanning a long result.
-	const head = `{"jsonrpc":"2.0",`
-	if len(msg) > len(head)+8 && string(msg[:len(head)]) == head {
-		switch string(msg[len(head) : len(head)+8]) {
-		case `"result"`, `"error":`:
+	if len(msg) == 0 || msg[0] != '{' {
+		var r wire.Request
+		kind, err := wire.Scanner{}.Classify(msg, &r)
+		return err == nil && (kind == wire.MsgResponse || kind == wire.MsgResponses)
+	}
+	for pos := 0; ; {
+		name, value, ok := wire.NextName(msg, pos)
+		switch {
+		case !ok:
+			return false
+		case wire.NameIs(name, "result"), wire.NameIs(name, "error"):
 			return true
-		case `"method"`:
+		case wire.NameIs(name, "method"):
 			return false
 		}
+		pos = wire.SkipValue(msg, value)
 	}
-	var r wire.Request
-	kind, err := wire.Scanner{}.Classify(msg, &r)
-	return err == nil && (kind == wire.MsgResponse || kind == wire.MsgResponses)
 }

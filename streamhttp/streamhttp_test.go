@@ -495,3 +495,25 @@ func TestJSONOverTCP(t *testing.T) {
 		}
 	}
 }
+
+// TestIsResponse: the handler tells the answer that ends a request's
+// stream from the notifications and calls before it by the decoded names
+// of its members, however they are escaped, spaced or ordered.
+func TestIsResponse(t *testing.T) {
+	for msg, want := range map[string]bool{
+		`{"jsonrpc":"2.0","result":{"big":[1,2,3]},"id":1}`:                         true,
+		`{"jsonrpc":"2.0","error":{"code":-32601,"message":"x"},"id":1}`:            true,
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`:           false,
+		`{"jsonrpc":"2.0","method":"sampling/createMessage","id":"s1"}`:             false,
+		`{"jsonrpc":"2.0","re\u0073ult":1,"id":1}`:                                  true,
+		`{ "id" : 1 , "jsonrpc" : "2.0" , "\u0065rror" : {"code":1,"message":""} }`: true,
+		`{"jsonrpc":"2.0","m\u0065thod":"x"}`:                                       false,
+		`{"jsonrpc":"2.0","id":1,"params":{"result":1},"method":"x"}`:               false,
+		`[{"jsonrpc":"2.0","result":1,"id":1}]`:                                     true,
+		`[{"jsonrpc":"2.0","method":"x"}]`:                                          false,
+	} {
+		if got := streamhttp.IsResponse([]byte(msg)); got != want {
+			t.Errorf("isResponse(%s) = %v, want %v", msg, got, want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 	"unicode/utf8"
 )
@@ -252,4 +253,31 @@ func FuzzClassify(f *testing.F) {
 			checkClassify(t, escapeStrings(doc, rand.New(rand.NewPCG(seed, 0))))
 		}
 	})
+}
+
+// TestNextName: the names of an object's members, each with the position
+// of its value, whose scan is left to SkipValue; white space anywhere.
+func TestNextName(t *testing.T) {
+	obj := []byte(`{ "jsonrpc" : "2.0" , "re\u0073ult":{"a":[1,{"b":"}"}]},"id" :1 }`)
+	var names, values []string
+	for pos := 0; ; {
+		name, value, ok := NextName(obj, pos)
+		if !ok {
+			break
+		}
+		pos = SkipValue(obj, value)
+		names = append(names, string(name))
+		values = append(values, string(obj[value:pos]))
+	}
+	wantNames := []string{`"jsonrpc"`, `"re\u0073ult"`, `"id"`}
+	wantValues := []string{`"2.0"`, `{"a":[1,{"b":"}"}]}`, `1`}
+	if !slices.Equal(names, wantNames) || !slices.Equal(values, wantValues) {
+		t.Errorf("names %q values %q, want %q %q", names, values, wantNames, wantValues)
+	}
+	if !NameIs([]byte(names[1]), "result") {
+		t.Errorf("%s is not result", names[1])
+	}
+	if _, _, ok := NextName([]byte(`{ }`), 0); ok {
+		t.Error("a member in an empty object")
+	}
 }

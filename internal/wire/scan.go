@@ -853,6 +853,23 @@ func Elements(v []byte) iter.Seq[[]byte] {
 	}
 }
 
+// NextName iterates the valid object v like NextMember, but stops at each
+// member's name, so that a value it does not need is never scanned: it
+// returns the name token (quotes and escapes kept, for NameIs) and the
+// position of its value; pass SkipValue(v, value) as the next pos.
+func NextName(v []byte, pos int) (name []byte, value int, ok bool) {
+	if pos, ok = nextPos(v, pos, '}'); !ok {
+		return nil, pos, false
+	}
+	kend, _ := skipString(v, pos)
+	i := SkipSpace(v, kend)
+	return v[pos:kend], SkipSpace(v, i+1), true // past ':'
+}
+
+// SkipValue returns the position just past the valid JSON value that
+// begins at pos of v.
+func SkipValue(v []byte, pos int) int { return skipValid(v, pos) }
+
 // NextMember iterates the valid object v like NextElement, returning each
 // member's raw name (the string token without its quotes, escapes kept), its
 // value, and whether the name holds escapes.

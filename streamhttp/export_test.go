@@ -1,0 +1,4 @@
+package streamhttp
+
+// IsResponse is isResponse, for the tests.
+var IsResponse = isResponse
