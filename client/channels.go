@@ -1,14 +1,11 @@
 package client
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
@@ -99,6 +96,19 @@ func (l *local) Write(ctx context.Context, msg []byte) error {
 // call whose context ends closes its stream, which such a server takes as
 // cancellation. 202 Accepted and 204 No Content answer messages that have
 // no answer.
+//
+// A server that answers with an Mcp-Session-Id header has begun a
+// session (MCP 2025-11-25's, begun by initialize; package streamhttp's
+// SessionMethod): the channel sends the id with every request after,
+// opens the session's GET stream for what the server sends outside any
+// call (unless HTTPNoGetStream), resumes a stream whose connection ends
+// before its answer with a GET naming its last event (Last-Event-ID),
+// after the server's retry delay, and ends the session with a DELETE on
+// Close. A request the server answers 404 to the id has ended its
+// session: its error wraps ErrSessionEnded, and the channel forgets the
+// id. HTTPSessionID tells the id. Headers a protocol asks for on every
+// request, such as MCP's MCP-Protocol-Version, are the caller's to send
+// (HTTPHeader).
 func HTTP(url string, hc *http.Client, opts ...HTTPOption) Channel {
 	if hc == nil {
 		hc = http.DefaultClient
@@ -148,142 +158,6 @@ func WithHTTPHeader(ctx context.Context, h http.Header) context.Context {
 		merged[http.CanonicalHeaderKey(k)] = v
 	}
 	return context.WithValue(ctx, headerKey{}, merged)
-}
-
-type httpChannel struct {
-	url    string
-	hc     *http.Client
-	header http.Header // HTTPHeader; read-only once made
-	queue
-	closing context.Context // cancelled by Close
-	cancel  context.CancelFunc
-}
-
-func (h *httpChannel) Close() error {
-	h.cancel()
-	return h.queue.Close()
-}
-
-// maxHTTPResponse bounds the response body the HTTP channel reads, and
-// each event of an event stream.
-const maxHTTPResponse = 64 << 20
-
-// readEvents reads a text/event-stream and passes the data of each event,
-// a JSON-RPC message, to put, as the events arrive, until the stream ends.
-// Comments, event names, ids and retry fields are skipped; an event of
-// several data lines is their lines joined by newlines, as the format
-// says.
-func readEvents(r io.Reader, put func([]byte)) error {
-	br := bufio.NewReaderSize(r, 4<<10)
-	var data []byte
-	has := false
-	for {
-		line, err := br.ReadSlice('\n')
-		for err == bufio.ErrBufferFull {
-			// A long line: the rest of it, within the bound.
-			if len(data)+len(line) > maxHTTPResponse {
-				return fmt.Errorf("jsonrpc: event over %d bytes", maxHTTPResponse)
-			}
-			var more []byte
-			more, err = br.ReadSlice('\n')
-			line = append(append([]byte(nil), line...), more...)
-		}
-		if err == io.EOF && len(line) == 0 {
-			if has {
-				put(data)
-			}
-			return nil
-		}
-		if err != nil && err != io.EOF {
-			return err
-		}
-		line = bytes.TrimRight(line, "\r\n")
-		switch {
-		case len(line) == 0:
-			if has {
-				put(data)
-				data, has = nil, false
-			}
-		case line[0] == ':':
-		default:
-			field, value, _ := bytes.Cut(line, []byte(":"))
-			value = bytes.TrimPrefix(value, []byte(" "))
-			if string(field) == "data" {
-				if has {
-					data = append(data, '\n')
-				}
-				if len(data)+len(value) > maxHTTPResponse {
-					return fmt.Errorf("jsonrpc: event over %d bytes", maxHTTPResponse)
-				}
-				data = append(data, value...)
-				has = true
-			}
-		}
-		if err == io.EOF {
-			if has {
-				put(data)
-			}
-			return nil
-		}
-	}
-}
-
-func (h *httpChannel) Write(ctx context.Context, msg []byte) error {
-	if h.closing.Err() != nil {
-		return ErrClosed
-	}
-	// The request ends with the call's context or with Close.
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stop := context.AfterFunc(h.closing, cancel)
-	defer stop()
-	req, err := http.NewRequestWithContext(rctx, http.MethodPost, h.url, bytes.NewReader(msg))
-	if err != nil {
-		return err
-	}
-	for k, v := range h.header {
-		req.Header[k] = v
-	}
-	if hs, ok := ctx.Value(headerKey{}).(http.Header); ok {
-		for k, v := range hs {
-			req.Header[k] = v
-		}
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if req.Header.Get("Accept") == "" {
-		req.Header.Set("Accept", "application/json, text/event-stream")
-	}
-	resp, err := h.hc.Do(req)
-	if err != nil {
-		return h.sendError(ctx, err)
-	}
-	defer resp.Body.Close()
-	switch resp.StatusCode {
-	case http.StatusOK:
-		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/event-stream" {
-			if err := readEvents(resp.Body, h.put); err != nil {
-				return h.sendError(ctx, err)
-			}
-			return nil
-		}
-		body, err := io.ReadAll(io.LimitReader(resp.Body, maxHTTPResponse+1))
-		if err != nil {
-			return h.sendError(ctx, err)
-		}
-		if len(body) > maxHTTPResponse {
-			return fmt.Errorf("jsonrpc: HTTP response over %d bytes", maxHTTPResponse)
-		}
-		h.put(body)
-		return nil
-	case http.StatusNoContent, http.StatusAccepted:
-		return nil
-	}
-	io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
-	e := &HTTPStatusError{StatusCode: resp.StatusCode, Status: resp.Status, URL: h.url}
-	if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs >= 0 {
-		e.RetryAfter = time.Duration(secs) * time.Second
-	}
-	return e
 }
 
 // An HTTPStatusError is the error of a call over HTTP answered with a
