@@ -6,7 +6,10 @@
 // Visual Studio Code's language client, drives examples/langserver (the
 // script in lsp/); the official MCP conformance suite
 // (@modelcontextprotocol/conformance, in mcpconformance/) checks
-// examples/mcpserver over Streamable HTTP. It is a module of its own, so
+// examples/mcpserver over Streamable HTTP. The other way round, this
+// library's client.HTTP drives the MCP Go SDK's Streamable HTTP server
+// (a session, progress, the server's calls, its GET stream). It is a
+// module of its own, so
 // that the library gains no dependency from them.
 //
 // The Node tests need the scripts' packages, installed with npm ci in
