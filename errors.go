@@ -174,6 +174,9 @@ func toError(err error, details bool) *Error {
 		return &Error{Code: CodeInternalError, Message: "Internal error", Data: jsonString(nonFiniteData(re.NonFinite()))}
 	case isResult, isPanic:
 		return &Error{Code: CodeInternalError, Message: "Internal error"}
+	case bind.TooLarge(err):
+		// A sequence result collected into one array past MaxResponse.
+		return &Error{Code: CodeLimitExceeded, Message: CodeLimitExceeded.String(), Data: jsonString(err.Error())}
 	case errors.Is(err, context.Canceled):
 		return &Error{Code: CodeCancelled, Message: "Request cancelled"}
 	case errors.Is(err, context.DeadlineExceeded):

@@ -126,6 +126,16 @@ func ForMethod(goName string, opts ...MethodOption) ServiceOption {
 // here with an error wrapping ErrInvalidMethod, never at call time. Names
 // starting with "rpc." are reserved by the specification and rejected, as
 // is a name already registered (ErrDuplicate).
+//
+// A value that is a sequence, an iter.Seq[T] or an iter.Seq2[T, error]
+// (whose error, yielded, ends it and answers the call), is a stream of
+// results: the method runs on a goroutine of its own, as Blocking, and
+// its items are pulled one at a time as the call's connection can send
+// them, in the shape the connection's protocol gives them (see package
+// peer). Where nothing streams it (Process, plain HTTP), the answer is
+// the items as one array, bounded by Limits.MaxResponse: past it the
+// call is answered with CodeLimitExceeded and the sequence's yield
+// returns false. A nil sequence is an empty array.
 func (s *Server) Register(name string, fn any, opts ...MethodOption) error {
 	var mc methodConfig
 	for _, o := range opts {
@@ -172,6 +182,7 @@ func (s *Server) build(name string, fn any, mc *methodConfig, recv reflect.Value
 		AllowUnknown: s.cfg.allowUnknown,
 		Receiver:     recv,
 		Resolve:      resolve,
+		MaxCollect:   s.cfg.maxResponse,
 	}
 	var (
 		f   *bind.Func
@@ -189,7 +200,9 @@ func (s *Server) build(name string, fn any, mc *methodConfig, recv reflect.Value
 	if err != nil {
 		return nil, fmt.Errorf("%w %q: %v", ErrInvalidMethod, name, err)
 	}
-	return &method{name: name, fn: f, blocking: mc.blocking, call: f.Context || resolve != nil}, nil
+	// A method that returns a sequence runs on a goroutine of its own, as
+	// Blocking: its items are pulled as its connection can send them.
+	return &method{name: name, fn: f, blocking: mc.blocking || f.Seq, call: f.Context || resolve != nil}, nil
 }
 
 func checkName(name string) error {

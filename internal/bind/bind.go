@@ -87,6 +87,10 @@ type Options struct {
 	// from Resolve with the call's context. Such calls take the reflection
 	// path.
 	Resolve func(ctx context.Context) (reflect.Value, error)
+	// MaxCollect bounds the bytes of a sequence result collected into one
+	// array, for a call whose connection does not stream it; 0 means no
+	// bound.
+	MaxCollect int
 }
 
 // ParamError reports params that do not fit a method. It maps to -32602.
@@ -143,6 +147,10 @@ type Func struct {
 	Context bool
 	// Fast reports whether calls avoid reflect.Value.Call.
 	Fast bool
+	// Seq reports whether the function returns a sequence (iter.Seq[T],
+	// or iter.Seq2[T, error]), whose items are sent as the call's
+	// connection shapes them (keys.SeqSender), or as one array.
+	Seq bool
 
 	fast     fastInvoker  // nil when calls go through invokeReflect
 	typed    typedInvoker // set by Typed; takes precedence
@@ -169,6 +177,7 @@ type Func struct {
 	recv      unsafe.Pointer // the bound receiver of a method expression
 	recvV     reflect.Value
 	resolve   func(context.Context) (reflect.Value, error) // a per-call receiver
+	seq       *seqResult                                   // a sequence result
 }
 
 // Invoke calls the function: it decodes params (a JSON array, an object, or
@@ -335,7 +344,14 @@ func Build(fn any, opts Options) (*Func, error) {
 	default:
 		return nil, fmt.Errorf("%d results: want none, T, error or (T, error)", t.NumOut())
 	}
-	if f.shape == shapeR || f.shape == shapeRErr {
+	if (f.shape == shapeR || f.shape == shapeRErr) && f.res.t != nil {
+		if _, _, ok := seqOf(f.res.t); ok {
+			if err := f.setSeq(f.res.t, opts.MaxCollect); err != nil {
+				return nil, fmt.Errorf("result: sequence item: %w", err)
+			}
+		}
+	}
+	if (f.shape == shapeR || f.shape == shapeRErr) && f.seq == nil {
 		if err := servable(f.res.t); err != nil {
 			return nil, fmt.Errorf("result: %w", err)
 		}
@@ -397,6 +413,9 @@ func Build(fn any, opts Options) (*Func, error) {
 
 	if f.resolve != nil {
 		return f, nil // each call resolves its receiver: the reflection path
+	}
+	if f.seq != nil {
+		return f, nil // sequences take the reflection path
 	}
 	if err := f.buildFast(); err != nil {
 		return nil, err

@@ -55,6 +55,9 @@ func (f *Func) invokeReflect(ctx context.Context, dst, params []byte) ([]byte, e
 			return dst, e.(error)
 		}
 	}
+	if f.seq != nil {
+		return f.appendSeq(ctx, dst, out[0])
+	}
 	if f.res.raw {
 		// A result that is a json.RawMessage param itself (an echo) was
 		// validated with the request.

@@ -39,6 +39,9 @@ func Typed[P, R any](fn func(context.Context, P) (R, error), withContext bool, o
 	if err != nil {
 		return nil, err
 	}
+	if f.seq != nil {
+		return f, nil // a sequence result: the reflection path, which streams it
+	}
 	f.Context = withContext
 	if !withContext {
 		f.shape &^= shapeCtx

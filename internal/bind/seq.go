@@ -1,0 +1,166 @@
+package bind
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"reflect"
+	"strconv"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/keys"
+)
+
+// A seqResult is the result of a function that returns a sequence: an
+// iter.Seq[T], or an iter.Seq2[T, error] whose error ends it.
+type seqResult struct {
+	withErr bool
+	item    *Func // encodes one item, as a result of the item's type
+	max     int   // the bytes a whole array may take (Options.MaxCollect)
+}
+
+// errSeqTooLarge is the error of a sequence collected past MaxCollect.
+type errSeqTooLarge int
+
+func (e errSeqTooLarge) Error() string {
+	return "response exceeds the limit of " + strconv.Itoa(int(e)) + " bytes"
+}
+
+// TooLarge reports whether err is that of a sequence result that did not
+// fit in one answer, when it was collected into one array.
+func TooLarge(err error) bool {
+	var e errSeqTooLarge
+	return errors.As(err, &e)
+}
+
+// seqOf reports whether t is a sequence type, func(yield func(T) bool) or
+// func(yield func(T, error) bool), and its item type.
+func seqOf(t reflect.Type) (item reflect.Type, withErr, ok bool) {
+	if t.Kind() != reflect.Func || t.NumIn() != 1 || t.NumOut() != 0 || t.IsVariadic() {
+		return nil, false, false
+	}
+	y := t.In(0)
+	if y.Kind() != reflect.Func || y.NumOut() != 1 || y.Out(0).Kind() != reflect.Bool || y.IsVariadic() {
+		return nil, false, false
+	}
+	switch {
+	case y.NumIn() == 1:
+		return y.In(0), false, true
+	case y.NumIn() == 2 && y.In(1) == errType:
+		return y.In(0), true, true
+	}
+	return nil, false, false
+}
+
+// setSeq makes f's result, of the sequence type t, a sequence result.
+func (f *Func) setSeq(t reflect.Type, max int) error {
+	item, withErr, _ := seqOf(t)
+	if err := servable(item); err != nil {
+		return err
+	}
+	it := *f
+	it.res = newResult(item)
+	it.seq = nil
+	f.seq = &seqResult{withErr: withErr, item: &it, max: max}
+	f.Seq = true
+	return nil
+}
+
+// appendSeq sends the sequence v as the result: through the SeqSender of
+// ctx, when the call's connection has one, or else as one JSON array,
+// bounded by max bytes.
+func (f *Func) appendSeq(ctx context.Context, dst []byte, v reflect.Value) ([]byte, error) {
+	if v.IsNil() {
+		return append(dst, "[]"...), nil
+	}
+	items := f.seq.pull(v)
+	if s, ok := ctx.Value(keys.Sequencer{}).(keys.SeqSender); ok && s != nil {
+		return s.SendSeq(ctx, dst, items)
+	}
+	defer items.Stop()
+	start := len(dst)
+	dst = append(dst, '[')
+	for n := 0; ; n++ {
+		if err := ctx.Err(); err != nil {
+			return dst[:start], err
+		}
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		out, ok, err := items.Next(dst)
+		if err != nil {
+			return dst[:start], err
+		}
+		if !ok {
+			if n > 0 {
+				dst = dst[:len(dst)-1]
+			}
+			break
+		}
+		dst = out
+		if f.seq.max > 0 && len(dst)-start > f.seq.max {
+			return dst[:start], errSeqTooLarge(f.seq.max)
+		}
+	}
+	return append(dst, ']'), nil
+}
+
+// pull returns the items of the sequence v.
+func (s *seqResult) pull(v reflect.Value) *seqItems {
+	var seq iter.Seq2[reflect.Value, error]
+	if s.withErr {
+		seq = func(yield func(reflect.Value, error) bool) {
+			y := reflect.MakeFunc(v.Type().In(0), func(args []reflect.Value) []reflect.Value {
+				var err error
+				if e := args[1].Interface(); e != nil {
+					err = e.(error)
+				}
+				return []reflect.Value{reflect.ValueOf(yield(args[0], err))}
+			})
+			v.Call([]reflect.Value{y})
+		}
+	} else {
+		seq = func(yield func(reflect.Value, error) bool) {
+			y := reflect.MakeFunc(v.Type().In(0), func(args []reflect.Value) []reflect.Value {
+				return []reflect.Value{reflect.ValueOf(yield(args[0], nil))}
+			})
+			v.Call([]reflect.Value{y})
+		}
+	}
+	next, stop := iter.Pull2(seq)
+	return &seqItems{s: s, next: next, stop: stop}
+}
+
+type seqItems struct {
+	s    *seqResult
+	next func() (reflect.Value, error, bool)
+	stop func()
+	done bool
+}
+
+func (it *seqItems) Next(dst []byte) ([]byte, bool, error) {
+	if it.done {
+		return dst, false, nil
+	}
+	v, err, ok := it.next()
+	if !ok {
+		it.done = true
+		return dst, false, nil
+	}
+	if err != nil {
+		it.done = true
+		it.stop()
+		return dst, false, err
+	}
+	out, err := it.s.item.appendValue(dst, v)
+	if err != nil {
+		it.done = true
+		it.stop()
+		return dst, false, err
+	}
+	return out, true, nil
+}
+
+func (it *seqItems) Stop() {
+	it.done = true
+	it.stop()
+}
