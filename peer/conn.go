@@ -163,6 +163,7 @@ type Conn struct {
 	maxPush  int           // Options.MaxPush
 	maxPushB int           // Options.MaxPushBytes
 	maxSubs  int           // Options.MaxSubscriptions
+	seqs     sequences     // the sequence results open
 	held     atomic.Int32  // subscriptions waiting for the answer of their call (activate)
 	done     chan struct{} // closed when the read loop has ended
 }
@@ -237,6 +238,10 @@ func (x *connContext) Value(key any) any {
 		if x.c.proto.NullParams {
 			return true
 		}
+	case keys.Sequencer:
+		if !x.c.inHand { // a consumer that cannot pull gets the items whole
+			return keys.SeqSender((*sequencer)(x.c))
+		}
 	}
 	return x.Context.Value(key)
 }
@@ -255,6 +260,7 @@ func New(ctx context.Context, t transport.Conn, opts Options) *Conn {
 		maxPush:  lim.MaxPush,
 		maxPushB: lim.MaxPushBytes,
 		maxSubs:  lim.MaxSubscriptions,
+		seqs:     sequences{max: lim.MaxSequences},
 		caller:   opts.Caller,
 		onIdle:   opts.OnIdle,
 		logger:   opts.Logger,
@@ -332,6 +338,7 @@ func (c *Conn) finish(err error, end func(error)) {
 	subs := c.subs
 	c.subs = nil
 	c.mu.Unlock()
+	c.seqs.endAll()
 	close(c.done)
 	for s := range subs {
 		s.end(c.err)
@@ -409,7 +416,7 @@ func (c *Conn) handle(msg []byte) {
 	// are at the same distances from its end (rebase).
 	msg = msg[:len(msg):len(msg)]
 	c.kind = wire.MsgOther
-	if c.caller || c.proto.CancelMethod != "" || c.proto.ProgressMethod != "" || c.nextID.Load() > 0 {
+	if c.caller || c.proto.CancelMethod != "" || c.proto.ProgressMethod != "" || c.nextID.Load() > 0 || c.seqs.used.Load() {
 		if isBatch(msg) {
 			if c.batch == nil {
 				c.batch = make([]wire.Request, max(registry.BatchScan, 1))
@@ -424,7 +431,11 @@ func (c *Conn) handle(msg []byte) {
 			c.deliver(msg, c.kind, &c.req)
 			return
 		case wire.MsgNotification:
-			if c.special(&c.req) {
+			if c.special(&c.req) || c.seqs.used.Load() && c.seqMessage(&c.req, false) {
+				return
+			}
+		case wire.MsgRequest:
+			if c.seqs.used.Load() && c.seqMessage(&c.req, true) {
 				return
 			}
 		}
@@ -864,9 +875,9 @@ func (t *tracker) Begin(ctx context.Context, id []byte) (context.Context, func()
 	c.current.async = true // its answer may come from its own goroutine
 	cctx, cancel := context.WithCancel(ctx)
 	// Not inline: the mark is the call's record instead (Topic.Subscribe).
-	cctx = context.WithValue(cctx, inlineKey{}, c.current)
+	call := &callContext{Context: cctx, in: c.current, cancel: cancel}
 	if id == nil || c.proto.CancelMethod == "" {
-		return cctx, cancel
+		return call, call.end
 	}
 	in := c.current
 	key := idKey(id)
@@ -878,12 +889,54 @@ func (t *tracker) Begin(ctx context.Context, id []byte) (context.Context, func()
 	c.mu.Lock()
 	c.track(key, tr)
 	c.mu.Unlock()
-	return cctx, func() {
+	return call, func() {
 		c.mu.Lock()
 		c.untrack(key, tr)
 		c.mu.Unlock()
-		cancel()
+		call.end()
 	}
+}
+
+// callContext is the context of a call that runs on a goroutine of its
+// own: it carries the call's record (in place of the Conn as the mark of
+// an inline call), and its cancel, which the call's end calls, unless a
+// sequence result keeps the context for the items still to come (keep).
+type callContext struct {
+	context.Context
+	in     *incoming
+	cancel context.CancelFunc
+	kept   atomic.Bool
+}
+
+func (x *callContext) Value(key any) any {
+	switch key.(type) {
+	case inlineKey:
+		return x.in
+	case callKey:
+		return x
+	}
+	return x.Context.Value(key)
+}
+
+type callKey struct{}
+
+// end is the end of the call: its context is cancelled, unless kept.
+func (x *callContext) end() {
+	if !x.kept.Load() {
+		x.cancel()
+	}
+}
+
+// keep keeps the context of the call of ctx past its answer, for its
+// sequence's items, and returns its cancel; nil when ctx is not that of
+// a call that runs on a goroutine of its own.
+func keep(ctx context.Context) context.CancelFunc {
+	x, _ := ctx.Value(callKey{}).(*callContext)
+	if x == nil {
+		return nil
+	}
+	x.kept.Store(true)
+	return x.cancel
 }
 
 // track registers tr under key; mu is held.

@@ -24,6 +24,8 @@ const (
 	DefaultMaxPushBytes = 1 << 20
 	// DefaultMaxSubscriptions is the default of Limits.MaxSubscriptions.
 	DefaultMaxSubscriptions = 1024
+	// DefaultMaxSequences is the default of Limits.MaxSequences.
+	DefaultMaxSequences = 256
 	// DefaultIdleTimeout is the default of Limits.IdleTimeout.
 	DefaultIdleTimeout = 2 * time.Minute
 	// DefaultReadTimeout is the default of Limits.ReadTimeout.
@@ -111,6 +113,14 @@ type Limits struct {
 	// it Topic.Subscribe fails with ErrTooManySubscriptions.
 	MaxSubscriptions int
 
+	// MaxSequences bounds the sequence results of one connection open at
+	// once, each waiting for its consumer to pull its next items
+	// ($/enumerator/next); <= 0 means DefaultMaxSequences (256). Past it a
+	// call whose result is a sequence with more items than its first
+	// answer carries is answered with jsonrpc.CodeLimitExceeded, and its
+	// sequence stopped.
+	MaxSequences int
+
 	// IdleTimeout is how long a connection with no call in flight may wait
 	// for its next message to begin before it is closed (the wait starts
 	// when the last call in flight is answered, so a call that runs longer
@@ -144,6 +154,7 @@ func (l Limits) WithDefaults() Limits {
 	size(&l.MaxPush, DefaultMaxPush)
 	size(&l.MaxPushBytes, DefaultMaxPushBytes)
 	size(&l.MaxSubscriptions, DefaultMaxSubscriptions)
+	size(&l.MaxSequences, DefaultMaxSequences)
 	timeout(&l.IdleTimeout, DefaultIdleTimeout)
 	timeout(&l.ReadTimeout, DefaultReadTimeout)
 	timeout(&l.WriteTimeout, DefaultWriteTimeout)

@@ -1,0 +1,291 @@
+package peer
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/keys"
+	"github.com/jsonrpc-go/jsonrpc/internal/wire"
+)
+
+// Sequence results over a Conn: StreamJsonRpc's enumerator protocol. A
+// call whose method returns a sequence (see jsonrpc.Server.Register) is
+// answered with the first items and a token,
+//
+//	{"token":1,"values":[...]}
+//
+// (or the values alone, without a token, when they are all of it); the
+// consumer pulls the next items with a request
+//
+//	{"jsonrpc":"2.0","method":"$/enumerator/next","params":{"token":1},"id":7}
+//
+// answered {"values":[...],"finished":false}, one such request at a time,
+// and ends the sequence early with $/enumerator/abort (a request or a
+// notification, with the same params). The producer is pulled only for an
+// answer: a consumer that does not pull holds it, not the memory of its
+// items. A token that names no open sequence is answered with
+// CodeNoSuchSequence. The sequence ends, and its method's context with
+// it, when its last items are sent, when its method yields an error
+// (the answer to the pull), on abort, and when the connection ends.
+const (
+	// SeqNextMethod pulls a sequence's next items.
+	SeqNextMethod = "$/enumerator/next"
+	// SeqAbortMethod ends a sequence early.
+	SeqAbortMethod = "$/enumerator/abort"
+	// CodeNoSuchSequence answers a pull or an abort whose token names no
+	// open sequence (StreamJsonRpc's NoMarshaledObjectFound).
+	CodeNoSuchSequence jsonrpc.Code = -32001
+)
+
+// The bounds of one answer's items: at most seqBatch items, and no more
+// once they take seqBatchBytes.
+const (
+	seqBatch      = 64
+	seqBatchBytes = 64 << 10
+)
+
+// sequences are the sequence results of a Conn waiting to be pulled.
+type sequences struct {
+	used atomic.Bool // a sequence was ever opened: the read loop looks for pulls
+	max  int         // Limits.MaxSequences
+
+	mu    sync.Mutex // protects the fields below
+	open  map[uint64]*sequence
+	next  uint64
+	ended bool // the Conn has ended
+}
+
+// A sequence is one sequence result being pulled.
+type sequence struct {
+	items  keys.Items
+	cancel context.CancelFunc // of the method's context; never nil
+
+	mu      sync.Mutex  // serializes Next and Stop, which must not run at once
+	err     error       // an error yielded after items, for the next pull; guarded by mu
+	pulling atomic.Bool // a pull is being answered
+}
+
+// sequencer is the Conn as the keys.SeqSender of its calls.
+type sequencer Conn
+
+// SendSeq answers a call whose result is a sequence with its first items
+// and, when there are more, a token to pull them with.
+func (q *sequencer) SendSeq(ctx context.Context, dst []byte, items keys.Items) ([]byte, error) {
+	c := (*Conn)(q)
+	c.seqs.used.Store(true)
+	cancel := keep(ctx)
+	if cancel == nil {
+		cancel = func() {} // a call run inline: its context is the Conn's
+	}
+	s := &sequence{items: items, cancel: cancel}
+	start := len(dst)
+	dst = append(dst, `{"values":`...)
+	dst, finished, err := s.batch(dst)
+	if err != nil {
+		s.stop()
+		return dst[:start], err
+	}
+	if finished {
+		s.stop()
+		return append(dst, '}'), nil
+	}
+	token, ok := c.seqs.add(s)
+	if !ok {
+		s.stop()
+		return dst[:start], errTooManySequences(c.seqs.max)
+	}
+	dst = append(dst, `,"token":`...)
+	dst = strconv.AppendUint(dst, token, 10)
+	return append(dst, '}'), nil
+}
+
+func errTooManySequences(n int) error {
+	return jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("more than " + strconv.Itoa(n) + " sequence results open on the connection")
+}
+
+// batch appends the next items as a JSON array, and reports whether they
+// are the last.
+func (s *sequence) batch(dst []byte) ([]byte, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.err; err != nil {
+		return dst, true, err
+	}
+	dst = append(dst, '[')
+	start := len(dst)
+	for n := 0; n < seqBatch && len(dst)-start < seqBatchBytes; n++ {
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		out, ok, err := s.items.Next(dst)
+		if err != nil && n > 0 {
+			// The items before it go first; the next pull gets the error.
+			s.err = err
+			return append(dst[:len(dst)-1], ']'), false, nil
+		}
+		if err != nil {
+			return dst, true, err
+		}
+		if !ok {
+			if n > 0 {
+				dst = dst[:len(dst)-1]
+			}
+			return append(dst, ']'), true, nil
+		}
+		dst = out
+	}
+	return append(dst, ']'), false, nil
+}
+
+// stop ends the sequence: its method's context first, so that a method
+// waiting on it returns, then its items.
+func (s *sequence) stop() {
+	s.cancel()
+	s.mu.Lock()
+	s.items.Stop()
+	s.mu.Unlock()
+}
+
+// add opens s under a new token; false past the bound, or once the Conn
+// has ended.
+func (ss *sequences) add(s *sequence) (uint64, bool) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.ended || len(ss.open) >= ss.max {
+		return 0, false
+	}
+	if ss.open == nil {
+		ss.open = map[uint64]*sequence{}
+	}
+	ss.next++
+	ss.open[ss.next] = s
+	return ss.next, true
+}
+
+// take returns the open sequence of token, and forgets it when forget is
+// set.
+func (ss *sequences) take(token uint64, forget bool) *sequence {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	s := ss.open[token]
+	if forget {
+		delete(ss.open, token)
+	}
+	return s
+}
+
+// endAll ends every open sequence, as the Conn ends.
+func (ss *sequences) endAll() {
+	ss.mu.Lock()
+	open := ss.open
+	ss.open, ss.ended = nil, true
+	ss.mu.Unlock()
+	for _, s := range open {
+		go s.stop() // a method that ignores its context holds its own goroutine only
+	}
+}
+
+// seqMessage handles a pull or an abort the read loop read, and reports
+// whether r was one; request says whether it has an id to answer.
+func (c *Conn) seqMessage(r *wire.Request, request bool) bool {
+	var abort bool
+	switch {
+	case wire.NameIs(r.Method, SeqNextMethod):
+	case wire.NameIs(r.Method, SeqAbortMethod):
+		abort = true
+	default:
+		return false
+	}
+	var id []byte
+	if request {
+		id = append([]byte(nil), r.ID...)
+	}
+	token, ok := seqToken(r.Params)
+	switch {
+	case !ok:
+		c.answerSeq(id, nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "").WithData("the params of "+SeqNextMethod+" and "+SeqAbortMethod+" are {\"token\": t} or [t], t a token of a sequence result"))
+	case abort:
+		if s := c.seqs.take(token, true); s != nil {
+			go s.stop()
+		}
+		c.answerSeq(id, []byte("null"), nil) // an unknown token is ended already
+	case id == nil:
+		// A pull as a notification has nobody to answer.
+	default:
+		s := c.seqs.take(token, false)
+		if s == nil {
+			c.answerSeq(id, nil, jsonrpc.NewError(CodeNoSuchSequence, "No such sequence").WithData("no open sequence result has the token "+strconv.FormatUint(token, 10)))
+			return true
+		}
+		if !s.pulling.CompareAndSwap(false, true) {
+			c.answerSeq(id, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "").WithData("a "+SeqNextMethod+" of this token is being answered: pull one batch at a time"))
+			return true
+		}
+		go c.pull(token, s, id)
+	}
+	return true
+}
+
+// pull answers a pull of s with its next items, on a goroutine of its own
+// (the producer may take its time).
+func (c *Conn) pull(token uint64, s *sequence, id []byte) {
+	res, finished, err := s.batch(append(make([]byte, 0, 256), `{"values":`...))
+	if err != nil || finished {
+		c.seqs.take(token, true)
+		s.stop()
+	}
+	s.pulling.Store(false) // before the answer: the consumer's next pull may follow it at once
+	if err != nil {
+		c.answerSeq(id, nil, err)
+		return
+	}
+	res = append(res, `,"finished":`...)
+	res = strconv.AppendBool(res, finished)
+	c.answerSeq(id, append(res, '}'), nil)
+}
+
+// answerSeq answers the pull or abort of id with result, or with err; no
+// id, no answer.
+func (c *Conn) answerSeq(id, result []byte, err error) {
+	if id == nil {
+		return
+	}
+	var msg []byte
+	if err != nil {
+		e := seqError(err)
+		msg = wire.AppendErrorData(nil, int64(e.Code), e.Message, e.Data, id)
+	} else {
+		msg = wire.AppendIDEnd(append([]byte(`{"jsonrpc":"2.0","result":`), result...), id)
+	}
+	c.writeNow(c.ctx, msg)
+}
+
+// seqError is the error object of a pull's error: the method's
+// *jsonrpc.Error as it is, a cancellation as CodeCancelled, and any other
+// error as CodeServerError without its text, as the server answers a
+// method's plain error.
+func seqError(err error) *jsonrpc.Error {
+	if e, ok := errors.AsType[*jsonrpc.Error](err); ok && e != nil {
+		return e
+	}
+	if errors.Is(err, context.Canceled) {
+		return jsonrpc.NewError(jsonrpc.CodeCancelled, "")
+	}
+	return jsonrpc.NewError(jsonrpc.CodeServerError, "")
+}
+
+// seqToken reads the token of a pull or an abort: {"token": t} or [t].
+func seqToken(params []byte) (uint64, bool) {
+	var v []byte
+	switch wire.KindOf(params) {
+	case wire.Object:
+		v = wire.Member(params, "token")
+	case wire.Array:
+		v, _, _ = wire.NextElement(params, 0)
+	}
+	return wire.ParseUint(v, 64)
+}
