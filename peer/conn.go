@@ -260,7 +260,7 @@ func New(ctx context.Context, t transport.Conn, opts Options) *Conn {
 		maxPush:  lim.MaxPush,
 		maxPushB: lim.MaxPushBytes,
 		maxSubs:  lim.MaxSubscriptions,
-		seqs:     sequences{max: lim.MaxSequences},
+		seqs:     sequences{max: lim.MaxSequences, batch: lim.MaxSeqItems},
 		caller:   opts.Caller,
 		onIdle:   opts.OnIdle,
 		logger:   opts.Logger,

@@ -70,7 +70,7 @@ func TestLimitsWithDefaults(t *testing.T) {
 	want := peer.Limits{
 		MaxMessage: peer.DefaultMaxMessage, MaxBuffered: peer.DefaultMaxBuffered, MaxConns: peer.DefaultMaxConns, MaxConnsPerClient: peer.DefaultMaxConns / 2,
 		MaxInFlight: peer.DefaultMaxInFlight, MaxQueued: peer.DefaultMaxQueued, MaxPush: peer.DefaultMaxPush,
-		MaxPushBytes: peer.DefaultMaxPushBytes, MaxSubscriptions: peer.DefaultMaxSubscriptions, MaxSequences: peer.DefaultMaxSequences,
+		MaxPushBytes: peer.DefaultMaxPushBytes, MaxSubscriptions: peer.DefaultMaxSubscriptions, MaxSequences: peer.DefaultMaxSequences, MaxSeqItems: peer.DefaultMaxSeqItems,
 		IdleTimeout: peer.DefaultIdleTimeout, ReadTimeout: peer.DefaultReadTimeout, WriteTimeout: peer.DefaultWriteTimeout,
 	}
 	if got != want {

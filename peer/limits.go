@@ -26,6 +26,8 @@ const (
 	DefaultMaxSubscriptions = 1024
 	// DefaultMaxSequences is the default of Limits.MaxSequences.
 	DefaultMaxSequences = 256
+	// DefaultMaxSeqItems is the default of Limits.MaxSeqItems.
+	DefaultMaxSeqItems = 64
 	// DefaultIdleTimeout is the default of Limits.IdleTimeout.
 	DefaultIdleTimeout = 2 * time.Minute
 	// DefaultReadTimeout is the default of Limits.ReadTimeout.
@@ -121,6 +123,13 @@ type Limits struct {
 	// sequence stopped.
 	MaxSequences int
 
+	// MaxSeqItems bounds the items of a sequence result that one answer
+	// carries (the first, and each to $/enumerator/next); <= 0 means
+	// DefaultMaxSeqItems (64). An answer also ends its items once they
+	// take 64 KiB. 1 pulls the producer one item at a time, as
+	// StreamJsonRpc's default does.
+	MaxSeqItems int
+
 	// IdleTimeout is how long a connection with no call in flight may wait
 	// for its next message to begin before it is closed (the wait starts
 	// when the last call in flight is answered, so a call that runs longer
@@ -155,6 +164,7 @@ func (l Limits) WithDefaults() Limits {
 	size(&l.MaxPushBytes, DefaultMaxPushBytes)
 	size(&l.MaxSubscriptions, DefaultMaxSubscriptions)
 	size(&l.MaxSequences, DefaultMaxSequences)
+	size(&l.MaxSeqItems, DefaultMaxSeqItems)
 	timeout(&l.IdleTimeout, DefaultIdleTimeout)
 	timeout(&l.ReadTimeout, DefaultReadTimeout)
 	timeout(&l.WriteTimeout, DefaultWriteTimeout)

@@ -23,7 +23,8 @@ import (
 //
 //	{"jsonrpc":"2.0","method":"$/enumerator/next","params":{"token":1},"id":7}
 //
-// answered {"values":[...],"finished":false}, one such request at a time,
+// answered {"values":[...],"finished":false} (at most Limits.MaxSeqItems
+// items an answer), one such request at a time,
 // and ends the sequence early with $/enumerator/abort (a request or a
 // notification, with the same params). The producer is pulled only for an
 // answer: a consumer that does not pull holds it, not the memory of its
@@ -41,17 +42,14 @@ const (
 	CodeNoSuchSequence jsonrpc.Code = -32001
 )
 
-// The bounds of one answer's items: at most seqBatch items, and no more
-// once they take seqBatchBytes.
-const (
-	seqBatch      = 64
-	seqBatchBytes = 64 << 10
-)
+// seqBatchBytes ends the items of one answer once they take that much.
+const seqBatchBytes = 64 << 10
 
 // sequences are the sequence results of a Conn waiting to be pulled.
 type sequences struct {
-	used atomic.Bool // a sequence was ever opened: the read loop looks for pulls
-	max  int         // Limits.MaxSequences
+	used  atomic.Bool // a sequence was ever opened: the read loop looks for pulls
+	max   int         // Limits.MaxSequences
+	batch int         // Limits.MaxSeqItems
 
 	mu    sync.Mutex // protects the fields below
 	open  map[uint64]*sequence
@@ -63,6 +61,7 @@ type sequences struct {
 type sequence struct {
 	items  keys.Items
 	cancel context.CancelFunc // of the method's context; never nil
+	max    int                // items per answer (Limits.MaxSeqItems)
 
 	mu      sync.Mutex  // serializes Next and Stop, which must not run at once
 	err     error       // an error yielded after items, for the next pull; guarded by mu
@@ -81,7 +80,7 @@ func (q *sequencer) SendSeq(ctx context.Context, dst []byte, items keys.Items) (
 	if cancel == nil {
 		cancel = func() {} // a call run inline: its context is the Conn's
 	}
-	s := &sequence{items: items, cancel: cancel}
+	s := &sequence{items: items, cancel: cancel, max: c.seqs.batch}
 	start := len(dst)
 	dst = append(dst, `{"values":`...)
 	dst, finished, err := s.batch(dst)
@@ -117,7 +116,7 @@ func (s *sequence) batch(dst []byte) ([]byte, bool, error) {
 	}
 	dst = append(dst, '[')
 	start := len(dst)
-	for n := 0; n < seqBatch && len(dst)-start < seqBatchBytes; n++ {
+	for n := 0; n < s.max && len(dst)-start < seqBatchBytes; n++ {
 		if n > 0 {
 			dst = append(dst, ',')
 		}
