@@ -91,3 +91,4 @@ func TestSeqResultOfWrongShape(t *testing.T) {
 		}
 	}
 }
+

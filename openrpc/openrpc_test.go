@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"strings"
 	"testing"
 	"time"
@@ -330,5 +331,16 @@ func TestTypesJSON(t *testing.T) {
 		if b, _ := json.Marshal(got); string(b) != c.in {
 			t.Errorf("%v marshals to %s", got, b)
 		}
+	}
+}
+
+// TestSeqResult: a method that returns a sequence is described by what a
+// caller that does not stream it gets, the array of its items.
+func TestSeqResult(t *testing.T) {
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("count", func(n int) iter.Seq[int] { return nil })
+	d := describe(t, srv, info)
+	if got, want := compact(t, method(t, d, "count").Result), `{"name":"result","schema":{"type":["array","null"],"items":{"type":"integer"}}}`; got != want {
+		t.Errorf("count result:\n got %s\nwant %s", got, want)
 	}
 }

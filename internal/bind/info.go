@@ -9,7 +9,8 @@ type Info struct {
 	// context, in order.
 	Params []ParamInfo
 	// Result is the type of the result, or nil when the function returns
-	// none (its calls answer null).
+	// none (its calls answer null). A sequence of T is described as []T,
+	// what a caller that does not stream it gets.
 	Result reflect.Type
 	// Named reports whether the params were given names, so that calls may
 	// pass them by name as well as by position.
@@ -44,6 +45,9 @@ func (f *Func) Info() Info {
 	}
 	if f.shape&^shapeCtx == shapeR || f.shape&^shapeCtx == shapeRErr {
 		in.Result = f.res.t
+		if f.seq != nil {
+			in.Result = reflect.SliceOf(f.seq.item.res.t)
+		}
 	}
 	for i := range f.params {
 		p := &f.params[i]
