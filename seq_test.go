@@ -91,4 +91,3 @@ func TestSeqResultOfWrongShape(t *testing.T) {
 		}
 	}
 }
-
