@@ -81,6 +81,14 @@ type Protocol struct {
 	// caller asks progress for: the member names from the params object
 	// down, such as ["workDoneToken"] or ["_meta", "progressToken"].
 	TokenPath []string
+	// PartialResultPath is where a call's params carry the token on which
+	// the caller asks for the items of a sequence result as partial
+	// results (LSP's ["partialResultToken"]): each batch of items is sent
+	// as a progress notification (ProgressMethod) whose value is the
+	// array of the batch, and the answer is then an empty array. A call
+	// without the token gets the items as the enumerator protocol gives
+	// them. nil turns partial results off.
+	PartialResultPath []string
 
 	// WorkDoneCreate is the request by which a server asks its client for
 	// a progress token of its own, and WorkDoneCancel the notification by
@@ -138,16 +146,17 @@ func mcpRefusalCode(r Refusal) jsonrpc.Code {
 // "value"} for the "workDoneToken" of a call's params; "params": null is
 // taken as no params.
 var LSP = Protocol{
-	CancelMethod:    "$/cancelRequest",
-	CancelID:        "id",
-	AnswerCancelled: true,
-	ProgressMethod:  "$/progress",
-	ProgressToken:   "token",
-	ProgressValue:   "value",
-	TokenPath:       []string{"workDoneToken"},
-	WorkDoneCreate:  "window/workDoneProgress/create",
-	WorkDoneCancel:  "window/workDoneProgress/cancel",
-	NullParams:      true,
+	CancelMethod:      "$/cancelRequest",
+	CancelID:          "id",
+	AnswerCancelled:   true,
+	ProgressMethod:    "$/progress",
+	ProgressToken:     "token",
+	ProgressValue:     "value",
+	TokenPath:         []string{"workDoneToken"},
+	PartialResultPath: []string{"partialResultToken"},
+	WorkDoneCreate:    "window/workDoneProgress/create",
+	WorkDoneCancel:    "window/workDoneProgress/cancel",
+	NullParams:        true,
 }
 
 // MCP is the Model Context Protocol's: "notifications/cancelled" with

@@ -2,6 +2,7 @@ package peer
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"sync"
@@ -75,6 +76,11 @@ type sequencer Conn
 // and, when there are more, a token to pull them with.
 func (q *sequencer) SendSeq(ctx context.Context, dst []byte, items keys.Items) ([]byte, error) {
 	c := (*Conn)(q)
+	if p := partialResults(ctx, c); p != nil {
+		// Sent within the call, whose context ends with it.
+		s := &sequence{items: items, cancel: func() {}, max: c.seqs.batch}
+		return s.sendPartial(ctx, p, dst)
+	}
 	c.seqs.used.Store(true)
 	cancel := keep(ctx)
 	if cancel == nil {
@@ -104,6 +110,51 @@ func (q *sequencer) SendSeq(ctx context.Context, dst []byte, items keys.Items) (
 
 func errTooManySequences(n int) error {
 	return jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("more than " + strconv.Itoa(n) + " sequence results open on the connection")
+}
+
+// partialResults returns the Progress on which the call of ctx asks for
+// its items as partial results (Protocol.PartialResultPath), or nil.
+func partialResults(ctx context.Context, c *Conn) *Progress {
+	call := jsonrpc.CallOf(ctx)
+	if call == nil || c.proto.ProgressMethod == "" || len(c.proto.PartialResultPath) == 0 {
+		return nil
+	}
+	v := []byte(call.Params())
+	for _, name := range c.proto.PartialResultPath {
+		if v = wire.Member(v, name); v == nil {
+			return nil
+		}
+	}
+	return progressTo(c, v)
+}
+
+// sendPartial sends every item of s as partial results on p, a batch a
+// progress notification whose value is the batch's array, from the call's
+// goroutine, which each notification holds until the connection takes it;
+// the answer is then an empty array. The sequence ends with the call: an
+// error it yields answers the call, after the items before it; a
+// cancelled call keeps what was sent (LSP).
+func (s *sequence) sendPartial(ctx context.Context, p *Progress, dst []byte) ([]byte, error) {
+	defer s.stop()
+	buf := make([]byte, 0, 1024)
+	for {
+		items, finished, err := s.batch(buf[:0])
+		if err != nil {
+			return dst, err
+		}
+		if len(items) > 2 { // not []
+			if err := p.Report(ctx, json.RawMessage(items)); err != nil {
+				return dst, err
+			}
+		}
+		if finished {
+			return append(dst, "[]"...), nil
+		}
+		if err := ctx.Err(); err != nil {
+			return dst, err
+		}
+		buf = items
+	}
 }
 
 // batch appends the next items as a JSON array, and reports whether they

@@ -11,6 +11,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
+	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 )
 
@@ -224,5 +225,48 @@ func TestCallSeq(t *testing.T) {
 	}
 	if n != 5 {
 		t.Errorf("local: %d items, want 5", n)
+	}
+}
+
+// TestSeqPartialResults: under LSP, a call whose params carry a
+// partialResultToken gets the items of its sequence as partial results,
+// a $/progress {token, value} whose value is a batch's array, then the
+// empty answer; a call without the token gets the enumerator's answer.
+func TestSeqPartialResults(t *testing.T) {
+	leaktest.Check(t)
+	ended := make(chan error, 4)
+	srv := jsonrpc.NewServer(jsonrpc.AllowUnknownFields())
+	srv.MustRegister("workspace/symbol", func(ctx context.Context, p struct {
+		Query string `json:"query"`
+	}) iter.Seq[string] {
+		return func(yield func(string) bool) {
+			defer func() { ended <- ctx.Err() }()
+			for i := range 100 {
+				if !yield(fmt.Sprint(p.Query, i)) {
+					return
+				}
+			}
+		}
+	})
+	r := newRaw(t, &stream.Server{Server: srv, Protocol: peer.LSP, Limits: peer.Limits{MaxSeqItems: 40}})
+	r.send(`{"jsonrpc":"2.0","method":"workspace/symbol","params":{"query":"s","partialResultToken":"p1"},"id":1}`)
+	var names []string
+	for i := range 100 {
+		names = append(names, fmt.Sprintf("%q", fmt.Sprint("s", i)))
+	}
+	for _, want := range []string{
+		`{"jsonrpc":"2.0","method":"$/progress","params":{"token":"p1","value":[` + strings.Join(names[:40], ",") + `]}}`,
+		`{"jsonrpc":"2.0","method":"$/progress","params":{"token":"p1","value":[` + strings.Join(names[40:80], ",") + `]}}`,
+		`{"jsonrpc":"2.0","method":"$/progress","params":{"token":"p1","value":[` + strings.Join(names[80:], ",") + `]}}`,
+		`{"jsonrpc":"2.0","result":[],"id":1}`,
+	} {
+		if got := r.recv(); got != want {
+			t.Errorf("got  %s\nwant %s", got, want)
+		}
+	}
+	<-ended
+	r.send(`{"jsonrpc":"2.0","method":"workspace/symbol","params":{"query":"s"},"id":2}`)
+	if got, want := r.recv(), `{"jsonrpc":"2.0","result":{"values":[`+strings.Join(names[:40], ",")+`],"token":1},"id":2}`; got != want {
+		t.Errorf("without a partialResultToken:\n got %s\nwant %s", got, want)
 	}
 }
