@@ -71,7 +71,7 @@ func TestVSCodeJSONRPC(t *testing.T) {
 		steps[s.Step] = append(steps[s.Step], append(json.RawMessage(nil), sc.Bytes()...))
 		order = append(order, s.Step)
 	}
-	want := []string{"initialize", "hover", "hover", "progress", "cancel", "shutdown", "exit"}
+	want := []string{"initialize", "hover", "hover", "symbols", "progress", "cancel", "shutdown", "exit"}
 	if !slices.Equal(order, want) {
 		t.Fatalf("steps %v, want %v", order, want)
 	}
@@ -104,6 +104,10 @@ func TestVSCodeJSONRPC(t *testing.T) {
 		if h.Result.Contents.Value != w.word || h.Result.Range.Start.Character != w.start || h.Result.Range.End.Character != w.end {
 			t.Errorf("hover: %s, want %q at %d-%d", steps["hover"][i], w.word, w.start, w.end)
 		}
+	}
+
+	if got, want := string(steps["symbols"][0]), `{"step":"symbols","result":[],"partial":["let@0","größe@4"]}`; got != want {
+		t.Errorf("workspace/symbol with partial results: %s, want %s", got, want)
 	}
 
 	var p struct {

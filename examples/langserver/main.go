@@ -11,6 +11,12 @@
 //   - textDocument/didOpen and textDocument/didChange.
 //   - textDocument/hover: the word under the cursor, positions counted in
 //     UTF-16 code units, as LSP counts them.
+//   - workspace/symbol: every word of the open documents that holds the
+//     query (any case), as a SymbolInformation, documents by URI and
+//     words in order; its items are a sequence (iter.Seq), sent as they
+//     are found: as partial results ($/progress on the call's
+//     partialResultToken, then an empty answer) when the editor asks for
+//     them, and otherwise in the pull of the enumerator protocol.
 //   - workspace/executeCommand with the command "wait" and the arguments
 //     [ms]: it waits ms milliseconds, reporting work-done progress (begin,
 //     a report every 50 ms, end) on the call's workDoneToken, and stops
@@ -34,7 +40,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"iter"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -139,6 +148,7 @@ func newServer() *server {
 	ls.srv.MustRegister("textDocument/didChange", ls.didChange)
 	ls.srv.MustRegister("textDocument/didClose", ls.didClose)
 	ls.srv.MustRegister("textDocument/hover", ls.hover)
+	ls.srv.MustRegister("workspace/symbol", ls.workspaceSymbol)
 	ls.srv.MustRegister("workspace/executeCommand", ls.executeCommand, jsonrpc.Blocking())
 	ls.srv.MustRegister("shutdown", ls.shutdown)
 	ls.srv.MustRegister("exit", ls.exitNow)
@@ -198,9 +208,10 @@ type (
 		ServerInfo   serverInfo         `json:"serverInfo"`
 	}
 	serverCapabilities struct {
-		TextDocumentSync       textDocumentSyncOptions `json:"textDocumentSync"`
-		HoverProvider          bool                    `json:"hoverProvider"`
-		ExecuteCommandProvider executeCommandOptions   `json:"executeCommandProvider"`
+		TextDocumentSync        textDocumentSyncOptions `json:"textDocumentSync"`
+		HoverProvider           bool                    `json:"hoverProvider"`
+		WorkspaceSymbolProvider bool                    `json:"workspaceSymbolProvider"`
+		ExecuteCommandProvider  executeCommandOptions   `json:"executeCommandProvider"`
 	}
 	textDocumentSyncOptions struct {
 		OpenClose bool `json:"openClose"`
@@ -256,6 +267,19 @@ type (
 		Range    rangeLSP      `json:"range"`
 	}
 
+	workspaceSymbolParams struct {
+		Query string `json:"query"`
+	}
+	location struct {
+		URI   string   `json:"uri"`
+		Range rangeLSP `json:"range"`
+	}
+	symbolInformation struct {
+		Name     string   `json:"name"`
+		Kind     int      `json:"kind"` // 13: Variable
+		Location location `json:"location"`
+	}
+
 	executeCommandParams struct {
 		Command   string `json:"command"`
 		Arguments []any  `json:"arguments"`
@@ -277,9 +301,10 @@ func (ls *server) initialize(struct{}) initializeResult {
 	ls.mu.Unlock()
 	return initializeResult{
 		Capabilities: serverCapabilities{
-			TextDocumentSync:       textDocumentSyncOptions{OpenClose: true, Change: 1},
-			HoverProvider:          true,
-			ExecuteCommandProvider: executeCommandOptions{Commands: []string{"wait"}},
+			TextDocumentSync:        textDocumentSyncOptions{OpenClose: true, Change: 1},
+			HoverProvider:           true,
+			WorkspaceSymbolProvider: true,
+			ExecuteCommandProvider:  executeCommandOptions{Commands: []string{"wait"}},
 		},
 		ServerInfo: serverInfo{Name: "langserver", Version: "1.0.0"},
 	}
@@ -388,6 +413,60 @@ func wordAt(text string, line, char int) (word string, start, end int, ok bool) 
 
 func isWord(r rune) bool {
 	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
+}
+
+// workspaceSymbol yields each word of the open documents that holds the
+// query, ignoring case, with its range in UTF-16 offsets. It reads each
+// document as its turn comes, so that the editor gets the first symbols
+// before the last document is read, and stops when the editor stops
+// taking them (its context ends: a cancel, or the connection's end).
+func (ls *server) workspaceSymbol(ctx context.Context, p workspaceSymbolParams) iter.Seq[symbolInformation] {
+	ls.mu.Lock()
+	uris := slices.Sorted(maps.Keys(ls.docs))
+	ls.mu.Unlock()
+	query := strings.ToLower(p.Query)
+	return func(yield func(symbolInformation) bool) {
+		for _, uri := range uris {
+			ls.mu.Lock()
+			text, ok := ls.docs[uri]
+			ls.mu.Unlock()
+			if !ok {
+				continue // closed meanwhile
+			}
+			line := -1
+			for l := range strings.SplitSeq(text, "\n") {
+				line++
+				u, start, inWord := 0, 0, false
+				var word strings.Builder
+				emit := func() bool {
+					w := word.String()
+					word.Reset()
+					inWord = false
+					if !strings.Contains(strings.ToLower(w), query) || ctx.Err() != nil {
+						return ctx.Err() == nil
+					}
+					return yield(symbolInformation{Name: w, Kind: 13, Location: location{URI: uri, Range: rangeLSP{
+						Start: position{line, start}, End: position{line, u},
+					}}})
+				}
+				for _, r := range strings.TrimSuffix(l, "\r") {
+					switch {
+					case isWord(r) && !inWord:
+						inWord, start = true, u
+						word.WriteRune(r)
+					case isWord(r):
+						word.WriteRune(r)
+					case inWord && !emit():
+						return
+					}
+					u += utf16.RuneLen(r)
+				}
+				if inWord && !emit() {
+					return
+				}
+			}
+		}
+	}
 }
 
 // executeCommand runs the command "wait" with the arguments [ms]. It is

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -118,7 +119,7 @@ func TestEditorSession(t *testing.T) {
 	if err := json.Unmarshal(init, &got); err != nil {
 		t.Fatal(err)
 	}
-	const wantCaps = `{"textDocumentSync":{"openClose":true,"change":1},"hoverProvider":true,"executeCommandProvider":{"commands":["wait"]}}`
+	const wantCaps = `{"textDocumentSync":{"openClose":true,"change":1},"hoverProvider":true,"workspaceSymbolProvider":true,"executeCommandProvider":{"commands":["wait"]}}`
 	if string(got.Capabilities) != wantCaps || got.ServerInfo.Name != "langserver" {
 		t.Errorf("initialize answered %s, want capabilities %s and serverInfo langserver", init, wantCaps)
 	}
@@ -128,6 +129,7 @@ func TestEditorSession(t *testing.T) {
 		"textDocument": map[string]any{"uri": docURI, "languageId": "plaintext", "version": 1, "text": docText},
 	})
 	checkHover(t, c, 0, 7, "world", 6, 11)
+	checkSymbols(t, c)
 	checkHover(t, c, 0, 10, "world", 6, 11)
 	checkHover(t, c, 1, 2, "naïve", 0, 5)
 	checkHover(t, c, 1, 9, "café", 6, 10)
@@ -302,5 +304,55 @@ func TestWordAt(t *testing.T) {
 		if word != tt.word || ok != (tt.word != "") || ok && (start != tt.start || end != tt.end) {
 			t.Errorf("wordAt(%q, 0, %d) = %q, %d, %d, %v; want %q, %d, %d", tt.line, tt.char, word, start, end, ok, tt.word, tt.start, tt.end)
 		}
+	}
+}
+
+// checkSymbols: workspace/symbol yields the words of the document that
+// hold the query, with their UTF-16 ranges, pulled through the
+// enumerator protocol (no partialResultToken), and as partial results on
+// a token: $/progress batches, then the empty answer.
+func checkSymbols(t *testing.T, c *client.Client) {
+	t.Helper()
+	type symbol struct {
+		Name     string
+		Kind     int
+		Location struct {
+			URI   string
+			Range struct{ Start, End struct{ Line, Character int } }
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var got []string
+	for s, err := range client.CallSeq[symbol](ctx, c, "workspace/symbol", map[string]any{"query": "E"}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := s.Location.Range
+		got = append(got, fmt.Sprintf("%s@%d:%d-%d", s.Name, r.Start.Line, r.Start.Character, r.End.Character))
+		if s.Kind != 13 || s.Location.URI != docURI {
+			t.Errorf("symbol %+v", s)
+		}
+	}
+	if want := "hello@0:0-5 naïve@1:0-5 clef_sign@2:3-12 end@2:13-16"; strings.Join(got, " ") != want {
+		t.Errorf("workspace/symbol E: %s, want %s", strings.Join(got, " "), want)
+	}
+
+	var mu sync.Mutex
+	var partial []json.RawMessage
+	token, stop := c.Conn().OnProgress(func(params json.RawMessage) {
+		var p struct{ Value []json.RawMessage }
+		json.Unmarshal(params, &p)
+		mu.Lock()
+		partial = append(partial, p.Value...)
+		mu.Unlock()
+	})
+	defer stop()
+	final := call[json.RawMessage](t, c, "workspace/symbol", map[string]any{"query": "", "partialResultToken": token})
+	mu.Lock()
+	n := len(partial)
+	mu.Unlock()
+	if string(final) != "[]" || n != 8 {
+		t.Errorf("workspace/symbol with a partialResultToken: %d partial results and %s, want the 8 words then []", n, final)
 	}
 }

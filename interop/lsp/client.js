@@ -1,6 +1,7 @@
 // Drives a language server over its standard input and output with
 // vscode-jsonrpc, the JSON-RPC library of Visual Studio Code's language
-// client, as an editor does: initialize, didOpen, hover, a command with
+// client, as an editor does: initialize, didOpen, hover, workspace/symbol
+// with partial results, a command with
 // work-done progress, a command cancelled through a CancellationToken,
 // shutdown and exit. It prints one JSON line per step, for the Go test that
 // runs it (interop/lsp_test.go) to check.
@@ -57,6 +58,15 @@ async function main() {
 		});
 		out('hover', { character, result: hover });
 	}
+
+	// workspace/symbol with partial results on a token of the client's:
+	// the symbols arrive in $/progress batches, and the answer is empty.
+	const partialType = new rpc.ProgressType();
+	const partial = [];
+	const psub = conn.onProgress(partialType, 'symbols-e', (batch) => partial.push(...batch));
+	const symbols = await conn.sendRequest('workspace/symbol', { query: 'e', partialResultToken: 'symbols-e' });
+	psub.dispose();
+	out('symbols', { result: symbols, partial: partial.map((s) => `${s.name}@${s.location.range.start.character}`) });
 
 	// A command with work-done progress on a token of the client's.
 	const progress = new rpc.ProgressType();
