@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -268,5 +269,44 @@ func TestSeqPartialResults(t *testing.T) {
 	r.send(`{"jsonrpc":"2.0","method":"workspace/symbol","params":{"query":"s"},"id":2}`)
 	if got, want := r.recv(), `{"jsonrpc":"2.0","result":{"values":[`+strings.Join(names[:40], ",")+`],"token":1},"id":2}`; got != want {
 		t.Errorf("without a partialResultToken:\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestSeqProducerHeld: the producer runs only for the items a consumer
+// pulls: after the first answer it has yielded the first answer's items,
+// and after each pull one answer's more, however many it could produce.
+func TestSeqProducerHeld(t *testing.T) {
+	leaktest.Check(t)
+	var mu sync.Mutex
+	produced := 0
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("many", func(ctx context.Context) iter.Seq[int] {
+		return func(yield func(int) bool) {
+			for i := range 1_000_000 {
+				mu.Lock()
+				produced++
+				mu.Unlock()
+				if !yield(i) {
+					return
+				}
+			}
+		}
+	})
+	r := newRaw(t, &stream.Server{Server: srv, Limits: peer.Limits{MaxSeqItems: 10}})
+	check := func(want int) {
+		t.Helper()
+		mu.Lock()
+		defer mu.Unlock()
+		if produced != want {
+			t.Errorf("the producer yielded %d items, want %d", produced, want)
+		}
+	}
+	r.send(`{"jsonrpc":"2.0","method":"many","id":1}`)
+	r.recv()
+	check(10)
+	for i := range 3 {
+		r.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"$/enumerator/next","params":[1],"id":%d}`, i+2))
+		r.recv()
+		check(20 + 10*i)
 	}
 }
