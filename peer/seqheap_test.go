@@ -1,0 +1,120 @@
+package peer_test
+
+import (
+	"context"
+	"flag"
+	"iter"
+	"net"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/client"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
+	"github.com/jsonrpc-go/jsonrpc/stream"
+	"github.com/jsonrpc-go/jsonrpc/ws"
+)
+
+var seqHeapFor = flag.Duration("seqheap.d", 2*time.Second, "how long TestSeqHeapHeld streams to its slow consumer")
+
+// TestSeqHeapHeld: a method that could produce 1,000,000 items of 200
+// bytes, streamed to a consumer that takes 1,000 items a second, over TCP
+// and over WebSocket: the process's heap in use stays under 16 MiB all
+// along (the producer is held, not its items queued), and a consumer
+// that stops ends the producer, whose context is done. Run it longer with
+// -args -seqheap.d=10s.
+func TestSeqHeapHeld(t *testing.T) {
+	if testing.Short() {
+		t.Skip("streams for -seqheap.d")
+	}
+	item := strings.Repeat("y", 198)
+	ended := make(chan time.Time, 1)
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("items", func(ctx context.Context) iter.Seq[string] {
+		return func(yield func(string) bool) {
+			defer func() {
+				<-ctx.Done()
+				ended <- time.Now()
+			}()
+			for range 1_000_000 {
+				if !yield(item) {
+					return
+				}
+			}
+		}
+	})
+	dialers := map[string]func(t *testing.T) client.Channel{
+		"tcp": func(t *testing.T) client.Channel {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := &stream.Server{Server: srv}
+			go s.Serve(ln)
+			t.Cleanup(func() { s.Close() })
+			ch, err := client.Dial(context.Background(), "tcp", ln.Addr().String(), s.Framing)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ch
+		},
+		"websocket": func(t *testing.T) client.Channel {
+			testutil.SkipOnJS(t, "no WebSocket server on js")
+			ts := httptest.NewServer(&ws.Handler{Server: srv})
+			t.Cleanup(ts.Close)
+			ch, err := ws.Dial(context.Background(), "ws"+strings.TrimPrefix(ts.URL, "http"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ch
+		},
+	}
+	for _, name := range []string{"tcp", "websocket"} {
+		t.Run(name, func(t *testing.T) {
+			c := client.New(dialers[name](t))
+			defer c.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), *seqHeapFor+30*time.Second)
+			defer cancel()
+			var peak uint64
+			var ms runtime.MemStats
+			tick := time.NewTicker(time.Millisecond) // the consumer's pace: 1,000 items a second
+			defer tick.Stop()
+			sample := time.NewTicker(50 * time.Millisecond)
+			defer sample.Stop()
+			end := time.Now().Add(*seqHeapFor)
+			n := 0
+			var stopped time.Time
+			for v, err := range client.CallSeq[string](ctx, c, "items", nil) {
+				if err != nil || len(v) != len(item) {
+					t.Fatalf("item %d: %v", n, err)
+				}
+				n++
+				select {
+				case <-sample.C:
+					runtime.ReadMemStats(&ms)
+					peak = max(peak, ms.HeapInuse)
+				default:
+				}
+				if time.Now().After(end) {
+					stopped = time.Now()
+					break
+				}
+				<-tick.C
+			}
+			var at time.Time
+			select {
+			case at = <-ended:
+			case <-ctx.Done():
+				t.Fatal("the producer did not end when the consumer stopped")
+			}
+			t.Logf("%s: %d items in %v, heap in use at most %.1f MiB; the producer ended %v after the consumer stopped",
+				name, n, *seqHeapFor, float64(peak)/(1<<20), at.Sub(stopped))
+			if peak >= 16<<20 {
+				t.Errorf("heap in use reached %.1f MiB, want under 16 MiB", float64(peak)/(1<<20))
+			}
+		})
+	}
+}
