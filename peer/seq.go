@@ -257,22 +257,22 @@ func (c *Conn) seqMessage(r *wire.Request, request bool) bool {
 	token, ok := seqToken(r.Params)
 	switch {
 	case !ok:
-		c.answerSeq(id, nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "").WithData("the params of "+SeqNextMethod+" and "+SeqAbortMethod+" are {\"token\": t} or [t], t a token of a sequence result"))
+		c.answerSeq(true, id, nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "").WithData("the params of "+SeqNextMethod+" and "+SeqAbortMethod+" are {\"token\": t} or [t], t a token of a sequence result"))
 	case abort:
 		if s := c.seqs.take(token, true); s != nil {
 			go s.stop()
 		}
-		c.answerSeq(id, []byte("null"), nil) // an unknown token is ended already
+		c.answerSeq(true, id, []byte("null"), nil) // an unknown token is ended already
 	case id == nil:
 		// A pull as a notification has nobody to answer.
 	default:
 		s := c.seqs.take(token, false)
 		if s == nil {
-			c.answerSeq(id, nil, jsonrpc.NewError(CodeNoSuchSequence, "No such sequence").WithData("no open sequence result has the token "+strconv.FormatUint(token, 10)))
+			c.answerSeq(true, id, nil, jsonrpc.NewError(CodeNoSuchSequence, "No such sequence").WithData("no open sequence result has the token "+strconv.FormatUint(token, 10)))
 			return true
 		}
 		if !s.pulling.CompareAndSwap(false, true) {
-			c.answerSeq(id, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "").WithData("a "+SeqNextMethod+" of this token is being answered: pull one batch at a time"))
+			c.answerSeq(true, id, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "").WithData("a "+SeqNextMethod+" of this token is being answered: pull one batch at a time"))
 			return true
 		}
 		go c.pull(token, s, id)
@@ -290,17 +290,19 @@ func (c *Conn) pull(token uint64, s *sequence, id []byte) {
 	}
 	s.pulling.Store(false) // before the answer: the consumer's next pull may follow it at once
 	if err != nil {
-		c.answerSeq(id, nil, err)
+		c.answerSeq(false, id, nil, err)
 		return
 	}
 	res = append(res, `,"finished":`...)
 	res = strconv.AppendBool(res, finished)
-	c.answerSeq(id, append(res, '}'), nil)
+	c.answerSeq(false, id, append(res, '}'), nil)
 }
 
 // answerSeq answers the pull or abort of id with result, or with err; no
-// id, no answer.
-func (c *Conn) answerSeq(id, result []byte, err error) {
+// id, no answer. reader says that the read loop answers, which never
+// writes to the transport itself: its answer goes as its inline answers
+// go (putReader).
+func (c *Conn) answerSeq(reader bool, id, result []byte, err error) {
 	if id == nil {
 		return
 	}
@@ -310,6 +312,10 @@ func (c *Conn) answerSeq(id, result []byte, err error) {
 		msg = wire.AppendErrorData(nil, int64(e.Code), e.Message, e.Data, id)
 	} else {
 		msg = wire.AppendIDEnd(append([]byte(`{"jsonrpc":"2.0","result":`), result...), id)
+	}
+	if reader {
+		c.putReader(msg)
+		return
 	}
 	c.writeNow(c.ctx, msg)
 }
