@@ -13,6 +13,7 @@
 //	rpcbench tcp -d 3s -conns 1 -async -runs 3
 //	rpcbench http -d 3s -conns 16
 //	rpcbench twoway -d 1s -runs 3 -callers 16 -subs 100
+//	rpcbench seq -d 1s -runs 3
 //
 //	rpcbench wasm -d 1s -runs 5 -json wasm.json
 //	rpcbench real -d 1s -runs 5
@@ -103,6 +104,7 @@ var modes = []mode{
 	{"tcp", "pipelined JSON-RPC over loopback TCP to a stream.Server, against Process", (*env).tcp},
 	{"http", "JSON-RPC over HTTP/1.1 keep-alive to an httprpc.Handler", (*env).httpMode},
 	{"twoway", "two-way connections: calls both ways, cancel latency, push to subscribers", (*env).twoway},
+	{"seq", "sequence results over TCP: items/s pulled 64 and 1 an answer, against notifications", (*env).seq},
 	{"real", "realistic methods (struct params, large results, raw JSON) against their floor", (*env).real},
 	{"legacy", "measure the string API (*jsonrpc.Server).ProcessString by batch size", (*env).legacy},
 }
