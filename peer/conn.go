@@ -239,9 +239,7 @@ func (x *connContext) Value(key any) any {
 			return true
 		}
 	case keys.Sequencer:
-		if !x.c.inHand { // a consumer that cannot pull gets the items whole
-			return keys.SeqSender((*sequencer)(x.c))
-		}
+		return keys.SeqSender((*sequencer)(x.c))
 	}
 	return x.Context.Value(key)
 }

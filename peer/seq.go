@@ -81,6 +81,11 @@ func (q *sequencer) SendSeq(ctx context.Context, dst []byte, items keys.Items) (
 		s := &sequence{items: items, cancel: func() {}, max: c.seqs.batch}
 		return s.sendPartial(ctx, p, dst)
 	}
+	if c.inHand {
+		// One request in hand (a Streamable HTTP exchange): its client
+		// has no way to pull. The items answer as one array.
+		return dst, keys.ErrNotStreamed
+	}
 	c.seqs.used.Store(true)
 	cancel := keep(ctx)
 	if cancel == nil {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"iter"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -515,5 +516,50 @@ func TestIsResponse(t *testing.T) {
 		if got := streamhttp.IsResponse([]byte(msg)); got != want {
 			t.Errorf("isResponse(%s) = %v, want %v", msg, got, want)
 		}
+	}
+}
+
+// TestSeqResult: a sequence result over Streamable HTTP. A request whose
+// params carry the Protocol's partial result token gets its items on the
+// request's event stream, a progress notification a batch, then the
+// empty answer; one without gets them as one JSON array.
+func TestSeqResult(t *testing.T) {
+	srv := jsonrpc.NewServer(jsonrpc.AllowUnknownFields())
+	srv.MustRegister("count", func(ctx context.Context, p struct {
+		N int `json:"n"`
+	}) iter.Seq[int] {
+		return func(yield func(int) bool) {
+			for i := range p.N {
+				if !yield(i) {
+					return
+				}
+			}
+		}
+	})
+	ts := httptest.NewServer(&streamhttp.Handler{Server: srv, Protocol: peer.LSP, Limits: peer.Limits{MaxSeqItems: 2}})
+	defer ts.Close()
+	post := func(body string) (string, string) {
+		req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", both)
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		out, _ := io.ReadAll(resp.Body)
+		return resp.Header.Get("Content-Type"), string(out)
+	}
+	ct, body := post(`{"jsonrpc":"2.0","method":"count","params":{"n":5},"id":1}`)
+	if ct != "application/json" || body != `{"jsonrpc":"2.0","result":[0,1,2,3,4],"id":1}` {
+		t.Errorf("without a token: %s %s", ct, body)
+	}
+	ct, body = post(`{"jsonrpc":"2.0","method":"count","params":{"n":5,"partialResultToken":"p"},"id":2}`)
+	want := "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"$/progress\",\"params\":{\"token\":\"p\",\"value\":[0,1]}}\n\n" +
+		"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"$/progress\",\"params\":{\"token\":\"p\",\"value\":[2,3]}}\n\n" +
+		"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"$/progress\",\"params\":{\"token\":\"p\",\"value\":[4]}}\n\n" +
+		"event: message\ndata: {\"jsonrpc\":\"2.0\",\"result\":[],\"id\":2}\n\n"
+	if ct != "text/event-stream" || body != want {
+		t.Errorf("with a token: %s\n%s\nwant\n%s", ct, body, want)
 	}
 }

@@ -74,7 +74,9 @@ func (f *Func) appendSeq(ctx context.Context, dst []byte, v reflect.Value) ([]by
 	}
 	items := f.seq.pull(v)
 	if s, ok := ctx.Value(keys.Sequencer{}).(keys.SeqSender); ok && s != nil {
-		return s.SendSeq(ctx, dst, items)
+		if out, err := s.SendSeq(ctx, dst, items); err != keys.ErrNotStreamed {
+			return out, err
+		}
 	}
 	defer items.Stop()
 	start := len(dst)

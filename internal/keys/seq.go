@@ -1,6 +1,9 @@
 package keys
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // Sequencer is the context key of the sender of a call's sequence result
 // (a SeqSender), which the connection a call came over puts in its
@@ -24,6 +27,14 @@ type Items interface {
 // (which the call's answer then carries), or returns an error to answer
 // with; it owns items from then on, and stops them when it is done with
 // them. ctx is the call's.
+//
+// A sender that does not stream this call's items returns
+// ErrNotStreamed, having used none of them: they are collected into one
+// array instead.
 type SeqSender interface {
 	SendSeq(ctx context.Context, dst []byte, items Items) ([]byte, error)
 }
+
+// ErrNotStreamed is what a SeqSender returns for a call whose items it
+// leaves to be collected.
+var ErrNotStreamed = errors.New("the sequence is not streamed")
