@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"iter"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -59,6 +60,15 @@ func newSessionServer(t *testing.T) *sessionServer {
 		prog.Report(ctx, peer.MCPProgress{Progress: 2})
 		return "done", nil
 	}, jsonrpc.Blocking())
+	srv.MustRegister("numbers", func(ctx context.Context, n int) iter.Seq[int] {
+		return func(yield func(int) bool) {
+			for i := range n {
+				if !yield(i) {
+					return
+				}
+			}
+		}
+	})
 	s.h = &streamhttp.Handler{Server: srv, SessionMethod: "initialize", Retry: time.Millisecond}
 	s.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {
@@ -252,5 +262,33 @@ func TestHTTPSessionEnded(t *testing.T) {
 	c.Close()
 	if code := del(id); code != http.StatusNotFound {
 		t.Fatalf("the session after Close: DELETE %d, want 404 (ended)", code)
+	}
+}
+
+// TestHTTPSessionSeq: in a Streamable HTTP session a sequence result
+// answers with the enumerator protocol, and client.CallSeq pulls its
+// items in POSTs of the session.
+func TestHTTPSessionSeq(t *testing.T) {
+	s := newSessionServer(t)
+	c := client.New(client.HTTP(s.ts.URL, nil, client.HTTPNoGetStream()), client.UseProtocol(peer.MCP))
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := client.Call[string](ctx, c, "initialize", nil); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for v, err := range client.CallSeq[int](ctx, c, "numbers", []int{200}) {
+		if err != nil || v != n {
+			t.Fatalf("item %d: %d, %v", n, v, err)
+		}
+		n++
+	}
+	if n != 200 {
+		t.Fatalf("%d items, want 200", n)
+	}
+	raw, err := c.CallRaw(ctx, "numbers", []int{100})
+	if err != nil || !strings.Contains(string(raw), `"token":`) {
+		t.Errorf("the first answer in a session: %s, %v; want the enumerator's token", raw, err)
 	}
 }
