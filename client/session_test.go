@@ -2,9 +2,9 @@ package client_test
 
 import (
 	"context"
-	"iter"
 	"encoding/json"
 	"errors"
+	"iter"
 	"net/http"
 	"net/http/httptest"
 	"strings"
