@@ -1,10 +1,13 @@
 package peer_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"flag"
 	"iter"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"strings"
@@ -14,7 +17,9 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
+	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
+	"github.com/jsonrpc-go/jsonrpc/streamhttp"
 	"github.com/jsonrpc-go/jsonrpc/ws"
 )
 
@@ -22,7 +27,8 @@ var seqHeapFor = flag.Duration("seqheap.d", 2*time.Second, "how long TestSeqHeap
 
 // TestSeqHeapHeld: a method that could produce 1,000,000 items of 200
 // bytes, streamed to a consumer that takes 1,000 items a second, over TCP
-// and over WebSocket: the process's heap in use stays under 16 MiB all
+// over WebSocket and over Streamable HTTP (partial results on the
+// request's event stream): the process's heap in use stays under 16 MiB all
 // along (the producer is held, not its items queued), and a consumer
 // that stops ends the producer, whose context is done. Run it longer with
 // -args -seqheap.d=10s.
@@ -72,6 +78,66 @@ func TestSeqHeapHeld(t *testing.T) {
 			return ch
 		},
 	}
+	t.Run("streamhttp", func(t *testing.T) {
+		// Partial results on the request's event stream, 64 items an
+		// event, read at 1,000 items a second.
+		lsp := jsonrpc.NewServer(jsonrpc.AllowUnknownFields())
+		lsp.MustRegister("items", func(ctx context.Context, _ struct {
+			Token json.RawMessage `json:"partialResultToken"`
+		}) iter.Seq[string] {
+			return func(yield func(string) bool) {
+				defer func() {
+					<-ctx.Done()
+					ended <- time.Now()
+				}()
+				for range 1_000_000 {
+					if !yield(item) {
+						return
+					}
+				}
+			}
+		})
+		ts := httptest.NewServer(&streamhttp.Handler{Server: lsp, Protocol: peer.LSP})
+		defer ts.Close()
+		req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(`{"jsonrpc":"2.0","method":"items","params":{"partialResultToken":"p"},"id":1}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "text/event-stream")
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		br := bufio.NewReader(resp.Body)
+		var peak uint64
+		var ms runtime.MemStats
+		end := time.Now().Add(*seqHeapFor)
+		n := 0
+		for time.Now().Before(end) {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(line, "data: ") {
+				continue
+			}
+			n += strings.Count(line, item)
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapInuse)
+			time.Sleep(64 * time.Millisecond) // the consumer's pace: 64 items
+		}
+		resp.Body.Close()
+		stopped := time.Now()
+		var at time.Time
+		select {
+		case at = <-ended:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the producer did not end when the consumer went")
+		}
+		t.Logf("streamhttp: %d items in %v, heap in use at most %.1f MiB; the producer ended %v after the consumer went",
+			n, *seqHeapFor, float64(peak)/(1<<20), at.Sub(stopped))
+		if peak >= 16<<20 {
+			t.Errorf("heap in use reached %.1f MiB, want under 16 MiB", float64(peak)/(1<<20))
+		}
+	})
 	for _, name := range []string{"tcp", "websocket"} {
 		t.Run(name, func(t *testing.T) {
 			c := client.New(dialers[name](t))
