@@ -89,6 +89,17 @@ type Handler struct {
 	// nil logs nothing.
 	Logger *slog.Logger
 
+	// ClientKey names the client of a request, by which the Server shares
+	// the goroutines of its Blocking calls and the bytes of their request
+	// copies between clients (jsonrpc.Limits.MaxRunningPerClient,
+	// MaxHeldPerClient), as httprpc.Handler.ClientKey does; "" for none.
+	// nil means the host of the request's RemoteAddr
+	// (transport.ClientOfHostPort; behind a proxy, the proxy's: give the
+	// key its headers carry). It names the client of a request served on
+	// its own; the requests of a session run on the session's connection,
+	// whose calls are of no client.
+	ClientKey func(r *http.Request) string
+
 	// MCP, when set, applies the Model Context Protocol's rules to each
 	// request: both eras of MCP on one endpoint, decided per request,
 	// sessions for the handshake era (see MCP). nil serves any JSON-RPC
@@ -206,6 +217,14 @@ func (h *Handler) keepAlive(takesEvents bool) time.Duration {
 	return h.KeepAlive
 }
 
+// clientKey names r's client (ClientKey).
+func (h *Handler) clientKey(r *http.Request) string {
+	if h.ClientKey != nil {
+		return h.ClientKey(r)
+	}
+	return transport.ClientOfHostPort(r.RemoteAddr)
+}
+
 // logf logs err at slog.LevelWarn, when the handler has a Logger.
 func (h *Handler) logf(ctx context.Context, what string, err error) {
 	if h.Logger != nil {
@@ -262,7 +281,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	if srv == nil {
 		srv = noMethods()
 	}
-	ctx := transport.WithContextValue(r.Context(), r)
+	ctx := transport.WithContextValueFrom(r.Context(), r, h.clientKey(r))
 
 	var req wire.Request
 	kind, err := wire.Scanner{}.Classify(body, &req)
