@@ -106,7 +106,9 @@
 // default the host of its RemoteAddr), by which the Server shares the
 // goroutines of its Blocking calls and the bytes of their request copies
 // between clients (jsonrpc.Limits.MaxRunningPerClient, MaxHeldPerClient);
-// the calls of a session's connection are of no client.
+// the calls of a session's connection are of no client. What the handler
+// logs of refused requests is bounded, as on every host (see
+// Handler.Logger).
 //
 // # Concurrency
 //
