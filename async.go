@@ -79,11 +79,12 @@ func (s *Server) processAsync(ctx context.Context, dst, req []byte, r *wire.Requ
 		switch {
 		case !ok:
 			dst = out
-		case m.blocking && s.cfg.hold(len(req)):
-			client, ok := s.cfg.acquire(ctx)
-			if !ok {
-				// No slot: it runs here, as past MaxRunning.
-				s.cfg.unhold(len(req))
+		case m.blocking:
+			client := clientOf(ctx)
+			if !s.cfg.take(client, 1, len(req)) {
+				// No slot or no room for the copy, the server's or the
+				// client's: it runs here (MaxRunning, MaxHeld and
+				// their shares per client).
 				dst = s.call(ctx, dst, m, r)
 				break
 			}
@@ -111,16 +112,14 @@ func (s *Server) runSuspended(ctx context.Context, end func(), client string, sc
 			// call is still answered.
 			finished(end)
 			sc.Resp = goexitAnswer(sc.Resp[:0], r)
-			s.cfg.release(client)
-			s.cfg.unhold(len(sc.Req))
+			s.cfg.give(client, 1, len(sc.Req))
 			reply(sc.Resp)
 		}
 	}()
 	sc.Resp = s.call(ctx, sc.Resp[:0], m, r)
 	returned = true
 	finished(end)
-	s.cfg.release(client)
-	s.cfg.unhold(len(sc.Req))
+	s.cfg.give(client, 1, len(sc.Req))
 	reply(sc.Resp)
 	asyncbuf.Put(sc)
 }
@@ -166,8 +165,9 @@ type asyncBatch struct {
 	parts   [][]byte     // the answer of each held call, filled as it finishes
 	pending atomic.Int32 // held calls still running, plus one for the dispatcher
 	reply   func([]byte)
-	held    int  // bytes of MaxHeld the request copy holds
-	inline  bool // no copy (MaxHeld): every call runs on the dispatching goroutine
+	client  string // the batch's client (transport.WithClient), "" for none
+	held    int    // bytes of MaxHeld the request copy holds, the client's too
+	inline  bool   // no copy (MaxHeld, MaxHeldPerClient): every call runs on the dispatching goroutine
 }
 
 type heldCall struct {
@@ -210,12 +210,13 @@ func (s *Server) batchScanned(ctx context.Context, dst, req, arr []byte, reqs []
 		return
 	}
 	// Some calls block: move the answers so far and the request to a
-	// pooled buffer, and run the held calls on it. Past MaxHeld they run
-	// on this goroutine, on req itself, before ProcessAsync returns.
+	// pooled buffer, and run the held calls on it. Past MaxHeld, or the
+	// client's share of it (MaxHeldPerClient), they run on this
+	// goroutine, on req itself, before ProcessAsync returns.
 	sc := asyncbuf.Get()
 	sc.Resp = wire.AppendLong(sc.Resp[:0], out[start:])
-	b := &asyncBatch{srv: s, sc: sc, calls: held, parts: make([][]byte, len(held)), reply: reply}
-	if s.cfg.hold(len(req)) {
+	b := &asyncBatch{srv: s, sc: sc, calls: held, parts: make([][]byte, len(held)), reply: reply, client: clientOf(ctx)}
+	if s.cfg.hold(b.client, len(req)) {
 		b.held = len(req)
 		sc.Req = wire.AppendLong(sc.Req[:0], req)
 		for i := range held {
@@ -243,11 +244,7 @@ func (s *Server) dispatch(ctx context.Context, b *asyncBatch) {
 	b.pending.Store(int32(len(b.calls)) + 1)
 	for i := range b.calls {
 		c := &b.calls[i]
-		client, ok := "", false
-		if !b.inline {
-			client, ok = s.cfg.acquire(ctx)
-		}
-		if !ok {
+		if b.inline || !s.cfg.acquire(b.client) {
 			b.parts[i] = s.call(ctx, nil, c.m, &c.r)
 			b.done()
 			continue
@@ -259,14 +256,14 @@ func (s *Server) dispatch(ctx context.Context, b *asyncBatch) {
 				if !returned { // runtime.Goexit, as in runSuspended
 					finished(end)
 					b.parts[i] = goexitAnswer(nil, &c.r)
-					s.cfg.release(client)
+					s.cfg.release(b.client)
 					b.done()
 				}
 			}()
 			b.parts[i] = s.call(cctx, nil, c.m, &c.r)
 			returned = true
 			finished(end)
-			s.cfg.release(client)
+			s.cfg.release(b.client)
 			b.done()
 		}()
 	}
@@ -298,7 +295,9 @@ func (b *asyncBatch) done() {
 		dst = wire.AppendLong(dst, p)
 	}
 	b.sc.Resp = closeBatch(dst, 0)
-	cf.unhold(b.held)
+	if b.held > 0 {
+		cf.unhold(b.client, b.held)
+	}
 	b.reply(b.sc.Resp)
 	asyncbuf.Put(b.sc)
 }

@@ -232,6 +232,17 @@
 //     a batch runs no more calls;
 //   - MaxRunning, 4096: the calls of Blocking methods on goroutines of
 //     their own, server-wide; past it they run on the caller's goroutine.
+//     MaxRunningPerClient, half of it: those of one client;
+//   - MaxHeld, 64 MiB: the bytes of the request copies those calls hold,
+//     server-wide; past it a request runs its calls on the caller's
+//     goroutine, uncopied. MaxHeldPerClient, half of it: those of one
+//     client.
+//
+// A client is what the transport names (transport.WithClient): the hosts
+// of this module name the remote IP address, or what their ClientKey
+// says. A client past its share is refused nothing: its further calls run
+// on its own transport's goroutine, which stops reading until they
+// return, while the other clients' calls run on.
 //
 // The limits of the bytes on the wire (message and body sizes, connections,
 // time to send a message, idle time) belong to the transport that reads

@@ -150,6 +150,19 @@ type Limits struct {
 	// requests of waiting methods cannot hold MaxRunning copies at once.
 	MaxHeld int
 
+	// MaxHeldPerClient is how many of those bytes the request copies of
+	// one client may hold at once, over all its connections and requests:
+	// half of MaxHeld by default (at least 1), so that one client's large
+	// requests cannot take the whole of MaxHeld and leave another's
+	// calls to run on their transport's goroutine (where a method cannot
+	// wait for a call back to its caller). A request whose copy would
+	// pass its client's share is not refused: its Blocking calls run on
+	// the caller's goroutine, without a copy, as past MaxHeld, so that
+	// the client's own transport stops reading until they return. The
+	// client is the one MaxRunningPerClient counts (transport.WithClient);
+	// the requests of no client ("") count against MaxHeld alone.
+	MaxHeldPerClient int
+
 	// LargeRequest is the size from which a request document is large, in
 	// bytes: 64 KiB by default. MaxLarge is how many large requests
 	// ProcessAsync works on at once on its callers' goroutines, for the
@@ -226,6 +239,7 @@ type config struct {
 	maxRunning   int64
 	perClient    int // MaxRunningPerClient
 	maxHeld      int64
+	heldClient   int64         // MaxHeldPerClient
 	large        int           // LargeRequest
 	turns        chan struct{} // a token per large request at work (MaxLarge); nil: no turns
 	errTooLarge  *Error        // the answer to a response over maxResponse
@@ -242,8 +256,15 @@ type config struct {
 	running atomic.Int64
 	held    atomic.Int64 // bytes of request copies held by them (MaxHeld)
 
-	clientsMu sync.Mutex
-	clients   map[string]int // the running calls of each client named
+	clientsMu sync.Mutex // protects the field below
+	clients   map[string]share
+}
+
+// A share is what one client named by its transport holds of a server: an
+// entry of config.clients while either count is above zero.
+type share struct {
+	running int   // calls on goroutines of their own (MaxRunningPerClient)
+	held    int64 // bytes of their request copies (MaxHeldPerClient)
 }
 
 // A Server holds a method table and answers JSON-RPC 2.0 requests with it.
@@ -281,6 +302,7 @@ func NewServer(opts ...Option) *Server {
 	cf.maxRunning = int64(orDefault(l.MaxRunning, defaultMaxRunning))
 	cf.perClient = orDefault(l.MaxRunningPerClient, max(int(cf.maxRunning)/2, 1))
 	cf.maxHeld = int64(orDefault(l.MaxHeld, defaultMaxHeld))
+	cf.heldClient = int64(orDefault(l.MaxHeldPerClient, int(max(cf.maxHeld/2, 1))))
 	cf.large = orDefault(l.LargeRequest, defaultLarge)
 	if l.MaxLarge >= 0 {
 		cf.turns = make(chan struct{}, orDefault(l.MaxLarge, max(1, runtime.GOMAXPROCS(0)/2)))
@@ -305,55 +327,84 @@ func orDefault(n, def int) int {
 	return n
 }
 
-// acquire takes one of the MaxRunning slots for a call of ctx's client
-// (see MaxRunningPerClient) that runs on a goroutine of its own, and
-// reports whether there was one; the client, "" for none, is given back to
-// release.
-func (cf *config) acquire(ctx context.Context) (client string, ok bool) {
-	if cf.running.Add(1) > cf.maxRunning {
-		cf.running.Add(-1)
-		return "", false
-	}
-	client, _ = ctx.Value(keys.Client{}).(string)
-	if client == "" {
-		return "", true
-	}
-	cf.clientsMu.Lock()
-	n := cf.clients[client]
-	if n >= cf.perClient {
-		cf.clientsMu.Unlock()
-		cf.running.Add(-1)
-		return "", false
-	}
-	if cf.clients == nil {
-		cf.clients = map[string]int{}
-	}
-	cf.clients[client] = n + 1
-	cf.clientsMu.Unlock()
-	return client, true
+// clientOf is the client that ctx's transport named (transport.WithClient),
+// "" for none.
+func clientOf(ctx context.Context) string {
+	client, _ := ctx.Value(keys.Client{}).(string)
+	return client
 }
 
-// hold takes n bytes of MaxHeld for a request copy, or reports false,
-// taking none, when they would pass it.
-func (cf *config) hold(n int) bool {
-	if cf.held.Add(int64(n)) > cf.maxHeld {
-		cf.held.Add(-int64(n))
+// acquire takes one of the MaxRunning slots for a call of client (see
+// MaxRunningPerClient; "" for none) that runs on a goroutine of its own,
+// and reports whether there was one.
+func (cf *config) acquire(client string) bool {
+	return cf.take(client, 1, 0)
+}
+
+// hold takes n bytes of MaxHeld for a request copy of client (see
+// MaxHeldPerClient), or reports false, taking none, when they would pass
+// either bound.
+func (cf *config) hold(client string, n int) bool {
+	return cf.take(client, 0, n)
+}
+
+// take takes calls slots of MaxRunning and n bytes of MaxHeld for client,
+// and their share of client's, all or none, and reports which.
+func (cf *config) take(client string, calls, n int) bool {
+	if calls > 0 && cf.running.Add(int64(calls)) > cf.maxRunning {
+		cf.running.Add(-int64(calls))
 		return false
 	}
+	if n > 0 && cf.held.Add(int64(n)) > cf.maxHeld {
+		cf.held.Add(-int64(n))
+		cf.running.Add(-int64(calls))
+		return false
+	}
+	if client == "" {
+		return true
+	}
+	cf.clientsMu.Lock()
+	sh := cf.clients[client]
+	if sh.running+calls > cf.perClient || sh.held+int64(n) > cf.heldClient {
+		cf.clientsMu.Unlock()
+		cf.held.Add(-int64(n))
+		cf.running.Add(-int64(calls))
+		return false
+	}
+	if cf.clients == nil {
+		cf.clients = map[string]share{}
+	}
+	sh.running += calls
+	sh.held += int64(n)
+	cf.clients[client] = sh
+	cf.clientsMu.Unlock()
 	return true
 }
 
-// unhold gives back n bytes taken by hold.
-func (cf *config) unhold(n int) { cf.held.Add(-int64(n)) }
-
-// release gives back a slot taken by acquire for client.
-func (cf *config) release(client string) {
+// give gives back calls slots and n bytes taken by take for client.
+func (cf *config) give(client string, calls, n int) {
 	if client != "" {
 		cf.clientsMu.Lock()
-		if cf.clients[client]--; cf.clients[client] <= 0 {
+		sh := cf.clients[client]
+		sh.running -= calls
+		sh.held -= int64(n)
+		if sh.running <= 0 && sh.held <= 0 {
 			delete(cf.clients, client)
+		} else {
+			cf.clients[client] = sh
 		}
 		cf.clientsMu.Unlock()
 	}
-	cf.running.Add(-1)
+	if n > 0 {
+		cf.held.Add(-int64(n))
+	}
+	if calls > 0 {
+		cf.running.Add(-int64(calls))
+	}
 }
+
+// unhold gives back n bytes taken by hold for client.
+func (cf *config) unhold(client string, n int) { cf.give(client, 0, n) }
+
+// release gives back a slot taken by acquire for client.
+func (cf *config) release(client string) { cf.give(client, 1, 0) }

@@ -106,6 +106,7 @@ import (
 	"bufio"
 	"errors"
 	"log/slog"
+	"net"
 	"os"
 	"strconv"
 	"sync"
@@ -181,6 +182,16 @@ type Handler struct {
 	// seconds, then one of how many it dropped (package ratelog; a Logger
 	// whose handler was made by ratelog.New keeps its own bounds).
 	Logger *slog.Logger
+
+	// ClientKey names the client of a request, by which the Server shares
+	// the goroutines of its Blocking calls and the bytes of their request
+	// copies between clients (jsonrpc.Limits.MaxRunningPerClient,
+	// MaxHeldPerClient), as httprpc.Handler.ClientKey does; "" for none.
+	// nil means the IP address of the connection's remote address
+	// (transport.ClientOf; behind a proxy, the proxy's: give the key its
+	// headers carry). The RequestCtx is valid only until ClientKey
+	// returns.
+	ClientKey func(ctx *fasthttp.RequestCtx) string
 
 	lazy httphost.Lazy // MaxBuffered's budget and Logger within ratelog's bounds, made on first use
 }
@@ -283,7 +294,13 @@ func (h *Handler) serve(ctx *fasthttp.RequestCtx, limit int) {
 			x.compressMin = DefaultCompressMin
 		}
 	}
-	httphost.Process(transport.WithContextValue(ctx, ctx), srv, dst, req, x.reply, x.done, x.abandoned)
+	var client string
+	if h.ClientKey != nil {
+		client = h.ClientKey(ctx)
+	} else {
+		client = x.clientOf(ctx.RemoteAddr())
+	}
+	httphost.Process(transport.WithContextValueFrom(ctx, ctx, client), srv, dst, req, x.reply, x.done, x.abandoned)
 	x.ctx = nil
 	putExchange(x)
 }
@@ -392,6 +409,26 @@ type exchange struct {
 	reply       func([]byte)
 	abandoned   func([]byte)  // x.goexit, bound when x is made
 	done        chan struct{} // capacity 1: reply never waits for the handler
+
+	// The client named last by clientOf, kept with the exchange so that
+	// the requests from one address cost no string each.
+	ip     net.IP
+	client string
+}
+
+// clientOf is transport.ClientOf(addr), the name of the client of a
+// request from addr, made again only when addr's IP address is not the
+// one of the last request that used x.
+func (x *exchange) clientOf(addr net.Addr) string {
+	a, ok := addr.(*net.TCPAddr)
+	if !ok {
+		return transport.ClientOf(addr)
+	}
+	if x.client == "" || !x.ip.Equal(a.IP) {
+		x.ip = append(x.ip[:0], a.IP...)
+		x.client = transport.ClientOf(a)
+	}
+	return x.client
 }
 
 var exchanges = sync.Pool{New: func() any {

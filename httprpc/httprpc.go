@@ -188,10 +188,11 @@ type Handler struct {
 	Logger *slog.Logger
 
 	// ClientKey names the client of a request, by which the Server shares
-	// the goroutines of its Blocking calls between clients
-	// (jsonrpc.Limits.MaxRunningPerClient); "" for none. nil means the
-	// host of the request's RemoteAddr (behind a proxy, the proxy's: give
-	// the key its headers carry).
+	// the goroutines of its Blocking calls and the bytes of their request
+	// copies between clients (jsonrpc.Limits.MaxRunningPerClient,
+	// MaxHeldPerClient); "" for none. nil means the host of the request's
+	// RemoteAddr (transport.ClientOfHostPort; behind a proxy, the proxy's:
+	// give the key its headers carry).
 	ClientKey func(r *http.Request) string
 
 	lazy httphost.Lazy // MaxBuffered's budget and Logger within ratelog's bounds, made on first use

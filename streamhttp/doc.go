@@ -102,6 +102,14 @@
 // An idle session holds about 8 KiB of heap, and the goroutine that reads
 // its connection.
 //
+// A request served on its own is of the client that ClientKey names (by
+// default the host of its RemoteAddr), by which the Server shares the
+// goroutines of its Blocking calls and the bytes of their request copies
+// between clients (jsonrpc.Limits.MaxRunningPerClient, MaxHeldPerClient);
+// the calls of a session's connection are of no client. What the handler
+// logs of refused requests is bounded, as on every host (see
+// Handler.Logger).
+//
 // # Concurrency
 //
 // A Handler is safe for concurrent use. Each session's connection reads

@@ -84,10 +84,27 @@ type Handler struct {
 
 	// Logger, when set, logs at slog.LevelWarn each request the handler
 	// refuses with a 4xx or 5xx status, with the client's address
-	// ("remote"), the status ("status") and why ("error"), and the
-	// refusals of each request's connection (see peer.Options.Logger).
-	// nil logs nothing.
+	// ("remote"), the status ("status") and why ("error"), the refusals
+	// of each request's connection (see peer.Options.Logger), and what
+	// the EventStore failed to keep; at slog.LevelInfo shutdown progress.
+	// nil logs nothing. A client decides how often requests are refused,
+	// so the handler logs at most 10 records of one level and message in
+	// 10 seconds, then one of how many it dropped (package ratelog; a
+	// Logger whose handler was made by ratelog.New keeps its own bounds).
+	// The records of a session's connection (SessionMethod) go to Logger
+	// without these bounds.
 	Logger *slog.Logger
+
+	// ClientKey names the client of a request, by which the Server shares
+	// the goroutines of its Blocking calls and the bytes of their request
+	// copies between clients (jsonrpc.Limits.MaxRunningPerClient,
+	// MaxHeldPerClient), as httprpc.Handler.ClientKey does; "" for none.
+	// nil means the host of the request's RemoteAddr
+	// (transport.ClientOfHostPort; behind a proxy, the proxy's: give the
+	// key its headers carry). It names the client of a request served on
+	// its own; the requests of a session run on the session's connection,
+	// whose calls are of no client.
+	ClientKey func(r *http.Request) string
 
 	// MCP, when set, applies the Model Context Protocol's rules to each
 	// request: both eras of MCP on one endpoint, decided per request,
@@ -131,9 +148,8 @@ type Handler struct {
 	// connection ends before the stream does; 0 means DefaultRetry (1 s).
 	Retry time.Duration
 
-	host     peer.Host
-	once     sync.Once
-	buffered *budget.Budget // MaxBuffered
+	host peer.Host
+	lazy httphost.Lazy // MaxBuffered's budget and Logger within ratelog's bounds, made on first use
 
 	storeOnce sync.Once
 	memStore  EventStore // the store when EventStore is nil
@@ -206,10 +222,27 @@ func (h *Handler) keepAlive(takesEvents bool) time.Duration {
 	return h.KeepAlive
 }
 
+// logger returns Logger within ratelog's bounds; nil when Logger is nil.
+func (h *Handler) logger() *slog.Logger { return h.lazy.Logger(h.Logger) }
+
+// budget returns the handler's MaxBuffered budget, of lim.MaxBuffered
+// bytes (with its default applied).
+func (h *Handler) budget(lim peer.Limits) *budget.Budget {
+	return h.lazy.Budget(lim.MaxBuffered, peer.DefaultMaxBuffered)
+}
+
+// clientKey names r's client (ClientKey).
+func (h *Handler) clientKey(r *http.Request) string {
+	if h.ClientKey != nil {
+		return h.ClientKey(r)
+	}
+	return transport.ClientOfHostPort(r.RemoteAddr)
+}
+
 // logf logs err at slog.LevelWarn, when the handler has a Logger.
 func (h *Handler) logf(ctx context.Context, what string, err error) {
-	if h.Logger != nil {
-		h.Logger.LogAttrs(ctx, slog.LevelWarn, what, slog.String("error", err.Error()))
+	if l := h.logger(); l != nil {
+		l.LogAttrs(ctx, slog.LevelWarn, what, slog.String("error", err.Error()))
 	}
 }
 
@@ -251,9 +284,9 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lim := h.Limits.WithDefaults()
-	h.once.Do(func() { h.buffered = budget.New(lim.MaxBuffered) })
-	body, taken, err := h.readBody(w, r, lim)
-	defer h.buffered.Give(taken)
+	b := h.budget(lim)
+	body, taken, err := h.readBody(w, r, lim, b)
+	defer b.Give(taken)
 	if err != nil {
 		h.bodyError(w, r, err, lim)
 		return
@@ -262,7 +295,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	if srv == nil {
 		srv = noMethods()
 	}
-	ctx := transport.WithContextValue(r.Context(), r)
+	ctx := transport.WithContextValueFrom(r.Context(), r, h.clientKey(r))
 
 	var req wire.Request
 	kind, err := wire.Scanner{}.Classify(body, &req)
@@ -359,8 +392,8 @@ func (h *Handler) serveRequest(ctx context.Context, w http.ResponseWriter, r *ht
 	http.NewResponseController(w).SetWriteDeadline(time.Time{})
 	proto := h.protocol()
 	var log *slog.Logger
-	if h.Logger != nil {
-		log = h.Logger.With(slog.String("remote", r.RemoteAddr))
+	if l := h.logger(); l != nil {
+		log = l.With(slog.String("remote", r.RemoteAddr))
 	}
 	c := peer.New(ctx, x, peer.Options{Server: srv, Protocol: proto, Limits: lim, Logger: log})
 	c.Run(x.ended)
@@ -405,8 +438,9 @@ func answer(w http.ResponseWriter, status int, resp []byte) {
 	w.Write(resp)
 }
 
-// readBody reads r's body within the limits.
-func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, lim peer.Limits) ([]byte, int64, error) {
+// readBody reads r's body within the limits, the memory of a large one
+// taken from b.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, lim peer.Limits, b *budget.Budget) ([]byte, int64, error) {
 	limit := int64(lim.MaxMessage)
 	if lim.ReadTimeout > 0 && r.ContentLength != 0 {
 		rc := http.NewResponseController(w)
@@ -416,9 +450,9 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, lim peer.Limi
 	}
 	switch strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))) {
 	case "", "identity":
-		return httphost.Read(nil, r.Body, r.ContentLength, limit, h.buffered)
+		return httphost.Read(nil, r.Body, r.ContentLength, limit, b)
 	case "gzip", "x-gzip":
-		return httphost.ReadGzip(nil, r.Body, r.ContentLength, limit, h.buffered)
+		return httphost.ReadGzip(nil, r.Body, r.ContentLength, limit, b)
 	}
 	return nil, 0, errCoding
 }
@@ -453,8 +487,8 @@ func isTimeout(err error) bool {
 
 // refuse answers r with the status code and the text why, and logs it.
 func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, why string, code int) {
-	if h.Logger != nil {
-		h.Logger.LogAttrs(r.Context(), slog.LevelWarn, "request refused",
+	if l := h.logger(); l != nil {
+		l.LogAttrs(r.Context(), slog.LevelWarn, "request refused",
 			slog.String("remote", r.RemoteAddr), slog.Int("status", code), slog.String("error", why))
 	}
 	http.Error(w, why, code)
@@ -576,7 +610,7 @@ func isLoopbackAddr(a net.Addr) bool {
 func (h *Handler) Shutdown(ctx context.Context) error {
 	h.closing.Store(true)
 	h.stopAll()
-	err := h.host.Shutdown(ctx, h.Logger)
+	err := h.host.Shutdown(ctx, h.logger())
 	h.endAll(true)
 	return err
 }
@@ -585,7 +619,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 // and answers the requests that come after it with 503.
 func (h *Handler) Close() error {
 	h.closing.Store(true)
-	err := h.host.Close(h.Logger)
+	err := h.host.Close(h.logger())
 	h.endAll(true)
 	return err
 }

@@ -35,9 +35,12 @@ func WithContextValue(ctx context.Context, v any) context.Context {
 
 // WithClient returns a copy of ctx whose calls come from the client named
 // client, "" for none: the name by which a server shares its goroutines
-// between clients (jsonrpc.Limits.MaxRunningPerClient), such as the remote
-// IP address, or a key a proxy's headers carry. The hosts of this module
-// name the client of each connection and request.
+// and the bytes of its request copies between clients
+// (jsonrpc.Limits.MaxRunningPerClient, MaxHeldPerClient), such as the
+// remote IP address, or a key a proxy's headers carry. The hosts of this
+// module name the client of each connection and request (stream, ws,
+// httprpc, fasthttprpc and streamhttp, each with a ClientKey to name it
+// otherwise).
 func WithClient(ctx context.Context, client string) context.Context {
 	return context.WithValue(ctx, keys.Client{}, client)
 }
@@ -179,7 +182,7 @@ var noMethods = sync.OnceValue(func() *jsonrpc.Server { return jsonrpc.NewServer
 
 // ClientOf is the client a connection from addr belongs to, as the hosts
 // of this module name it by default (peer.Limits.MaxConnsPerClient,
-// jsonrpc.Limits.MaxRunningPerClient): the IP address of a TCP or UDP
+// jsonrpc.Limits.MaxRunningPerClient, MaxHeldPerClient): the IP address of a TCP or UDP
 // address (every port of one host is one client), "" (no client) for
 // other addresses, such as a Unix socket's or a pipe's.
 func ClientOf(addr net.Addr) string {

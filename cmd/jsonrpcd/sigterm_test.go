@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -24,14 +25,24 @@ import (
 
 // TestSIGTERM is the shutdown end to end: jsonrpcd built and run as a
 // process, ten connections on each of TCP, HTTP and WebSocket, ten calls
-// of sleep pipelined on each, and SIGTERM while they run. Every call is
-// answered and its answer received: with its result when it started, with
-// -32005 "server shutting down" when it was read and not started; over
-// HTTP/1.1, where a connection runs one request at a time, the requests
-// after the last answer were never read, and that answer says "Connection:
-// close". Every TCP and HTTP connection ends with the server's FIN, never
-// a reset, every WebSocket with a close frame (1001, going away), and the
-// process exits 0 within its shutdown bound. Ten runs.
+// of sleep pipelined on each, and SIGTERM while they run, once the server
+// has read every call of the TCP and WebSocket connections (a call of add
+// after them is answered, on the read loop, only once they are
+// dispatched). Every call is answered and its answer received: with its
+// result when it started, with -32005 "server shutting down" when it was
+// read and not started; over HTTP/1.1, where a connection runs one request
+// at a time, the requests after the last answer were never read, and that
+// answer says "Connection: close", unless it was written before the
+// shutdown began (net/http then closes the connection without reading
+// on, which HTTP/1.1 allows). Every TCP and HTTP connection ends with the
+// server's FIN, never a reset, every WebSocket with a close frame (1001,
+// going away), and the process exits 0 within its shutdown bound. Ten
+// runs.
+//
+// SIGTERM came 150 ms after the calls were written, which a loaded machine
+// did not hold to: the answer of an HTTP connection's first call, written
+// before the shutdown, had no "Connection: close", and calls not yet read
+// would have been unanswered.
 func TestSIGTERM(t *testing.T) {
 	testutil.SkipOnJS(t, "starts jsonrpcd as a process")
 	if testing.Short() {
@@ -46,13 +57,14 @@ func TestSIGTERM(t *testing.T) {
 		}
 		total.add(c)
 	}
-	t.Logf("10 runs: %d calls answered with their result, %d refused as not started, %d never read (HTTP, and TCP after SIGTERM); exits %v to %v after SIGTERM",
-		total.results, total.refused, total.unread, total.fastest, total.slowest)
+	t.Logf("10 runs: %d calls answered with their result, %d refused as not started, %d never read (HTTP, and TCP after SIGTERM; %d HTTP connections closed after an answer written before the shutdown); exits %v to %v after SIGTERM",
+		total.results, total.refused, total.unread, total.closedAfter, total.fastest, total.slowest)
 }
 
 // sigtermCounts is what happened to the calls of a run.
 type sigtermCounts struct {
 	results, refused, unread int
+	closedAfter              int           // HTTP connections closed after an answer without "Connection: close"
 	fastest, slowest         time.Duration // from SIGTERM to the exit
 }
 
@@ -60,6 +72,7 @@ func (c *sigtermCounts) add(o sigtermCounts) {
 	c.results += o.results
 	c.refused += o.refused
 	c.unread += o.unread
+	c.closedAfter += o.closedAfter
 	if c.fastest == 0 || o.fastest < c.fastest {
 		c.fastest = o.fastest
 	}
@@ -67,14 +80,25 @@ func (c *sigtermCounts) add(o sigtermCounts) {
 }
 
 // Each connection pipelines calls sleep(200), sleep(240), ... sleep(560)
-// (and a TCP connection goes on: sleep(600), sleep(640), ...);
-// SIGTERM comes sigtermAfter the last connection has written its calls.
+// (and a TCP connection goes on after SIGTERM: sleep(600), sleep(640),
+// ...); SIGTERM comes once every TCP and WebSocket connection has had the
+// answer to readMark, which it sends after its calls.
 const (
 	sigtermConns = 10
 	sigtermCalls = 10
-	sigtermAfter = 150 * time.Millisecond
 	maxCalls     = 1000 // on a TCP connection, which goes on calling
 )
+
+// readMark is the call a connection sends after its calls of sleep: add,
+// which is not Blocking, is answered on the connection's read loop, once
+// the calls before it have been read and dispatched.
+const readMark = `{"jsonrpc":"2.0","method":"add","params":[0,0],"id":"read"}`
+
+// isReadMark reports whether msg is the answer to readMark.
+func isReadMark(msg []byte) bool {
+	var r struct{ ID any }
+	return json.Unmarshal(msg, &r) == nil && r.ID == "read"
+}
 
 func sleepMS(i int) int { return 200 + 40*i }
 
@@ -101,15 +125,18 @@ func sigtermRun(t *testing.T, bin string, run int) sigtermCounts {
 	}
 
 	type outcome struct {
-		proto   string
-		answers map[int]answer // by call
-		unread  int
-		err     error
+		proto       string
+		answers     map[int]answer // by call
+		unread      int
+		closedAfter bool // HTTP: closed after an answer without "Connection: close"
+		err         error
 	}
 	outcomes := make(chan outcome, 3*sigtermConns)
 	var wg sync.WaitGroup
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
+	var marked sync.WaitGroup // a connection's readMark not yet answered
+	termed := make(chan struct{})
 	for c := range sigtermConns {
 		tc, err := net.DialTimeout("tcp", tcpAddr, wait)
 		if err != nil {
@@ -132,6 +159,11 @@ func sigtermRun(t *testing.T, bin string, run int) sigtermCounts {
 				t.Fatal(err)
 			}
 		}
+		lines.WriteString(readMark + "\n")
+		if err := wc.Write(ctx, websocket.MessageText, []byte(readMark)); err != nil {
+			t.Fatal(err)
+		}
+		marked.Add(2) // TCP's and WebSocket's
 		tc.SetDeadline(time.Now().Add(wait))
 		hc.SetDeadline(time.Now().Add(wait))
 		if _, err := io.WriteString(tc, lines.String()); err != nil {
@@ -140,13 +172,19 @@ func sigtermRun(t *testing.T, bin string, run int) sigtermCounts {
 		if _, err := io.WriteString(hc, posts.String()); err != nil {
 			t.Fatal(err)
 		}
-		// The TCP client goes on pipelining a call every 10 ms until the
-		// server closes: the calls it writes after the server stopped
-		// reading are never read, and must not turn the close into a reset.
+		// The TCP client goes on pipelining a call every 10 ms from
+		// SIGTERM until the server closes: the calls it writes after the
+		// server stopped reading are never read, and must not turn the
+		// close into a reset.
 		read := make(chan struct{})
 		var sent atomic.Int64
 		sent.Store(sigtermCalls)
 		wg.Go(func() {
+			select {
+			case <-read:
+				return
+			case <-termed:
+			}
 			for i := sigtermCalls; i < maxCalls; i++ {
 				select {
 				case <-read:
@@ -161,7 +199,7 @@ func sigtermRun(t *testing.T, bin string, run int) sigtermCounts {
 		})
 		wg.Go(func() {
 			defer tc.Close()
-			a, err := readLines(tc)
+			a, err := readLinesMarked(tc, marked.Done)
 			close(read)
 			o := outcome{proto: fmt.Sprintf("TCP connection %d", c), err: err}
 			if o.answers, o.err = answersOf(a, err); o.err == nil {
@@ -180,9 +218,11 @@ func sigtermRun(t *testing.T, bin string, run int) sigtermCounts {
 			o := outcome{proto: fmt.Sprintf("HTTP connection %d", c)}
 			if o.answers, o.err = answersOf(a, err); o.err == nil {
 				o.unread = sigtermCalls - len(a)
-				if o.unread > 0 && !closing {
-					o.err = fmt.Errorf("%d requests unanswered, and the last answer does not say Connection: close", o.unread)
-				}
+				// Unread requests, and a last answer without
+				// "Connection: close": it was written before the
+				// shutdown began, and net/http closed the connection,
+				// idle, before it read the next one.
+				o.closedAfter = o.unread > 0 && !closing
 				for i := range a {
 					if _, ok := o.answers[i]; !ok {
 						o.err = fmt.Errorf("answers out of order: %q", a)
@@ -195,12 +235,21 @@ func sigtermRun(t *testing.T, bin string, run int) sigtermCounts {
 			defer wc.CloseNow()
 			var a [][]byte
 			var err error
+			mark := marked.Done
 			for {
 				var b []byte
 				if _, b, err = wc.Read(ctx); err != nil {
 					break
 				}
+				if mark != nil && isReadMark(b) {
+					mark()
+					mark = nil
+					continue
+				}
 				a = append(a, b)
+			}
+			if mark != nil {
+				mark() // the connection ended without the answer: answersOf says why
 			}
 			o := outcome{proto: fmt.Sprintf("WebSocket connection %d", c)}
 			if websocket.CloseStatus(err) == websocket.StatusGoingAway {
@@ -213,15 +262,22 @@ func sigtermRun(t *testing.T, bin string, run int) sigtermCounts {
 		})
 	}
 
-	time.Sleep(sigtermAfter)
+	allMarked := make(chan struct{})
+	go func() { marked.Wait(); close(allMarked) }()
+	select {
+	case <-allMarked:
+	case <-time.After(wait):
+		t.Fatalf("run %d: the calls of every TCP and WebSocket connection not read in %v", run, wait)
+	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	termed := time.Now()
+	termedAt := time.Now()
+	close(termed)
 	var took time.Duration
 	select {
 	case err := <-exited:
-		took = time.Since(termed)
+		took = time.Since(termedAt)
 		exited <- err
 		if err != nil {
 			t.Errorf("run %d: jsonrpcd exited with %v after SIGTERM:\n%s", run, err, stderr.String())
@@ -252,6 +308,9 @@ func sigtermRun(t *testing.T, bin string, run int) sigtermCounts {
 			}
 		}
 		counts.unread += o.unread
+		if o.closedAfter {
+			counts.closedAfter++
+		}
 	}
 	if counts.results == 0 {
 		t.Errorf("run %d: no call was in flight at SIGTERM", run)
@@ -297,6 +356,36 @@ func answersOf(raw [][]byte, err error) (map[int]answer, error) {
 		}
 	}
 	return out, nil
+}
+
+// readLinesMarked is readLines, with mark called when the answer to
+// readMark arrives, which is left out of the lines, or when the
+// connection ends without it.
+func readLinesMarked(c net.Conn, mark func()) (lines [][]byte, err error) {
+	defer func() {
+		if mark != nil {
+			mark()
+		}
+	}()
+	br := bufio.NewReader(c)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 && err == nil {
+			line = bytes.TrimSuffix(line, []byte("\n"))
+			if mark != nil && isReadMark(line) {
+				mark()
+				mark = nil
+				continue
+			}
+			lines = append(lines, line)
+		}
+		if err == io.EOF {
+			return lines, nil
+		}
+		if err != nil {
+			return lines, err
+		}
+	}
 }
 
 // readHTTPInOrder reads a connection's responses until the server closes
