@@ -31,6 +31,9 @@ type attack struct {
 	// beside the attacks that hold Blocking calls, another client's
 	// must still run on goroutines of their own.
 	callback bool
+	// streamable adds the healthy client of Streamable HTTP: beside the
+	// attacks on /mcp, another client's calls there must be answered.
+	streamable bool
 }
 
 // attacks are the findings of the bounding work, each as a client does it.
@@ -91,6 +94,15 @@ var attacks = []attack{
 	}},
 	{name: "huge-lines", what: "a TCP connection sending 32 lines of 33 MiB, each a call to be answered -32005 with its id and skipped", run: func(ctx context.Context, a addrs) (string, error) {
 		return hugeLines(ctx, a.tcp)
+	}},
+	{name: "get-streams", what: "1,000 Streamable HTTP sessions each holding its GET stream open, every one of which must get a value published to the feed (jsonrpcd -sessions subscribe)", needs: "sessions", args: []string{"-sessions", "subscribe"}, streamable: true, run: func(ctx context.Context, a addrs) (string, error) {
+		return getStreams(ctx, a.http, maxStreams)
+	}},
+	{name: "call-streams", what: "1,000 POSTs of callback to /mcp at once, each answered with an event stream carrying the server's call back, which the attacker never answers: each method waits, its stream open", callback: true, streamable: true, run: func(ctx context.Context, a addrs) (string, error) {
+		return callStreams(ctx, a.http, maxStreams)
+	}},
+	{name: "idle-sessions", what: "10,000 idle Streamable HTTP sessions (jsonrpcd -sessions subscribe -max-sessions 10000)", needs: "sessions", args: []string{"-sessions", "subscribe", "-max-sessions", "10000"}, streamable: true, run: func(ctx context.Context, a addrs) (string, error) {
+		return idleSessions(ctx, a.http, maxIdleSessions)
 	}},
 	{name: "conns-per-client", what: "TCP connections from 127.0.0.1 until one is refused, held, while the healthy clients connect from 127.0.0.2", run: func(ctx context.Context, a addrs) (string, error) {
 		return connsUntilRefused(ctx, a.tcp)

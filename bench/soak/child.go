@@ -24,8 +24,10 @@ import (
 // of megabytes, building large requests) does not count against the
 // server: what the attacker makes the server do still does.
 
-// The hidden flags of the children: -child healthy (or healthy+callback,
-// with the client whose calls call back), or -child attack:NAME, with the
+// The hidden flags of the children: -child healthy (healthy+callback with
+// the client whose calls call back, healthy+streamable with the client of
+// Streamable HTTP, healthy+callback+streamable with both), or -child
+// attack:NAME, with the
 // server's addresses in -child-tcp, -child-http and -child-fasthttp.
 const (
 	childFlag         = "child"
@@ -70,9 +72,8 @@ func runChild(role string, a addrs, d time.Duration, stdin io.Reader, stdout io.
 		} else if err != nil {
 			rep.Err = err.Error()
 		}
-	} else if role == "healthy" || role == "healthy+callback" {
-		var ok bool
-		if rep.Clients, ok = runHealthy(a, role == "healthy+callback", stdin, stdout); !ok {
+	} else if set, ok := parseHealthy(role); ok {
+		if rep.Clients, ok = runHealthy(a, set, stdin, stdout); !ok {
 			return 2
 		}
 	} else {
@@ -85,20 +86,55 @@ func runChild(role string, a addrs, d time.Duration, stdin io.Reader, stdout io.
 	return 0
 }
 
+// A healthySet says which healthy clients run beside the ones that
+// always do.
+type healthySet struct {
+	callback   bool // the TCP client whose Blocking calls call it back
+	streamable bool // the client of Streamable HTTP (/mcp)
+}
+
+// role is the child role of the healthy clients of set.
+func (set healthySet) role() string {
+	role := "healthy"
+	if set.callback {
+		role += "+callback"
+	}
+	if set.streamable {
+		role += "+streamable"
+	}
+	return role
+}
+
+// parseHealthy is the inverse of healthySet.role.
+func parseHealthy(role string) (healthySet, bool) {
+	var set healthySet
+	rest, ok := strings.CutPrefix(role, "healthy")
+	if !ok {
+		return set, false
+	}
+	rest, set.callback = strings.CutPrefix(rest, "+callback")
+	rest, set.streamable = strings.CutPrefix(rest, "+streamable")
+	return set, rest == ""
+}
+
 // runHealthy connects the healthy clients, from healthyFrom: over TCP
 // one that calls add on one connection and one that opens a connection
-// for each call, and, with callback, one whose Blocking calls call it
-// back; over HTTP one of each host (fasthttp's when the server has it).
-// It says "ready", and calls until stdin ends.
-func runHealthy(a addrs, callback bool, stdin io.Reader, stdout io.Writer) ([]childClient, bool) {
+// for each call, and, with set.callback, one whose Blocking calls call it
+// back; over HTTP one of each host (fasthttp's when the server has it),
+// and, with set.streamable, one of Streamable HTTP. It says "ready", and
+// calls until stdin ends.
+func runHealthy(a addrs, set healthySet, stdin io.Reader, stdout io.Writer) ([]childClient, bool) {
 	var clients []*healthy
 	type opener struct {
 		open func(string) (*healthy, func(), error)
 		addr string
 	}
 	openers := []opener{{tcpHealthy, a.tcp}, {dialHealthy, a.tcp}, {httpHealthy("HTTP"), a.http}}
-	if callback {
+	if set.callback {
 		openers = append(openers, opener{callbackHealthy, a.tcp})
+	}
+	if set.streamable {
+		openers = append(openers, opener{streamableHealthy, a.http})
 	}
 	if a.fasthttp != "" {
 		openers = append(openers, opener{httpHealthy("fasthttp"), a.fasthttp})
@@ -181,14 +217,10 @@ func startChild(role string, a addrs, d time.Duration) (*child, error) {
 	return &child{cmd: cmd, stdin: stdin, out: bufio.NewReader(stdout)}, nil
 }
 
-// startHealthy starts the healthy clients' process, with the callback
-// client when callback, and waits until all its clients are connected.
-func startHealthy(a addrs, callback bool) (*child, error) {
-	role := "healthy"
-	if callback {
-		role = "healthy+callback"
-	}
-	c, err := startChild(role, a, 0)
+// startHealthy starts the healthy clients' process, with those of set,
+// and waits until all its clients are connected.
+func startHealthy(a addrs, set healthySet) (*child, error) {
+	c, err := startChild(set.role(), a, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -23,8 +23,9 @@
 // -jsonrpcd may be a jsonrpcd built from an older commit, to measure the
 // same attacks before a fix: the soak reads its flags from its -h, serves
 // it without -fasthttp when it has none, and skips the attacks that need a
-// flag it lacks (progress-token needs -protocol). The push, subscription
-// and progress attacks and the callback client call the methods of
+// flag it lacks (progress-token needs -protocol, get-streams and
+// idle-sessions -sessions). The push, subscription, progress and stream
+// attacks and the callback client call the methods of
 // demo.RegisterTwoWay, which such a jsonrpcd must be built with.
 //
 // The attacker connects from 127.0.0.1, and the healthy clients from
@@ -35,7 +36,8 @@
 // connection for each call; one over each HTTP host, net/http's and
 // fasthttp's; and, beside the attacks that hold Blocking calls (or every
 // attack with -callbacks), one over TCP whose calls of callback, a
-// Blocking method, call it back before they are answered. A healthy
+// Blocking method, call it back before they are answered; and, beside the
+// attacks on Streamable HTTP, one that calls add at /mcp. A healthy
 // client is locked out when one of its calls waits past -max-wait (1 s)
 // while the others complete calls; when all of them wait at once, the
 // machine or the whole server stalled, which the p99 bound is for. They
@@ -54,7 +56,16 @@
 // answered -32005 and skipped (huge-lines: a line that ends its
 // connection instead breaks a bound), and connections from one client
 // until the server refuses one (conns-per-client), while the healthy
-// clients, from another, must still connect. -list names them all.
+// clients, from another, must still connect. And, on Streamable HTTP
+// (/mcp), the bounds of its streams and sessions: 1,000 sessions each holding its GET stream open, every one of which
+// must get a value then published to the feed (get-streams: a stream
+// that does not breaks a bound), 1,000 POSTs of callback whose streams
+// carry the server's call back, never answered, so that 1,000 methods
+// wait with their streams open (call-streams), and 10,000 idle sessions
+// (idle-sessions, under -max-sessions 10000). Those three open all their
+// streams or sessions, for up to 30 s even past -d, so that the server
+// holds all of them at once however loaded the machine, and hold them
+// for at least a second. -list names them all.
 package main
 
 import (
@@ -145,7 +156,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		fmt.Fprintf(stderr, "soak: %s: %s, for %v\n", a.name, a.what, *d)
-		row, ok := runAttack(srv, a, *d, b, a.callback || *callbacks, stderr)
+		row, ok := runAttack(srv, a, *d, b, healthySet{callback: a.callback || *callbacks, streamable: a.streamable}, stderr)
 		srv.stop()
 		fmt.Fprintln(tw, row)
 		if !ok {
@@ -206,12 +217,11 @@ func (b bounds) String() string {
 	return fmt.Sprintf("RSS under %d MB, goroutines under %d, healthy p99 under %v, no healthy client waiting %v while the others are served, log under %d KB/s, no failed call", b.rssMB, b.goroutines, b.p99, b.wait, b.logKBps)
 }
 
-// runAttack runs a for d beside fresh healthy clients (with the callback
-// client when callback), writes each healthy
-// client's calls to stderr, and returns its row of the report and whether
-// every bound held.
-func runAttack(srv *server, a attack, d time.Duration, b bounds, callback bool, stderr io.Writer) (string, bool) {
-	clients, err := startHealthy(srv.addr, callback)
+// runAttack runs a for d beside fresh healthy clients (with those of
+// set), writes each healthy client's calls to stderr, and returns its row
+// of the report and whether every bound held.
+func runAttack(srv *server, a attack, d time.Duration, b bounds, set healthySet, stderr io.Writer) (string, bool) {
+	clients, err := startHealthy(srv.addr, set)
 	if err != nil {
 		return fmt.Sprintf("%s\t\t\t\t\t\t\t\t\t\tFAIL: the healthy clients could not connect before the attack: %v", a.name, err), false
 	}

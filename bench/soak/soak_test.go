@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"strings"
 	"testing"
 	"time"
@@ -96,5 +97,32 @@ func TestLockedOut(t *testing.T) {
 	rep = childReport{Clients: []childClient{stalled("a"), stalled("b"), stalled("c")}}
 	if got := rep.lockedOut(ms(1500), minServed); got != "" {
 		t.Errorf("lockedOut of a stall of every client = %q", got)
+	}
+}
+
+func TestHealthyRole(t *testing.T) {
+	for _, set := range []healthySet{{}, {callback: true}, {streamable: true}, {callback: true, streamable: true}} {
+		if got, ok := parseHealthy(set.role()); !ok || got != set {
+			t.Errorf("parseHealthy(%q) = %+v, %v; want %+v", set.role(), got, ok, set)
+		}
+	}
+	for _, bad := range []string{"", "healthy+", "healthy+streamable+callback", "attack:x"} {
+		if _, ok := parseHealthy(bad); ok {
+			t.Errorf("parseHealthy(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestReadEvent(t *testing.T) {
+	stream := ": keep-alive\n\nid: 2-1\nretry: 1000\ndata: \n\nid: 2-2\nevent: message\ndata: {\"a\":1}\n\n"
+	r := bufio.NewReader(strings.NewReader(stream))
+	if id, data, err := readEvent(r); err != nil || id != "2-1" || data != "" {
+		t.Errorf("the priming event: %q %q %v", id, data, err)
+	}
+	if id, data, err := readEvent(r); err != nil || id != "2-2" || data != `{"a":1}` {
+		t.Errorf("the message: %q %q %v", id, data, err)
+	}
+	if _, _, err := readEvent(r); err == nil {
+		t.Error("an event past the stream's end")
 	}
 }

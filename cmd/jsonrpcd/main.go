@@ -47,6 +47,22 @@
 //		serve Streamable HTTP at /mcp of the HTTP address: a POST is
 //		answered with JSON, or with server-sent events when its method
 //		reports progress or notifies (default true)
+//	-sessions METHOD
+//		give Streamable HTTP sessions (streamhttp.Handler.SessionMethod):
+//		a POST to /mcp of a request of METHOD, such as subscribe, without
+//		an Mcp-Session-Id header begins a session, whose id its answer
+//		carries; the requests that carry the id run on the session's one
+//		connection, so that subscribe and callback work there as over
+//		TCP: what a call sends while it runs (progress, callback's call)
+//		goes on the event stream of its POST, and what the session is
+//		sent outside any call (the feed's notifications) on its GET
+//		stream; a client resumes a broken stream with Last-Event-ID
+//		(default empty: no sessions, each POST on a connection of its
+//		own)
+//	-max-sessions N
+//		sessions open at once under -sessions; past it, a request that
+//		would begin one is answered 503 (default 4096). An idle session
+//		ends after 10 minutes unused
 //	-fasthttp ADDR
 //		an HTTP/1.1 address served with fasthttp (package fasthttprpc),
 //		with the same protocol, limits and timeouts as -http's, without
@@ -268,8 +284,10 @@ type config struct {
 	httpAddr, tcpAddr string
 	fastHTTPAddr      string // "": no fasthttp listener
 	ws, stdio         bool
-	streamable        bool // Streamable HTTP at /mcp
-	discover          bool // serve rpc.discover
+	streamable        bool   // Streamable HTTP at /mcp
+	sessionMethod     string // its sessions begin with this method; "": none
+	maxSessions       int    // of its sessions
+	discover          bool   // serve rpc.discover
 	framing           framing.Framing
 	protocol          peer.Protocol // of TCP, WebSocket and stdio
 	maxMessage        int
@@ -295,6 +313,8 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.StringVar(&cfg.tcpAddr, "tcp", "127.0.0.1:9090", "TCP `address`, newline-delimited; empty disables")
 	fs.BoolVar(&cfg.ws, "ws", true, "serve WebSocket at /ws of the HTTP address")
 	fs.BoolVar(&cfg.streamable, "streamable", true, "serve Streamable HTTP (JSON or server-sent events) at /mcp of the HTTP address")
+	fs.StringVar(&cfg.sessionMethod, "sessions", "", "give Streamable HTTP sessions, begun by a request of `METHOD` (such as subscribe) without Mcp-Session-Id; empty: none")
+	fs.IntVar(&cfg.maxSessions, "max-sessions", streamhttp.DefaultMaxSessions, "Streamable HTTP sessions open at once, under -sessions")
 	fs.StringVar(&cfg.fastHTTPAddr, "fasthttp", "", "HTTP/1.1 `address` served with fasthttp (package fasthttprpc); empty: none")
 	fs.BoolVar(&cfg.stdio, "stdio", false, "serve standard input and output only")
 	fs.BoolVar(&cfg.discover, "discover", true, "answer rpc.discover with the OpenRPC document of the methods (made once, kept until they change)")
@@ -313,7 +333,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.BoolVar(&cfg.metricsPublic, "metrics-public", false, "let -metrics listen on an address that is not loopback, or on every interface (:PORT)")
 	fs.StringVar(&cfg.otlpURL, "otlp", "", "export a span per call by OTLP/HTTP to `URL` (such as http://127.0.0.1:4318/v1/traces); empty: none")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-stdio] [-framing line|header|raw] [-protocol none|lsp|mcp] [-max-message N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR [-metrics-public]] [-otlp URL]\n\n")
+		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-sessions METHOD [-max-sessions N]] [-stdio] [-framing line|header|raw] [-protocol none|lsp|mcp] [-max-message N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR [-metrics-public]] [-otlp URL]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -347,6 +367,10 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	}
 	if cfg.maxConns <= 0 {
 		fmt.Fprintln(stderr, "jsonrpcd: -max-conns must be at least 1")
+		return cfg, 2, false
+	}
+	if cfg.maxSessions <= 0 {
+		fmt.Fprintln(stderr, "jsonrpcd: -max-sessions must be at least 1")
 		return cfg, 2, false
 	}
 	if cfg.readTimeout < 0 || cfg.writeTimeout < 0 || cfg.idleTimeout < 0 || cfg.shutdownTimeout < 0 {
@@ -445,9 +469,11 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		var sh *streamhttp.Handler
 		if cfg.streamable {
 			sh = &streamhttp.Handler{
-				Server: srv,
-				Logger: with(logger, "transport", "streamable"),
-				Limits: limits,
+				Server:        srv,
+				Logger:        with(logger, "transport", "streamable"),
+				Limits:        limits,
+				SessionMethod: cfg.sessionMethod,
+				MaxSessions:   cfg.maxSessions,
 			}
 			mux.Handle("/mcp", sh)
 		}

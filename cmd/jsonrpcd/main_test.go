@@ -101,7 +101,7 @@ func TestDiscover(t *testing.T) {
 }
 
 func TestFlags(t *testing.T) {
-	for _, args := range [][]string{{"extra"}, {"-nope"}, {"-http", "", "-tcp", ""}, {"-max-conns", "0"}, {"-idle-timeout", "-1s"}, {"-protocol", "jsonrpc"}} {
+	for _, args := range [][]string{{"extra"}, {"-nope"}, {"-http", "", "-tcp", ""}, {"-max-conns", "0"}, {"-idle-timeout", "-1s"}, {"-protocol", "jsonrpc"}, {"-max-sessions", "0"}} {
 		if code := run(context.Background(), args, strings.NewReader(""), io.Discard, io.Discard); code != 2 {
 			t.Errorf("%q: status %d, want 2", args, code)
 		}

@@ -171,16 +171,17 @@ func (p *process) kill() {
 	<-p.exited
 }
 
-// startJsonrpcd starts n jsonrpcd processes, HTTP and WebSocket only, each
-// on a loopback port of its own, and returns their addresses.
-func startJsonrpcd(t *testing.T, n int) ([]string, []*process) {
+// startJsonrpcd starts n jsonrpcd processes, HTTP only (WebSocket and
+// Streamable HTTP on it), each on a loopback port of its own, with the
+// flags args added, and returns their addresses.
+func startJsonrpcd(t *testing.T, n int, args ...string) ([]string, []*process) {
 	t.Helper()
 	bin := jsonrpcdBinary(t)
 	var addrs []string
 	var procs []*process
 	for range n {
 		addr := freeAddr(t)
-		p := start(t, bin, "-http", addr, "-tcp", "")
+		p := start(t, bin, append([]string{"-http", addr, "-tcp", ""}, args...)...)
 		waitListening(t, "jsonrpcd", addr, p.exited, p.out.String)
 		addrs, procs = append(addrs, addr), append(procs, p)
 	}
