@@ -1,8 +1,9 @@
 // Command jsonrpcd serves the demo services (the calculator, the JSON-RPC 2.0
 // specification's example methods and echo; see package demo), and over
-// TCP and WebSocket the methods of two-way connections (demo.RegisterTwoWay:
-// subscribe, unsubscribe and publish on a feed of notifications, progress
-// and callback).
+// TCP, WebSocket and the sessions of Streamable HTTP (-sessions) the
+// methods of two-way connections (demo.RegisterTwoWay: subscribe,
+// unsubscribe and publish on a feed of notifications, progress and
+// callback).
 //
 // By default it listens on loopback: HTTP on 127.0.0.1:8080 (JSON-RPC at /,
 // WebSocket at /ws) and TCP on 127.0.0.1:9090, newline-delimited unless
