@@ -336,7 +336,7 @@ func (c *Conn) finish(err error, end func(error)) {
 	subs := c.subs
 	c.subs = nil
 	c.mu.Unlock()
-	c.seqs.endAll()
+	c.seqEndAll()
 	close(c.done)
 	for s := range subs {
 		s.end(c.err)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
-	"sync"
 	"sync/atomic"
 
 	"github.com/jsonrpc-go/jsonrpc"
@@ -52,7 +51,7 @@ type sequences struct {
 	max   int         // Limits.MaxSequences
 	batch int         // Limits.MaxSeqItems
 
-	mu    sync.Mutex // protects the fields below
+	// Guarded by the Conn's mu: one state per connection.
 	open  map[uint64]*sequence
 	next  uint64
 	ended bool // the Conn has ended
@@ -64,10 +63,17 @@ type sequence struct {
 	cancel context.CancelFunc // of the method's context; never nil
 	max    int                // items per answer (Limits.MaxSeqItems)
 
-	mu      sync.Mutex  // serializes Next and Stop, which must not run at once
-	err     error       // an error yielded after items, for the next pull; guarded by mu
-	pulling atomic.Bool // a pull is being answered
+	turn    chan struct{} // held (a value in it) by whoever calls Next or Stop, which must not run at once
+	err     error         // an error yielded after items, for the next pull; guarded by turn
+	pulling atomic.Bool   // a pull is being answered
 }
+
+func newSequence(items keys.Items, cancel context.CancelFunc, max int) *sequence {
+	return &sequence{items: items, cancel: cancel, max: max, turn: make(chan struct{}, 1)}
+}
+
+func (s *sequence) lock()   { s.turn <- struct{}{} }
+func (s *sequence) unlock() { <-s.turn }
 
 // sequencer is the Conn as the keys.SeqSender of its calls.
 type sequencer Conn
@@ -78,7 +84,7 @@ func (q *sequencer) SendSeq(ctx context.Context, dst []byte, items keys.Items) (
 	c := (*Conn)(q)
 	if p := partialResults(ctx, c); p != nil {
 		// Sent within the call, whose context ends with it.
-		s := &sequence{items: items, cancel: func() {}, max: c.seqs.batch}
+		s := newSequence(items, func() {}, c.seqs.batch)
 		return s.sendPartial(ctx, p, dst)
 	}
 	if c.inHand {
@@ -91,7 +97,7 @@ func (q *sequencer) SendSeq(ctx context.Context, dst []byte, items keys.Items) (
 	if cancel == nil {
 		cancel = func() {} // a call run inline: its context is the Conn's
 	}
-	s := &sequence{items: items, cancel: cancel, max: c.seqs.batch}
+	s := newSequence(items, cancel, c.seqs.batch)
 	start := len(dst)
 	dst = append(dst, `{"values":`...)
 	dst, finished, err := s.batch(dst)
@@ -103,7 +109,7 @@ func (q *sequencer) SendSeq(ctx context.Context, dst []byte, items keys.Items) (
 		s.stop()
 		return append(dst, '}'), nil
 	}
-	token, ok := c.seqs.add(s)
+	token, ok := c.seqAdd(s)
 	if !ok {
 		s.stop()
 		return dst[:start], errTooManySequences(c.seqs.max)
@@ -165,8 +171,8 @@ func (s *sequence) sendPartial(ctx context.Context, p *Progress, dst []byte) ([]
 // batch appends the next items as a JSON array, and reports whether they
 // are the last.
 func (s *sequence) batch(dst []byte) ([]byte, bool, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.lock()
+	defer s.unlock()
 	if err := s.err; err != nil {
 		return dst, true, err
 	}
@@ -200,16 +206,17 @@ func (s *sequence) batch(dst []byte) ([]byte, bool, error) {
 // waiting on it returns, then its items.
 func (s *sequence) stop() {
 	s.cancel()
-	s.mu.Lock()
+	s.lock()
 	s.items.Stop()
-	s.mu.Unlock()
+	s.unlock()
 }
 
 // add opens s under a new token; false past the bound, or once the Conn
 // has ended.
-func (ss *sequences) add(s *sequence) (uint64, bool) {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
+func (c *Conn) seqAdd(s *sequence) (uint64, bool) {
+	ss := &c.seqs
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if ss.ended || len(ss.open) >= ss.max {
 		return 0, false
 	}
@@ -223,9 +230,10 @@ func (ss *sequences) add(s *sequence) (uint64, bool) {
 
 // take returns the open sequence of token, and forgets it when forget is
 // set.
-func (ss *sequences) take(token uint64, forget bool) *sequence {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
+func (c *Conn) seqTake(token uint64, forget bool) *sequence {
+	ss := &c.seqs
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	s := ss.open[token]
 	if forget {
 		delete(ss.open, token)
@@ -234,11 +242,12 @@ func (ss *sequences) take(token uint64, forget bool) *sequence {
 }
 
 // endAll ends every open sequence, as the Conn ends.
-func (ss *sequences) endAll() {
-	ss.mu.Lock()
+func (c *Conn) seqEndAll() {
+	ss := &c.seqs
+	c.mu.Lock()
 	open := ss.open
 	ss.open, ss.ended = nil, true
-	ss.mu.Unlock()
+	c.mu.Unlock()
 	for _, s := range open {
 		go s.stop() // a method that ignores its context holds its own goroutine only
 	}
@@ -264,14 +273,14 @@ func (c *Conn) seqMessage(r *wire.Request, request bool) bool {
 	case !ok:
 		c.answerSeq(true, id, nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "").WithData("the params of "+SeqNextMethod+" and "+SeqAbortMethod+" are {\"token\": t} or [t], t a token of a sequence result"))
 	case abort:
-		if s := c.seqs.take(token, true); s != nil {
+		if s := c.seqTake(token, true); s != nil {
 			go s.stop()
 		}
 		c.answerSeq(true, id, []byte("null"), nil) // an unknown token is ended already
 	case id == nil:
 		// A pull as a notification has nobody to answer.
 	default:
-		s := c.seqs.take(token, false)
+		s := c.seqTake(token, false)
 		if s == nil {
 			c.answerSeq(true, id, nil, jsonrpc.NewError(CodeNoSuchSequence, "No such sequence").WithData("no open sequence result has the token "+strconv.FormatUint(token, 10)))
 			return true
@@ -290,7 +299,7 @@ func (c *Conn) seqMessage(r *wire.Request, request bool) bool {
 func (c *Conn) pull(token uint64, s *sequence, id []byte) {
 	res, finished, err := s.batch(append(make([]byte, 0, 256), `{"values":`...))
 	if err != nil || finished {
-		c.seqs.take(token, true)
+		c.seqTake(token, true)
 		s.stop()
 	}
 	s.pulling.Store(false) // before the answer: the consumer's next pull may follow it at once
