@@ -189,8 +189,8 @@ type Handler struct {
 	// MaxHeldPerClient), as httprpc.Handler.ClientKey does; "" for none.
 	// nil means the IP address of the connection's remote address
 	// (transport.ClientOf; behind a proxy, the proxy's: give the key its
-	// headers carry). The RequestCtx is valid only until ClientKey
-	// returns.
+	// headers carry). ClientKey must not keep the RequestCtx, nor bytes
+	// of it, after it returns.
 	ClientKey func(ctx *fasthttp.RequestCtx) string
 
 	lazy httphost.Lazy // MaxBuffered's budget and Logger within ratelog's bounds, made on first use
