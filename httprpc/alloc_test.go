@@ -17,6 +17,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc/demo"
 	"github.com/jsonrpc-go/jsonrpc/httprpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 )
 
 // allocRW is a ResponseWriter that allocates nothing once warm. It has a
@@ -33,38 +34,21 @@ func (w *allocRW) Header() http.Header         { return w.h }
 func (w *allocRW) Write(b []byte) (int, error) { return w.body.Write(b) }
 func (w *allocRW) WriteHeader(int)             {}
 
-// rewindBody is a request body that can be read again.
-type rewindBody struct {
-	b []byte
-	i int
-}
-
-func (r *rewindBody) Read(p []byte) (int, error) {
-	if r.i >= len(r.b) {
-		return 0, io.EOF
-	}
-	n := copy(p, r.b[r.i:])
-	r.i += n
-	return n, nil
-}
-
-func (r *rewindBody) Close() error { return nil }
-
 // TestHandlerAllocs: the handler itself allocates one value per request,
 // the context that carries the *http.Request to the methods; the answer's
 // headers and buffers, and the body's read deadline, allocate nothing.
 func TestHandlerAllocs(t *testing.T) {
 	h := &httprpc.Handler{Server: demo.NewServer()}
-	body := &rewindBody{b: []byte(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`)}
+	body := &testutil.RewindBody{B: []byte(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`)}
 	req, err := http.NewRequest("POST", "/", body)
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.ContentLength = int64(len(body.b))
+	req.ContentLength = int64(len(body.B))
 	w := &allocRW{h: http.Header{}}
 	serve := func() {
-		body.i = 0
+		body.I = 0
 		clear(w.h)
 		w.body.Reset()
 		h.ServeHTTP(w, req)
@@ -95,7 +79,7 @@ func TestGzipAllocs(t *testing.T) {
 	zw := gzip.NewWriter(&z)
 	zw.Write([]byte(req))
 	zw.Close()
-	body := &rewindBody{b: z.Bytes()}
+	body := &testutil.RewindBody{B: z.Bytes()}
 	r, err := http.NewRequest("POST", "/", body)
 	if err != nil {
 		t.Fatal(err)
@@ -103,10 +87,10 @@ func TestGzipAllocs(t *testing.T) {
 	r.Header.Set("Content-Type", "application/json")
 	r.Header.Set("Content-Encoding", "gzip")
 	r.Header.Set("Accept-Encoding", "gzip")
-	r.ContentLength = int64(len(body.b))
+	r.ContentLength = int64(len(body.B))
 	w := &allocRW{h: http.Header{}}
 	serve := func() {
-		body.i = 0
+		body.I = 0
 		clear(w.h)
 		w.body.Reset()
 		h.ServeHTTP(w, r)

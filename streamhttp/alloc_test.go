@@ -4,12 +4,12 @@ package streamhttp_test
 
 import (
 	"bytes"
-	"io"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 	"github.com/jsonrpc-go/jsonrpc/streamhttp"
 )
 
@@ -27,23 +27,6 @@ func (w *allocRW) Header() http.Header              { return w.h }
 func (w *allocRW) Write(b []byte) (int, error)      { return w.body.Write(b) }
 func (w *allocRW) WriteHeader(int)                  {}
 
-// rewindBody is a request body that can be read again.
-type rewindBody struct {
-	b []byte
-	i int
-}
-
-func (r *rewindBody) Read(p []byte) (int, error) {
-	if r.i >= len(r.b) {
-		return 0, io.EOF
-	}
-	n := copy(p, r.b[r.i:])
-	r.i += n
-	return n, nil
-}
-
-func (r *rewindBody) Close() error { return nil }
-
 // TestPlainCallAllocs counts what the handler allocates for a call
 // answered with JSON, beside net/http: the request's connection (the
 // Conn, its context, its first record and answer buffer, the channel of
@@ -53,17 +36,17 @@ func (r *rewindBody) Close() error { return nil }
 // goroutine that ran the call: no writer goroutine, no ticker.
 func TestPlainCallAllocs(t *testing.T) {
 	h := &streamhttp.Handler{Server: demo.NewServer()}
-	body := &rewindBody{b: []byte(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`)}
+	body := &testutil.RewindBody{B: []byte(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`)}
 	req, err := http.NewRequest("POST", "/", body)
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.ContentLength = int64(len(body.b))
+	req.ContentLength = int64(len(body.B))
 	w := &allocRW{h: http.Header{}}
 	serve := func() {
-		body.i = 0
+		body.I = 0
 		clear(w.h)
 		w.body.Reset()
 		h.ServeHTTP(w, req)
