@@ -103,3 +103,36 @@ func TestClientOfConnection(t *testing.T) {
 		t.Errorf("the clients named: %q, want [127.0.0.1]", got)
 	}
 }
+
+// TestClientOfSession: the calls of a session are of the client that
+// opened it, named as its first request was (ClientKey here), and its
+// connection logs through the handler's bounded Logger. Before, a
+// session's calls were of no client.
+func TestClientOfSession(t *testing.T) {
+	n := &names{srv: demo.NewServer()}
+	h := &streamhttp.Handler{Server: n, SessionMethod: "add", ClientKey: func(r *http.Request) string { return r.Header.Get("X-Client") }}
+	defer h.Close()
+	send := func(doc, session string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "/rpc", strings.NewReader(doc))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("X-Client", "c7")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK && rec.Code != http.StatusAccepted {
+			t.Fatalf("%s: %d %s", doc, rec.Code, rec.Body)
+		}
+		return rec
+	}
+	id := send(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`, "").Header().Get("Mcp-Session-Id")
+	if id == "" {
+		t.Fatal("no session")
+	}
+	send(`{"jsonrpc":"2.0","method":"add","params":[2,3],"id":2}`, id)
+	if got := n.clients(); !slices.Equal(got, []string{"c7", "c7"}) {
+		t.Errorf("the clients named: %q, want [c7 c7]", got)
+	}
+}

@@ -324,7 +324,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if kind == wire.MsgRequest && wire.NameIs(req.Method, h.sessionMethod()) {
-			s, err := h.newSession(lim)
+			s, err := h.newSession(lim, h.clientKey(r))
 			if err != nil {
 				w.Header().Set("Retry-After", "1")
 				h.refuse(w, r, err.Error(), http.StatusServiceUnavailable)

@@ -15,6 +15,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // The defaults of the session bounds of a Handler.
@@ -88,7 +89,7 @@ var (
 
 // newSession makes a session and starts its Conn, unless the handler has
 // MaxSessions already or is closing.
-func (h *Handler) newSession(lim peer.Limits) (*session, error) {
+func (h *Handler) newSession(lim peer.Limits, client string) (*session, error) {
 	h.smu.Lock()
 	defer h.smu.Unlock()
 	if h.closing.Load() || h.host.Closing() {
@@ -101,10 +102,11 @@ func (h *Handler) newSession(lim peer.Limits) (*session, error) {
 		h.sessions = map[string]*session{}
 	}
 	s := &session{h: h, id: newSessionID(), in: make(chan []byte), done: make(chan struct{}), calls: map[string]*stream{}, streams: map[string]*stream{}}
-	s.ctx, s.cancel = context.WithCancel(context.WithValue(context.Background(), sessionKey{}, s))
+	// The session's calls are of the client that opened it.
+	s.ctx, s.cancel = context.WithCancel(transport.WithClient(context.WithValue(context.Background(), sessionKey{}, s), client))
 	var log *slog.Logger
 	if h.Logger != nil {
-		log = h.Logger.With(slog.String("session", s.id))
+		log = h.logger().With(slog.String("session", s.id))
 	}
 	srv := h.Server
 	if srv == nil {
