@@ -904,6 +904,7 @@ type callContext struct {
 	in     *incoming
 	cancel context.CancelFunc
 	kept   atomic.Bool
+	ready  atomic.Pointer[func() bool] // of the live sequence the call returns (Topic.Values)
 }
 
 func (x *callContext) Value(key any) any {

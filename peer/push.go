@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -112,16 +113,28 @@ const (
 // {"subscription": id, "result": value}, the shape of go-ethereum's
 // eth_subscription. Publish never waits for a subscriber: each Conn has a
 // bounded queue (Options.MaxPush), and Overflow says what happens when it
-// is full. The zero Topic is not ready: set Method. A Topic is safe for
-// concurrent use.
+// is full. With a Broker, what is published on any process reaches the
+// subscribers of every process. The zero Topic is not ready: set Method.
+// A Topic is safe for concurrent use.
 type Topic struct {
 	// Method is the notification's method, such as "eth_subscription".
 	Method string
 	// Overflow is the policy for a subscriber whose queue is full.
 	Overflow Overflow
+	// Broker, when set, carries the Topic's values between processes:
+	// Publish hands each value to it, and the Topic sends what the
+	// Broker delivers for Subject to its own subscribers, from its first
+	// subscription on (Subscribe, Values) until Close. Nil: the
+	// subscribers of this process only.
+	Broker Broker
+	// Subject names the Topic to its Broker; "" means Method. The Topics
+	// of the processes that share it are one topic.
+	Subject string
 
-	mu   sync.Mutex
-	subs map[string]*Subscription
+	mu    sync.Mutex
+	subs  map[string]*Subscription
+	turn  chan struct{} // held by whoever joins or leaves the Broker; made under mu
+	leave func()        // ends the Broker's subscription; guarded by turn
 }
 
 // A Subscription is one Conn's subscription to a Topic.
@@ -133,7 +146,8 @@ type Subscription struct {
 	dropped atomic.Int64
 	once    sync.Once
 	done    chan struct{}
-	err     error // why it ended; set before done is closed
+	err     error       // why it ended; set before done is closed
+	q       *valueQueue // a subscriber that takes values itself (Values); nil for a Conn's notifications
 
 	// Guarded by c.mu: the subscription's notifications wait in held
 	// until the answer of the call that made it is on its way (active).
@@ -166,9 +180,10 @@ func (t *Topic) Subscribe(ctx context.Context) (*Subscription, error) {
 	if c == nil {
 		return nil, ErrNoConn
 	}
-	var b [16]byte
-	rand.Read(b[:])
-	id := "0x" + hex.EncodeToString(b[:])
+	if err := t.join(ctx); err != nil {
+		return nil, err
+	}
+	id := newSubscriptionID()
 	s := &Subscription{t: t, c: c, id: id, done: make(chan struct{})}
 	s.prefix = append(s.prefix, `{"jsonrpc":"2.0","method":`...)
 	s.prefix = wire.AppendQuote(s.prefix, t.Method)
@@ -222,6 +237,13 @@ func (t *Topic) Subscribe(ctx context.Context) (*Subscription, error) {
 	return s, nil
 }
 
+// newSubscriptionID returns 0x and 32 hexadecimal digits, random.
+func newSubscriptionID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return "0x" + hex.EncodeToString(b[:])
+}
+
 // closedErr returns the error the Conn's calls fail with once its read
 // loop has ended.
 func (c *Conn) closedErr() error {
@@ -231,13 +253,32 @@ func (c *Conn) closedErr() error {
 }
 
 // Publish sends value, encoded once with encoding/json, to every
-// subscriber, and returns to how many it was queued.
+// subscriber, and returns to how many it was queued. With a Broker it
+// hands the value to the Broker, which delivers it to the subscribers of
+// every process, this one included, and returns 0 and the Broker's
+// error.
 func (t *Topic) Publish(value any) (int, error) {
 	v, err := json.Marshal(value)
 	if err != nil {
 		return 0, err
 	}
 	v = wire.UnescapeHTML(v)
+	if t.Broker != nil {
+		return 0, t.Broker.Publish(context.Background(), t.subject(), v)
+	}
+	return t.deliver(v), nil
+}
+
+func (t *Topic) subject() string {
+	if t.Subject != "" {
+		return t.Subject
+	}
+	return t.Method
+}
+
+// deliver sends the encoded value v to every subscriber of this process,
+// and returns to how many it was queued. It keeps none of v.
+func (t *Topic) deliver(v []byte) int {
 	t.mu.Lock()
 	subs := make([]*Subscription, 0, len(t.subs))
 	for _, s := range t.subs {
@@ -246,8 +287,13 @@ func (t *Topic) Publish(value any) (int, error) {
 	t.mu.Unlock()
 	n := 0
 	for _, s := range subs {
-		msg := make([]byte, 0, len(s.prefix)+len(v)+2)
-		msg = append(append(append(msg, s.prefix...), v...), "}}"...)
+		var msg []byte
+		if s.q != nil {
+			msg = append([]byte(nil), v...)
+		} else {
+			msg = make([]byte, 0, len(s.prefix)+len(v)+2)
+			msg = append(append(append(msg, s.prefix...), v...), "}}"...)
+		}
 		switch err := s.send(msg); {
 		case err == nil:
 			n++
@@ -260,7 +306,61 @@ func (t *Topic) Publish(value any) (int, error) {
 			s.end(err)
 		}
 	}
-	return n, nil
+	return n
+}
+
+// join subscribes the Topic to its Broker, once, for the subscription
+// being made under ctx.
+func (t *Topic) join(ctx context.Context) error {
+	if t.Broker == nil {
+		return nil
+	}
+	t.mu.Lock()
+	if t.turn == nil {
+		t.turn = make(chan struct{}, 1)
+	}
+	turn := t.turn
+	t.mu.Unlock()
+	select {
+	case turn <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-turn }()
+	if t.leave != nil {
+		return nil
+	}
+	leave, err := t.Broker.Subscribe(ctx, t.subject(), func(v []byte) { t.deliver(v) })
+	if err != nil {
+		return fmt.Errorf("jsonrpc: subscribing to %q: %w", t.subject(), err)
+	}
+	t.leave = leave
+	return nil
+}
+
+// Close ends every subscription (ErrUnsubscribed) and the Topic's
+// subscription to its Broker. A Subscribe after it subscribes the Topic
+// to the Broker again.
+func (t *Topic) Close() {
+	t.mu.Lock()
+	subs := make([]*Subscription, 0, len(t.subs))
+	for _, s := range t.subs {
+		subs = append(subs, s)
+	}
+	turn := t.turn
+	t.mu.Unlock()
+	for _, s := range subs {
+		s.end(ErrUnsubscribed)
+	}
+	if turn == nil {
+		return
+	}
+	turn <- struct{}{}
+	if t.leave != nil {
+		t.leave()
+		t.leave = nil
+	}
+	<-turn
 }
 
 // Unsubscribe ends the subscription with id, and reports whether there
@@ -310,6 +410,9 @@ func (s *Subscription) Dropped() int64 { return s.dropped.Load() }
 // send queues msg for the subscriber, or holds it while the answer of the
 // call that subscribed is not on its way.
 func (s *Subscription) send(msg []byte) error {
+	if s.q != nil {
+		return s.q.put(msg)
+	}
 	c := s.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -329,9 +432,11 @@ func (s *Subscription) end(err error) {
 		s.t.mu.Lock()
 		delete(s.t.subs, s.id)
 		s.t.mu.Unlock()
-		s.c.mu.Lock()
-		delete(s.c.subs, s)
-		s.c.mu.Unlock()
+		if s.c != nil {
+			s.c.mu.Lock()
+			delete(s.c.subs, s)
+			s.c.mu.Unlock()
+		}
 		s.err = err
 		close(s.done)
 	})

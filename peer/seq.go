@@ -63,13 +63,20 @@ type sequence struct {
 	cancel context.CancelFunc // of the method's context; never nil
 	max    int                // items per answer (Limits.MaxSeqItems)
 
+	ready   func() bool   // of a live sequence (Topic.Values): an item can be had without waiting; nil for others
 	turn    chan struct{} // held (a value in it) by whoever calls Next or Stop, which must not run at once
 	err     error         // an error yielded after items, for the next pull; guarded by turn
 	pulling atomic.Bool   // a pull is being answered
 }
 
-func newSequence(items keys.Items, cancel context.CancelFunc, max int) *sequence {
-	return &sequence{items: items, cancel: cancel, max: max, turn: make(chan struct{}, 1)}
+func newSequence(ctx context.Context, items keys.Items, cancel context.CancelFunc, max int) *sequence {
+	s := &sequence{items: items, cancel: cancel, max: max, turn: make(chan struct{}, 1)}
+	if x, _ := ctx.Value(callKey{}).(*callContext); x != nil {
+		if r := x.ready.Load(); r != nil {
+			s.ready = *r
+		}
+	}
+	return s
 }
 
 func (s *sequence) lock()   { s.turn <- struct{}{} }
@@ -84,7 +91,7 @@ func (q *sequencer) SendSeq(ctx context.Context, dst []byte, items keys.Items) (
 	c := (*Conn)(q)
 	if p := partialResults(ctx, c); p != nil {
 		// Sent within the call, whose context ends with it.
-		s := newSequence(items, func() {}, c.seqs.batch)
+		s := newSequence(ctx, items, func() {}, c.seqs.batch)
 		return s.sendPartial(ctx, p, dst)
 	}
 	if c.inHand {
@@ -97,10 +104,10 @@ func (q *sequencer) SendSeq(ctx context.Context, dst []byte, items keys.Items) (
 	if cancel == nil {
 		cancel = func() {} // a call run inline: its context is the Conn's
 	}
-	s := newSequence(items, cancel, c.seqs.batch)
+	s := newSequence(ctx, items, cancel, c.seqs.batch)
 	start := len(dst)
 	dst = append(dst, `{"values":`...)
-	dst, finished, err := s.batch(dst)
+	dst, finished, err := s.batch(dst, false)
 	if err != nil {
 		s.stop()
 		return dst[:start], err
@@ -149,7 +156,7 @@ func (s *sequence) sendPartial(ctx context.Context, p *Progress, dst []byte) ([]
 	defer s.stop()
 	buf := make([]byte, 0, 1024)
 	for {
-		items, finished, err := s.batch(buf[:0])
+		items, finished, err := s.batch(buf[:0], true)
 		if err != nil {
 			return dst, err
 		}
@@ -169,8 +176,10 @@ func (s *sequence) sendPartial(ctx context.Context, p *Progress, dst []byte) ([]
 }
 
 // batch appends the next items as a JSON array, and reports whether they
-// are the last.
-func (s *sequence) batch(dst []byte) ([]byte, bool, error) {
+// are the last. Of a live sequence it takes only the items to be had
+// without waiting, and waits for the first only when wait is set: the
+// first answer goes at once, and a pull waits for one item.
+func (s *sequence) batch(dst []byte, wait bool) ([]byte, bool, error) {
 	s.lock()
 	defer s.unlock()
 	if err := s.err; err != nil {
@@ -179,6 +188,9 @@ func (s *sequence) batch(dst []byte) ([]byte, bool, error) {
 	dst = append(dst, '[')
 	start := len(dst)
 	for n := 0; n < s.max && len(dst)-start < seqBatchBytes; n++ {
+		if s.ready != nil && (n > 0 || !wait) && !s.ready() {
+			break
+		}
 		if n > 0 {
 			dst = append(dst, ',')
 		}
@@ -297,7 +309,7 @@ func (c *Conn) seqMessage(r *wire.Request, request bool) bool {
 // pull answers a pull of s with its next items, on a goroutine of its own
 // (the producer may take its time).
 func (c *Conn) pull(token uint64, s *sequence, id []byte) {
-	res, finished, err := s.batch(append(make([]byte, 0, 256), `{"values":`...))
+	res, finished, err := s.batch(append(make([]byte, 0, 256), `{"values":`...), true)
 	if err != nil || finished {
 		c.seqTake(token, true)
 		s.stop()
