@@ -357,8 +357,15 @@ func seqError(err error) *jsonrpc.Error {
 	if errors.Is(err, context.Canceled) {
 		return jsonrpc.NewError(jsonrpc.CodeCancelled, "")
 	}
+	if errors.Is(err, ErrOverflow) {
+		return errValuesOverflow
+	}
 	return jsonrpc.NewError(jsonrpc.CodeServerError, "")
 }
+
+// errValuesOverflow answers the pull of a subscription (Topic.Values)
+// that its Overflow policy ended.
+var errValuesOverflow = jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("the subscription's queue was full: it ended")
 
 // seqToken reads the token of a pull or an abort: {"token": t} or [t].
 func seqToken(params []byte) (uint64, bool) {
