@@ -3,8 +3,10 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
+	"sync"
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc/peer"
@@ -26,12 +28,27 @@ import (
 // sequence on the server ($/enumerator/abort). An answer that is one
 // array, as a server answers over plain HTTP, yields its elements.
 //
+// When c is a *Client whose Protocol has partial results (peer.LSP) and
+// params is an object, the call carries a partialResultToken
+// (peer.Conn.PartialResults): the server sends the items as they come,
+// without being pulled, and CallSeq holds at most MaxPartialBuffered
+// bytes of them for the loop; past that, and when the loop stops early,
+// the call is cancelled, and a loop that fell behind gets
+// ErrPartialOverflow. The items of the final answer, if any, come last.
+//
 // Each item is decoded into T with encoding/json. An error ends the
 // sequence: the call's, a pull's, or an item that does not decode,
 // yielded once with the zero T.
 func CallSeq[T any](ctx context.Context, c Caller, method string, params any) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
+		if cl, ok := c.(*Client); ok {
+			if conn := cl.Conn(); conn != nil {
+				if done := callPartial(ctx, conn, method, params, yield); done {
+					return
+				}
+			}
+		}
 		raw, err := c.CallRaw(ctx, method, params)
 		if err != nil {
 			yield(zero, err)
@@ -78,6 +95,124 @@ func CallSeq[T any](ctx context.Context, c Caller, method string, params any) it
 			if page.Finished || len(page.Values) == 0 {
 				open = false // the server forgets a finished sequence
 			}
+		}
+	}
+}
+
+// MaxPartialBuffered bounds the bytes of partial results that CallSeq
+// holds for a loop that takes them slower than the server sends them.
+const MaxPartialBuffered = 16 << 20
+
+// ErrPartialOverflow is the error CallSeq yields when the partial results
+// waiting for its loop pass MaxPartialBuffered: the call is cancelled.
+var ErrPartialOverflow = errors.New("jsonrpc: partial results came faster than the loop took them")
+
+// callPartial runs the call of CallSeq with a partial-result token, when
+// conn's Protocol has them and params allows, and reports whether it did.
+func callPartial[T any](ctx context.Context, conn *peer.Conn, method string, params any, yield func(T, error) bool) bool {
+	var (
+		mu      sync.Mutex // protects the fields below
+		batches []json.RawMessage
+		size    int
+		over    bool
+	)
+	ready := make(chan struct{}, 1)
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	withToken, stop, ok := conn.PartialResults(params, func(v json.RawMessage) {
+		mu.Lock()
+		if size += len(v); size > MaxPartialBuffered {
+			over = true
+			cancel()
+		} else {
+			batches = append(batches, v)
+		}
+		mu.Unlock()
+		select {
+		case ready <- struct{}{}:
+		default:
+		}
+	})
+	if !ok {
+		return false
+	}
+	defer stop()
+	type answer struct {
+		raw json.RawMessage
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		raw, err := conn.CallRaw(cctx, method, withToken)
+		done <- answer{raw, err}
+	}()
+	var zero T
+	each := func(batch json.RawMessage) bool {
+		var items []json.RawMessage
+		if err := json.Unmarshal(batch, &items); err != nil {
+			yield(zero, fmt.Errorf("jsonrpc: partial result of %s: %w", method, err))
+			return false
+		}
+		for _, v := range items {
+			var item T
+			if err := json.Unmarshal(v, &item); err != nil {
+				yield(zero, fmt.Errorf("jsonrpc: item of %s: %w", method, err))
+				return false
+			}
+			if !yield(item, nil) {
+				return false
+			}
+		}
+		return true
+	}
+	take := func() (json.RawMessage, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(batches) == 0 {
+			return nil, over
+		}
+		b := batches[0]
+		batches = batches[1:]
+		size -= len(b)
+		return b, false
+	}
+	for {
+		select {
+		case <-ready:
+			for {
+				b, _ := take()
+				if b == nil {
+					break
+				}
+				if !each(b) {
+					return true
+				}
+			}
+		case a := <-done:
+			stop() // the answer follows every partial result of the call
+			for {
+				b, overflowed := take()
+				if overflowed {
+					yield(zero, ErrPartialOverflow)
+					return true
+				}
+				if b == nil {
+					break
+				}
+				if !each(b) {
+					return true
+				}
+			}
+			if a.err != nil {
+				yield(zero, a.err)
+				return true
+			}
+			if len(a.raw) > 0 && a.raw[0] == '[' {
+				each(a.raw)
+				return true
+			}
+			yield(zero, fmt.Errorf("jsonrpc: result of %s: a call with partial results is answered with an array, not %.40s", method, a.raw))
+			return true
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"iter"
 	"net/http"
 	"net/http/httptest"
@@ -290,5 +291,46 @@ func TestHTTPSessionSeq(t *testing.T) {
 	raw, err := c.CallRaw(ctx, "numbers", []int{100})
 	if err != nil || !strings.Contains(string(raw), `"token":`) {
 		t.Errorf("the first answer in a session: %s, %v; want the enumerator's token", raw, err)
+	}
+}
+
+// TestHTTPPartialResults: over Streamable HTTP with no session, under
+// LSP, CallSeq's partialResultToken makes the server send the items as
+// $/progress events on the call's event stream, which CallSeq reads.
+func TestHTTPPartialResults(t *testing.T) {
+	srv := jsonrpc.NewServer(jsonrpc.AllowUnknownFields())
+	srv.MustRegister("workspace/symbol", func(ctx context.Context, p struct {
+		Query string          `json:"query"`
+		Token json.RawMessage `json:"partialResultToken"`
+	}) iter.Seq2[string, error] {
+		return func(yield func(string, error) bool) {
+			if p.Token == nil {
+				yield("", errors.New("no partialResultToken"))
+				return
+			}
+			for i := range 300 {
+				if !yield(fmt.Sprint(p.Query, i), nil) {
+					return
+				}
+			}
+		}
+	})
+	h := &streamhttp.Handler{Server: srv, Protocol: peer.LSP}
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	defer h.Close()
+	c := client.New(client.HTTP(ts.URL, nil, client.HTTPNoGetStream()), client.UseProtocol(peer.LSP))
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	n := 0
+	for v, err := range client.CallSeq[string](ctx, c, "workspace/symbol", map[string]string{"query": "q"}) {
+		if want := fmt.Sprint("q", n); err != nil || v != want {
+			t.Fatalf("item %d: %q, %v; want %q", n, v, err, want)
+		}
+		n++
+	}
+	if n != 300 {
+		t.Fatalf("%d items, want 300", n)
 	}
 }

@@ -1,6 +1,7 @@
 package peer
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strconv"
@@ -157,4 +158,42 @@ type MCPProgress struct {
 	Progress float64 `json:"progress"`
 	Total    float64 `json:"total,omitempty"`
 	Message  string  `json:"message,omitempty"`
+}
+
+// PartialResults prepares a call of a method whose result is a sequence
+// to have its items sent as partial results, when the Conn's Protocol has
+// them (Protocol.PartialResultPath, as in LSP): it registers f for the
+// value of each progress notification on a new token, and returns params
+// encoded with the token put at the path, and the function that ends the
+// registration, to be called once the call has returned. Each value is
+// a batch of items, a JSON array; f runs on the goroutine that reads the
+// connection, as OnProgress's does. ok is false, and nothing is
+// registered, when the Protocol has no partial results, when params does
+// not encode as a JSON object, or when it has the member already.
+func (c *Conn) PartialResults(params any, f func(value json.RawMessage)) (withToken json.RawMessage, stop func(), ok bool) {
+	path := c.proto.PartialResultPath
+	if len(path) != 1 || c.proto.ProgressMethod == "" {
+		return nil, nil, false
+	}
+	p, err := json.Marshal(params)
+	if err != nil || wire.KindOf(p) != wire.Object || wire.Member(p, path[0]) != nil {
+		return nil, nil, false
+	}
+	value := c.proto.ProgressValue
+	token, stop := c.OnProgress(func(params json.RawMessage) {
+		if value != "" {
+			params = wire.Member(params, value)
+		}
+		f(params)
+	})
+	out := append(make(json.RawMessage, 0, len(p)+len(path[0])+len(token)+4), '{')
+	out = wire.AppendQuote(out, path[0])
+	out = append(append(out, ':'), token...)
+	if rest := p[1:]; len(bytes.TrimSpace(rest)) > 1 { // not }
+		out = append(out, ',')
+		out = append(out, rest...)
+	} else {
+		out = append(out, '}')
+	}
+	return out, stop, true
 }

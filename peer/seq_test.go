@@ -2,6 +2,8 @@ package peer_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"strings"
@@ -308,5 +310,85 @@ func TestSeqProducerHeld(t *testing.T) {
 		r.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"$/enumerator/next","params":[1],"id":%d}`, i+2))
 		r.recv()
 		check(20 + 10*i)
+	}
+}
+
+// TestCallSeqPartialResults: under LSP, client.CallSeq sends a
+// partialResultToken and reads the items from the partial results; a loop
+// that stops early cancels the call, and its producer ends; params that
+// are not an object get the enumerator.
+func TestCallSeqPartialResults(t *testing.T) {
+	leaktest.Check(t)
+	ended := make(chan error, 4)
+	srv := jsonrpc.NewServer(jsonrpc.AllowUnknownFields())
+	srv.MustRegister("count", func(ctx context.Context, p struct {
+		N     int             `json:"n"`
+		Token json.RawMessage `json:"partialResultToken"`
+	}) iter.Seq2[int, error] {
+		return func(yield func(int, error) bool) {
+			defer func() { ended <- ctx.Err() }()
+			if p.Token == nil {
+				yield(0, errors.New("no partialResultToken"))
+				return
+			}
+			for i := range p.N {
+				if ctx.Err() != nil || !yield(i, nil) {
+					return
+				}
+			}
+		}
+	})
+	srv.MustRegister("positional", func(ctx context.Context, n int) iter.Seq[int] {
+		return func(yield func(int) bool) {
+			for i := range n {
+				if !yield(i) {
+					return
+				}
+			}
+		}
+	})
+	s := &stream.Server{Server: srv, Protocol: peer.LSP, Limits: peer.Limits{MaxSeqItems: 7}}
+	c := dial(t, s, client.UseProtocol(peer.LSP))
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	n := 0
+	for v, err := range client.CallSeq[int](ctx, c, "count", map[string]int{"n": 100}) {
+		if err != nil || v != n {
+			t.Fatalf("item %d: %d, %v", n, v, err)
+		}
+		n++
+	}
+	if n != 100 {
+		t.Fatalf("%d items, want 100", n)
+	}
+	if err := <-ended; err != nil {
+		t.Fatalf("the producer ended with %v", err)
+	}
+	n = 0
+	for _, err := range client.CallSeq[int](ctx, c, "count", map[string]int{"n": 1 << 30}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n++; n == 50 {
+			break
+		}
+	}
+	select {
+	case err := <-ended:
+		if err != context.Canceled {
+			t.Errorf("the producer after the loop stopped: %v, want cancelled", err)
+		}
+	case <-time.After(wait):
+		t.Fatal("the producer did not end when the loop stopped")
+	}
+	n = 0
+	for v, err := range client.CallSeq[int](ctx, c, "positional", []int{20}) {
+		if err != nil || v != n {
+			t.Fatalf("positional item %d: %d, %v", n, v, err)
+		}
+		n++
+	}
+	if n != 20 {
+		t.Errorf("positional: %d items, want 20", n)
 	}
 }
