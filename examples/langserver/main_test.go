@@ -308,9 +308,10 @@ func TestWordAt(t *testing.T) {
 }
 
 // checkSymbols: workspace/symbol yields the words of the document that
-// hold the query, with their UTF-16 ranges, pulled through the
-// enumerator protocol (no partialResultToken), and as partial results on
-// a token: $/progress batches, then the empty answer.
+// hold the query, with their UTF-16 ranges, read by client.CallSeq (which
+// under LSP sends a partialResultToken of its own), and as partial
+// results on the test's token: $/progress batches, then the empty
+// answer.
 func checkSymbols(t *testing.T, c *client.Client) {
 	t.Helper()
 	type symbol struct {
