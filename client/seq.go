@@ -25,8 +25,9 @@ import (
 // ones as the loop takes them ($/enumerator/next, StreamJsonRpc's
 // enumerator protocol), so that the server produces no more than the
 // loop consumes; a loop that stops early, or whose ctx ends, ends the
-// sequence on the server ($/enumerator/abort). An answer that is one
-// array, as a server answers over plain HTTP, yields its elements.
+// sequence on the server ($/enumerator/abort). With ReadAhead it pulls
+// the next items while the loop takes the ones before. An answer that is
+// one array, as a server answers over plain HTTP, yields its elements.
 //
 // When c is a *Client whose Protocol has partial results (peer.LSP) and
 // params is an object, the call carries a partialResultToken
@@ -39,7 +40,11 @@ import (
 // Each item is decoded into T with encoding/json. An error ends the
 // sequence: the call's, a pull's, or an item that does not decode,
 // yielded once with the zero T.
-func CallSeq[T any](ctx context.Context, c Caller, method string, params any) iter.Seq2[T, error] {
+func CallSeq[T any](ctx context.Context, c Caller, method string, params any, opts ...SeqOption) iter.Seq2[T, error] {
+	var o seqOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	return func(yield func(T, error) bool) {
 		var zero T
 		if cl, ok := c.(*Client); ok {
@@ -65,7 +70,30 @@ func CallSeq[T any](ctx context.Context, c Caller, method string, params any) it
 				abort(ctx, c, page.Token)
 			}
 		}()
+		token := page.Token
+		type pulled struct {
+			p      seqPage
+			err    error
+			failed bool // the pull itself failed: the server has ended the sequence
+		}
+		pull := func() pulled {
+			raw, err := c.CallRaw(ctx, peer.SeqNextMethod, map[string]json.RawMessage{"token": token})
+			if err != nil {
+				return pulled{err: err, failed: true}
+			}
+			p, err := readPage(raw)
+			if err != nil {
+				err = fmt.Errorf("jsonrpc: %s of %s: %w", peer.SeqNextMethod, method, err)
+			}
+			return pulled{p: p, err: err}
+		}
+		var ahead chan pulled // the pull under way while the loop takes a page (ReadAhead)
 		for {
+			more := open && !page.Finished
+			if more && o.readAhead {
+				ahead = make(chan pulled, 1)
+				go func() { ahead <- pull() }()
+			}
 			for _, v := range page.Values {
 				var item T
 				if err := json.Unmarshal(v, &item); err != nil {
@@ -76,28 +104,45 @@ func CallSeq[T any](ctx context.Context, c Caller, method string, params any) it
 					return
 				}
 			}
-			if !open || page.Finished {
+			if !more {
 				return
 			}
-			raw, err := c.CallRaw(ctx, peer.SeqNextMethod, map[string]json.RawMessage{"token": page.Token})
-			if err != nil {
-				open = false // the server ends a sequence whose pull failed
-				yield(zero, err)
-				return
+			var r pulled
+			if ahead != nil {
+				r = <-ahead
+			} else {
+				r = pull()
 			}
-			token := page.Token
-			if page, err = readPage(raw); err != nil {
-				page.Token = token
-				yield(zero, fmt.Errorf("jsonrpc: %s of %s: %w", peer.SeqNextMethod, method, err))
-				return
-			}
+			page = r.p
 			page.Token = token
+			if r.err != nil {
+				if r.failed {
+					open = false // the server ends a sequence whose pull failed
+				}
+				yield(zero, r.err)
+				return
+			}
 			if page.Finished || len(page.Values) == 0 {
 				open = false // the server forgets a finished sequence
 			}
 		}
 	}
 }
+
+// A SeqOption configures CallSeq.
+type SeqOption func(*seqOptions)
+
+type seqOptions struct {
+	readAhead bool
+}
+
+// ReadAhead makes CallSeq pull the next items of an enumerator sequence
+// while its loop takes the items of the answer before, one pull under
+// way at a time as the protocol asks: the loop waits less for the
+// network, and the server runs ahead of it by one answer
+// (peer.Limits.MaxSeqItems items). How many items an answer carries is
+// the server's choice.
+func ReadAhead() SeqOption { return func(o *seqOptions) { o.readAhead = true } }
 
 // MaxPartialBuffered bounds the bytes of partial results that CallSeq
 // holds for a loop that takes them slower than the server sends them.
@@ -220,14 +265,14 @@ func callPartial[T any](ctx context.Context, conn *peer.Conn, method string, par
 // A page is an answer of a sequence: the first ({"token", "values"}, a
 // token only while there are more), or one of a pull ({"values",
 // "finished"}); an array is a sequence answered whole.
-type page struct {
+type seqPage struct {
 	Token    json.RawMessage   `json:"token"`
 	Values   []json.RawMessage `json:"values"`
 	Finished bool              `json:"finished"`
 }
 
-func readPage(raw json.RawMessage) (page, error) {
-	var p page
+func readPage(raw json.RawMessage) (seqPage, error) {
+	var p seqPage
 	if len(raw) > 0 && raw[0] == '[' {
 		err := json.Unmarshal(raw, &p.Values)
 		return p, err

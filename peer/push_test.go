@@ -338,3 +338,72 @@ func TestMaxSubscriptions(t *testing.T) {
 		t.Errorf("%d subscriptions, want 3", topic.Len())
 	}
 }
+
+// heldTransport holds its first Write until release is closed, and
+// records every message it writes; like client.Stream's channel, it skips
+// a Write whose ctx has ended.
+type heldTransport struct {
+	entered chan struct{} // closed when the first Write has begun
+	release chan struct{}
+	closed  chan struct{}
+	once    sync.Once
+	mu      sync.Mutex
+	n       int
+	wrote   chan string
+}
+
+func (h *heldTransport) Read() ([]byte, error) { <-h.closed; return nil, io.EOF }
+func (h *heldTransport) Write(ctx context.Context, msg []byte) error {
+	h.mu.Lock()
+	h.n++
+	first := h.n == 1
+	h.mu.Unlock()
+	if first {
+		close(h.entered)
+		<-h.release
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	h.wrote <- string(msg)
+	return nil
+}
+func (h *heldTransport) Flush() error { return nil }
+func (h *heldTransport) Close() error { h.once.Do(func() { close(h.closed) }); return nil }
+
+// TestNotifyQueuedOutlivesItsContext: a notification queued behind
+// another writer is sent though its context ends as Notify returns, as
+// a caller that cancels its context once Notify has returned expects.
+// Before, it was dropped without a word (an $/enumerator/abort under a
+// context with a timeout that CallSeq cancels at once, with a pull under
+// way).
+func TestNotifyQueuedOutlivesItsContext(t *testing.T) {
+	leaktest.Check(t)
+	tr := &heldTransport{entered: make(chan struct{}), release: make(chan struct{}), closed: make(chan struct{}), wrote: make(chan string, 4)}
+	c := peer.New(context.Background(), tr, peer.Options{})
+	done := make(chan struct{})
+	go func() { c.Run(func(error) {}); close(done) }()
+	defer func() { tr.Close(); <-done }()
+	first := make(chan error, 1)
+	go func() { first <- c.Notify(context.Background(), "first", nil) }()
+	<-tr.entered
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := c.Notify(ctx, "second", nil); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	close(tr.release)
+	for _, want := range []string{`{"jsonrpc":"2.0","method":"first"}`, `{"jsonrpc":"2.0","method":"second"}`} {
+		select {
+		case got := <-tr.wrote:
+			if got != want {
+				t.Errorf("wrote %s, want %s", got, want)
+			}
+		case <-time.After(wait):
+			t.Fatalf("%s was never written", want)
+		}
+	}
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -176,36 +176,38 @@ func TestCallSeq(t *testing.T) {
 	c := dial(t, s)
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	n := 0
-	for v, err := range client.CallSeq[int](ctx, c, "count", []int{1000}) {
-		if err != nil || v != n {
-			t.Fatalf("item %d: %d, %v", n, v, err)
+	for _, opts := range [][]client.SeqOption{nil, {client.ReadAhead()}} {
+		n := 0
+		for v, err := range client.CallSeq[int](ctx, c, "count", []int{1000}, opts...) {
+			if err != nil || v != n {
+				t.Fatalf("item %d: %d, %v", n, v, err)
+			}
+			n++
 		}
-		n++
-	}
-	if n != 1000 {
-		t.Fatalf("%d items, want 1000", n)
-	}
-	<-ended
-	n = 0
-	for _, err := range client.CallSeq[int](ctx, c, "count", []int{1 << 30}) {
-		if err != nil {
-			t.Fatal(err)
+		if n != 1000 {
+			t.Fatalf("%d items, want 1000", n)
 		}
-		if n++; n == 200 {
-			break
+		<-ended
+		n = 0
+		for _, err := range client.CallSeq[int](ctx, c, "count", []int{1 << 30}, opts...) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n++; n == 200 {
+				break
+			}
 		}
-	}
-	select {
-	case err := <-ended:
-		if err != context.Canceled {
-			t.Errorf("the producer after the loop stopped: %v, want cancelled", err)
+		select {
+		case err := <-ended:
+			if err != context.Canceled {
+				t.Errorf("the producer after the loop stopped: %v, want cancelled", err)
+			}
+		case <-time.After(wait):
+			t.Fatal("the producer did not end when the loop stopped")
 		}
-	case <-time.After(wait):
-		t.Fatal("the producer did not end when the loop stopped")
 	}
 	var last error
-	n = 0
+	n := 0
 	for _, err := range client.CallSeq[string](ctx, c, "fails", nil) {
 		if err != nil {
 			last = err

@@ -129,8 +129,9 @@ func (c *Conn) writeAll(buf []byte, ends []int, ctxs []context.Context) {
 }
 
 // writeNow writes msg from a goroutine that may block: itself, when the
-// writer is free, or through the outbox, behind what waits there. It
-// returns the error of a write it made itself.
+// writer is free, or through the outbox, behind what waits there, to be
+// written whatever becomes of ctx. It returns the error of a write it
+// made itself.
 func (c *Conn) writeNow(ctx context.Context, msg []byte) error {
 	if len(msg) == 0 {
 		return nil
@@ -146,7 +147,11 @@ func (c *Conn) writeNow(ctx context.Context, msg []byte) error {
 		if ctx == c.ctx {
 			c.addLocked(msg)
 		} else {
-			c.addCtxLocked(ctx, msg)
+			// Queued, it is as good as sent to the caller, who may end
+			// ctx as soon as this returns: its values go with it, its
+			// end does not (a transport may skip a Write whose ctx has
+			// ended).
+			c.addCtxLocked(context.WithoutCancel(ctx), msg)
 		}
 		c.mu.Unlock()
 		return nil
