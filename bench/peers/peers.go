@@ -190,6 +190,14 @@ var peers = []peer{
 		httpSkip: "no HTTP transport",
 	},
 	{
+		name:     "go.lsp.dev/jsonrpc2",
+		protocol: "JSON-RPC 2.0",
+		tcp:      lspTCP,
+		tcpNote:  "go.lsp.dev/jsonrpc2 v1.0.1 Conn per connection over NewNDJSONStream (newline-delimited JSON), one Handler switching on the method, params through its DefaultCodec (encoding/json/v2); same JSON-RPC 2.0 requests",
+		skipNote: "no in-process entry point (a Conn needs a Stream)",
+		httpSkip: "no HTTP transport",
+	},
+	{
 		name:     "gorilla/rpc/v2 json2",
 		protocol: "JSON-RPC 2.0",
 		http:     gorillaHTTP,

@@ -13,6 +13,7 @@ import (
 
 	gorpc "github.com/gorilla/rpc/v2"
 	"github.com/gorilla/rpc/v2/json2"
+	lsp "go.lsp.dev/jsonrpc2"
 
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
@@ -236,4 +237,62 @@ func gethInproc() (*inprocTarget, error) {
 		},
 		close: func() { cl.Close(); s.Stop() },
 	}, nil
+}
+
+// ---- go.lsp.dev/jsonrpc2 ----
+
+// lspHandler serves the calculator mix as a go.lsp.dev/jsonrpc2 handler,
+// its params decoded by the library's default payload codec.
+func lspHandler(ctx context.Context, req *lsp.Request) (any, error) {
+	c := lsp.DefaultCodec
+	bad := func(err error) (any, error) { return nil, lsp.NewError(lsp.InvalidParams, err.Error()) }
+	p := req.Params()
+	switch req.Method() {
+	case "add":
+		var a [2]float64
+		if err := c.Unmarshal(p, &a); err != nil {
+			return bad(err)
+		}
+		return a[0] + a[1], nil
+	case "addInt":
+		var a [2]int
+		if err := c.Unmarshal(p, &a); err != nil {
+			return bad(err)
+		}
+		return a[0] + a[1], nil
+	case "NullableFloatToNullableFloat":
+		var a [1]*float64
+		if err := c.Unmarshal(p, &a); err != nil {
+			return bad(err)
+		}
+		return a[0], nil
+	case "Test2":
+		var a [1]float64
+		if err := c.Unmarshal(p, &a); err != nil {
+			return bad(err)
+		}
+		return a[0], nil
+	case "StringMe":
+		var a [1]string
+		if err := c.Unmarshal(p, &a); err != nil {
+			return bad(err)
+		}
+		return a[0], nil
+	}
+	return lsp.MethodNotFoundHandler(ctx, req)
+}
+
+func lspTCP() (*tcpServer, error) {
+	var a acceptLoop
+	t, err := listen(func(ln net.Listener) {
+		a.serve(ln, func(nc net.Conn) {
+			conn := lsp.NewConn(lsp.NewNDJSONStream(nc))
+			conn.Go(context.Background(), lspHandler)
+			<-conn.Done()
+		})
+	}, a.closeAll)
+	if t != nil {
+		t.reqs, t.want = demo.Requests, mixWant
+	}
+	return t, err
 }

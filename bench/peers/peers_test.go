@@ -110,6 +110,7 @@ func TestMainJSON(t *testing.T) {
 		"net/rpc/jsonrpc (JSON-RPC 1.0)": "JSON-RPC 1.0",
 		"creachadair/jrpc2":              "JSON-RPC 2.0",
 		"sourcegraph/jsonrpc2":           "JSON-RPC 2.0",
+		"go.lsp.dev/jsonrpc2":            "JSON-RPC 2.0",
 		"gorilla/rpc/v2 json2":           "JSON-RPC 2.0",
 		"ethereum/go-ethereum/rpc":       "JSON-RPC 2.0",
 		"google.golang.org/grpc":         "gRPC (protobuf)",
@@ -128,7 +129,7 @@ func TestMainJSON(t *testing.T) {
 			t.Errorf("reference row %s has ratio %v", r.Name, r.RatioToRef)
 		}
 	}
-	for _, want := range []string{"tcp", "inproc", "floor (tokenizer)", "net/rpc/jsonrpc (JSON-RPC 1.0)", "creachadair/jrpc2", "sourcegraph/jsonrpc2", "http 1", "http 16", "gorilla/rpc/v2 json2", "ethereum/go-ethereum/rpc", "google.golang.org/grpc"} {
+	for _, want := range []string{"tcp", "inproc", "floor (tokenizer)", "net/rpc/jsonrpc (JSON-RPC 1.0)", "creachadair/jrpc2", "sourcegraph/jsonrpc2", "go.lsp.dev/jsonrpc2", "http 1", "http 16", "gorilla/rpc/v2 json2", "ethereum/go-ethereum/rpc", "google.golang.org/grpc"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}
