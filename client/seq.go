@@ -9,8 +9,19 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 )
+
+// emptyArray reports whether the JSON array arr has no element (or is
+// missing).
+func emptyArray(arr []byte) bool {
+	if wire.KindOf(arr) != wire.Array {
+		return true
+	}
+	_, _, ok := wire.NextElement(arr, 0)
+	return !ok
+}
 
 // CallSeq calls method with params, a method whose result is a sequence
 // (see jsonrpc.Server.Register), and returns its items as they come:
@@ -88,21 +99,18 @@ func CallSeq[T any](ctx context.Context, c Caller, method string, params any, op
 			return pulled{p: p, err: err}
 		}
 		var ahead chan pulled // the pull under way while the loop takes a page (ReadAhead)
+		item := new(T)        // each item is decoded here, then yielded by value
 		for {
 			more := open && !page.Finished
 			if more && o.readAhead {
 				ahead = make(chan pulled, 1)
 				go func() { ahead <- pull() }()
 			}
-			for _, v := range page.Values {
-				var item T
-				if err := json.Unmarshal(v, &item); err != nil {
-					yield(zero, fmt.Errorf("jsonrpc: item of %s: %w", method, err))
-					return
-				}
-				if !yield(item, nil) {
-					return
-				}
+			if more, err := decodeItems(page.Values, item, yield); err != nil {
+				yield(zero, fmt.Errorf("jsonrpc: item of %s: %w", method, err))
+				return
+			} else if !more {
+				return
 			}
 			if !more {
 				return
@@ -122,7 +130,7 @@ func CallSeq[T any](ctx context.Context, c Caller, method string, params any, op
 				yield(zero, r.err)
 				return
 			}
-			if page.Finished || len(page.Values) == 0 {
+			if page.Finished || emptyArray(page.Values) {
 				open = false // the server forgets a finished sequence
 			}
 		}
@@ -192,23 +200,13 @@ func callPartial[T any](ctx context.Context, conn *peer.Conn, method string, par
 		done <- answer{raw, err}
 	}()
 	var zero T
+	item := new(T)
 	each := func(batch json.RawMessage) bool {
-		var items []json.RawMessage
-		if err := json.Unmarshal(batch, &items); err != nil {
+		more, err := decodeItems(batch, item, yield)
+		if err != nil {
 			yield(zero, fmt.Errorf("jsonrpc: partial result of %s: %w", method, err))
-			return false
 		}
-		for _, v := range items {
-			var item T
-			if err := json.Unmarshal(v, &item); err != nil {
-				yield(zero, fmt.Errorf("jsonrpc: item of %s: %w", method, err))
-				return false
-			}
-			if !yield(item, nil) {
-				return false
-			}
-		}
-		return true
+		return more
 	}
 	take := func() (json.RawMessage, bool) {
 		mu.Lock()
@@ -266,24 +264,54 @@ func callPartial[T any](ctx context.Context, conn *peer.Conn, method string, par
 // token only while there are more), or one of a pull ({"values",
 // "finished"}); an array is a sequence answered whole.
 type seqPage struct {
-	Token    json.RawMessage   `json:"token"`
-	Values   []json.RawMessage `json:"values"`
-	Finished bool              `json:"finished"`
+	Token    json.RawMessage `json:"token"`
+	Values   json.RawMessage `json:"values"` // an array
+	Finished bool            `json:"finished"`
 }
 
 func readPage(raw json.RawMessage) (seqPage, error) {
 	var p seqPage
 	if len(raw) > 0 && raw[0] == '[' {
-		err := json.Unmarshal(raw, &p.Values)
-		return p, err
+		if !json.Valid(raw) {
+			return p, errors.New("the answer is not valid JSON")
+		}
+		p.Values = raw
+		return p, nil
 	}
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return p, err
+	}
+	if k := wire.KindOf(p.Values); p.Values != nil && k != wire.Array && k != wire.Null {
+		return p, errors.New("its values are not an array")
 	}
 	if string(p.Token) == "null" {
 		p.Token = nil
 	}
 	return p, nil
+}
+
+// decodeItems decodes each element of the JSON array arr into *v, reset
+// to the zero T first, and yields it; an arr that is null or missing has
+// none. It reports whether the loop goes on: false when yield stopped it,
+// or with the error of an element that does not decode.
+func decodeItems[T any](arr []byte, v *T, yield func(T, error) bool) (bool, error) {
+	switch k := wire.KindOf(arr); {
+	case len(arr) == 0 || k == wire.Null:
+		return true, nil
+	case k != wire.Array:
+		return false, errors.New("not an array")
+	}
+	var zero T
+	for elem, pos, ok := wire.NextElement(arr, 0); ok; elem, pos, ok = wire.NextElement(arr, pos) {
+		*v = zero
+		if err := json.Unmarshal(elem, v); err != nil {
+			return false, err
+		}
+		if !yield(*v, nil) {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // abort ends the sequence of token on the server, as a notification when

@@ -108,6 +108,15 @@ func (f *Func) appendSeq(ctx context.Context, dst []byte, v reflect.Value) ([]by
 
 // pull returns the items of the sequence v.
 func (s *seqResult) pull(v reflect.Value) *seqItems {
+	// The results of the yield function, made once: reflect copies them
+	// out of the slice at each return.
+	yes, no := []reflect.Value{reflect.ValueOf(true)}, []reflect.Value{reflect.ValueOf(false)}
+	answer := func(more bool) []reflect.Value {
+		if more {
+			return yes
+		}
+		return no
+	}
 	var seq iter.Seq2[reflect.Value, error]
 	if s.withErr {
 		seq = func(yield func(reflect.Value, error) bool) {
@@ -116,14 +125,14 @@ func (s *seqResult) pull(v reflect.Value) *seqItems {
 				if e := args[1].Interface(); e != nil {
 					err = e.(error)
 				}
-				return []reflect.Value{reflect.ValueOf(yield(args[0], err))}
+				return answer(yield(args[0], err))
 			})
 			v.Call([]reflect.Value{y})
 		}
 	} else {
 		seq = func(yield func(reflect.Value, error) bool) {
 			y := reflect.MakeFunc(v.Type().In(0), func(args []reflect.Value) []reflect.Value {
-				return []reflect.Value{reflect.ValueOf(yield(args[0], nil))}
+				return answer(yield(args[0], nil))
 			})
 			v.Call([]reflect.Value{y})
 		}
@@ -137,6 +146,7 @@ type seqItems struct {
 	next func() (reflect.Value, error, bool)
 	stop func()
 	done bool
+	tmp  reflect.Value // a primitive item's copy, made once, which its encoder reads
 }
 
 func (it *seqItems) Next(dst []byte) ([]byte, bool, error) {
@@ -153,13 +163,26 @@ func (it *seqItems) Next(dst []byte) ([]byte, bool, error) {
 		it.stop()
 		return dst, false, err
 	}
-	out, err := it.s.item.appendValue(dst, v)
+	out, err := it.appendItem(dst, v)
 	if err != nil {
 		it.done = true
 		it.stop()
 		return dst, false, err
 	}
 	return out, true, nil
+}
+
+// appendItem appends the JSON of the item v.
+func (it *seqItems) appendItem(dst []byte, v reflect.Value) ([]byte, error) {
+	f := it.s.item
+	if f.res.raw || f.res.class == classNone {
+		return f.appendValue(dst, v)
+	}
+	if !it.tmp.IsValid() {
+		it.tmp = reflect.New(f.res.t)
+	}
+	it.tmp.Elem().Set(v)
+	return f.appendResult(dst, it.tmp.UnsafePointer())
 }
 
 func (it *seqItems) Stop() {
