@@ -484,12 +484,6 @@ func TestProcessAsyncGoexit(t *testing.T) {
 // goroutine, so ProcessAsync returns only once they have answered; a
 // smaller one still runs on, and the bytes come back when calls end.
 func TestProcessAsyncMaxHeld(t *testing.T) {
-	srv := jsonrpc.NewServer(jsonrpc.UseLimits(jsonrpc.Limits{MaxHeld: 512}))
-	release := make(chan struct{})
-	srv.MustRegister("hold", func(ctx context.Context, pad string) int {
-		<-release
-		return len(pad)
-	}, jsonrpc.Blocking())
 	big, mid := strings.Repeat("x", 600), strings.Repeat("m", 250)
 	for _, tc := range []struct {
 		name   string
@@ -507,28 +501,53 @@ func TestProcessAsyncMaxHeld(t *testing.T) {
 		{"medium again", `{"jsonrpc":"2.0","method":"hold","params":["` + mid + `"],"id":6}`, true, `{"jsonrpc":"2.0","result":250,"id":6}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			release = make(chan struct{})
-			got := make(chan string, 1)
-			returned := make(chan struct{})
-			go func() {
-				srv.ProcessAsync(context.Background(), nil, []byte(tc.req), func(resp []byte) { got <- string(resp) })
-				close(returned)
-			}()
-			select {
-			case <-returned:
-				if !tc.runsOn {
-					t.Fatal("ProcessAsync returned before the call answered: the request was copied past MaxHeld")
+			// In a bubble, Wait returns once every goroutine is blocked:
+			// ProcessAsync has returned then, or it waits for the call.
+			synctest.Test(t, func(t *testing.T) {
+				srv := jsonrpc.NewServer(jsonrpc.UseLimits(jsonrpc.Limits{MaxHeld: 512}))
+				release := make(chan struct{})
+				srv.MustRegister("hold", func(ctx context.Context, pad string) int {
+					<-release
+					return len(pad)
+				}, jsonrpc.Blocking())
+				reqs := []string{tc.req}
+				if tc.name == "medium again" {
+					// The second is copied only if the first gave its
+					// bytes back.
+					reqs = []string{strings.Replace(tc.req, `"id":6`, `"id":5`, 1), tc.req}
 				}
-			case <-time.After(100 * time.Millisecond):
-				if tc.runsOn {
-					t.Fatal("ProcessAsync held the caller: the request was not copied")
+				for i, req := range reqs {
+					if i > 0 {
+						release = make(chan struct{})
+					}
+					got := make(chan string, 1)
+					returned := make(chan struct{})
+					go func() {
+						srv.ProcessAsync(context.Background(), nil, []byte(req), func(resp []byte) { got <- string(resp) })
+						close(returned)
+					}()
+					synctest.Wait()
+					select {
+					case <-returned:
+						if !tc.runsOn {
+							t.Fatal("ProcessAsync returned before the call answered: the request was copied past MaxHeld")
+						}
+					default:
+						if tc.runsOn {
+							t.Fatal("ProcessAsync held the caller: the request was not copied")
+						}
+					}
+					close(release)
+					want := tc.want
+					if i < len(reqs)-1 {
+						want = strings.Replace(want, `"id":6`, `"id":5`, 1)
+					}
+					if resp := <-got; resp != want {
+						t.Fatalf("got %s, want %s", resp, want)
+					}
+					<-returned
 				}
-			}
-			close(release)
-			if resp := <-got; resp != tc.want {
-				t.Fatalf("got %s, want %s", resp, tc.want)
-			}
-			<-returned
+			})
 		})
 	}
 }

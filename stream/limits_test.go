@@ -383,7 +383,7 @@ func TestHugeBatchResponse(t *testing.T) {
 			dial := serverOn(t, &Server{Server: blobServer(), Framing: fr.f}, "tcp")
 			c := newClient(t, dial(), fr.f)
 			c.send(batch)
-			got := c.recv()
+			got := c.recvWithin(2 * time.Minute) // 256 MiB of results made: a watchdog, not a time limit
 			if len(got) > 16<<20+n*120 {
 				t.Fatalf("answer of %d bytes, want at most the 16 MiB limit and the errors", len(got))
 			}
