@@ -3,6 +3,7 @@ package peer_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/jsonrpc-go/jsonrpc/client"
@@ -80,5 +81,35 @@ func TestBrokerSubscribeFails(t *testing.T) {
 	}
 	if topic.Len() != 0 {
 		t.Fatalf("%d subscriptions held", topic.Len())
+	}
+}
+
+// TestBrokerValues: a subscriber of Values on one replica receives what
+// another replica publishes through the Broker, in order.
+func TestBrokerValues(t *testing.T) {
+	leaktest.Check(t)
+	b := peer.NewMemoryBroker()
+	ta := &peer.Topic{Method: "m", Broker: b}
+	tb := &peer.Topic{Method: "m", Broker: b}
+	defer ta.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	values := ta.Values(ctx)
+	for i := range 10 {
+		if _, err := tb.Publish(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := 0
+	for v, err := range values {
+		if err != nil || string(v) != fmt.Sprint(n) {
+			t.Fatalf("value %d: %s, %v", n, v, err)
+		}
+		if n++; n == 10 {
+			break
+		}
+	}
+	if ta.Len() != 0 {
+		t.Fatalf("%d subscriptions after the loop stopped", ta.Len())
 	}
 }
