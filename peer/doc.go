@@ -39,4 +39,17 @@
 // calls ends, Call returns at once and the cancel notification is sent on
 // another goroutine. A method reports progress to its caller with
 // ProgressOf; a caller asks for progress with OnProgress.
+//
+// # Push, subscriptions and sequences
+//
+// Push sends a notification without waiting, behind what the Conn has
+// queued, in a queue bounded by Limits.MaxPush and MaxPushBytes. A Topic
+// sends what is published to it to every Conn subscribed (Subscribe, the
+// shape of go-ethereum's eth_subscription); Values is a subscriber as a
+// sequence, which a method returns to stream it. A method that returns an
+// iter.Seq or iter.Seq2 streams its items as its caller's Protocol shapes
+// them: StreamJsonRpc's $/enumerator protocol by default, LSP partial
+// results when the call carries a partialResultToken. A Topic with a
+// Broker reaches the subscribers of every process that shares its
+// Subject.
 package peer
