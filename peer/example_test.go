@@ -83,3 +83,50 @@ func ExampleTopic() {
 	// new head 101
 	// new head 102
 }
+
+// A subscriber of a Topic as a sequence: what is published from the call
+// of Values on waits in its queue until the loop takes it. A method that
+// returns the sequence streams the subscription to its caller.
+func ExampleTopic_Values() {
+	topic := &peer.Topic{Method: "update"}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	values := topic.Values(ctx)
+	for _, v := range []string{"a", "b", "c"} {
+		topic.Publish(v)
+	}
+	n := 0
+	for v, err := range values {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(string(v))
+		if n++; n == 3 {
+			break
+		}
+	}
+	// Output:
+	// "a"
+	// "b"
+	// "c"
+}
+
+// Two Topics on one Broker are one topic: what either publishes reaches
+// the subscribers of both, as the Topics of two replicas of a server on
+// NATS or Redis do.
+func ExampleMemoryBroker() {
+	broker := peer.NewMemoryBroker()
+	replicaA := &peer.Topic{Method: "update", Broker: broker}
+	replicaB := &peer.Topic{Method: "update", Broker: broker}
+	defer replicaA.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	values := replicaA.Values(ctx)
+	replicaB.Publish(map[string]int{"block": 1})
+	for v := range values {
+		fmt.Println(string(v))
+		break
+	}
+	// Output: {"block":1}
+}
