@@ -18,7 +18,7 @@ const brokerTimeout = 5 * time.Second
 
 // dialBroker connects to the broker of -broker: nats://HOST:PORT (natsrpc)
 // or redis://HOST:PORT[/DB] (redisrpc). The connection reconnects by
-// itself when it is lost, and logs it. close closes it.
+// itself when it is lost (NATS every 500 ms), and logs it. close closes it.
 func dialBroker(ctx context.Context, rawURL string, logger *slog.Logger) (b peer.Broker, close func(), err error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -33,6 +33,7 @@ func dialBroker(ctx context.Context, rawURL string, logger *slog.Logger) (b peer
 	case "nats":
 		nb, err := natsrpc.Dial(rawURL,
 			nats.Timeout(brokerTimeout),
+			nats.ReconnectWait(500*time.Millisecond),
 			nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { logf("broker disconnected", "broker", rawURL, "err", err) }),
 			nats.ReconnectHandler(func(*nats.Conn) { logf("broker reconnected", "broker", rawURL) }),
 			nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
