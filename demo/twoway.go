@@ -27,8 +27,10 @@ var errNoConn = jsonrpc.NewError(jsonrpc.CodeServerError, "").WithData("the meth
 //
 // A connection that does not read keeps its notifications in its push
 // queue (peer.Limits.MaxPush, MaxPushBytes), past which they are dropped
-// for it alone. NewFeed makes one; a Feed is safe for concurrent use by
-// multiple goroutines.
+// for it alone. With a Broker (SetBroker) the Feeds of several servers
+// are one: what is published on any reaches the subscribers of all.
+// NewFeed makes one; a Feed is safe for concurrent use by multiple
+// goroutines.
 type Feed struct {
 	topic peer.Topic
 }
@@ -37,6 +39,24 @@ type Feed struct {
 func NewFeed() *Feed {
 	return &Feed{topic: peer.Topic{Method: FeedMethod}}
 }
+
+// FeedSubject is the subject of a Feed's values on its Broker.
+const FeedSubject = "jsonrpc.demo.feed"
+
+// SetBroker makes b carry the Feed's values between processes (the
+// peer.Topic's Broker, under FeedSubject): the Feeds of the servers that
+// share b's message broker are then one feed, and Publish answers 0, the
+// value being on its way to every server's subscribers. It must be
+// called before the Feed is used; nil (the default) keeps the Feed to
+// its own server's subscribers.
+func (f *Feed) SetBroker(b peer.Broker) {
+	f.topic.Broker = b
+	f.topic.Subject = FeedSubject
+}
+
+// Close ends every subscription to the Feed, and its subscription to its
+// Broker.
+func (f *Feed) Close() { f.topic.Close() }
 
 // FeedMethod is the method of a Feed's notifications.
 const FeedMethod = "subscription"
@@ -63,7 +83,8 @@ func (f *Feed) Subscribe(ctx context.Context) (string, error) {
 func (f *Feed) Unsubscribe(id string) bool { return f.topic.Unsubscribe(id) }
 
 // Publish sends s repeated n times, up to MaxPublish bytes, to every
-// subscriber, and returns to how many it was queued.
+// subscriber, and returns to how many it was queued (0 with a Broker,
+// once the Broker has taken it).
 func (f *Feed) Publish(s string, n int) (int, error) {
 	if n < 0 || len(s)*n > MaxPublish {
 		return 0, jsonrpc.ErrInvalidParams.WithData(fmt.Sprintf("the value would exceed %d bytes", MaxPublish))

@@ -145,6 +145,14 @@
 //		are batched, and those left are sent at shutdown. The parent of a
 //		call's span comes from a W3C traceparent header or
 //		params._meta.traceparent (default empty: none)
+//	-broker URL
+//		carry the feed (subscribe, publish) between replicas on a message
+//		broker: nats://HOST:PORT (package natsrpc) or redis://HOST:PORT
+//		(package redisrpc). Every jsonrpcd on the same broker is then one
+//		feed: what is published on any reaches the subscribers of all,
+//		and publish answers 0. The connection reconnects by itself; what
+//		is published while a replica is away from the broker is lost to
+//		its subscribers (default empty: the feed of this process only)
 //
 // With -stdio, records go to standard error as well, and standard output
 // holds only the answers.
@@ -228,9 +236,21 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		opts = append(opts, jsonrpc.UseLogger(logger))
 	}
 	srv := demo.NewServer(opts...)
-	if _, err := demo.RegisterTwoWay(srv); err != nil {
+	feed, err := demo.RegisterTwoWay(srv)
+	if err != nil {
 		fmt.Fprintln(stderr, "jsonrpcd:", err)
 		return 1
+	}
+	if cfg.brokerURL != "" {
+		b, closeBroker, err := dialBroker(ctx, cfg.brokerURL, logger)
+		if err != nil {
+			fmt.Fprintln(stderr, "jsonrpcd:", err)
+			return 1
+		}
+		defer closeBroker()
+		feed.SetBroker(b)
+		defer feed.Close()
+		fmt.Fprintf(stdout, "jsonrpcd: feed on the broker %s\n", cfg.brokerURL)
 	}
 	if cfg.discover {
 		if err := openrpc.Register(srv, discoveryInfo); err != nil {
@@ -303,6 +323,7 @@ type config struct {
 	metricsAddr   string     // "": no metrics
 	metricsPublic bool       // -metrics may be an address that is not loopback
 	otlpURL       string     // "": no traces
+	brokerURL     string     // the feed's broker; "": none
 }
 
 // parseFlags reads the command line. ok is false when the command is to
@@ -333,8 +354,9 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.StringVar(&cfg.metricsAddr, "metrics", "", "serve Prometheus metrics at http://`ADDR`/metrics (a loopback address, unless -metrics-public); empty: none")
 	fs.BoolVar(&cfg.metricsPublic, "metrics-public", false, "let -metrics listen on an address that is not loopback, or on every interface (:PORT)")
 	fs.StringVar(&cfg.otlpURL, "otlp", "", "export a span per call by OTLP/HTTP to `URL` (such as http://127.0.0.1:4318/v1/traces); empty: none")
+	fs.StringVar(&cfg.brokerURL, "broker", "", "carry the feed between replicas on the broker at `URL`: nats://HOST:PORT or redis://HOST:PORT; empty: this process only")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-sessions METHOD [-max-sessions N]] [-stdio] [-framing line|header|raw] [-protocol none|lsp|mcp] [-max-message N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR [-metrics-public]] [-otlp URL]\n\n")
+		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-sessions METHOD [-max-sessions N]] [-stdio] [-framing line|header|raw] [-protocol none|lsp|mcp] [-max-message N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR [-metrics-public]] [-otlp URL] [-broker URL]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
