@@ -8,6 +8,7 @@ require (
 	github.com/jsonrpc-go/jsonrpc/fasthttprpc v0.0.0
 	github.com/jsonrpc-go/jsonrpc/otelrpc v0.0.0
 	github.com/prometheus/client_golang v1.25.0
+	github.com/redis/go-redis/v9 v9.23.0
 	github.com/valyala/fasthttp v1.74.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp v1.47.0
@@ -18,6 +19,8 @@ require (
 	google.golang.org/protobuf v1.36.12
 )
 
+require go.uber.org/atomic v1.12.0 // indirect
+
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
@@ -26,6 +29,7 @@ require (
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.30.0 // indirect
+	github.com/jsonrpc-go/jsonrpc/redisrpc v0.0.0
 	github.com/klauspost/compress v1.20.1 // indirect
 	github.com/molecule-man/go-brrr v1.0.1 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
@@ -51,4 +55,5 @@ replace (
 	github.com/jsonrpc-go/jsonrpc => ../..
 	github.com/jsonrpc-go/jsonrpc/fasthttprpc => ../../fasthttprpc
 	github.com/jsonrpc-go/jsonrpc/otelrpc => ../../otelrpc
+	github.com/jsonrpc-go/jsonrpc/redisrpc => ../../redisrpc
 )
