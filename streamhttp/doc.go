@@ -110,6 +110,25 @@
 // logs of refused requests is bounded, as on every host (see
 // Handler.Logger).
 //
+// # Replicas
+//
+// Behind a load balancer, several handlers (processes) serve one
+// endpoint. Replica names each: the session ids it mints begin with it and
+// a '.' ("n0.3f9a..."), so that the balancer routes a request with an
+// Mcp-Session-Id to the replica that holds the session (ReplicaOf; the
+// nginx recipe of deploy/nginx maps the prefix to an upstream). A
+// SessionStore shared by the replicas (package redisrpc keeps one in
+// Redis) lets a replica serve a session it does not hold, begun by another
+// or before it restarted: the session is revived on a new connection, with
+// its id, the MCP protocol version its initialize negotiated and its client
+// (SessionState, SessionOf). With an EventStore shared too, a stream
+// resumed with Last-Event-ID on a replica that did not carry it replays
+// the events it missed; the call that sent them ran on the replica that
+// ended and runs no more, so what was kept is all the client gets. DELETE
+// and idle expiry remove a session from the store; Shutdown and Close
+// leave it there for another replica. Without a SessionStore, sessions
+// live in the handler's memory only.
+//
 // # Concurrency
 //
 // A Handler is safe for concurrent use. Each session's connection reads

@@ -143,6 +143,24 @@ type Handler struct {
 	// resumption; nil means a MemoryStore that keeps MaxEvents events
 	// and 4 MiB per stream.
 	EventStore EventStore
+	// Replica names this handler among the replicas of one service behind
+	// a load balancer: each session id it mints is Replica, a '.', and 128
+	// random bits in hex, so that the balancer sends the requests of a
+	// session to the replica that holds it by the prefix of their
+	// Mcp-Session-Id header (ReplicaOf; the nginx recipe of deploy/nginx
+	// maps it to an upstream). It must be 1 to 64 ASCII letters, digits,
+	// '-' or '_'; another value is refused when a session would begin
+	// (503). "" mints ids without a prefix.
+	Replica string
+	// SessionStore, when set, keeps the sessions beyond the handler's
+	// memory (see SessionStore): a request with an Mcp-Session-Id the
+	// handler does not hold is looked up in it and, when found, revives
+	// the session on a new connection, instead of 404. Give the replicas
+	// one shared SessionStore and one shared EventStore, so that a stream
+	// resumed with Last-Event-ID on a replica that did not carry it (or
+	// that restarted) replays the events it missed. nil keeps the
+	// sessions in the handler's memory only.
+	SessionStore SessionStore
 	// Retry is the reconnection delay a session's event stream tells its
 	// client in its priming event (the retry field), for when the
 	// connection ends before the stream does; 0 means DefaultRetry (1 s).
@@ -314,7 +332,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		if id := r.Header.Values("Mcp-Session-Id"); len(id) > 0 {
 			s := (*session)(nil)
 			if len(id) == 1 && validSessionID(id[0]) {
-				s = h.lookup(id[0])
+				s = h.lookup(id[0], lim)
 			}
 			if s == nil {
 				h.refuse(w, r, "streamhttp: unknown or ended session", http.StatusNotFound)
@@ -324,7 +342,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if kind == wire.MsgRequest && wire.NameIs(req.Method, h.sessionMethod()) {
-			s, err := h.newSession(lim, h.clientKey(r))
+			s, err := h.newSession(lim, h.clientKey(r), nil)
 			if err != nil {
 				w.Header().Set("Retry-After", "1")
 				h.refuse(w, r, err.Error(), http.StatusServiceUnavailable)

@@ -68,6 +68,9 @@ func (h *Handler) serveInSession(w http.ResponseWriter, r *http.Request, s *sess
 	defer h.host.Remove(hosted)
 	if created {
 		w.Header().Set("Mcp-Session-Id", s.id)
+		s.mu.Lock()
+		s.initCall = string(req.ID)
+		s.mu.Unlock()
 	}
 	http.NewResponseController(w).SetWriteDeadline(time.Time{})
 	st.attach(o, 0)
@@ -122,7 +125,7 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
 	}
 	var s *session
 	if len(ids) == 1 && validSessionID(ids[0]) {
-		s = h.lookup(ids[0])
+		s = h.lookup(ids[0], h.Limits.WithDefaults())
 	}
 	if s == nil {
 		h.refuse(w, r, "streamhttp: unknown or ended session", http.StatusNotFound)

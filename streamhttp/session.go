@@ -43,6 +43,9 @@ type session struct {
 	cancel context.CancelFunc
 	in     chan []byte   // the messages POSTed, for Read
 	done   chan struct{} // closed when the session ends
+	client string        // the client that began it
+	prefix string        // of its streams' ids: "" when it began here, random when revived
+	stored bool          // saved in the handler's SessionStore
 
 	mu       sync.Mutex         // protects the fields below
 	calls    map[string]*stream // the streams of the requests running, by id as sent
@@ -53,16 +56,35 @@ type session struct {
 	active   int                // HTTP requests of the session being served
 	idle     *time.Timer        // ends the session once it has been idle for SessionIdle
 	finished bool               // end has run
+	initCall string             // the id (as sent) of the request that began it, until answered
+	version  string             // the MCP protocol version its initialize answer negotiated
 }
 
 type sessionKey struct{}
 
-// newSessionID returns a new session id: 128 random bits in hex, visible
-// ASCII as MCP asks.
-func newSessionID() string {
+// newSessionID returns a new session id: 128 random bits in hex, after
+// replica and a '.' when replica is not "", visible ASCII as MCP asks.
+func newSessionID(replica string) string {
 	var b [16]byte
 	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	if replica == "" {
+		return hex.EncodeToString(b[:])
+	}
+	return replica + "." + hex.EncodeToString(b[:])
+}
+
+// validReplica reports whether r may be a Handler's Replica.
+func validReplica(r string) bool {
+	if r == "" || len(r) > 64 {
+		return false
+	}
+	for i := 0; i < len(r); i++ {
+		c := r[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // validSessionID reports whether id may be a session id: 1 to 128
@@ -85,15 +107,26 @@ var (
 	errTooManyStreams  = errors.New("streamhttp: too many streams in this session")
 	errIDInUse         = errors.New("streamhttp: a request with this id is running in this session")
 	errSessionEnded    = errors.New("streamhttp: session ended")
+	errBadReplica      = errors.New("streamhttp: Handler.Replica is not 1 to 64 letters, digits, '-' or '_'")
 )
 
 // newSession makes a session and starts its Conn, unless the handler has
-// MaxSessions already or is closing.
-func (h *Handler) newSession(lim peer.Limits, client string) (*session, error) {
+// MaxSessions already or is closing. With revive, it is the session of
+// that state, from the SessionStore; it returns the session of that id
+// instead when the handler holds one already.
+func (h *Handler) newSession(lim peer.Limits, client string, revive *SessionState) (*session, error) {
+	if revive == nil && h.Replica != "" && !validReplica(h.Replica) {
+		return nil, errBadReplica
+	}
 	h.smu.Lock()
 	defer h.smu.Unlock()
 	if h.closing.Load() || h.host.Closing() {
 		return nil, peer.ErrHostClosed
+	}
+	if revive != nil {
+		if s := h.sessions[revive.ID]; s != nil {
+			return s, nil
+		}
 	}
 	if len(h.sessions) >= h.maxSessions() {
 		return nil, errTooManySessions
@@ -101,7 +134,18 @@ func (h *Handler) newSession(lim peer.Limits, client string) (*session, error) {
 	if h.sessions == nil {
 		h.sessions = map[string]*session{}
 	}
-	s := &session{h: h, id: newSessionID(), in: make(chan []byte), done: make(chan struct{}), calls: map[string]*stream{}, streams: map[string]*stream{}}
+	s := &session{h: h, in: make(chan []byte), done: make(chan struct{}), calls: map[string]*stream{}, streams: map[string]*stream{}}
+	if revive != nil {
+		// The streams of its earlier life may still be kept in the
+		// EventStore: the new ones' ids must differ.
+		var b [4]byte
+		rand.Read(b[:])
+		s.id, s.client, s.version, s.stored = revive.ID, revive.Client, revive.Version, true
+		s.prefix = hex.EncodeToString(b[:]) + "."
+		client = revive.Client
+	} else {
+		s.id, s.client = newSessionID(h.Replica), client
+	}
 	// The session's calls are of the client that opened it.
 	s.ctx, s.cancel = context.WithCancel(transport.WithClient(context.WithValue(context.Background(), sessionKey{}, s), client))
 	var log *slog.Logger
@@ -118,11 +162,60 @@ func (h *Handler) newSession(lim peer.Limits, client string) (*session, error) {
 	return s, nil
 }
 
-// lookup returns the session id, if it exists.
-func (h *Handler) lookup(id string) *session {
+// lookup returns the session id, if it exists: one the handler holds, or
+// one its SessionStore holds, revived.
+func (h *Handler) lookup(id string, lim peer.Limits) *session {
 	h.smu.Lock()
-	defer h.smu.Unlock()
-	return h.sessions[id]
+	s := h.sessions[id]
+	h.smu.Unlock()
+	if s != nil || h.SessionStore == nil {
+		return s
+	}
+	st, ok, err := h.SessionStore.Load(id)
+	if err != nil {
+		h.logf(context.Background(), "session store", err)
+		return nil
+	}
+	if !ok || st.ID != id {
+		return nil
+	}
+	s, err = h.newSession(lim, st.Client, &st)
+	if err != nil {
+		h.logf(context.Background(), "session store: reviving a session", err)
+		return nil
+	}
+	return s
+}
+
+// answered records the answer to the request that began s, when msg is
+// it (a response with id): the version it negotiated, and s saved in the
+// SessionStore.
+func (s *session) answered(id []byte, msg []byte) {
+	s.mu.Lock()
+	if s.initCall == "" || s.initCall != string(id) {
+		s.mu.Unlock()
+		return
+	}
+	s.initCall = ""
+	result := wire.Member(msg, "result")
+	if result == nil {
+		s.mu.Unlock()
+		return // an error: the session ends
+	}
+	if v, ok := wire.Unquote(wire.Member(result, "protocolVersion"), false); ok {
+		s.version = v
+	}
+	state := SessionState{ID: s.id, Version: s.version, Client: s.client}
+	store := s.h.SessionStore
+	if store != nil {
+		s.stored = true
+	}
+	s.mu.Unlock()
+	if store != nil {
+		if err := store.Save(state); err != nil {
+			s.h.logf(context.Background(), "session store", err)
+		}
+	}
 }
 
 // Sessions returns the number of sessions.
@@ -245,7 +338,7 @@ func (s *session) roomLocked() bool {
 
 func (s *session) newStreamLocked(call string) *stream {
 	s.next++
-	st := &stream{s: s, id: strconv.FormatUint(s.next, 10), call: call}
+	st := &stream{s: s, id: s.prefix + strconv.FormatUint(s.next, 10), call: call}
 	s.streams[st.id] = st
 	s.order = append(s.order, st)
 	return st
@@ -280,9 +373,12 @@ func (s *session) ended(st *stream, delivered bool) {
 }
 
 // streamOf returns the stream an event id names, and the event's number.
+// With a SessionStore, a stream the session does not hold (carried by
+// another replica, or before a restart) is taken as ended, to be replayed
+// from the EventStore.
 func (s *session) streamOf(eventID string) (*stream, uint64) {
 	i := strings.LastIndexByte(eventID, '-')
-	if i < 0 {
+	if i <= 0 {
 		return nil, 0
 	}
 	seq, err := strconv.ParseUint(eventID[i+1:], 10, 64)
@@ -291,7 +387,16 @@ func (s *session) streamOf(eventID string) (*stream, uint64) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.streams[eventID[:i]], seq
+	id := eventID[:i]
+	st := s.streams[id]
+	if st == nil && s.h.SessionStore != nil && !s.finished && validSessionID(id) {
+		// Its call ran elsewhere, and runs no more here: what the
+		// EventStore kept of it is all there is.
+		st = &stream{s: s, id: id, primed: true, done: true, seq: seq}
+		s.streams[id] = st
+		s.order = append(s.order, st)
+	}
+	return st, seq
 }
 
 // callStream returns the stream of the running request with id (as sent).
@@ -322,8 +427,13 @@ func (s *session) deliver(ctx context.Context, msg []byte) bool {
 
 // end ends the session: it is forgotten, its Conn reads no more (and its
 // calls are cancelled when cancel is set), the requests that carry its
-// streams return, and its events are dropped.
-func (s *session) end(cancel bool) {
+// streams return, and its events are dropped, and it is deleted from the
+// SessionStore.
+func (s *session) end(cancel bool) { s.endSession(cancel, false) }
+
+// endSession is end; with keep, a session saved in the SessionStore stays
+// there with its events, for another replica (Shutdown and Close).
+func (s *session) endSession(cancel, keep bool) {
 	h := s.h
 	h.smu.Lock()
 	if h.sessions[s.id] == s {
@@ -352,10 +462,19 @@ func (s *session) end(cancel bool) {
 	for _, st := range streams {
 		st.end()
 	}
+	if keep && s.stored {
+		return
+	}
 	h.store().Forget(s.id, "")
+	if s.stored {
+		if err := h.SessionStore.Delete(s.id); err != nil {
+			h.logf(context.Background(), "session store", err)
+		}
+	}
 }
 
-// endAll ends every session.
+// endAll ends every session, leaving those saved in the SessionStore
+// there.
 func (h *Handler) endAll(cancel bool) {
 	h.smu.Lock()
 	all := make([]*session, 0, len(h.sessions))
@@ -364,7 +483,7 @@ func (h *Handler) endAll(cancel bool) {
 	}
 	h.smu.Unlock()
 	for _, s := range all {
-		s.end(cancel)
+		s.endSession(cancel, true)
 	}
 }
 
@@ -405,6 +524,7 @@ func (t *sessionConn) Write(ctx context.Context, msg []byte) error {
 		return nil
 	}
 	if kind == wire.MsgResponse {
+		s.answered(r.ID, msg)
 		if st := s.callStream(r.ID); st != nil {
 			st.send(msg, true) // a stream's client gone is no failure of the session
 		}

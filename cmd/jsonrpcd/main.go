@@ -64,6 +64,17 @@
 //		sessions open at once under -sessions; past it, a request that
 //		would begin one is answered 503 (default 4096). An idle session
 //		ends after 10 minutes unused
+//	-replica NAME
+//		under -sessions, begin each session id with NAME and a '.', so
+//		that a load balancer sends a session's requests to the replica
+//		that holds it (streamhttp.Handler.Replica; deploy/nginx shows
+//		how) (default empty: no prefix)
+//	-session-store redis://HOST:PORT
+//		under -sessions, keep the sessions and their streams' events in
+//		Redis (package redisrpc), shared by the replicas: a replica serves
+//		a session another began, or one begun before it restarted, and a
+//		stream resumed there replays the events it missed (default empty:
+//		in memory)
 //	-fasthttp ADDR
 //		an HTTP/1.1 address served with fasthttp (package fasthttprpc),
 //		with the same protocol, limits and timeouts as -http's, without
@@ -308,6 +319,8 @@ type config struct {
 	streamable        bool   // Streamable HTTP at /mcp
 	sessionMethod     string // its sessions begin with this method; "": none
 	maxSessions       int    // of its sessions
+	replica           string // the prefix of its session ids; "": none
+	sessionStore      string // redis:// URL of its shared stores; "": in memory
 	discover          bool   // serve rpc.discover
 	framing           framing.Framing
 	protocol          peer.Protocol // of TCP, WebSocket and stdio
@@ -337,6 +350,8 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.BoolVar(&cfg.streamable, "streamable", true, "serve Streamable HTTP (JSON or server-sent events) at /mcp of the HTTP address")
 	fs.StringVar(&cfg.sessionMethod, "sessions", "", "give Streamable HTTP sessions, begun by a request of `METHOD` (such as subscribe) without Mcp-Session-Id; empty: none")
 	fs.IntVar(&cfg.maxSessions, "max-sessions", streamhttp.DefaultMaxSessions, "Streamable HTTP sessions open at once, under -sessions")
+	fs.StringVar(&cfg.replica, "replica", "", "begin the session ids with `NAME` and '.', for a load balancer to route by")
+	fs.StringVar(&cfg.sessionStore, "session-store", "", "keep sessions and their events in Redis at `redis://host:port`, shared by replicas")
 	fs.StringVar(&cfg.fastHTTPAddr, "fasthttp", "", "HTTP/1.1 `address` served with fasthttp (package fasthttprpc); empty: none")
 	fs.BoolVar(&cfg.stdio, "stdio", false, "serve standard input and output only")
 	fs.BoolVar(&cfg.discover, "discover", true, "answer rpc.discover with the OpenRPC document of the methods (made once, kept until they change)")
@@ -356,7 +371,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.StringVar(&cfg.otlpURL, "otlp", "", "export a span per call by OTLP/HTTP to `URL` (such as http://127.0.0.1:4318/v1/traces); empty: none")
 	fs.StringVar(&cfg.brokerURL, "broker", "", "carry the feed between replicas on the broker at `URL`: nats://HOST:PORT or redis://HOST:PORT; empty: this process only")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-sessions METHOD [-max-sessions N]] [-stdio] [-framing line|header|raw] [-protocol none|lsp|mcp] [-max-message N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR [-metrics-public]] [-otlp URL] [-broker URL]\n\n")
+		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-sessions METHOD [-max-sessions N] [-replica NAME] [-session-store URL]] [-stdio] [-framing line|header|raw] [-protocol none|lsp|mcp] [-max-message N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR [-metrics-public]] [-otlp URL] [-broker URL]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -394,6 +409,10 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	}
 	if cfg.maxSessions <= 0 {
 		fmt.Fprintln(stderr, "jsonrpcd: -max-sessions must be at least 1")
+		return cfg, 2, false
+	}
+	if err := checkReplicas(cfg); err != nil {
+		fmt.Fprintln(stderr, "jsonrpcd:", err)
 		return cfg, 2, false
 	}
 	if cfg.readTimeout < 0 || cfg.writeTimeout < 0 || cfg.idleTimeout < 0 || cfg.shutdownTimeout < 0 {
@@ -498,6 +517,7 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 				SessionMethod: cfg.sessionMethod,
 				MaxSessions:   cfg.maxSessions,
 			}
+			replicate(sh, cfg)
 			mux.Handle("/mcp", sh)
 		}
 		hs := newHTTPServer(mux, cfg, httpLog)
