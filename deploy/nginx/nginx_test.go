@@ -20,6 +20,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/jsonrpc-go/jsonrpc/client"
+	"github.com/jsonrpc-go/jsonrpc/deploy/internal/proc"
 	"github.com/jsonrpc-go/jsonrpc/deploy/nginx"
 	"github.com/jsonrpc-go/jsonrpc/ws"
 )
@@ -40,53 +41,7 @@ func nginxBinary(t *testing.T) string {
 	return ""
 }
 
-var jsonrpcd struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-// jsonrpcdBinary builds cmd/jsonrpcd once, by package path, so that it is
-// found in the workspace wherever its module is.
-func jsonrpcdBinary(t *testing.T) string {
-	t.Helper()
-	jsonrpcd.once.Do(func() {
-		dir, err := os.MkdirTemp("", "jsonrpcd")
-		if err != nil {
-			jsonrpcd.err = err
-			return
-		}
-		jsonrpcd.path = filepath.Join(dir, "jsonrpcd")
-		out, err := exec.Command("go", "build", "-o", jsonrpcd.path, "github.com/jsonrpc-go/jsonrpc/cmd/jsonrpcd").CombinedOutput()
-		if err != nil {
-			jsonrpcd.err = fmt.Errorf("go build cmd/jsonrpcd: %v\n%s", err, out)
-		}
-	})
-	if jsonrpcd.err != nil {
-		t.Fatal(jsonrpcd.err)
-	}
-	return jsonrpcd.path
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if jsonrpcd.path != "" {
-		os.RemoveAll(filepath.Dir(jsonrpcd.path))
-	}
-	os.Exit(code)
-}
-
-// freeAddr returns a loopback address with a port that was free a moment
-// ago.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
+func TestMain(m *testing.M) { proc.Main(m) }
 
 // waitListening waits until addr accepts connections.
 func waitListening(t *testing.T, what, addr string, exited <-chan struct{}, log func() string) {
@@ -176,11 +131,11 @@ func (p *process) kill() {
 // flags args added, and returns their addresses.
 func startJsonrpcd(t *testing.T, n int, args ...string) ([]string, []*process) {
 	t.Helper()
-	bin := jsonrpcdBinary(t)
+	bin := proc.Jsonrpcd(t)
 	var addrs []string
 	var procs []*process
 	for range n {
-		addr := freeAddr(t)
+		addr := proc.FreeAddr(t)
 		p := start(t, bin, append([]string{"-http", addr, "-tcp", ""}, args...)...)
 		waitListening(t, "jsonrpcd", addr, p.exited, p.out.String)
 		addrs, procs = append(addrs, addr), append(procs, p)
@@ -194,7 +149,7 @@ func startNginx(t *testing.T, backends []string) string {
 	t.Helper()
 	bin := nginxBinary(t)
 	dir := t.TempDir()
-	p := nginx.Params{Dir: dir, Listen: freeAddr(t), Backends: backends, Workers: 1, Root: os.Geteuid() == 0}
+	p := nginx.Params{Dir: dir, Listen: proc.FreeAddr(t), Backends: backends, Workers: 1, Root: os.Geteuid() == 0}
 	var conf bytes.Buffer
 	if err := nginx.Write(&conf, p); err != nil {
 		t.Fatal(err)

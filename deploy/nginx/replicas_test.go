@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jsonrpc-go/jsonrpc/deploy/internal/proc"
 )
 
 // startSessionRedis starts Debian's redis-server on 127.0.0.1 without
@@ -25,7 +27,7 @@ func startSessionRedis(t *testing.T) string {
 		}
 		t.Skip("redis-server is not installed")
 	}
-	addr := freeAddr(t)
+	addr := proc.FreeAddr(t)
 	_, port, _ := net.SplitHostPort(addr)
 	cmd := exec.Command(bin, "--bind", "127.0.0.1", "--port", port, "--save", "", "--appendonly", "no")
 	if err := cmd.Start(); err != nil {
@@ -54,11 +56,11 @@ func startSessionRedis(t *testing.T) string {
 // missed.
 func TestSessionReplicas(t *testing.T) {
 	redisAddr := startSessionRedis(t)
-	bin := jsonrpcdBinary(t)
+	bin := proc.Jsonrpcd(t)
 	args := func(i int, addr string) []string {
 		return []string{"-http", addr, "-tcp", "", "-sessions", "subscribe", "-replica", fmt.Sprintf("n%d", i), "-session-store", "redis://" + redisAddr}
 	}
-	backends := []string{freeAddr(t), freeAddr(t)}
+	backends := []string{proc.FreeAddr(t), proc.FreeAddr(t)}
 	procs := make([]*process, 2)
 	for i, a := range backends {
 		procs[i] = start(t, bin, args(i, a)...)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
+	"github.com/jsonrpc-go/jsonrpc/deploy/internal/proc"
 	"github.com/jsonrpc-go/jsonrpc/ws"
 )
 
@@ -30,13 +31,13 @@ func TestReplicaKilled(t *testing.T) {
 	}
 	for _, b := range brokers {
 		t.Run(b.name, func(t *testing.T) {
-			baddr := freeAddr(t)
+			baddr := proc.FreeAddr(t)
 			b.start(t, baddr)
-			bin := jsonrpcdBinary(t)
+			bin := proc.Jsonrpcd(t)
 			var addrs [3]string
 			var procs [3]*process
 			for i := range addrs {
-				addrs[i] = freeAddr(t)
+				addrs[i] = proc.FreeAddr(t)
 				procs[i] = start(t, addrs[i], bin, "-http", addrs[i], "-tcp", "", "-log-level", "warn", "-broker", b.url(baddr))
 			}
 			notes := make(chan note, 1<<17)

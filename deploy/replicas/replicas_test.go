@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/jsonrpc-go/jsonrpc/deploy/internal/proc"
 )
 
 // events is how many values the test publishes through the replicas.
@@ -46,52 +47,7 @@ func brokerBinary(t *testing.T, name string, dirs ...string) string {
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
-var jsonrpcd struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-// jsonrpcdBinary builds cmd/jsonrpcd once, by package path.
-func jsonrpcdBinary(t *testing.T) string {
-	t.Helper()
-	jsonrpcd.once.Do(func() {
-		dir, err := os.MkdirTemp("", "jsonrpcd")
-		if err != nil {
-			jsonrpcd.err = err
-			return
-		}
-		jsonrpcd.path = filepath.Join(dir, "jsonrpcd")
-		out, err := exec.Command("go", "build", "-o", jsonrpcd.path, "github.com/jsonrpc-go/jsonrpc/cmd/jsonrpcd").CombinedOutput()
-		if err != nil {
-			jsonrpcd.err = fmt.Errorf("go build cmd/jsonrpcd: %v\n%s", err, out)
-		}
-	})
-	if jsonrpcd.err != nil {
-		t.Fatal(jsonrpcd.err)
-	}
-	return jsonrpcd.path
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if jsonrpcd.path != "" {
-		os.RemoveAll(filepath.Dir(jsonrpcd.path))
-	}
-	os.Exit(code)
-}
-
-// freeAddr returns a loopback address with a port that was free a moment
-// ago.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
+func TestMain(m *testing.M) { proc.Main(m) }
 
 // lockedBuffer collects a process's output.
 type lockedBuffer struct {
@@ -288,12 +244,12 @@ func TestReplicas(t *testing.T) {
 	}
 	for _, b := range brokers {
 		t.Run(b.name, func(t *testing.T) {
-			baddr := freeAddr(t)
+			baddr := proc.FreeAddr(t)
 			bp := b.start(t, baddr)
-			bin := jsonrpcdBinary(t)
+			bin := proc.Jsonrpcd(t)
 			var ws [3]*wsConn
 			for i := range ws {
-				addr := freeAddr(t)
+				addr := proc.FreeAddr(t)
 				start(t, addr, bin, "-http", addr, "-tcp", "", "-log-level", "warn", "-broker", b.url(baddr))
 				ws[i] = dialWS(t, addr)
 			}
