@@ -113,3 +113,22 @@ func TestBrokerValues(t *testing.T) {
 		t.Fatalf("%d subscriptions after the loop stopped", ta.Len())
 	}
 }
+
+// awayBroker takes no value until its context ends.
+type awayBroker struct{ peer.Broker }
+
+func (awayBroker) Publish(ctx context.Context, _ string, _ []byte) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// TestPublishContext: the context of PublishContext bounds the Broker's
+// Publish.
+func TestPublishContext(t *testing.T) {
+	topic := &peer.Topic{Method: "m", Broker: awayBroker{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := topic.PublishContext(ctx, 1); !errors.Is(err, context.Canceled) {
+		t.Fatalf("PublishContext to a broker that is away: %v, want context.Canceled", err)
+	}
+}

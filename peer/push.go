@@ -258,13 +258,20 @@ func (c *Conn) closedErr() error {
 // every process, this one included, and returns 0 and the Broker's
 // error.
 func (t *Topic) Publish(value any) (int, error) {
+	return t.PublishContext(context.Background(), value)
+}
+
+// PublishContext is Publish with the context of the Broker's Publish,
+// which bounds how long a Broker that is away may take the value. Without
+// a Broker ctx is not used: nothing waits.
+func (t *Topic) PublishContext(ctx context.Context, value any) (int, error) {
 	v, err := json.Marshal(value)
 	if err != nil {
 		return 0, err
 	}
 	v = wire.UnescapeHTML(v)
 	if t.Broker != nil {
-		return 0, t.Broker.Publish(context.Background(), t.subject(), v)
+		return 0, t.Broker.Publish(ctx, t.subject(), v)
 	}
 	return t.deliver(v), nil
 }
