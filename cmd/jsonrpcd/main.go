@@ -60,6 +60,16 @@
 //		stream; a client resumes a broken stream with Last-Event-ID
 //		(default empty: no sessions, each POST on a connection of its
 //		own)
+//	-mcp
+//		serve /mcp as an MCP server of the handshake era (2025-11-25,
+//		2025-06-18, 2025-03-26): sessions begun by initialize (as
+//		-sessions initialize), one message per POST, cancellation and
+//		progress as MCP has them (peer.MCP), and the demo methods as
+//		tools (tools/list, tools/call), each described by the OpenRPC
+//		document of its params; the tool subscribe subscribes the session
+//		to the feed, whose values reach it as subscription notifications
+//		on its GET stream. A request of MCP 2026-07-28 is answered
+//		UnsupportedProtocolVersion (default false)
 //	-max-sessions N
 //		sessions open at once under -sessions; past it, a request that
 //		would begin one is answered 503 (default 4096). An idle session
@@ -318,6 +328,7 @@ type config struct {
 	ws, stdio         bool
 	streamable        bool   // Streamable HTTP at /mcp
 	sessionMethod     string // its sessions begin with this method; "": none
+	mcp               bool   // /mcp is an MCP server, its sessions begun by initialize
 	maxSessions       int    // of its sessions
 	replica           string // the prefix of its session ids; "": none
 	sessionStore      string // redis:// URL of its shared stores; "": in memory
@@ -349,6 +360,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.BoolVar(&cfg.ws, "ws", true, "serve WebSocket at /ws of the HTTP address")
 	fs.BoolVar(&cfg.streamable, "streamable", true, "serve Streamable HTTP (JSON or server-sent events) at /mcp of the HTTP address")
 	fs.StringVar(&cfg.sessionMethod, "sessions", "", "give Streamable HTTP sessions, begun by a request of `METHOD` (such as subscribe) without Mcp-Session-Id; empty: none")
+	fs.BoolVar(&cfg.mcp, "mcp", false, "serve /mcp as an MCP server (2025-11-25's sessions, begun by initialize), the methods as tools")
 	fs.IntVar(&cfg.maxSessions, "max-sessions", streamhttp.DefaultMaxSessions, "Streamable HTTP sessions open at once, under -sessions")
 	fs.StringVar(&cfg.replica, "replica", "", "begin the session ids with `NAME` and '.', for a load balancer to route by")
 	fs.StringVar(&cfg.sessionStore, "session-store", "", "keep sessions and their events in Redis at `redis://host:port`, shared by replicas")
@@ -410,6 +422,17 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	if cfg.maxSessions <= 0 {
 		fmt.Fprintln(stderr, "jsonrpcd: -max-sessions must be at least 1")
 		return cfg, 2, false
+	}
+	if cfg.mcp {
+		if cfg.sessionMethod != "" && cfg.sessionMethod != "initialize" {
+			fmt.Fprintf(stderr, "jsonrpcd: -mcp begins sessions with initialize, not -sessions %s\n", cfg.sessionMethod)
+			return cfg, 2, false
+		}
+		if !cfg.streamable {
+			fmt.Fprintln(stderr, "jsonrpcd: -mcp needs -streamable")
+			return cfg, 2, false
+		}
+		cfg.sessionMethod = "initialize"
 	}
 	if err := checkReplicas(cfg); err != nil {
 		fmt.Fprintln(stderr, "jsonrpcd:", err)
@@ -516,6 +539,14 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 				Limits:        limits,
 				SessionMethod: cfg.sessionMethod,
 				MaxSessions:   cfg.maxSessions,
+			}
+			if cfg.mcp {
+				ms, err := newMCPServer(srv)
+				if err != nil {
+					fmt.Fprintln(stderr, "jsonrpcd: -mcp:", err)
+					return 1
+				}
+				sh.Server, sh.Protocol, sh.MCP = ms, peer.MCP, mcpProfile()
 			}
 			replicate(sh, cfg)
 			mux.Handle("/mcp", sh)
