@@ -2,10 +2,10 @@ package nginx_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"os"
+	"net/http"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -48,17 +48,18 @@ func startSessionRedis(t *testing.T) string {
 	}
 }
 
-// TestSessionReplicas: two jsonrpcd -replica nN -session-store behind
-// nginx. A session's id names the process that began it, and nginx sends
-// its requests there; that process is killed and started again while the
-// session's GET stream is broken, and the stream resumed with
-// Last-Event-ID through nginx replays, from Redis, the events the client
-// missed.
+// TestSessionReplicas: two jsonrpcd -mcp -replica nN -session-store
+// behind nginx. An MCP 2025-11-25 session begun by initialize has an id
+// that names the process that began it, and nginx sends its requests
+// there; that process is killed and started again while the session's
+// GET stream is broken, the session is served by the new process from
+// the shared store, and the stream resumed with Last-Event-ID through
+// nginx replays, from Redis, the events the client missed.
 func TestSessionReplicas(t *testing.T) {
 	redisAddr := startSessionRedis(t)
 	bin := proc.Jsonrpcd(t)
 	args := func(i int, addr string) []string {
-		return []string{"-http", addr, "-tcp", "", "-sessions", "subscribe", "-replica", fmt.Sprintf("n%d", i), "-session-store", "redis://" + redisAddr}
+		return []string{"-http", addr, "-tcp", "", "-mcp", "-replica", fmt.Sprintf("n%d", i), "-session-store", "redis://" + redisAddr}
 	}
 	backends := []string{proc.FreeAddr(t), proc.FreeAddr(t)}
 	procs := make([]*process, 2)
@@ -70,9 +71,9 @@ func TestSessionReplicas(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	c := &mcpClient{t: t, ctx: ctx, url: "http://" + addr + "/mcp"}
-	var sub string
-	if err := json.Unmarshal(c.call(`{"jsonrpc":"2.0","method":"subscribe","id":1}`, nil).Result, &sub); err != nil || sub == "" {
-		t.Fatalf("subscribe: %q, %v", sub, err)
+	init := c.call(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"TestSessionReplicas","version":"1"}}}`, nil)
+	if !strings.Contains(string(init.Result), `"protocolVersion":"2025-11-25"`) {
+		t.Fatalf("initialize answered %s", init.Result)
 	}
 	owner := -1
 	for i, b := range backends {
@@ -83,17 +84,28 @@ func TestSessionReplicas(t *testing.T) {
 	if want := fmt.Sprintf("n%d.", owner); !strings.HasPrefix(c.id, want) {
 		t.Fatalf("the session %q began on process %d: want the prefix %s", c.id, owner, want)
 	}
-	c.call(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":3}`, nil) // fails unless on the owner
+	c.header = http.Header{"Mcp-Protocol-Version": {"2025-11-25"}}
+	c.notify(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	sub := c.tool("subscribe", "")
+	sub = strings.Trim(sub, `"`)
+	if got := c.tool("add", `{"param0":1,"param1":2}`); got != "3" { // fails unless on the owner
+		t.Fatalf("tools/call add answered %s", got)
+	}
 
 	events, stream := c.get("")
 	if _, err := events.next(); err != nil {
 		t.Fatal(err)
 	}
-	c.publish("a")
+	publish := func(v string) {
+		if got := c.tool("publish", fmt.Sprintf(`{"s":%q,"n":1}`, v)); got != "1" {
+			t.Fatalf("publish %s: queued for %s subscribers, want 1", v, got)
+		}
+	}
+	publish("a")
 	last := notification(t, events, sub, "a")
 	stream.Close()
-	c.publish("b")
-	c.publish("c")
+	publish("b")
+	publish("c")
 
 	// The owner is killed (no shutdown: nothing of it is cleaned up) and
 	// started again on its address.
@@ -108,5 +120,9 @@ func TestSessionReplicas(t *testing.T) {
 	notification(t, events, sub, "c")
 	if ev, err := events.next(); err == nil {
 		t.Errorf("after the replay, event %+v; want the end of the stream, whose call ended with its process", ev)
+	}
+	// The session lives on in the new process, from the store.
+	if c.call(`{"jsonrpc":"2.0","id":9,"method":"ping"}`, nil); c.id == "" {
+		t.Fatal("the session ended")
 	}
 }

@@ -260,14 +260,15 @@ func TestStreamableEvents(t *testing.T) {
 	}
 }
 
-// mcpClient is a client of a session of jsonrpcd -sessions subscribe
-// through nginx.
+// mcpClient is a client of a session of jsonrpcd -sessions subscribe or
+// -mcp through nginx.
 type mcpClient struct {
-	t    *testing.T
-	ctx  context.Context
-	url  string
-	id   string // the session's, from its first answer
-	node string // the process that answered it (X-Upstream)
+	t      *testing.T
+	ctx    context.Context
+	url    string
+	id     string      // the session's, from its first answer
+	node   string      // the process that answered it (X-Upstream)
+	header http.Header // sent with every request but the first (MCP-Protocol-Version)
 }
 
 // call POSTs body in the session (or begins it) and returns the answer,
@@ -275,11 +276,7 @@ type mcpClient struct {
 func (c *mcpClient) call(body string, h http.Header) message {
 	c.t.Helper()
 	if c.id != "" {
-		h = h.Clone()
-		if h == nil {
-			h = http.Header{}
-		}
-		h.Set("Mcp-Session-Id", c.id)
+		h = c.headers(h)
 	}
 	resp, err := http.DefaultClient.Do(mcpRequest(c.ctx, c.url, body, h))
 	if err != nil {
@@ -305,13 +302,59 @@ func (c *mcpClient) call(body string, h http.Header) message {
 	return m
 }
 
+// headers returns h with the session's id and c.header.
+func (c *mcpClient) headers(h http.Header) http.Header {
+	h = h.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	for k, v := range c.header {
+		h[k] = v
+	}
+	h.Set("Mcp-Session-Id", c.id)
+	return h
+}
+
+// notify POSTs the notification body in the session: 202, from the
+// session's process.
+func (c *mcpClient) notify(body string) {
+	c.t.Helper()
+	resp, err := http.DefaultClient.Do(mcpRequest(c.ctx, c.url, body, c.headers(nil)))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted || resp.Header.Get("X-Upstream") != c.node {
+		c.t.Fatalf("%s: %d from %s, want 202 from %s", body, resp.StatusCode, resp.Header.Get("X-Upstream"), c.node)
+	}
+}
+
+// tool calls the MCP tool name with the JSON object args ("" for none)
+// and returns its result's text, which must not be an error.
+func (c *mcpClient) tool(name, args string) string {
+	c.t.Helper()
+	params := fmt.Sprintf(`{"name":%q}`, name)
+	if args != "" {
+		params = fmt.Sprintf(`{"name":%q,"arguments":%s}`, name, args)
+	}
+	m := c.call(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":`+params+`}`, nil)
+	var r struct {
+		Content []struct{ Type, Text string }
+		IsError bool
+	}
+	if err := json.Unmarshal(m.Result, &r); err != nil || r.IsError || len(r.Content) != 1 || r.Content[0].Type != "text" {
+		c.t.Fatalf("tools/call %s %s answered %s", name, args, m.Result)
+	}
+	return r.Content[0].Text
+}
+
 // get opens the session's GET stream, resuming after lastEventID unless
 // it is "".
 func (c *mcpClient) get(lastEventID string) (sseReader, io.Closer) {
 	c.t.Helper()
 	req, _ := http.NewRequestWithContext(c.ctx, http.MethodGet, c.url, nil)
+	req.Header = c.headers(nil)
 	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Mcp-Session-Id", c.id)
 	if lastEventID != "" {
 		req.Header.Set("Last-Event-ID", lastEventID)
 	}
