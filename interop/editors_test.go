@@ -87,7 +87,7 @@ func TestNeovim(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := runEditor(t, nvim, func(server, doc string) []string {
-		return []string{"--headless", "-u", "NONE", "-c", "luafile " + script, server, doc}
+		return []string{"--headless", "-u", "NONE", "-i", "NONE", "-c", "luafile " + script, server, doc}
 	})
 	if want := "initialized\nhover: hello\ncancelled, then hover: world\nexit: 0 signal 0\n"; out != want {
 		t.Errorf("Neovim printed\n%s\nwant\n%s", out, want)
