@@ -53,8 +53,9 @@ type Store struct {
 	// streamhttp.DefaultMaxEventBytes (4 MiB).
 	MaxBytes int64
 	// TTL is how long a key lives after its last write: a session
-	// untouched for that long, or a stream, is dropped. 0 means DefaultTTL
-	// (24 hours).
+	// unused for that long (a handler saves a session in use again once a
+	// minute at most), or a stream with no new event, is dropped. 0 means
+	// DefaultTTL (24 hours).
 	TTL time.Duration
 	// Timeout bounds each operation on Redis; 0 means DefaultTimeout
 	// (5 s).

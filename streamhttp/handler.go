@@ -166,6 +166,8 @@ type Handler struct {
 	// connection ends before the stream does; 0 means DefaultRetry (1 s).
 	Retry time.Duration
 
+	resave time.Duration // how often a session in use is saved again: 0 means sessionResave, < 0 at every request (tests)
+
 	host peer.Host
 	lazy httphost.Lazy // MaxBuffered's budget and Logger within ratelog's bounds, made on first use
 
@@ -199,6 +201,18 @@ func (h *Handler) sessionIdle() time.Duration {
 		return DefaultSessionIdle
 	}
 	return h.SessionIdle
+}
+
+// sessionResave is how often a session in use is saved again in the
+// SessionStore, at most: the store's TTL then counts from its last use,
+// within that time.
+const sessionResave = time.Minute
+
+func (h *Handler) resaveEvery() time.Duration {
+	if h.resave == 0 {
+		return sessionResave
+	}
+	return h.resave
 }
 
 func (h *Handler) maxStreams() int {

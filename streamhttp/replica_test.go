@@ -5,7 +5,9 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
@@ -132,5 +134,61 @@ func TestBadReplica(t *testing.T) {
 	resp := post(t, sessionServer(t, h), both, `{"jsonrpc":"2.0","method":"initialize","params":{},"id":0}`)
 	if resp.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("initialize with Replica %q: %d, want 503", h.Replica, resp.StatusCode)
+	}
+}
+
+// countingSessions is a MemorySessions that counts its saves.
+type countingSessions struct {
+	streamhttp.MemorySessions
+	saves atomic.Int64
+}
+
+func (c *countingSessions) Save(s streamhttp.SessionState) error {
+	c.saves.Add(1)
+	return c.MemorySessions.Save(s)
+}
+
+// TestSessionResaved: a session in use is saved again in its
+// SessionStore, at most once a resave time (a minute), so that the store's
+// TTL counts from its last use; one ended by DELETE is not in the store,
+// whatever was saved before.
+func TestSessionResaved(t *testing.T) {
+	leaktest.Check(t)
+	for _, c := range []struct {
+		name   string
+		resave time.Duration
+		saves  int64
+	}{
+		{"every request", -1, 3},
+		{"an hour", time.Hour, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sessions := &countingSessions{}
+			h := &streamhttp.Handler{Server: replicaServer(t), SessionStore: sessions}
+			streamhttp.SetResave(h, c.resave)
+			url := sessionServer(t, h)
+			resp := post(t, url, both, `{"jsonrpc":"2.0","method":"initialize","params":{},"id":0}`)
+			readAll(t, resp)
+			id := resp.Header.Get("Mcp-Session-Id")
+			for i := 1; i <= 2; i++ {
+				resp := post(t, url, both, `{"jsonrpc":"2.0","method":"version","id":1}`, "Mcp-Session-Id", id)
+				if got := readAll(t, resp); got != `{"jsonrpc":"2.0","result":"2025-11-25","id":1}` {
+					t.Fatalf("call %d: %s", i, got)
+				}
+			}
+			if got := sessions.saves.Load(); got != c.saves {
+				t.Errorf("%d saves after initialize and two calls, want %d", got, c.saves)
+			}
+			req, _ := http.NewRequest(http.MethodDelete, url, nil)
+			req.Header.Set("Mcp-Session-Id", id)
+			dresp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dresp.Body.Close()
+			if _, ok, _ := sessions.Load(id); ok {
+				t.Error("after DELETE the session is still stored")
+			}
+		})
 	}
 }

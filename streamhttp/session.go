@@ -58,6 +58,8 @@ type session struct {
 	finished bool               // end has run
 	initCall string             // the id (as sent) of the request that began it, until answered
 	version  string             // the MCP protocol version its initialize answer negotiated
+	saved    time.Time          // when it was last saved in the SessionStore
+	dropped  bool               // it ended and was deleted from the SessionStore
 }
 
 type sessionKey struct{}
@@ -208,7 +210,7 @@ func (s *session) answered(id []byte, msg []byte) {
 	state := SessionState{ID: s.id, Version: s.version, Client: s.client}
 	store := s.h.SessionStore
 	if store != nil {
-		s.stored = true
+		s.stored, s.saved = true, time.Now()
 	}
 	s.mu.Unlock()
 	if store != nil {
@@ -227,15 +229,40 @@ func (h *Handler) Sessions() int {
 
 // enter counts an HTTP request of the session being served, and reports
 // false when the session has ended.
+// A session saved in the SessionStore is saved again when it was last
+// saved more than the handler's resave time ago, so that the store's TTL
+// counts from its last use.
 func (s *session) enter() bool {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.finished {
+		s.mu.Unlock()
 		return false
 	}
 	s.active++
 	if s.idle != nil {
 		s.idle.Stop()
+	}
+	var state SessionState
+	resave := s.stored && s.initCall == "" && time.Since(s.saved) >= s.h.resaveEvery()
+	if resave {
+		s.saved = time.Now()
+		state = SessionState{ID: s.id, Version: s.version, Client: s.client}
+	}
+	s.mu.Unlock()
+	if resave {
+		if err := s.h.SessionStore.Save(state); err != nil {
+			s.h.logf(context.Background(), "session store", err)
+		}
+		// A session that ended meanwhile (a DELETE) may have been deleted
+		// before this save: delete it again.
+		s.mu.Lock()
+		dropped := s.dropped
+		s.mu.Unlock()
+		if dropped {
+			if err := s.h.SessionStore.Delete(s.id); err != nil {
+				s.h.logf(context.Background(), "session store", err)
+			}
+		}
 	}
 	return true
 }
@@ -448,7 +475,7 @@ func (s *session) endSession(cancel, keep bool) {
 		}
 		return
 	}
-	s.finished = true
+	s.finished, s.dropped = true, !keep
 	if s.idle != nil {
 		s.idle.Stop()
 	}

@@ -25,8 +25,9 @@ type SessionState struct {
 // that a request with an Mcp-Session-Id the handler does not hold (begun
 // by another replica, or before a restart) revives the session instead of
 // being answered 404. The handler saves a session once its initialize
-// (SessionMethod) request is answered, and deletes it when it ends by a
-// DELETE or for being idle; Shutdown and Close leave it stored, for
+// (SessionMethod) request is answered, again when a request uses it a
+// minute or more after it was last saved (so that a TTL counts from its
+// last use), and deletes it when it ends by a DELETE or for being idle; Shutdown and Close leave it stored, for
 // another replica to serve. What a session's calls ran on its connection
 // (the Server's own state of the connection) is not kept: a revived
 // session has a new connection.
