@@ -3,16 +3,21 @@ package nginx_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/deploy/internal/proc"
+	"github.com/jsonrpc-go/jsonrpc/ws"
 )
 
 // startSessionRedis starts Debian's redis-server on 127.0.0.1 without
@@ -125,4 +130,86 @@ func TestSessionReplicas(t *testing.T) {
 	if c.call(`{"jsonrpc":"2.0","id":9,"method":"ping"}`, nil); c.id == "" {
 		t.Fatal("the session ended")
 	}
+}
+
+// TestBrokerReplicas: nginx in front of three jsonrpcd -broker on one
+// redis-server, the issue of a load balancer with state. A WebSocket
+// subscriber through nginx stays on one process; publishes are plain
+// HTTP calls through nginx, which sends them round-robin to all three;
+// the subscriber receives every value, in the order it was published,
+// once.
+func TestBrokerReplicas(t *testing.T) {
+	redisAddr := startSessionRedis(t)
+	backends, _ := startJsonrpcd(t, 3, "-log-level", "warn", "-broker", "redis://"+redisAddr)
+	addr := startNginx(t, backends)
+
+	notes := make(chan string, 1024)
+	handler := jsonrpc.NewServer()
+	handler.MustRegister("subscription", func(p struct {
+		Subscription string `json:"subscription"`
+		Result       string `json:"result"`
+	}) {
+		notes <- p.Result
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	ch, err := ws.Dial(ctx, "ws://"+addr+"/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := client.New(ch, client.Serve(handler))
+	defer sub.Close()
+	if id, err := client.Call[string](ctx, sub, "subscribe", nil); err != nil || id == "" {
+		t.Fatalf("subscribe: %q, %v", id, err)
+	}
+
+	const values = 500
+	up := &upstreams{seen: map[string]int{}}
+	pub := client.New(client.HTTP("http://"+addr+"/", &http.Client{Transport: up}))
+	defer pub.Close()
+	began := time.Now()
+	for i := range values {
+		if _, err := client.Call[int](ctx, pub, "publish", []any{fmt.Sprint(i), 1}); err != nil {
+			t.Fatalf("publish %d: %v", i, err)
+		}
+	}
+	t.Logf("%d publishes in %v", values, time.Since(began))
+	up.mu.Lock()
+	reached := maps.Clone(up.seen)
+	up.mu.Unlock()
+	if len(reached) != 3 {
+		t.Errorf("the publishes reached %v, want all three processes", reached)
+	}
+	for i := range values {
+		select {
+		case v := <-notes:
+			if v != fmt.Sprint(i) {
+				t.Fatalf("value %d is %s", i, v)
+			}
+		case <-time.After(wait):
+			t.Fatalf("value %d did not come within %v", i, wait)
+		}
+	}
+	select {
+	case v := <-notes:
+		t.Fatalf("a value past the last: %s", v)
+	default:
+	}
+}
+
+// upstreams is an http.RoundTripper that counts the answers of each
+// process behind nginx (X-Upstream).
+type upstreams struct {
+	mu   sync.Mutex
+	seen map[string]int
+}
+
+func (u *upstreams) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err == nil {
+		u.mu.Lock()
+		u.seen[resp.Header.Get("X-Upstream")]++
+		u.mu.Unlock()
+	}
+	return resp, err
 }
