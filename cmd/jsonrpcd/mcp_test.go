@@ -16,18 +16,7 @@ import (
 // event of an event stream.
 func mcpAnswer(t *testing.T, url, id, req string) (status int, answer string) {
 	t.Helper()
-	r, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(req))
-	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set("Accept", "application/json, text/event-stream")
-	r.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	if id != "" {
-		r.Header.Set("Mcp-Session-Id", id)
-	}
-	resp, err := (&http.Client{Timeout: wait}).Do(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp := mcpPost(t, url, id, req, "Mcp-Protocol-Version", "2025-11-25")
 	if resp.Header.Get("Content-Type") == "text/event-stream" {
 		br := bufio.NewReader(resp.Body)
 		for {
@@ -163,17 +152,9 @@ func TestMCP(t *testing.T) {
 	}
 
 	// MCP 2026-07-28 is not spoken here.
-	r26, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`))
-	r26.Header.Set("Content-Type", "application/json")
-	r26.Header.Set("Accept", "application/json, text/event-stream")
-	r26.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-	r26.Header.Set("Mcp-Method", "tools/list")
-	resp26, err := http.DefaultClient.Do(r26)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp26 := mcpPost(t, url, "", `{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
+		"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/list")
 	b26, _ := io.ReadAll(resp26.Body)
-	resp26.Body.Close()
 	if resp26.StatusCode != http.StatusBadRequest || !strings.Contains(string(b26), `"code":-32022`) || !strings.Contains(string(b26), `"2025-11-25"`) {
 		t.Errorf("a request of 2026-07-28: %d %s, want 400 with -32022 and the versions spoken", resp26.StatusCode, b26)
 	}

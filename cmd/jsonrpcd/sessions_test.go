@@ -11,15 +11,19 @@ import (
 	"time"
 )
 
-// mcpPost POSTs req to url, in the session id when it is not "", and
-// returns the response, closed at the test's end.
-func mcpPost(t *testing.T, url, id, req string) *http.Response {
+// mcpPost POSTs req to url, in the session id when it is not "", with
+// the headers of kv (name, value, ...), and returns the response, closed
+// at the test's end.
+func mcpPost(t *testing.T, url, id, req string, kv ...string) *http.Response {
 	t.Helper()
 	r, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(req))
 	r.Header.Set("Content-Type", "application/json")
 	r.Header.Set("Accept", "application/json, text/event-stream")
 	if id != "" {
 		r.Header.Set("Mcp-Session-Id", id)
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		r.Header.Set(kv[i], kv[i+1])
 	}
 	resp, err := (&http.Client{Timeout: wait}).Do(r)
 	if err != nil {
