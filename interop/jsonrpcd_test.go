@@ -26,17 +26,24 @@ func serveJsonrpcdMCP(t *testing.T) string {
 
 // getStream is an http.RoundTripper that closes open once a GET (the
 // session's GET stream) is answered 200, and keeps what the server sends
-// on that stream, as it is read. It is safe for concurrent use.
+// on that stream, as it is read, and the statuses of the answers to
+// server/discover. It is safe for concurrent use.
 type getStream struct {
 	open chan struct{}
 	once sync.Once
 
-	mu  sync.Mutex
-	buf bytes.Buffer
+	mu       sync.Mutex
+	buf      bytes.Buffer
+	discover []int
 }
 
 func (g *getStream) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err == nil && r.Header.Get("Mcp-Method") == "server/discover" {
+		g.mu.Lock()
+		g.discover = append(g.discover, resp.StatusCode)
+		g.mu.Unlock()
+	}
 	if err == nil && r.Method == http.MethodGet && resp.StatusCode == http.StatusOK {
 		g.once.Do(func() { close(g.open) })
 		resp.Body = struct {
@@ -67,8 +74,11 @@ func (g *getStream) data(part string) []string {
 }
 
 // TestJsonrpcdGoSDK drives jsonrpcd -mcp with the official MCP Go SDK's
-// client over its StreamableClientTransport: the initialize handshake
-// agrees on 2025-11-25 with the server jsonrpcd and begins a session
+// client over its StreamableClientTransport, twice: asking for 2025-11-25,
+// and in the SDK's default, which first probes with server/discover at
+// 2026-07-28, is refused (400, UnsupportedProtocolVersion) and falls back
+// to the handshake. Each time: the initialize handshake agrees on
+// 2025-11-25 with the server jsonrpcd and begins a session
 // (Mcp-Session-Id); tools/list has add, subtract, publish and subscribe,
 // each with an object input schema; subtract of 42 and 23 answers the
 // text "19"; subtract with a minuend "x" (and no subtrahend) fails inside
@@ -77,7 +87,9 @@ func (g *getStream) data(part string) []string {
 // the feed, so that what the tool publish publishes (s "ab" twice)
 // arrives on the session's GET stream, which the SDK opens itself, as a
 // notification "subscription" (one the SDK does not know, and ignores:
-// the session goes on).
+// the session goes on), publish having reached that one subscriber only
+// (the session of the run before, ended by the SDK's DELETE at its close,
+// is subscribed no more).
 //
 // The SDK's LoggingTransport is not used here: it hides from the
 // transport the end of the handshake, after which the transport opens its
@@ -85,13 +97,20 @@ func (g *getStream) data(part string) []string {
 // comes instead, through the SDK's HTTP client.
 func TestJsonrpcdGoSDK(t *testing.T) {
 	url := serveJsonrpcdMCP(t)
+	t.Run("2025-11-25", func(t *testing.T) { goSDKJsonrpcd(t, url, "2025-11-25") })
+	t.Run("default", func(t *testing.T) { goSDKJsonrpcd(t, url, "") })
+}
+
+// goSDKJsonrpcd runs the session of TestJsonrpcdGoSDK with jsonrpcd at
+// url, the client asking for version ("": the SDK's default).
+func goSDKJsonrpcd(t *testing.T, url, version string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
 	cl := mcp.NewClient(&mcp.Implementation{Name: "interop-test", Version: "1.0.0"}, nil)
 	get := &getStream{open: make(chan struct{})}
 	tr := &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: &http.Client{Transport: get}}
-	cs, err := cl.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	cs, err := cl.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal("connect:", err)
 	}
@@ -108,6 +127,17 @@ func TestJsonrpcdGoSDK(t *testing.T) {
 	init := cs.InitializeResult()
 	if init.ProtocolVersion != "2025-11-25" || init.ServerInfo == nil || init.ServerInfo.Name != "jsonrpcd" || init.Capabilities == nil || init.Capabilities.Tools == nil {
 		t.Errorf("the session: %+v, want protocol 2025-11-25, server jsonrpcd with tools", init)
+	}
+	get.mu.Lock()
+	discover := slices.Clone(get.discover)
+	get.mu.Unlock()
+	// Only the SDK's default probes, and is refused once.
+	wantDiscover := []int{http.StatusBadRequest}
+	if version != "" {
+		wantDiscover = nil
+	}
+	if !slices.Equal(discover, wantDiscover) {
+		t.Errorf("server/discover answered %v, want %v", discover, wantDiscover)
 	}
 	if cs.ID() == "" {
 		t.Error("the session has no Mcp-Session-Id")
