@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -209,5 +210,80 @@ func goSDKJsonrpcd(t *testing.T, url, version string) {
 	}
 	if err := cs.Ping(ctx, nil); err != nil {
 		t.Error("ping after the notification:", err)
+	}
+}
+
+// TestJsonrpcdTypeScript runs mcpts/jsonrpcd.mjs, which drives jsonrpcd
+// -mcp with the MCP TypeScript SDK from npm (@modelcontextprotocol/sdk
+// 1.32.2, npm ci in mcpts/) over its StreamableHTTPClientTransport, and
+// checks what each step printed: the handshake agreed on 2025-11-25 with
+// the server jsonrpcd, in a session; add, subtract, publish and subscribe
+// among the tools, each with an object input schema; subtract of 42 and
+// 23 answers "19"; subtract with a minuend "x" is a result with isError;
+// an unknown tool is refused with -32602; and what publish publishes
+// after subscribe reaches the SDK on the session's GET stream as the
+// notification "subscription".
+func TestJsonrpcdTypeScript(t *testing.T) {
+	node, dir := needNode(t, "mcpts", "@modelcontextprotocol/sdk")
+	url := serveJsonrpcdMCP(t)
+	steps, order := runSteps(t, node, filepath.Join(dir, "jsonrpcd.mjs"), url)
+	if want := []string{"connect", "tools", "subtract", "toolerror", "unknown", "subscribe", "publish"}; !slices.Equal(order, want) {
+		t.Fatalf("steps %v, want %v", order, want)
+	}
+	var conn struct {
+		Version, Session string
+		Server           struct{ Name string }
+	}
+	if step(t, steps, "connect", &conn); conn.Version != "2025-11-25" || conn.Server.Name != "jsonrpcd" || conn.Session == "" {
+		t.Errorf("connect: %s, want 2025-11-25 with jsonrpcd, in a session", steps["connect"])
+	}
+	var tools struct {
+		Names []string
+		Types []*string
+	}
+	step(t, steps, "tools", &tools)
+	for _, want := range []string{"add", "subtract", "publish", "subscribe"} {
+		if !slices.Contains(tools.Names, want) {
+			t.Errorf("tools: %v, want %s among them", tools.Names, want)
+		}
+	}
+	for i, typ := range tools.Types {
+		if typ == nil || *typ != "object" {
+			t.Errorf("tools: %s has no object input schema: %s", tools.Names[i], steps["tools"])
+		}
+	}
+	type toolResult struct {
+		Text    string
+		IsError bool
+	}
+	var res toolResult
+	if step(t, steps, "subtract", &res); res != (toolResult{Text: "19"}) {
+		t.Errorf("subtract: %s, want 19", steps["subtract"])
+	}
+	if step(t, steps, "toolerror", &res); !res.IsError || !strings.Contains(res.Text, "-32602") {
+		t.Errorf("subtract of a minuend \"x\": %s, want a tool error that says why", steps["toolerror"])
+	}
+	var unknown struct{ Code int }
+	if step(t, steps, "unknown", &unknown); unknown.Code != -32602 {
+		t.Errorf("unknown tool: %s, want -32602", steps["unknown"])
+	}
+	if step(t, steps, "subscribe", &res); res.IsError || strings.Trim(res.Text, `"`) == "" {
+		t.Errorf("subscribe: %s, want the subscription's id", steps["subscribe"])
+	}
+	sub := strings.Trim(res.Text, `"`)
+	var pub struct {
+		Text          string
+		IsError       bool
+		Notifications []struct {
+			Method string
+			Params struct{ Subscription, Result string }
+		}
+	}
+	step(t, steps, "publish", &pub)
+	if pub.Text != "1" || pub.IsError || len(pub.Notifications) != 1 {
+		t.Fatalf("publish: %s, want 1 (the subscriber reached) and one notification", steps["publish"])
+	}
+	if n := pub.Notifications[0]; n.Method != "subscription" || n.Params.Subscription != sub || n.Params.Result != "abab" {
+		t.Errorf("the notification: %+v, want subscription of %s with abab", n, sub)
 	}
 }
