@@ -8,7 +8,9 @@
 // (@modelcontextprotocol/conformance, in mcpconformance/) checks
 // examples/mcpserver over Streamable HTTP. The other way round, this
 // library's client.HTTP drives the MCP Go SDK's Streamable HTTP server
-// (a session, progress, the server's calls, its GET stream). It is a
+// (a session, progress, the server's calls, its GET stream). The MCP Go
+// SDK's client and the TypeScript SDK's (mcpts/jsonrpcd.mjs) drive
+// cmd/jsonrpcd -mcp too, its demo methods as tools. It is a
 // module of its own, so
 // that the library gains no dependency from them.
 //

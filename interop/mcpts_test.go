@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -55,29 +56,82 @@ func step(t *testing.T, steps map[string]json.RawMessage, name string, v any) {
 // and returns its endpoint's URL; it is stopped at the test's end.
 func serveHTTP(t *testing.T, bin string) string {
 	t.Helper()
-	cmd := exec.Command(bin, "-http", "127.0.0.1:0")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	return startStreamable(t, bin, "-http", "127.0.0.1:0")
+}
+
+// startStreamable starts the server bin with args, which give it a
+// loopback port of its own choosing, and returns the URL of its
+// Streamable HTTP endpoint, from the line "NAME: Streamable HTTP on URL"
+// it prints when it listens (within 30 seconds). It is interrupted at the
+// test's end, and killed if it has not exited 10 seconds later.
+func startStreamable(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	stdout := &announced{prefix: filepath.Base(bin) + ": Streamable HTTP on ", url: make(chan string, 1)}
 	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	cmd.Stdout, cmd.Stderr = stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() {
 		cmd.Process.Signal(os.Interrupt)
-		cmd.Wait()
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			t.Errorf("%s did not exit within 10 s of the interrupt", filepath.Base(bin))
+			cmd.Process.Kill()
+			<-exited
+		}
 		if stderr.Len() > 0 {
-			t.Logf("%s -http: %s", filepath.Base(bin), stderr.Bytes())
+			t.Logf("%s %s: %s", filepath.Base(bin), strings.Join(args, " "), stderr.Bytes())
 		}
 	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	url, ok := strings.CutPrefix(strings.TrimSpace(line), "mcpserver: Streamable HTTP on ")
-	if err != nil || !ok {
-		t.Fatalf("%s -http said %q (%v), want its URL", bin, line, err)
+	select {
+	case url := <-stdout.url:
+		return url
+	case err := <-exited:
+		exited <- err // for the cleanup
+		t.Fatalf("%s exited (%v) before it listened; it said %q", bin, err, stdout.String())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s did not say where it listens within 30 s; it said %q", bin, stdout.String())
 	}
-	return url
+	return ""
+}
+
+// announced is the standard output of a server: it keeps what was
+// written, and sends on url the rest of the first line that begins with
+// prefix. It is safe for concurrent use.
+type announced struct {
+	prefix string
+	url    chan string
+
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	sent bool
+}
+
+func (a *announced) Write(p []byte) (int, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.buf.Write(p)
+	for line := range strings.Lines(a.buf.String()) {
+		if a.sent || !strings.HasSuffix(line, "\n") {
+			break
+		}
+		if url, ok := strings.CutPrefix(strings.TrimSpace(line), a.prefix); ok {
+			a.url <- url
+			a.sent = true
+		}
+	}
+	return len(p), nil
+}
+
+func (a *announced) String() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.buf.String()
 }
 
 // TestMCPTypeScript drives examples/mcpserver with the MCP TypeScript SDK
