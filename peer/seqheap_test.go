@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"testing"
 	"time"
@@ -157,6 +158,12 @@ func TestSeqHeapHeld(t *testing.T) {
 			var stopped time.Time
 			for v, err := range client.CallSeq[string](ctx, c, "items", nil) {
 				if err != nil || len(v) != len(item) {
+					if ctx.Err() != nil {
+						// Waited past any pace: what every goroutine was doing.
+						var stacks strings.Builder
+						pprof.Lookup("goroutine").WriteTo(&stacks, 2)
+						t.Log(stacks.String())
+					}
 					t.Fatalf("item %d: %v", n, err)
 				}
 				n++
