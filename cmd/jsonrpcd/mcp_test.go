@@ -35,12 +35,13 @@ func mcpAnswer(t *testing.T, url, id, req string) (status int, answer string) {
 // their input schemas; tools/call runs them, a method's error as a
 // result with isError; the tool subscribe subscribes the session to the
 // feed, whose values reach its GET stream; a request of 2026-07-28 is
-// answered UnsupportedProtocolVersion.
+// answered UnsupportedProtocolVersion. Its first request is the README's
+// example of -mcp.
 func TestMCP(t *testing.T) {
 	r := startRun(t, "-mcp")
 	url := r.addr["http"] + "mcp"
 
-	resp := mcpPost(t, url, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`)
+	resp := mcpPost(t, url, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`)
 	sid := resp.Header.Get("Mcp-Session-Id")
 	var init struct {
 		Result struct {
