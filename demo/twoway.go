@@ -12,8 +12,10 @@ import (
 )
 
 // The methods of RegisterTwoWay need a two-way connection (package peer):
-// over TCP and WebSocket they reach the caller's connection through their
-// context; over HTTP they fail with errNoConn.
+// over TCP, WebSocket and Streamable HTTP (package streamhttp: a POST's
+// own connection, or its session's) they reach the caller's connection
+// through their context; over plain HTTP (httprpc, fasthttprpc) they fail
+// with errNoConn.
 
 // errNoConn answers a call of a two-way method that came over no two-way
 // connection.
@@ -111,7 +113,7 @@ const MaxSteps = 1000
 // Progress reports its progress p.Steps times, each report's value
 // {"progress": i, "total": steps} (peer.MCPProgress), and returns the
 // number of reports sent. It reports nothing, and returns 0, when the call
-// carries no token its connection's Protocol takes: over HTTP, under the
+// carries no token its connection's Protocol takes: over plain HTTP, under the
 // zero Protocol, or with a token that is too long (peer.MaxProgressToken).
 // It is registered Blocking, as progress.
 func Progress(ctx context.Context, p ProgressParams) (int, error) {
