@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -13,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -43,87 +41,26 @@ func nginxBinary(t *testing.T) string {
 
 func TestMain(m *testing.M) { proc.Main(m) }
 
-// waitListening waits until addr accepts connections.
+// waitListening waits until addr accepts connections, for 10 s at most.
 func waitListening(t *testing.T, what, addr string, exited <-chan struct{}, log func() string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		conn, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			conn.Close()
-			return
-		}
-		select {
-		case <-exited:
-			t.Fatalf("%s exited before it listened on %s:\n%s", what, addr, log())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s does not listen on %s after 10s: %v\n%s", what, addr, err, log())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// lockedBuffer collects a process's output.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
+	proc.WaitListening(t, what, addr, 10*time.Second, exited, log)
 }
 
 // A process is a child process the test started.
-type process struct {
-	cmd    *exec.Cmd
-	out    lockedBuffer
-	exited chan struct{}
-}
+type process = proc.Process
 
+// start starts name with args; the test's cleanup stops it, and fails
+// the test when it does not exit within 10 s of SIGTERM.
 func start(t *testing.T, name string, args ...string) *process {
 	t.Helper()
-	p := &process{cmd: exec.Command(name, args...), exited: make(chan struct{})}
-	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.out
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.cmd.Wait(); close(p.exited) }()
-	t.Cleanup(func() { p.stop(t) })
+	p := proc.Start(t, name, args...)
+	t.Cleanup(func() {
+		if !p.Stop(10 * time.Second) {
+			t.Errorf("%s did not exit within 10s of SIGTERM; killed", p.Cmd.Path)
+		}
+	})
 	return p
-}
-
-// stop asks the process to exit (SIGTERM: jsonrpcd's graceful shutdown,
-// nginx's fast one), and kills it after 10 s.
-func (p *process) stop(t *testing.T) {
-	select {
-	case <-p.exited:
-		return
-	default:
-	}
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.exited:
-	case <-time.After(10 * time.Second):
-		t.Errorf("%s did not exit within 10s of SIGTERM; killed", p.cmd.Path)
-		p.cmd.Process.Kill()
-		<-p.exited
-	}
-}
-
-// kill kills the process at once, as a crash would.
-func (p *process) kill() {
-	p.cmd.Process.Kill()
-	<-p.exited
 }
 
 // startJsonrpcd starts n jsonrpcd processes, HTTP only (WebSocket and
@@ -137,7 +74,7 @@ func startJsonrpcd(t *testing.T, n int, args ...string) ([]string, []*process) {
 	for range n {
 		addr := proc.FreeAddr(t)
 		p := start(t, bin, append([]string{"-http", addr, "-tcp", ""}, args...)...)
-		waitListening(t, "jsonrpcd", addr, p.exited, p.out.String)
+		waitListening(t, "jsonrpcd", addr, p.Exited, p.Output)
 		addrs, procs = append(addrs, addr), append(procs, p)
 	}
 	return addrs, procs
@@ -161,9 +98,9 @@ func startNginx(t *testing.T, backends []string) string {
 	proc := start(t, bin, "-p", dir, "-c", confPath, "-e", filepath.Join(dir, "error.log"))
 	log := func() string {
 		b, _ := os.ReadFile(filepath.Join(dir, "error.log"))
-		return proc.out.String() + string(b)
+		return proc.Output() + string(b)
 	}
-	waitListening(t, "nginx", p.Listen, proc.exited, log)
+	waitListening(t, "nginx", p.Listen, proc.Exited, log)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("nginx's error log:\n%s", log())
@@ -372,7 +309,7 @@ func TestFailover(t *testing.T) {
 	}
 	start := time.Now()
 	made, failed := load(t, c, calls, workers, time.Minute, nil, func() {
-		procs[1].kill()
+		procs[1].Kill()
 		close(killed)
 	})
 	took := time.Since(start)

@@ -7,10 +7,8 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -34,23 +32,10 @@ func startSessionRedis(t *testing.T) string {
 	}
 	addr := proc.FreeAddr(t)
 	_, port, _ := net.SplitHostPort(addr)
-	cmd := exec.Command(bin, "--bind", "127.0.0.1", "--port", port, "--save", "", "--appendonly", "no")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	deadline := time.Now().Add(wait)
-	for {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-			return addr
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("redis-server does not listen on %s", addr)
-		}
-		time.Sleep(10 * time.Millisecond) // polls for readiness
-	}
+	p := proc.Start(t, bin, "--bind", "127.0.0.1", "--port", port, "--save", "", "--appendonly", "no")
+	t.Cleanup(p.Kill)
+	proc.WaitListening(t, "redis-server", addr, wait, p.Exited, p.Output)
+	return addr
 }
 
 // TestSessionReplicas: two jsonrpcd -mcp -replica nN -session-store
@@ -70,7 +55,7 @@ func TestSessionReplicas(t *testing.T) {
 	procs := make([]*process, 2)
 	for i, a := range backends {
 		procs[i] = start(t, bin, args(i, a)...)
-		waitListening(t, "jsonrpcd", a, procs[i].exited, procs[i].out.String)
+		waitListening(t, "jsonrpcd", a, procs[i].Exited, procs[i].Output)
 	}
 	addr := startNginx(t, backends)
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
@@ -114,11 +99,9 @@ func TestSessionReplicas(t *testing.T) {
 
 	// The owner is killed (no shutdown: nothing of it is cleaned up) and
 	// started again on its address.
-	p := procs[owner]
-	p.cmd.Process.Signal(syscall.SIGKILL)
-	<-p.exited
+	procs[owner].Kill()
 	procs[owner] = start(t, bin, args(owner, backends[owner])...)
-	waitListening(t, "jsonrpcd", backends[owner], procs[owner].exited, procs[owner].out.String)
+	waitListening(t, "jsonrpcd", backends[owner], procs[owner].Exited, procs[owner].Output)
 
 	events, _ = c.get(last)
 	notification(t, events, sub, "b")

@@ -115,7 +115,7 @@ func TestReplicaKilled(t *testing.T) {
 					t.Fatalf("before the kill: %v, want %d on %s", n, i, first)
 				}
 			}
-			procs[0].kill()
+			procs[0].Kill()
 			second := subscribe()
 			if second == first {
 				t.Fatal("the same subscription after the replica died")

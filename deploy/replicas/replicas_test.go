@@ -1,7 +1,6 @@
 package replicas
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -9,8 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -49,81 +46,17 @@ func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 func TestMain(m *testing.M) { proc.Main(m) }
 
-// lockedBuffer collects a process's output.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // A process is a child process the test started.
-type process struct {
-	cmd    *exec.Cmd
-	out    lockedBuffer
-	exited chan struct{}
-}
+type process = proc.Process
 
 // start starts name with args and waits until it accepts connections on
-// addr; the test's cleanup stops it.
+// addr; the test's cleanup stops it (SIGTERM, killed after wait).
 func start(t *testing.T, addr, name string, args ...string) *process {
 	t.Helper()
-	p := &process{cmd: exec.Command(name, args...), exited: make(chan struct{})}
-	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.out
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.cmd.Wait(); close(p.exited) }()
-	t.Cleanup(p.stop)
-	deadline := time.Now().Add(wait)
-	for {
-		conn, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			conn.Close()
-			return p
-		}
-		select {
-		case <-p.exited:
-			t.Fatalf("%s exited before it listened on %s:\n%s", name, addr, p.out.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s does not listen on %s after %v: %v\n%s", name, addr, wait, err, p.out.String())
-		}
-		time.Sleep(20 * time.Millisecond) // polls a condition, bounded by deadline
-	}
-}
-
-// stop asks the process to exit (SIGTERM), and kills it after wait.
-func (p *process) stop() {
-	select {
-	case <-p.exited:
-		return
-	default:
-	}
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.exited:
-	case <-time.After(wait):
-		p.cmd.Process.Kill()
-		<-p.exited
-	}
-}
-
-// kill kills the process at once, as a crash would.
-func (p *process) kill() {
-	p.cmd.Process.Kill()
-	<-p.exited
+	p := proc.Start(t, name, args...)
+	t.Cleanup(func() { p.Stop(wait) })
+	proc.WaitListening(t, name, addr, wait, p.Exited, p.Output)
+	return p
 }
 
 // A broker is a message broker the replicas share.
@@ -295,7 +228,7 @@ func TestReplicas(t *testing.T) {
 			// The broker restarts; delivery resumes within 5 s. What is
 			// published while a replica is away is lost (at most once):
 			// publish probes until one arrives.
-			bp.kill()
+			bp.Kill()
 			restarted := time.Now()
 			b.start(t, baddr)
 			const resume = 5 * time.Second

@@ -1,6 +1,6 @@
-// Package proc builds and places the processes the tests of the deploy
-// recipes start: cmd/jsonrpcd, built once per test binary, and free
-// loopback addresses for them.
+// Package proc builds, places, starts and stops the processes the tests
+// of the deploy recipes start: cmd/jsonrpcd, built once per test binary,
+// free loopback addresses for them, and each process with its output.
 package proc
 
 import (
