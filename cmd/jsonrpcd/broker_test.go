@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"net"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -69,42 +67,25 @@ func TestBrokerReplicas(t *testing.T) {
 	a := startReplica(t, bin, "-broker", ns.ClientURL())
 	b := startReplica(t, bin, "-broker", ns.ClientURL())
 
-	dial := func(addr string) (net.Conn, *bufio.Reader) {
-		c, err := net.DialTimeout("tcp", addr, wait)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		c.SetDeadline(time.Now().Add(wait))
-		return c, bufio.NewReader(c)
-	}
-	readLine := func(br *bufio.Reader) string {
-		t.Helper()
-		line, err := br.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.TrimSuffix(line, "\n")
-	}
-	sub, subr := dial(a)
+	sub, subr := dialLines(t, a)
 	sub.Write([]byte(`{"jsonrpc":"2.0","method":"subscribe","id":1}` + "\n"))
-	answer := readLine(subr)
+	answer := readLine(t, subr)
 	id, ok := strings.CutPrefix(answer, `{"jsonrpc":"2.0","result":"`)
 	if !ok || !strings.HasSuffix(id, `","id":1}`) {
 		t.Fatalf("subscribe answered %s", answer)
 	}
 	id = strings.TrimSuffix(id, `","id":1}`)
 
-	pub, pubr := dial(b)
+	pub, pubr := dialLines(t, b)
 	const n = 20
 	for i := range n {
 		fmt.Fprintf(pub, `{"jsonrpc":"2.0","method":"publish","params":["%d",1],"id":%d}`+"\n", i, i)
-		if got, want := readLine(pubr), fmt.Sprintf(`{"jsonrpc":"2.0","result":0,"id":%d}`, i); got != want {
+		if got, want := readLine(t, pubr), fmt.Sprintf(`{"jsonrpc":"2.0","result":0,"id":%d}`, i); got != want {
 			t.Fatalf("publish answered %s, want %s", got, want)
 		}
 	}
 	for i := range n {
-		if got, want := readLine(subr), `{"jsonrpc":"2.0","method":"subscription","params":{"subscription":"`+id+fmt.Sprintf(`","result":"%d"}}`, i); got != want {
+		if got, want := readLine(t, subr), `{"jsonrpc":"2.0","method":"subscription","params":{"subscription":"`+id+fmt.Sprintf(`","result":"%d"}}`, i); got != want {
 			t.Fatalf("notification %s, want %s", got, want)
 		}
 	}

@@ -61,54 +61,56 @@ func TestProtocolStdio(t *testing.T) {
 	}
 }
 
+// dialLines connects to the TCP address addr, for wait at most (dial),
+// and returns the connection and a reader of its lines.
+func dialLines(t *testing.T, addr string) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	c := dial(t, addr)
+	c.SetDeadline(time.Now().Add(wait))
+	return c, bufio.NewReader(c)
+}
+
+// readLine reads the next line of br, without its newline.
+func readLine(t *testing.T, br *bufio.Reader) string {
+	t.Helper()
+	line, err := br.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSuffix(line, "\n")
+}
+
 // TestTwoWayTCP: over TCP a connection subscribes to the feed and gets
 // what another connection publishes; callback calls the caller back.
 func TestTwoWayTCP(t *testing.T) {
 	r := startRun(t)
-	dial := func() (net.Conn, *bufio.Reader) {
-		c, err := net.DialTimeout("tcp", r.addr["tcp"], wait)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		c.SetDeadline(time.Now().Add(wait))
-		return c, bufio.NewReader(c)
-	}
-	readLine := func(br *bufio.Reader) string {
-		t.Helper()
-		line, err := br.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.TrimSuffix(line, "\n")
-	}
-	sub, subr := dial()
+	sub, subr := dialLines(t, r.addr["tcp"])
 	sub.Write([]byte(`{"jsonrpc":"2.0","method":"subscribe","id":1}` + "\n"))
-	answer := readLine(subr)
+	answer := readLine(t, subr)
 	id, ok := strings.CutPrefix(answer, `{"jsonrpc":"2.0","result":"`)
 	if !ok || !strings.HasSuffix(id, `","id":1}`) {
 		t.Fatalf("subscribe answered %s", answer)
 	}
 	id = strings.TrimSuffix(id, `","id":1}`)
 
-	pub, pubr := dial()
+	pub, pubr := dialLines(t, r.addr["tcp"])
 	pub.Write([]byte(`{"jsonrpc":"2.0","method":"publish","params":["ab",2],"id":2}` + "\n"))
-	if got, want := readLine(pubr), `{"jsonrpc":"2.0","result":1,"id":2}`; got != want {
+	if got, want := readLine(t, pubr), `{"jsonrpc":"2.0","result":1,"id":2}`; got != want {
 		t.Errorf("publish answered %s, want %s", got, want)
 	}
-	if got, want := readLine(subr), `{"jsonrpc":"2.0","method":"subscription","params":{"subscription":"`+id+`","result":"abab"}}`; got != want {
+	if got, want := readLine(t, subr), `{"jsonrpc":"2.0","method":"subscription","params":{"subscription":"`+id+`","result":"abab"}}`; got != want {
 		t.Errorf("notification %s, want %s", got, want)
 	}
 
 	// callback asks the caller for double(21); the caller answers 42.
 	pub.Write([]byte(`{"jsonrpc":"2.0","method":"callback","params":["double",[21]],"id":3}` + "\n"))
-	back := readLine(pubr)
+	back := readLine(t, pubr)
 	sid, ok := strings.CutPrefix(back, `{"jsonrpc":"2.0","method":"double","params":[21],"id":`)
 	if !ok {
 		t.Fatalf("the server's call: %s", back)
 	}
 	pub.Write([]byte(`{"jsonrpc":"2.0","result":42,"id":` + sid + "\n"))
-	if got, want := readLine(pubr), `{"jsonrpc":"2.0","result":42,"id":3}`; got != want {
+	if got, want := readLine(t, pubr), `{"jsonrpc":"2.0","result":42,"id":3}`; got != want {
 		t.Errorf("callback answered %s, want %s", got, want)
 	}
 }
