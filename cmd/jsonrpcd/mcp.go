@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -82,7 +81,7 @@ func newMCPServer(srv *jsonrpc.Server) (*jsonrpc.Server, error) {
 			return map[string]any{
 				"protocolVersion": v,
 				"capabilities":    map[string]any{"tools": map[string]any{"listChanged": false}},
-				"serverInfo":      map[string]any{"name": "jsonrpcd", "version": version()},
+				"serverInfo":      map[string]any{"name": "jsonrpcd", "version": discoveryInfo.Version},
 				"instructions":    "The demo methods of jsonrpcd as tools. subscribe subscribes the session to the feed: what is published reaches it as subscription notifications.",
 			}, nil
 		}),
@@ -212,13 +211,4 @@ func callTool(ctx context.Context, c *client.Client, t mcpTool, args json.RawMes
 
 func toolError(msg string) map[string]any {
 	return map[string]any{"content": []map[string]any{{"type": "text", "text": msg}}, "isError": true}
-}
-
-// version is the version of the jsonrpcd module the program was built
-// from, as Go recorded it: "(devel)" when built in its own work tree.
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
 }
