@@ -243,7 +243,7 @@ func (s *session) enter() bool {
 		s.idle.Stop()
 	}
 	var state SessionState
-	resave := s.stored && s.initCall == "" && time.Since(s.saved) >= s.h.resaveEvery()
+	resave := s.stored && time.Since(s.saved) >= s.h.resaveEvery()
 	if resave {
 		s.saved = time.Now()
 		state = SessionState{ID: s.id, Version: s.version, Client: s.client}

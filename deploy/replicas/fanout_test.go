@@ -24,6 +24,26 @@ var (
 	fanoutWindow      = flag.Int("fanout.window", 64, "TestFanout: events published and not yet delivered to every subscriber, at most, for the rate")
 )
 
+// fanoutCounts returns the events published for the rate and the probes
+// published one at a time for the latency: -fanout.events and
+// -fanout.probes, fewer by default under the race detector, where the
+// figures mean nothing and what is checked (each event delivered once,
+// in order) holds at any count.
+func fanoutCounts() (events, probes int) {
+	events, probes = *fanoutEvents, *fanoutProbes
+	if raceEnabled {
+		set := map[string]bool{}
+		flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if !set["fanout.events"] {
+			events = 400
+		}
+		if !set["fanout.probes"] {
+			probes = 40
+		}
+	}
+	return events, probes
+}
+
 // A fanoutRow is what TestFanout measured of one setup.
 type fanoutRow struct {
 	broker   string
@@ -31,8 +51,6 @@ type fanoutRow struct {
 	rate     float64       // deliveries a second, window events in flight
 	p50, p99 time.Duration // publish to delivery, one event in flight
 	loaded   time.Duration // publish to delivery, p99, window events in flight
-	events   int           // published for the rate
-	probes   int           // published one at a time for the latency
 }
 
 // TestFanout measures, in one run, the events a second delivered to
@@ -80,7 +98,8 @@ func TestFanout(t *testing.T) {
 	}
 	var sb strings.Builder
 	tw := tabwriter.NewWriter(&sb, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(&sb, "%d subscribers, %d events (%d in flight), %d probes, race detector %v:\n", *fanoutSubscribers, rows[0].events, *fanoutWindow, rows[0].probes, raceEnabled)
+	events, probes := fanoutCounts()
+	fmt.Fprintf(&sb, "%d subscribers, %d events (%d in flight), %d probes, race detector %v:\n", *fanoutSubscribers, events, *fanoutWindow, probes, raceEnabled)
 	fmt.Fprintln(tw, "broker\treplicas\tdeliveries/s\tp50\tp99\tp99 loaded\t")
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%v\t%v\t%v\t\n", r.broker, r.replicas, r.rate,
@@ -97,19 +116,8 @@ func TestFanout(t *testing.T) {
 func fanout(t *testing.T, addrs []string) fanoutRow {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	nsub, events, probes := *fanoutSubscribers, *fanoutEvents, *fanoutProbes
-	if raceEnabled {
-		// The figures mean nothing under the race detector; what is
-		// checked (each event delivered once, in order) holds at any count.
-		set := map[string]bool{}
-		flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		if !set["fanout.events"] {
-			events = 400
-		}
-		if !set["fanout.probes"] {
-			probes = 40
-		}
-	}
+	nsub := *fanoutSubscribers
+	events, probes := fanoutCounts()
 	total := events + probes
 	// delivered[i] counts the subscribers that have event i; the last
 	// to receive it sends i on complete.
@@ -193,8 +201,6 @@ func fanout(t *testing.T, addrs []string) fanoutRow {
 	slices.Sort(probeLat)
 	slices.Sort(loaded)
 	return fanoutRow{
-		events: events,
-		probes: probes,
 		rate:   float64(events*nsub) / took.Seconds(),
 		p50:    quantile(probeLat, 0.50),
 		p99:    quantile(probeLat, 0.99),
