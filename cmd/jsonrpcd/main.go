@@ -70,6 +70,21 @@
 //		to the feed, whose values reach it as subscription notifications
 //		on its GET stream. A request of MCP 2026-07-28 is answered
 //		UnsupportedProtocolVersion (default false)
+//	-allowed-hosts NAMES
+//		host names, separated by commas, that /mcp accepts in the Host
+//		header of a request that came to a loopback address, beside
+//		localhost and the loopback addresses
+//		(streamhttp.Handler.AllowedHosts): the names by which clients
+//		reach a proxy on the same machine, such as nginx, that passes
+//		their Host on. Any other name is answered 403, against DNS
+//		rebinding (default empty)
+//	-allowed-origins ORIGINS
+//		values of the Origin header, separated by commas, that /mcp
+//		accepts beside its own host's, such as https://app.example.com;
+//		* accepts every origin (streamhttp.Handler.AllowedOrigins). A
+//		request from a browser page of another origin is answered 403;
+//		one without Origin, as other clients send it, is served (default
+//		empty)
 //	-max-sessions N
 //		sessions open at once under -sessions; past it, a request that
 //		would begin one is answered 503 (default 4096). An idle session
@@ -194,6 +209,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -326,13 +342,15 @@ type config struct {
 	httpAddr, tcpAddr string
 	fastHTTPAddr      string // "": no fasthttp listener
 	ws, stdio         bool
-	streamable        bool   // Streamable HTTP at /mcp
-	sessionMethod     string // its sessions begin with this method; "": none
-	mcp               bool   // /mcp is an MCP server, its sessions begun by initialize
-	maxSessions       int    // of its sessions
-	replica           string // the prefix of its session ids; "": none
-	sessionStore      string // redis:// URL of its shared stores; "": in memory
-	discover          bool   // serve rpc.discover
+	streamable        bool     // Streamable HTTP at /mcp
+	sessionMethod     string   // its sessions begin with this method; "": none
+	mcp               bool     // /mcp is an MCP server, its sessions begun by initialize
+	allowedHosts      []string // Host names /mcp accepts on loopback beside loopback names
+	allowedOrigins    []string // Origins /mcp accepts beside its own
+	maxSessions       int      // of its sessions
+	replica           string   // the prefix of its session ids; "": none
+	sessionStore      string   // redis:// URL of its shared stores; "": in memory
+	discover          bool     // serve rpc.discover
 	framing           framing.Framing
 	protocol          peer.Protocol // of TCP, WebSocket and stdio
 	maxMessage        int
@@ -361,6 +379,14 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.BoolVar(&cfg.streamable, "streamable", true, "serve Streamable HTTP (JSON or server-sent events) at /mcp of the HTTP address")
 	fs.StringVar(&cfg.sessionMethod, "sessions", "", "give Streamable HTTP sessions, begun by a request of `METHOD` (such as subscribe) without Mcp-Session-Id; empty: none")
 	fs.BoolVar(&cfg.mcp, "mcp", false, "serve /mcp as an MCP server (2025-11-25's sessions, begun by initialize), the methods as tools")
+	fs.Func("allowed-hosts", "host `names`, separated by commas, that /mcp accepts in the Host header of a request to a loopback address (a proxy's), beside loopback names", func(v string) error {
+		cfg.allowedHosts = commaList(v)
+		return nil
+	})
+	fs.Func("allowed-origins", "`origins`, separated by commas, such as https://app.example.com, that /mcp accepts in the Origin header beside its own host's; * accepts every origin", func(v string) error {
+		cfg.allowedOrigins = commaList(v)
+		return nil
+	})
 	fs.IntVar(&cfg.maxSessions, "max-sessions", streamhttp.DefaultMaxSessions, "Streamable HTTP sessions open at once, under -sessions")
 	fs.StringVar(&cfg.replica, "replica", "", "begin the session ids with `NAME` and '.', for a load balancer to route by")
 	fs.StringVar(&cfg.sessionStore, "session-store", "", "keep sessions and their events in Redis at `redis://host:port`, shared by replicas")
@@ -383,7 +409,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.StringVar(&cfg.otlpURL, "otlp", "", "export a span per call by OTLP/HTTP to `URL` (such as http://127.0.0.1:4318/v1/traces); empty: none")
 	fs.StringVar(&cfg.brokerURL, "broker", "", "carry the feed between replicas on the broker at `URL`: nats://HOST:PORT or redis://HOST:PORT; empty: this process only")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-sessions METHOD [-max-sessions N] [-replica NAME] [-session-store URL]] [-stdio] [-framing line|header|raw] [-protocol none|lsp|mcp] [-max-message N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR [-metrics-public]] [-otlp URL] [-broker URL]\n\n")
+		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-mcp] [-sessions METHOD [-max-sessions N] [-replica NAME] [-session-store URL]] [-allowed-hosts NAMES] [-allowed-origins ORIGINS] [-stdio] [-framing line|header|raw] [-protocol none|lsp|mcp] [-max-message N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR [-metrics-public]] [-otlp URL] [-broker URL]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -534,11 +560,13 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		var sh *streamhttp.Handler
 		if cfg.streamable {
 			sh = &streamhttp.Handler{
-				Server:        srv,
-				Logger:        with(logger, "transport", "streamable"),
-				Limits:        limits,
-				SessionMethod: cfg.sessionMethod,
-				MaxSessions:   cfg.maxSessions,
+				Server:         srv,
+				Logger:         with(logger, "transport", "streamable"),
+				Limits:         limits,
+				SessionMethod:  cfg.sessionMethod,
+				MaxSessions:    cfg.maxSessions,
+				AllowedHosts:   cfg.allowedHosts,
+				AllowedOrigins: cfg.allowedOrigins,
 			}
 			if cfg.mcp {
 				ms, err := newMCPServer(srv)
@@ -723,4 +751,16 @@ func shutdown(hosts []host, bound time.Duration, stderr io.Writer) bool {
 		}
 	}
 	return ok
+}
+
+// commaList returns the items of a list separated by commas, each trimmed
+// of spaces, without the empty ones.
+func commaList(v string) []string {
+	var items []string
+	for item := range strings.SplitSeq(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			items = append(items, item)
+		}
+	}
+	return items
 }
