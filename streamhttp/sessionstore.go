@@ -27,10 +27,10 @@ type SessionState struct {
 // being answered 404. The handler saves a session once its initialize
 // (SessionMethod) request is answered, again when a request uses it a
 // minute or more after it was last saved (so that a TTL counts from its
-// last use), and deletes it when it ends by a DELETE or for being idle; Shutdown and Close leave it stored, for
-// another replica to serve. What a session's calls ran on its connection
-// (the Server's own state of the connection) is not kept: a revived
-// session has a new connection.
+// last use), and deletes it when it ends by a DELETE or for being idle;
+// Shutdown and Close leave it stored, for another replica to serve. What a
+// session's calls ran on its connection (the Server's own state of the
+// connection) is not kept: a revived session has a new connection.
 //
 // A SessionStore must be safe for concurrent use by multiple goroutines.
 // Its implementations should bound how long a session stays stored (a
