@@ -19,7 +19,7 @@ import (
 func startReplica(t *testing.T, bin string, args ...string) (tcpAddr string) {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"-http", "127.0.0.1:0", "-tcp", "127.0.0.1:0"}, args...)...)
-	var stderr syncBuffer
+	var stderr testutil.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

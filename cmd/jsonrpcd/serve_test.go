@@ -10,11 +10,11 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 )
 
 // wait bounds every wait of these tests; nothing passes or fails by a
@@ -30,25 +30,7 @@ type serving struct {
 	shuttingDown      chan struct{} // closed when serveNetwork says it is shutting down
 	done              chan int      // serveNetwork's status
 	cancel            context.CancelFunc
-	errOut            *syncBuffer
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent use.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
+	errOut            *testutil.Buffer
 }
 
 // startServing parses the command line as jsonrpcd does, with both
@@ -61,7 +43,7 @@ func startServing(t *testing.T, srv *jsonrpc.Server, args ...string) *serving {
 		t.Fatalf("flags %q: status %d", args, status)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &serving{shuttingDown: make(chan struct{}), done: make(chan int, 1), cancel: cancel, errOut: &syncBuffer{}}
+	s := &serving{shuttingDown: make(chan struct{}), done: make(chan int, 1), cancel: cancel, errOut: &testutil.Buffer{}}
 	pr, pw := io.Pipe()
 	go func() {
 		s.done <- serveNetwork(ctx, srv, cfg, pw, s.errOut, nil)

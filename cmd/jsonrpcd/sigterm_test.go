@@ -104,7 +104,7 @@ func sleepMS(i int) int { return 200 + 40*i }
 
 func sigtermRun(t *testing.T, bin string, run int) sigtermCounts {
 	cmd := exec.Command(bin, "-http", "127.0.0.1:0", "-tcp", "127.0.0.1:0")
-	var stderr syncBuffer
+	var stderr testutil.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

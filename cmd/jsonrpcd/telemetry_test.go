@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
 )
@@ -20,8 +21,8 @@ import (
 // ask, with both listeners on ephemeral loopback ports.
 type running struct {
 	addr    map[string]string // "http", "tcp", "metrics": what stdout says
-	stdout  *syncBuffer       // every line of standard output
-	stderr  *syncBuffer
+	stdout  *testutil.Buffer  // every line of standard output
+	stderr  *testutil.Buffer
 	cancel  context.CancelFunc
 	done    chan int
 	stopped bool
@@ -32,7 +33,7 @@ type running struct {
 func startRun(t *testing.T, args ...string) *running {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{addr: map[string]string{}, stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, done: make(chan int, 1)}
+	r := &running{addr: map[string]string{}, stdout: &testutil.Buffer{}, stderr: &testutil.Buffer{}, cancel: cancel, done: make(chan int, 1)}
 	pr, pw := io.Pipe()
 	go func() {
 		r.done <- run(ctx, append([]string{"-http", "127.0.0.1:0", "-tcp", "127.0.0.1:0", "-ws=false"}, args...), strings.NewReader(""), pw, r.stderr)
@@ -182,7 +183,7 @@ func TestLogLevels(t *testing.T) {
 // TestLogStdio: with -stdio the records go to standard error, and standard
 // output holds the answers only.
 func TestLogStdio(t *testing.T) {
-	var out, errOut syncBuffer
+	var out, errOut testutil.Buffer
 	in := `{"jsonrpc":"2.0","method"` + "\n" + addReq + "\n"
 	if code := run(context.Background(), []string{"-stdio"}, strings.NewReader(in), &out, &errOut); code != 0 {
 		t.Fatalf("status %d: %s", code, errOut.String())

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 )
 
 // TestProtocolStdio: under -protocol lsp, progress reports on the call's
@@ -36,7 +38,7 @@ func TestProtocolStdio(t *testing.T) {
 		// a call still running when the input ends are not sent.
 		inR, inW := io.Pipe()
 		outR, outW := io.Pipe()
-		var errOut syncBuffer
+		var errOut testutil.Buffer
 		done := make(chan int, 1)
 		go func() {
 			done <- run(context.Background(), []string{"-stdio", "-protocol", tt.protocol}, inR, outW, &errOut)

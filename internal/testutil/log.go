@@ -10,11 +10,32 @@ import (
 	"time"
 )
 
+// A Buffer collects what is written to it, as a bytes.Buffer does, and is
+// safe for concurrent use: a child process's output, or a logger's, read
+// while it is written.
+type Buffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write implements io.Writer.
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// String returns everything written so far.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
 // A Log records what a *slog.Logger writes, through slog.NewJSONHandler,
 // for tests to read back. It is safe for concurrent use.
 type Log struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+	Buffer
 }
 
 // NewLog returns a logger of every level, Debug included, and the Log that
@@ -22,20 +43,6 @@ type Log struct {
 func NewLog() (*slog.Logger, *Log) {
 	l := new(Log)
 	return slog.New(slog.NewJSONHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug})), l
-}
-
-// Write implements io.Writer for the handler.
-func (l *Log) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-// String returns everything logged so far.
-func (l *Log) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
 }
 
 // Records returns the records logged so far, each decoded from its JSON

@@ -1,20 +1,20 @@
 package proc
 
 import (
-	"bytes"
 	"net"
 	"os/exec"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 )
 
 // A Process is a child process a test started, its output collected.
 type Process struct {
 	Cmd    *exec.Cmd
 	Exited chan struct{} // closed once it has exited
-	out    lockedBuffer
+	out    testutil.Buffer
 }
 
 // Start starts name with args, its standard output and error collected
@@ -79,22 +79,4 @@ func WaitListening(t testing.TB, what, addr string, d time.Duration, exited <-ch
 		}
 		time.Sleep(20 * time.Millisecond) // polls a condition, bounded by deadline
 	}
-}
-
-// lockedBuffer collects a process's output.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
