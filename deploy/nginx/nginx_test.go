@@ -162,6 +162,24 @@ func TestRouting(t *testing.T) {
 		}
 	}
 
+	// A body over nginx's default of 1 MiB but within jsonrpcd's 4 MiB
+	// passes; one over 4 MiB is refused by jsonrpcd, not nginx.
+	for _, c := range []struct {
+		size   int
+		status int
+	}{{3 << 20, http.StatusOK}, {5 << 20, http.StatusRequestEntityTooLarge}} {
+		body := `{"jsonrpc":"2.0","method":"addInt","params":[1,2],"id":1}` + strings.Repeat(" ", c.size)
+		resp, err := http.Post("http://"+addr+"/", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		answer, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.status || resp.Header.Get("X-Upstream") == "" || c.status == http.StatusOK && strings.TrimSpace(string(answer)) != want {
+			t.Errorf("a body of %d MiB: %d from %q: %.200s, want %d from a process", c.size>>20, resp.StatusCode, resp.Header.Get("X-Upstream"), answer, c.status)
+		}
+	}
+
 	// WebSocket: the handshake goes round-robin, then the connection
 	// stays; /node/N/ws reaches process N.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
