@@ -228,8 +228,8 @@
 //   - MaxDepth, 128: how deeply a request document may nest;
 //   - MaxBatch, 1024: the requests of a batch;
 //   - MaxResponse, 16 MiB: the size of a response, checked as it is built;
-//     past it a request is answered with CodeLimitExceeded and its id, and
-//     a batch runs no more calls;
+//     past it a request is answered with CodeLimitExceeded (or the code of
+//     the LimitCode option) and its id, and a batch runs no more calls;
 //   - MaxRunning, 4096: the calls of Blocking methods on goroutines of
 //     their own, server-wide; past it they run on the caller's goroutine.
 //     MaxRunningPerClient, half of it: those of one client;

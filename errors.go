@@ -150,13 +150,14 @@ func ErrorCode(err error) Code {
 	if err == nil {
 		return 0
 	}
-	return toError(err, false).Code
+	return toError(err, nil).Code
 }
 
-// toError maps any error to the error object a response carries. An error
-// that is not an *Error carries its text as the message only with details
-// on (ErrorDetails); otherwise the code's standard message.
-func toError(err error, details bool) *Error {
+// toError maps any error to the error object a response carries, under
+// the settings of cf (nil: the defaults). An error that is not an *Error
+// carries its text as the message only with details on (ErrorDetails);
+// otherwise the code's standard message.
+func toError(err error, cf *config) *Error {
 	if e, ok := errors.AsType[*Error](err); ok {
 		if e == nil {
 			// A typed nil *Error returned as an error: a bug in the method.
@@ -176,13 +177,13 @@ func toError(err error, details bool) *Error {
 		return &Error{Code: CodeInternalError, Message: "Internal error"}
 	case bind.TooLarge(err):
 		// A sequence result collected into one array past MaxResponse.
-		return &Error{Code: CodeLimitExceeded, Message: CodeLimitExceeded.String(), Data: jsonString(err.Error())}
+		return &Error{Code: cf.limit(), Message: CodeLimitExceeded.String(), Data: jsonString(err.Error())}
 	case errors.Is(err, context.Canceled):
 		return &Error{Code: CodeCancelled, Message: "Request cancelled"}
 	case errors.Is(err, context.DeadlineExceeded):
 		return &Error{Code: CodeDeadline, Message: "Deadline exceeded"}
 	}
-	if details {
+	if cf != nil && cf.details {
 		return &Error{Code: CodeServerError, Message: err.Error()}
 	}
 	return errServerError

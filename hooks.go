@@ -194,7 +194,7 @@ func (s *Server) callWithInfo(ctx context.Context, dst []byte, m *method, r *wir
 	case r.ID == nil:
 		return dst[:start]
 	case err != nil:
-		return appendError(dst[:start], toError(err, s.cfg.details), r.ID)
+		return appendError(dst[:start], toError(err, s.cfg), r.ID)
 	}
 	return s.limit(wire.AppendIDEnd(dst, r.ID), start, r.ID)
 }

@@ -208,7 +208,7 @@ func (s *Server) call(ctx context.Context, dst []byte, m *method, r *wire.Reques
 	case id == nil:
 		return dst[:start]
 	case err != nil:
-		return appendError(dst[:start], toError(err, s.cfg.details), id)
+		return appendError(dst[:start], toError(err, s.cfg), id)
 	}
 	return s.limit(wire.AppendIDEnd(out, id), start, id)
 }

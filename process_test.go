@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"slices"
 	"strings"
@@ -929,5 +930,36 @@ func TestMaxResponseDefault(t *testing.T) {
 	}
 	if err := testutil.ValidateResponse(out); err != nil {
 		t.Error(err)
+	}
+}
+
+// LimitCode gives the errors of MaxResponse a code of the server's own,
+// for a single answer, in a batch and for a sequence result collected
+// into an array; the message and data stay.
+func TestLimitCode(t *testing.T) {
+	t.Parallel()
+	srv := jsonrpc.NewServer(jsonrpc.UseLimits(jsonrpc.Limits{MaxResponse: 64}), jsonrpc.LimitCode(-31005))
+	srv.MustRegister("big", func(n int) string { return strings.Repeat("x", n) })
+	srv.MustRegister("endless", func() iter.Seq[string] {
+		return func(yield func(string) bool) {
+			for yield("0123456789") {
+			}
+		}
+	})
+	limit := func(id string) string {
+		return `{"jsonrpc":"2.0","error":{"code":-31005,"message":"Limit exceeded","data":"response exceeds the limit of 64 bytes"},"id":` + id + `}`
+	}
+	for _, tt := range []struct{ name, req, want string }{
+		{"over", call("big", "[100]", "1"), limit("1")},
+		{"batch", "[" + call("big", "[1]", "1") + "," + call("big", "[100]", "2") + "]", "[" + wantResult(`"x"`, "1") + "," + limit("2") + "]"},
+	} {
+		if got := srv.Process(context.Background(), nil, []byte(tt.req)); string(got) != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
+		}
+	}
+	got := srv.Process(context.Background(), nil, []byte(call("endless", "", "3")))
+	var resp struct{ Error *jsonrpc.Error }
+	if err := json.Unmarshal(got, &resp); err != nil || resp.Error == nil || resp.Error.Code != -31005 || resp.Error.Message != "Limit exceeded" {
+		t.Errorf("a sequence past MaxResponse: %s, want code -31005", got)
 	}
 }

@@ -198,6 +198,15 @@ const (
 // UseLimits sets the server's limits. Later calls replace every field.
 func UseLimits(l Limits) Option { return func(cf *config) { cf.limits = l } }
 
+// LimitCode sets the code of the errors with which the server answers a
+// request whose answer a limit cut (MaxResponse, and a sequence result
+// collected into an array past it): CodeLimitExceeded (-32005, as EIP-1474
+// has it) by default. The message stays "Limit exceeded" and the data
+// names the limit. MCP 2026-07-28 asks new implementations not to use
+// -32000 to -32019: an MCP server gives peer.CodeMCPLimitExceeded, the
+// code with which peer.MCP's connections answer their own limits.
+func LimitCode(c Code) Option { return func(cf *config) { cf.limitCode = c } }
+
 // ErrorDetails sends the text of errors that are not *Error to the client:
 // a method's plain error (errors.New("disk full")) answers with
 // CodeServerError and its text as the message. Without it the message is
@@ -242,6 +251,7 @@ type config struct {
 	heldClient   int64         // MaxHeldPerClient
 	large        int           // LargeRequest
 	turns        chan struct{} // a token per large request at work (MaxLarge); nil: no turns
+	limitCode    Code          // LimitCode; 0: CodeLimitExceeded
 	errTooLarge  *Error        // the answer to a response over maxResponse
 	onParseError func(req []byte, cause error, e *Error) *Error
 	intercepts   []func(ctx context.Context, c *Call, next func(context.Context) error) error
@@ -308,8 +318,17 @@ func NewServer(opts ...Option) *Server {
 		cf.turns = make(chan struct{}, orDefault(l.MaxLarge, max(1, runtime.GOMAXPROCS(0)/2)))
 	}
 	cf.chain()
-	cf.errTooLarge = NewError(CodeLimitExceeded, "").WithData(fmt.Sprintf("response exceeds the limit of %d bytes", cf.maxResponse))
+	cf.errTooLarge = &Error{Code: cf.limit(), Message: CodeLimitExceeded.String(), Data: jsonString(fmt.Sprintf("response exceeds the limit of %d bytes", cf.maxResponse))}
 	return &Server{cfg: cf}
+}
+
+// limit returns the code of the server's limit errors (LimitCode); cf may
+// be nil, for the default.
+func (cf *config) limit() Code {
+	if cf == nil || cf.limitCode == 0 {
+		return CodeLimitExceeded
+	}
+	return cf.limitCode
 }
 
 func (s *Server) lookup(name []byte) *method {
