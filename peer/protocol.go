@@ -9,7 +9,7 @@ import "github.com/jsonrpc-go/jsonrpc"
 // implementation's own outside the JSON-RPC reserved range (-32768 to
 // -32000), where these are.
 const (
-	CodeMCPLimitExceeded jsonrpc.Code = -31005 // a limit refused the call or its answer (jsonrpc.CodeLimitExceeded elsewhere)
+	CodeMCPLimitExceeded jsonrpc.Code = -31005 // a limit refused the call or its answer (jsonrpc.CodeLimitExceeded elsewhere; a Server's own with jsonrpc.LimitCode)
 	CodeMCPShuttingDown  jsonrpc.Code = -31006 // the server was shutting down and did not run the call
 )
 
@@ -173,6 +173,24 @@ var MCP = Protocol{
 	TokenPath:      []string{"_meta", "progressToken"},
 	RefusalCode:    mcpRefusalCode,
 }
+
+// limitError returns e, an error of the library's own with which a call
+// on the Conn is refused at a limit, for a method to return: with the
+// Conn's Protocol's code, and matching e (errors.Is) whatever that code.
+func (c *Conn) limitError(e *jsonrpc.Error) error {
+	if r := c.refusalOf(e); r != e {
+		return &refusal{answer: r, of: e}
+	}
+	return e
+}
+
+// A refusal is an error of the library's own (of) that a Protocol answers
+// with a code of its own (answer): errors.As finds answer first, as the
+// Server does for the response, and errors.Is matches either.
+type refusal struct{ answer, of *jsonrpc.Error }
+
+func (r *refusal) Error() string   { return r.answer.Error() }
+func (r *refusal) Unwrap() []error { return []error{r.answer, r.of} }
 
 // refusalOf returns e, an error with which the Conn refuses a message
 // (errShutdown, errNoRoom), with the code of the Conn's Protocol.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"iter"
 	"log/slog"
 	"strings"
 	"sync"
@@ -351,5 +352,95 @@ func TestWorkDone(t *testing.T) {
 	m.send(`{"jsonrpc":"2.0","method":"index","id":1}`)
 	if got := m.recv(); got != `{"jsonrpc":"2.0","result":true,"id":1}` {
 		t.Errorf("MCP: %s", got)
+	}
+}
+
+// TestLimitRefusalCodes: the limits a method meets on a Conn, and the
+// Server's own limit on an answer, are answered with MCP's code under
+// peer.MCP (with jsonrpc.LimitCode on the Server), and with
+// jsonrpc.CodeLimitExceeded otherwise, the data naming the limit either
+// way; Subscribe's error still matches ErrTooManySubscriptions.
+func TestLimitRefusalCodes(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		proto peer.Protocol
+		opts  []jsonrpc.Option
+		code  jsonrpc.Code
+	}{
+		{"zero", peer.Protocol{}, nil, jsonrpc.CodeLimitExceeded},
+		{"LSP", peer.LSP, nil, jsonrpc.CodeLimitExceeded},
+		{"MCP", peer.MCP, []jsonrpc.Option{jsonrpc.LimitCode(peer.CodeMCPLimitExceeded)}, peer.CodeMCPLimitExceeded},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			leaktest.Check(t)
+			topic := &peer.Topic{Method: "tick"}
+			isTooMany := make(chan bool, 1)
+			srv := jsonrpc.NewServer(append(tc.opts, jsonrpc.UseLimits(jsonrpc.Limits{MaxResponse: 1 << 10}))...)
+			srv.MustRegister("subscribe", func(ctx context.Context) (string, error) {
+				s, err := topic.Subscribe(ctx)
+				if err != nil {
+					isTooMany <- errors.Is(err, peer.ErrTooManySubscriptions)
+					return "", err
+				}
+				return s.ID(), nil
+			})
+			srv.MustRegister("items", func() iter.Seq[int] {
+				return func(yield func(int) bool) {
+					for i := 0; yield(i); i++ {
+					}
+				}
+			})
+			srv.MustRegister("big", func() string { return strings.Repeat("x", 2<<10) })
+			tr := newChanTransport()
+			c := peer.New(context.Background(), tr, peer.Options{Server: srv, Protocol: tc.proto,
+				Limits: peer.Limits{MaxSubscriptions: 1, MaxSequences: 1, MaxSeqItems: 1}})
+			done := make(chan error, 1)
+			go c.Run(func(err error) { done <- err })
+			defer func() {
+				tr.Close()
+				<-done
+				c.Wait()
+			}()
+			call := func(msg string) (resp struct {
+				Result json.RawMessage
+				Error  *jsonrpc.Error
+			}) {
+				t.Helper()
+				select {
+				case tr.in <- []byte(msg):
+				case <-time.After(wait):
+					t.Fatal("the Conn does not read")
+				}
+				select {
+				case out := <-tr.out:
+					if err := json.Unmarshal(out, &resp); err != nil {
+						t.Fatalf("%s: %v", out, err)
+					}
+				case <-time.After(wait):
+					t.Fatalf("no answer to %s", msg)
+				}
+				return resp
+			}
+			refused := func(what, msg, data string) {
+				t.Helper()
+				resp := call(msg)
+				if resp.Error == nil || resp.Error.Code != tc.code || resp.Error.Message != "Limit exceeded" || !strings.Contains(string(resp.Error.Data), data) {
+					t.Errorf("%s: answered %+v %s, want code %d, message \"Limit exceeded\", data with %q", what, resp.Error, resp.Result, tc.code, data)
+				}
+			}
+
+			if resp := call(`{"jsonrpc":"2.0","method":"subscribe","id":1}`); resp.Error != nil {
+				t.Fatalf("the first subscribe: %v", resp.Error)
+			}
+			refused("a subscription past MaxSubscriptions", `{"jsonrpc":"2.0","method":"subscribe","id":2}`, "too many subscriptions")
+			if !<-isTooMany {
+				t.Error("Subscribe's error does not match ErrTooManySubscriptions")
+			}
+			if resp := call(`{"jsonrpc":"2.0","method":"items","id":3}`); resp.Error != nil || !strings.Contains(string(resp.Result), `"token"`) {
+				t.Fatalf("the first sequence: %s %v", resp.Result, resp.Error)
+			}
+			refused("a sequence past MaxSequences", `{"jsonrpc":"2.0","method":"items","id":4}`, "sequence results open")
+			refused("an answer past MaxResponse", `{"jsonrpc":"2.0","method":"big","id":5}`, "response exceeds the limit")
+		})
 	}
 }

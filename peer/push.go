@@ -163,8 +163,13 @@ var ErrNoConn = errors.New("jsonrpc: the call did not come over a two-way connec
 // ErrTooManySubscriptions is the error of Topic.Subscribe on a Conn that
 // has Options.MaxSubscriptions subscriptions already: a *jsonrpc.Error
 // (jsonrpc.CodeLimitExceeded), so that a subscribe method that returns it
-// answers its caller with what happened.
-var ErrTooManySubscriptions error = jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("too many subscriptions on this connection")
+// answers its caller with what happened. On a Conn whose Protocol gives
+// its refusals a code of its own (Protocol.RefusalCode: MCP's), Subscribe
+// returns an error that answers with that code and still matches
+// ErrTooManySubscriptions (errors.Is).
+var ErrTooManySubscriptions error = errTooManySubs
+
+var errTooManySubs = jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("too many subscriptions on this connection")
 
 // Subscribe subscribes the Conn of the call that ctx belongs to (the
 // subscribe method's own context: FromContext) to the Topic, under a new
@@ -208,7 +213,7 @@ func (t *Topic) Subscribe(ctx context.Context) (*Subscription, error) {
 	if c.err == nil && len(c.subs) >= c.maxSubs {
 		c.mu.Unlock()
 		c.held.Add(-1)
-		return nil, ErrTooManySubscriptions
+		return nil, c.limitError(errTooManySubs)
 	}
 	if in == nil || in.c != c || in.phase.Load() == answered {
 		s.active = true

@@ -119,14 +119,14 @@ func (q *sequencer) SendSeq(ctx context.Context, dst []byte, items keys.Items) (
 	token, ok := c.seqAdd(s)
 	if !ok {
 		s.stop()
-		return dst[:start], errTooManySequences(c.seqs.max)
+		return dst[:start], c.refusalOf(errTooManySequences(c.seqs.max))
 	}
 	dst = append(dst, `,"token":`...)
 	dst = strconv.AppendUint(dst, token, 10)
 	return append(dst, '}'), nil
 }
 
-func errTooManySequences(n int) error {
+func errTooManySequences(n int) *jsonrpc.Error {
 	return jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("more than " + strconv.Itoa(n) + " sequence results open on the connection")
 }
 
@@ -334,7 +334,7 @@ func (c *Conn) answerSeq(reader bool, id, result []byte, err error) {
 	}
 	var msg []byte
 	if err != nil {
-		e := seqError(err)
+		e := c.seqError(err)
 		msg = wire.AppendErrorData(nil, int64(e.Code), e.Message, e.Data, id)
 	} else {
 		msg = wire.AppendIDEnd(append([]byte(`{"jsonrpc":"2.0","result":`), result...), id)
@@ -347,10 +347,10 @@ func (c *Conn) answerSeq(reader bool, id, result []byte, err error) {
 }
 
 // seqError is the error object of a pull's error: the method's
-// *jsonrpc.Error as it is, a cancellation as CodeCancelled, and any other
-// error as CodeServerError without its text, as the server answers a
-// method's plain error.
-func seqError(err error) *jsonrpc.Error {
+// *jsonrpc.Error as it is, a cancellation as CodeCancelled, an overflow as
+// the Conn refuses at a limit, and any other error as CodeServerError
+// without its text, as the server answers a method's plain error.
+func (c *Conn) seqError(err error) *jsonrpc.Error {
 	if e, ok := errors.AsType[*jsonrpc.Error](err); ok && e != nil {
 		return e
 	}
@@ -358,7 +358,7 @@ func seqError(err error) *jsonrpc.Error {
 		return jsonrpc.NewError(jsonrpc.CodeCancelled, "")
 	}
 	if errors.Is(err, ErrOverflow) {
-		return errValuesOverflow
+		return c.refusalOf(errValuesOverflow)
 	}
 	return jsonrpc.NewError(jsonrpc.CodeServerError, "")
 }

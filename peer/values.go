@@ -53,7 +53,7 @@ func (t *Topic) listen(ctx context.Context) (*Subscription, error) {
 		c.mu.Lock()
 		err := c.err
 		if err == nil && len(c.subs) >= c.maxSubs {
-			err = ErrTooManySubscriptions
+			err = c.limitError(errTooManySubs)
 		}
 		if err == nil {
 			if c.subs == nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/openrpc"
+	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/streamhttp"
 )
 
@@ -64,7 +65,7 @@ func newMCPServer(srv *jsonrpc.Server) (*jsonrpc.Server, error) {
 		tools = append(tools, t)
 	}
 	local := client.New(client.Local(srv))
-	s := jsonrpc.NewServer()
+	s := jsonrpc.NewServer(jsonrpc.LimitCode(peer.CodeMCPLimitExceeded))
 	err = errors.Join(
 		s.Register("initialize", func(p struct {
 			ProtocolVersion string          `json:"protocolVersion"`

@@ -131,8 +131,8 @@
 // when the input ends is answered -32603 (not the library's codes for a
 // context error: LSP's -32800, and -32010 for a deadline, in the range
 // MCP reserves for legacy use). The library's own refusals (a message over
-// 4 MiB, calls past its limits) are answered with
-// MCP's codes for them, peer.CodeMCPLimitExceeded (-31005) and
+// 4 MiB, calls past its limits, an answer over 16 MiB: jsonrpc.LimitCode)
+// are answered with MCP's codes for them, peer.CodeMCPLimitExceeded (-31005) and
 // peer.CodeMCPShuttingDown (-31006): 2026-07-28 asks implementations not
 // to use -32000 to -32019 and reserves -32020 to -32099.
 //
@@ -248,7 +248,7 @@ func newServer(n *notes) *server {
 	rand.Read(s.key)
 	// Clients send fields this server does not model (those of later
 	// versions of the protocol, and _meta, which intercept reads).
-	s.rpc = jsonrpc.NewServer(jsonrpc.AllowUnknownFields(), jsonrpc.Intercept(s.intercept))
+	s.rpc = jsonrpc.NewServer(jsonrpc.AllowUnknownFields(), jsonrpc.LimitCode(peer.CodeMCPLimitExceeded), jsonrpc.Intercept(s.intercept))
 	s.rpc.MustRegister("server/discover", s.discover)
 	s.rpc.MustRegister("initialize", s.initialize)
 	s.rpc.MustRegister("notifications/initialized", func(struct{}) {})
