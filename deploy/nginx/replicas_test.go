@@ -44,7 +44,9 @@ func startSessionRedis(t *testing.T) string {
 // there; that process is killed and started again while the session's
 // GET stream is broken, the session is served by the new process from
 // the shared store, and the stream resumed with Last-Event-ID through
-// nginx replays, from Redis, the events the client missed.
+// nginx replays, from Redis, the events the client missed. Killed again,
+// for good, its session is served by the other process, to which nginx
+// routes it then, and a stream resumed there replays what it missed.
 func TestSessionReplicas(t *testing.T) {
 	redisAddr := startSessionRedis(t)
 	bin := proc.Jsonrpcd(t)
@@ -113,6 +115,29 @@ func TestSessionReplicas(t *testing.T) {
 	if c.call(`{"jsonrpc":"2.0","id":9,"method":"ping"}`, nil); c.id == "" {
 		t.Fatal("the session ended")
 	}
+
+	// Subscribed again there, the session's new GET stream gets d; the
+	// stream breaks, e is published, and the owner is killed again, for
+	// good: nginx sends the session's requests to the other process, a
+	// backup of the owner's upstream, which never held the session and
+	// revives it from the store, and the stream resumed there replays e,
+	// from Redis.
+	sub = strings.Trim(c.tool("subscribe", ""), `"`)
+	events, stream = c.get("")
+	if _, err := events.next(); err != nil {
+		t.Fatal(err)
+	}
+	publish("d")
+	last = notification(t, events, sub, "d")
+	stream.Close()
+	publish("e")
+	procs[owner].Kill()
+	c.node = backends[1-owner]
+	if got := c.tool("add", `{"param0":2,"param1":3}`); got != "5" {
+		t.Fatalf("tools/call add on the other process answered %s", got)
+	}
+	events, _ = c.get(last)
+	notification(t, events, sub, "e")
 }
 
 // TestBrokerReplicas: nginx in front of three jsonrpcd -broker on one

@@ -288,11 +288,11 @@ func (c *mcpClient) call(body string, h http.Header) message {
 		c.t.Fatalf("%s: %d %s: %s", body, resp.StatusCode, resp.Header.Get("Content-Type"), b)
 	}
 	if c.id == "" {
-		c.id, c.node = resp.Header.Get("Mcp-Session-Id"), resp.Header.Get("X-Upstream")
+		c.id, c.node = resp.Header.Get("Mcp-Session-Id"), answeredBy(resp)
 		if c.id == "" {
 			c.t.Fatalf("%s began no session: no Mcp-Session-Id in its answer", body)
 		}
-	} else if up := resp.Header.Get("X-Upstream"); up != c.node {
+	} else if up := answeredBy(resp); up != c.node {
 		c.t.Fatalf("%s in the session went to %s, not to %s, the session's process", body, up, c.node)
 	}
 	var m message
@@ -300,6 +300,13 @@ func (c *mcpClient) call(body string, h http.Header) message {
 		c.t.Fatalf("%s answered %s", body, b)
 	}
 	return m
+}
+
+// answeredBy returns the process that answered resp: the last address
+// of its X-Upstream, which lists each process nginx tried, in turn.
+func answeredBy(resp *http.Response) string {
+	up := resp.Header.Get("X-Upstream")
+	return strings.TrimSpace(up[strings.LastIndexByte(up, ',')+1:])
 }
 
 // headers returns h with the session's id and c.header.
@@ -324,8 +331,8 @@ func (c *mcpClient) notify(body string) {
 		c.t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusAccepted || resp.Header.Get("X-Upstream") != c.node {
-		c.t.Fatalf("%s: %d from %s, want 202 from %s", body, resp.StatusCode, resp.Header.Get("X-Upstream"), c.node)
+	if resp.StatusCode != http.StatusAccepted || answeredBy(resp) != c.node {
+		c.t.Fatalf("%s: %d from %s, want 202 from %s", body, resp.StatusCode, answeredBy(resp), c.node)
 	}
 }
 
@@ -362,10 +369,10 @@ func (c *mcpClient) get(lastEventID string) (sseReader, io.Closer) {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" || resp.Header.Get("X-Upstream") != c.node {
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" || answeredBy(resp) != c.node {
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		c.t.Fatalf("GET (Last-Event-ID %q): %d %s from %s: %s", lastEventID, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("X-Upstream"), b)
+		c.t.Fatalf("GET (Last-Event-ID %q): %d %s from %s: %s", lastEventID, resp.StatusCode, resp.Header.Get("Content-Type"), answeredBy(resp), b)
 	}
 	c.t.Cleanup(func() { resp.Body.Close() })
 	return sseReader{bufio.NewReader(resp.Body)}, resp.Body
