@@ -28,9 +28,11 @@ func (e *env) seq(args []string) int {
 		"Measures sequence results over one loopback TCP connection (Line framing,\n"+
 			"stream.Server, client.Client): items of 200 bytes a second, a method that\n"+
 			"returns an iter.Seq consumed with client.CallSeq, 64 items an answer of\n"+
-			"$/enumerator/next (seq-64) and 1 (seq-1), against a Blocking method that\n"+
-			"sends each item as a notification (notify). The rate and the allocations\n"+
-			"are per item, both ends of the connection together.")
+			"$/enumerator/next (seq-64), the same with each pull sent while the loop\n"+
+			"takes the page before it (seq-64-ahead, client.ReadAhead) and 1 (seq-1),\n"+
+			"against a Blocking method that sends each item as a notification\n"+
+			"(notify). The rate and the allocations are per item, both ends of the\n"+
+			"connection together.")
 	rf := addRunFlags(fs, "duration of each run", "runs per row; the table shows the median")
 	if code, ok := e.parse(fs, args); !ok {
 		return code
@@ -48,6 +50,7 @@ func (e *env) seq(args []string) int {
 		run  func(d time.Duration) (Measurement, error)
 	}{
 		{"seq-64", func(d time.Duration) (Measurement, error) { return b.pull(b.c64, d) }},
+		{"seq-64-ahead", func(d time.Duration) (Measurement, error) { return b.pull(b.c64, d, client.ReadAhead()) }},
 		{"seq-1", func(d time.Duration) (Measurement, error) { return b.pull(b.c1, d) }},
 		{"notify", b.notify},
 	}
@@ -66,9 +69,10 @@ func (e *env) seq(args []string) int {
 	}
 	rep := newReport("seq", *rf.d)
 	notes := map[string]string{
-		"seq-64": "items a second pulled 64 an answer; allocations per item",
-		"seq-1":  "items a second pulled one an answer; allocations per item",
-		"notify": "items a second as notifications; allocations per item",
+		"seq-64":       "items a second pulled 64 an answer; allocations per item",
+		"seq-64-ahead": "the same, each pull sent before the page before it is taken (client.ReadAhead)",
+		"seq-1":        "items a second pulled one an answer; allocations per item",
+		"notify":       "items a second as notifications; allocations per item",
 	}
 	for i, r := range rows {
 		rep.Rows = append(rep.Rows, netRow(r.name, 1, ms[i], nil, notes[r.name]))
@@ -76,6 +80,9 @@ func (e *env) seq(args []string) int {
 	e.netTable(rep, "sequence results over one loopback TCP connection (req/s: items/s)", *rf.runs)
 	if s, n := rep.find("seq-64", 1), rep.find("notify", 1); s != nil && n != nil {
 		fmt.Fprintf(e.stdout, "seq-64/notify: %.2f\n", ratio(s.MedianRPS, n.MedianRPS))
+	}
+	if s, n := rep.find("seq-64-ahead", 1), rep.find("notify", 1); s != nil && n != nil {
+		fmt.Fprintf(e.stdout, "seq-64-ahead/notify: %.2f\n", ratio(s.MedianRPS, n.MedianRPS))
 	}
 	return e.writeJSON(rep, *rf.jsonFile, 0)
 }
@@ -150,13 +157,13 @@ func (b *seqBench) close() {
 }
 
 // pull consumes the sequence for d, checking each item.
-func (b *seqBench) pull(c *client.Client, d time.Duration) (Measurement, error) {
+func (b *seqBench) pull(c *client.Client, d time.Duration, opts ...client.SeqOption) (Measurement, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), d+10*time.Second)
 	defer cancel()
 	before := mallocs()
 	start := time.Now()
 	var n int64
-	for v, err := range client.CallSeq[string](ctx, c, "items", nil) {
+	for v, err := range client.CallSeq[string](ctx, c, "items", nil, opts...) {
 		if err != nil {
 			return Measurement{}, err
 		}
