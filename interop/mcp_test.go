@@ -1,7 +1,6 @@
 package interop
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,29 +11,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // wire is what the SDK's LoggingTransport writes: the exchange, one
 // "write: " or "read: " line per message. It is safe for concurrent use.
-type wire struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (w *wire) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.Write(p)
-}
+type wire struct{ testutil.Buffer }
 
 // lines returns the lines of the exchange that start with prefix and hold
 // each of parts.
 func (w *wire) lines(prefix string, parts ...string) []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	var out []string
-	for _, l := range strings.Split(w.buf.String(), "\n") {
+	for _, l := range strings.Split(w.String(), "\n") {
 		if !strings.HasPrefix(l, prefix) {
 			continue
 		}
@@ -127,9 +116,7 @@ func goSDKSession(t *testing.T, bin, version, url string) {
 			cs.Close()
 		}
 		if t.Failed() {
-			w.mu.Lock()
-			t.Logf("the exchange:\n%s", w.buf.String())
-			w.mu.Unlock()
+			t.Logf("the exchange:\n%s", w.String())
 		}
 	}()
 	init := cs.InitializeResult()

@@ -1,7 +1,6 @@
 package explorer
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 )
 
 const (
@@ -262,24 +262,13 @@ func (p *page) click(id string) view {
 
 // lockedBuffer is a bytes.Buffer safe for concurrent use by multiple
 // goroutines: the browser writes its output while the test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
+type lockedBuffer struct{ testutil.Buffer }
 
 // tail returns the last n bytes written, less the lines that only say
 // that the machine has no D-Bus, which Chromium logs many times at start.
 func (b *lockedBuffer) tail(n int) string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	var kept []string
-	for line := range strings.Lines(b.buf.String()) {
+	for line := range strings.Lines(b.String()) {
 		if !strings.Contains(line, "ERROR:dbus/") {
 			kept = append(kept, line)
 		}
