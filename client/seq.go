@@ -271,20 +271,42 @@ type seqPage struct {
 
 func readPage(raw json.RawMessage) (seqPage, error) {
 	var p seqPage
-	if len(raw) > 0 && raw[0] == '[' {
-		if !json.Valid(raw) {
-			return p, errors.New("the answer is not valid JSON")
-		}
-		p.Values = raw
-		return p, nil
+	v, err := (wire.Scanner{}).Validate(raw)
+	if err != nil {
+		return p, errors.New("the answer is not valid JSON")
 	}
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return p, err
+	switch wire.KindOf(v) {
+	case wire.Array:
+		p.Values = v
+		return p, nil
+	case wire.Object:
+	default:
+		return p, errors.New("the answer is neither an object nor an array")
+	}
+	// The members by their decoded names; a name given twice, its last.
+	for name, at, ok := wire.NextName(v, 0); ok; name, at, ok = wire.NextName(v, at) {
+		end := wire.SkipValue(v, at)
+		value := v[at:end]
+		switch {
+		case wire.NameIs(name, "token"):
+			p.Token = value
+		case wire.NameIs(name, "values"):
+			p.Values = value
+		case wire.NameIs(name, "finished"):
+			switch wire.KindOf(value) {
+			case wire.True, wire.False:
+				p.Finished = wire.KindOf(value) == wire.True
+			case wire.Null:
+			default:
+				return p, errors.New("its finished is not a boolean")
+			}
+		}
+		at = end
 	}
 	if k := wire.KindOf(p.Values); p.Values != nil && k != wire.Array && k != wire.Null {
 		return p, errors.New("its values are not an array")
 	}
-	if string(p.Token) == "null" {
+	if wire.KindOf(p.Token) == wire.Null {
 		p.Token = nil
 	}
 	return p, nil
