@@ -10,9 +10,13 @@
 // library's client.HTTP drives the MCP Go SDK's Streamable HTTP server
 // (a session, progress, the server's calls, its GET stream). The MCP Go
 // SDK's client and the TypeScript SDK's (mcpts/jsonrpcd.mjs) drive
-// cmd/jsonrpcd -mcp too, its demo methods as tools. It is a
-// module of its own, so
-// that the library gains no dependency from them.
+// cmd/jsonrpcd -mcp too, its demo methods as tools. go-ethereum's RPC
+// client drives an Ethereum-style API on this library's HTTP, WebSocket
+// and IPC hosts (hex quantities, a balance past 2^64, a batch, a revert's
+// code and data, eth_subscribe), and the client of creachadair/jrpc2 a
+// stream.Server in line and header framing (calls, a batch, the server's
+// notifications and its calls back to the client). It is a module of its
+// own, so that the library gains no dependency from them.
 //
 // The Node tests need the scripts' packages, installed with npm ci in
 // lsp/, mcpts/ and mcpconformance/; without them they skip, and fail when
