@@ -15,10 +15,12 @@
 // and IPC hosts (hex quantities, a balance past 2^64, a batch, a revert's
 // code and data, eth_subscribe), and the client of creachadair/jrpc2 a
 // stream.Server in line and header framing (calls, a batch, the server's
-// notifications and its calls back to the client). It is a module of its
-// own, so that the library gains no dependency from them.
+// notifications and its calls back to the client). The npm package
+// json-rpc-2.0 (the script in jsonrpcjs/) drives cmd/jsonrpcd over HTTP
+// and, both ways, over TCP. It is a module of its own, so that the
+// library gains no dependency from them.
 //
 // The Node tests need the scripts' packages, installed with npm ci in
-// lsp/, mcpts/ and mcpconformance/; without them they skip, and fail when
+// lsp/, mcpts/, jsonrpcjs/ and mcpconformance/; without them they skip, and fail when
 // JSONRPC_INTEROP=required (as CI sets it).
 package interop

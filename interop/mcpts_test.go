@@ -66,8 +66,17 @@ func serveHTTP(t *testing.T, bin string) string {
 // test's end, and killed if it has not exited 10 seconds later.
 func startStreamable(t *testing.T, bin string, args ...string) string {
 	t.Helper()
+	url, _ := startAnnounced(t, bin, filepath.Base(bin)+": Streamable HTTP on ", args...)
+	return url
+}
+
+// startAnnounced starts the server bin with args, as startStreamable
+// does, and returns the rest of the first line it prints that begins with
+// prefix, and what it printed up to then.
+func startAnnounced(t *testing.T, bin, prefix string, args ...string) (rest, printed string) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
-	stdout := &announced{prefix: filepath.Base(bin) + ": Streamable HTTP on ", url: make(chan string, 1)}
+	stdout := &announced{prefix: prefix, url: make(chan string, 1)}
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = stdout, &stderr
 	if err := cmd.Start(); err != nil {
@@ -90,14 +99,14 @@ func startStreamable(t *testing.T, bin string, args ...string) string {
 	})
 	select {
 	case url := <-stdout.url:
-		return url
+		return url, stdout.String()
 	case err := <-exited:
 		exited <- err // for the cleanup
 		t.Fatalf("%s exited (%v) before it listened; it said %q", bin, err, stdout.String())
 	case <-time.After(30 * time.Second):
 		t.Fatalf("%s did not say where it listens within 30 s; it said %q", bin, stdout.String())
 	}
-	return ""
+	return "", ""
 }
 
 // announced is the standard output of a server: it keeps what was
