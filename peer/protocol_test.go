@@ -237,6 +237,21 @@ func (c *chanTransport) Write(_ context.Context, msg []byte) error {
 }
 
 func (c *chanTransport) Flush() error { return nil }
+
+// runConn runs a Conn on tr with opts until the test's end, when tr is
+// closed and the Conn waited for.
+func runConn(t *testing.T, tr *chanTransport, opts peer.Options) *peer.Conn {
+	t.Helper()
+	c := peer.New(context.Background(), tr, opts)
+	done := make(chan error, 1)
+	go c.Run(func(err error) { done <- err })
+	t.Cleanup(func() {
+		tr.Close()
+		<-done
+		c.Wait()
+	})
+	return c
+}
 func (c *chanTransport) Close() error { c.once.Do(func() { close(c.closed) }); return nil }
 
 // TestShutdownRefusalCode: a Conn that shuts down answers the calls it
@@ -259,14 +274,7 @@ func TestShutdownRefusalCode(t *testing.T) {
 			srv := jsonrpc.NewServer()
 			srv.MustRegister("ran", func() bool { return true })
 			tr := newChanTransport()
-			c := peer.New(context.Background(), tr, peer.Options{Server: srv, Protocol: tc.proto})
-			done := make(chan error, 1)
-			go c.Run(func(err error) { done <- err })
-			defer func() {
-				tr.Close()
-				<-done
-				c.Wait()
-			}()
+			c := runConn(t, tr, peer.Options{Server: srv, Protocol: tc.proto})
 			c.Shutdown()
 			send := func(msg string) {
 				select {
@@ -392,15 +400,8 @@ func TestLimitRefusalCodes(t *testing.T) {
 			})
 			srv.MustRegister("big", func() string { return strings.Repeat("x", 2<<10) })
 			tr := newChanTransport()
-			c := peer.New(context.Background(), tr, peer.Options{Server: srv, Protocol: tc.proto,
+			runConn(t, tr, peer.Options{Server: srv, Protocol: tc.proto,
 				Limits: peer.Limits{MaxSubscriptions: 1, MaxSequences: 1, MaxSeqItems: 1}})
-			done := make(chan error, 1)
-			go c.Run(func(err error) { done <- err })
-			defer func() {
-				tr.Close()
-				<-done
-				c.Wait()
-			}()
 			call := func(msg string) (resp struct {
 				Result json.RawMessage
 				Error  *jsonrpc.Error
