@@ -12,6 +12,8 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc/demo"
 	"github.com/jsonrpc-go/jsonrpc/fasthttprpc"
+	"github.com/jsonrpc-go/jsonrpc/transport"
+	"github.com/valyala/fasthttp"
 )
 
 // postOf is a POST of body whose head declares its length.
@@ -101,5 +103,38 @@ func TestNewServerMaxBuffered(t *testing.T) {
 	}
 	if status, _ := sendAndRead(t, dial(), postOf(body)); status != http.StatusOK {
 		t.Errorf("a large body after the stalled ones were answered: %d, want 200", status)
+	}
+}
+
+// A Handler given a transport.Budget takes its bodies' room from it,
+// whatever its MaxBuffered says: with the budget spent by another host, a
+// large body is answered 503 with Retry-After; with the room back, it is
+// served, and all it took is given back.
+func TestSharedBudget(t *testing.T) {
+	b := transport.NewBudget(1 << 20)
+	h := &fasthttprpc.Handler{Server: demo.NewServer(), Budget: b}
+	s := &fasthttp.Server{Handler: h.ServeFastHTTP, ErrorHandler: h.ErrorHandler, StreamRequestBody: true}
+	addr := serveServer(t, s, nil)
+	body := largeEcho(200 << 10)
+	dial := func() net.Conn {
+		c, err := net.DialTimeout("tcp", addr, wait)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	b.Take(b.Max())
+	if status, retry := sendAndRead(t, dial(), postOf(body)); status != http.StatusServiceUnavailable || retry == "" {
+		t.Errorf("a large body with the shared budget spent: %d, Retry-After %q; want 503 with Retry-After", status, retry)
+	}
+	b.Give(b.Max())
+	if status, _ := sendAndRead(t, dial(), postOf(body)); status != http.StatusOK {
+		t.Errorf("a large body with room in the shared budget: %d, want 200", status)
+	}
+	for deadline := time.Now().Add(wait); b.Used() != 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d bytes still taken after the body was answered", b.Used())
+		}
 	}
 }

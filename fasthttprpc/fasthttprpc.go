@@ -155,6 +155,11 @@ type Handler struct {
 	// 64 KiB, read into pooled buffers, do not count.
 	MaxBuffered int64
 
+	// Budget, when set, is the budget of MaxBuffered's bytes that the
+	// handler shares with other hosts (see transport.Budget), so that all
+	// of them together hold at most its Max; MaxBuffered is then not used.
+	Budget *transport.Budget
+
 	// RefuseGzip answers a request whose body is compressed
 	// (Content-Encoding gzip) with 415, as the handler answers every other
 	// coding. By default a gzip body is decompressed, and MaxBody applies
@@ -200,7 +205,12 @@ type Handler struct {
 func (h *Handler) logger() *slog.Logger { return h.lazy.Logger(h.Logger) }
 
 // budget returns the handler's MaxBuffered budget.
-func (h *Handler) budget() *budget.Budget { return h.lazy.Budget(h.MaxBuffered, DefaultMaxBuffered) }
+func (h *Handler) budget() *budget.Budget {
+	if h.Budget != nil {
+		return h.Budget
+	}
+	return h.lazy.Budget(h.MaxBuffered, DefaultMaxBuffered)
+}
 
 // ServeFastHTTP answers one HTTP request.
 func (h *Handler) ServeFastHTTP(ctx *fasthttp.RequestCtx) { h.serve(ctx, h.MaxBody) }

@@ -140,6 +140,11 @@ type Handler struct {
 	// fasthttp host (fasthttprpc.Handler.MaxBuffered) shares its code.
 	MaxBuffered int64
 
+	// Budget, when set, is the budget of MaxBuffered's bytes that the
+	// handler shares with other hosts (see transport.Budget), so that all
+	// of them together hold at most its Max; MaxBuffered is then not used.
+	Budget *transport.Budget
+
 	// ReadTimeout bounds the time to read a request's body, from when the
 	// handler starts to read it; a body not read by then is answered with
 	// 408. It protects a server whose http.Server has no ReadTimeout, under
@@ -202,7 +207,12 @@ type Handler struct {
 func (h *Handler) logger() *slog.Logger { return h.lazy.Logger(h.Logger) }
 
 // budget returns the handler's MaxBuffered budget.
-func (h *Handler) budget() *budget.Budget { return h.lazy.Budget(h.MaxBuffered, DefaultMaxBuffered) }
+func (h *Handler) budget() *budget.Budget {
+	if h.Budget != nil {
+		return h.Budget
+	}
+	return h.lazy.Budget(h.MaxBuffered, DefaultMaxBuffered)
+}
 
 // ServeHTTP answers one HTTP request as described in Handler's
 // documentation.

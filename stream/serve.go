@@ -109,6 +109,11 @@ type Server struct {
 	//   - The timeouts apply to connections that take deadlines.
 	peer.Limits
 
+	// Budget, when set, is the budget of MaxBuffered's bytes that the
+	// server shares with other hosts (see transport.Budget), so that all of
+	// them together hold at most its Max; MaxBuffered is then not used.
+	Budget *transport.Budget
+
 	// LingerTimeout is how long a connection that the server ends while
 	// its peer may still be sending (at Shutdown, on a timeout, or after
 	// input that breaks the framing or its limit) goes on reading, after
@@ -269,7 +274,10 @@ func (s *Server) gates() chan struct{} {
 	s.once.Do(func() {
 		lim := s.Limits.WithDefaults()
 		s.slots = make(chan struct{}, lim.MaxConns)
-		s.buffered = budget.New(lim.MaxBuffered)
+		s.buffered = s.Budget
+		if s.buffered == nil {
+			s.buffered = budget.New(lim.MaxBuffered)
+		}
 		s.log = ratelog.Wrap(s.Logger)
 	})
 	return s.slots

@@ -60,6 +60,11 @@ type Handler struct {
 	//     with its answer.
 	peer.Limits
 
+	// Budget, when set, is the budget of MaxBuffered's bytes that the
+	// handler shares with other hosts (see transport.Budget), so that all of
+	// them together hold at most its Max; MaxBuffered is then not used.
+	Budget *transport.Budget
+
 	// KeepAlive is how often an event stream that has sent nothing for
 	// that long gets a comment line, so that proxies and clients keep it
 	// open while a method runs; a client that takes event streams gets
@@ -260,6 +265,9 @@ func (h *Handler) logger() *slog.Logger { return h.lazy.Logger(h.Logger) }
 // budget returns the handler's MaxBuffered budget, of lim.MaxBuffered
 // bytes (with its default applied).
 func (h *Handler) budget(lim peer.Limits) *budget.Budget {
+	if h.Budget != nil {
+		return h.Budget
+	}
 	return h.lazy.Budget(lim.MaxBuffered, peer.DefaultMaxBuffered)
 }
 

@@ -138,6 +138,11 @@ type Handler struct {
 	//     call or notification of a method's).
 	peer.Limits
 
+	// Budget, when set, is the budget of MaxBuffered's bytes that the
+	// handler shares with other hosts (see transport.Budget), so that all of
+	// them together hold at most its Max; MaxBuffered is then not used.
+	Budget *transport.Budget
+
 	// Logger, when set, receives structured records of what the Handler
 	// does, each connection's with its "remote" address: at
 	// slog.LevelDebug a connection opened and closed; at slog.LevelWarn
@@ -217,7 +222,10 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 func (h *Handler) admit(r *http.Request) (*wsConn, string) {
 	lim := h.Limits.WithDefaults()
 	h.once.Do(func() {
-		h.buffered = budget.New(lim.MaxBuffered)
+		h.buffered = h.Budget
+		if h.buffered == nil {
+			h.buffered = budget.New(lim.MaxBuffered)
+		}
 		h.log = ratelog.Wrap(h.Logger)
 	})
 	c := &wsConn{
