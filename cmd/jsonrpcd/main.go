@@ -122,6 +122,13 @@
 //		values back to back
 //	-max-message N
 //		largest request accepted, in bytes (default 4 MiB)
+//	-max-buffered N
+//		bytes that messages larger than 64 KiB may hold at once while
+//		they are read and handled, over every listener together (HTTP,
+//		WebSocket, Streamable HTTP, TCP and -fasthttp share one
+//		transport.Budget): past it such a message is refused (503 over
+//		HTTP, an error answer over TCP, close status 1013 on a WebSocket)
+//		(default 64 MiB)
 //	-max-conns-per-client N
 //		TCP and WebSocket connections one client (its IP address) may
 //		hold at once, so that one cannot lock the others out: past it a
@@ -222,6 +229,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/ratelog"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 	"github.com/jsonrpc-go/jsonrpc/streamhttp"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 	"github.com/jsonrpc-go/jsonrpc/ws"
 )
 
@@ -355,7 +363,9 @@ type config struct {
 	protocol          peer.Protocol // of TCP, WebSocket and stdio
 	maxMessage        int
 	maxConns          int
-	maxConnsPerClient int // 0: half of maxConns
+	maxConnsPerClient int               // 0: half of maxConns
+	maxBuffered       int64             // of every listener together
+	budget            *transport.Budget // of maxBuffered, shared by the listeners; made by serveNetwork
 
 	readTimeout, writeTimeout, idleTimeout time.Duration // 0: none
 	shutdownTimeout                        time.Duration
@@ -397,6 +407,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	framingFlag := fs.String("framing", "line", "framing over TCP and -stdio: `line` (one message per line), header (Content-Length, as LSP) or raw (JSON values back to back)")
 	fs.IntVar(&cfg.maxMessage, "max-message", framing.DefaultMaxMessage, "largest request accepted, in `bytes`")
 	fs.IntVar(&cfg.maxConns, "max-conns", defaultMaxConns, "connections open at once on each listener; at the cap, new ones wait to be accepted")
+	fs.Int64Var(&cfg.maxBuffered, "max-buffered", peer.DefaultMaxBuffered, "`bytes` that messages larger than 64 KiB may hold at once, over every listener together")
 	fs.IntVar(&cfg.maxConnsPerClient, "max-conns-per-client", 0, "TCP and WebSocket connections one client address may hold at once (0: half of -max-conns)")
 	fs.DurationVar(&cfg.readTimeout, "read-timeout", defaultReadTimeout, "time to read a request: over HTTP its headers and body, over TCP a message once begun; 0 disables")
 	fs.DurationVar(&cfg.writeTimeout, "write-timeout", defaultWriteTimeout, "time to write an answer; over HTTP from the end of the request's headers, with the read timeout added: it bounds the call too; 0 disables")
@@ -409,7 +420,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.StringVar(&cfg.otlpURL, "otlp", "", "export a span per call by OTLP/HTTP to `URL` (such as http://127.0.0.1:4318/v1/traces); empty: none")
 	fs.StringVar(&cfg.brokerURL, "broker", "", "carry the feed between replicas on the broker at `URL`: nats://HOST:PORT or redis://HOST:PORT; empty: this process only")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-mcp] [-sessions METHOD [-max-sessions N] [-replica NAME] [-session-store URL]] [-allowed-hosts NAMES] [-allowed-origins ORIGINS] [-stdio] [-framing line|header|raw] [-protocol none|lsp|mcp] [-max-message N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR [-metrics-public]] [-otlp URL] [-broker URL]\n\n")
+		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-mcp] [-sessions METHOD [-max-sessions N] [-replica NAME] [-session-store URL]] [-allowed-hosts NAMES] [-allowed-origins ORIGINS] [-stdio] [-framing line|header|raw] [-protocol none|lsp|mcp] [-max-message N] [-max-buffered N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR [-metrics-public]] [-otlp URL] [-broker URL]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -443,6 +454,10 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	}
 	if cfg.maxConns <= 0 {
 		fmt.Fprintln(stderr, "jsonrpcd: -max-conns must be at least 1")
+		return cfg, 2, false
+	}
+	if cfg.maxBuffered <= 0 {
+		fmt.Fprintln(stderr, "jsonrpcd: -max-buffered must be at least 1")
 		return cfg, 2, false
 	}
 	if cfg.maxSessions <= 0 {
@@ -527,6 +542,9 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 	}
 	errc := make(chan error, 3)
 	var hosts []host
+	// One budget of large messages for every listener, so that an attack
+	// on all of them together holds no more than on one.
+	cfg.budget = transport.NewBudget(cfg.maxBuffered)
 	// The limits of the WebSocket and TCP connections.
 	limits := peer.Limits{
 		MaxMessage:        cfg.maxMessage,
@@ -546,7 +564,7 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		l := newLimitListener(nl, cfg.maxConns)
 		mux := http.NewServeMux()
 		httpLog := with(logger, "transport", "http")
-		mux.Handle("/", &httprpc.Handler{Server: srv, MaxBody: int64(cfg.maxMessage), ReadTimeout: orNone(cfg.readTimeout), Logger: httpLog})
+		mux.Handle("/", &httprpc.Handler{Server: srv, MaxBody: int64(cfg.maxMessage), Budget: cfg.budget, ReadTimeout: orNone(cfg.readTimeout), Logger: httpLog})
 		var wh *ws.Handler
 		if cfg.ws {
 			wh = &ws.Handler{
@@ -554,6 +572,7 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 				Protocol: cfg.protocol,
 				Logger:   with(logger, "transport", "ws"),
 				Limits:   limits,
+				Budget:   cfg.budget,
 			}
 			mux.Handle("/ws", wh)
 		}
@@ -565,6 +584,7 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 				Limits:         limits,
 				SessionMethod:  cfg.sessionMethod,
 				MaxSessions:    cfg.maxSessions,
+				Budget:         cfg.budget,
 				AllowedHosts:   cfg.allowedHosts,
 				AllowedOrigins: cfg.allowedOrigins,
 			}
@@ -627,6 +647,7 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 			Order:    stream.Concurrent,
 			Logger:   with(logger, "transport", "tcp"),
 			Limits:   limits,
+			Budget:   cfg.budget,
 		}
 		go func() { errc <- ts.Serve(l) }()
 		hosts = append(hosts, host{l: l, shutdown: ts.Shutdown, close: func() { ts.Close() }})
