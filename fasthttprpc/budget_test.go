@@ -27,6 +27,19 @@ func largeEcho(n int) string {
 	return head + strings.Repeat("x", n-len(head)-len(tail)) + tail
 }
 
+// dialer returns a function that dials addr, each connection closed at
+// the test's end.
+func dialer(t *testing.T, addr string) func() net.Conn {
+	return func() net.Conn {
+		c, err := net.DialTimeout("tcp", addr, wait)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+}
+
 // sendAndRead writes req on c while it reads the answer, as a client that
 // streams a body does, and returns the answer's status and Retry-After.
 func sendAndRead(t *testing.T, c net.Conn, req string) (int, string) {
@@ -58,14 +71,7 @@ func TestNewServerMaxBuffered(t *testing.T) {
 	stall = stall[:len(stall)-1] // all but the last byte
 	l := &watchedListener{want: len(stall), waiting: make(chan struct{}, 4)}
 	addr := serveServer(t, s, func(ln net.Listener) net.Listener { l.Listener = ln; return l })
-	dial := func() net.Conn {
-		c, err := net.DialTimeout("tcp", addr, wait)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		return c
-	}
+	dial := dialer(t, addr)
 
 	// Two large bodies stall before their last byte, once the server has
 	// read the rest.
@@ -116,14 +122,7 @@ func TestSharedBudget(t *testing.T) {
 	s := &fasthttp.Server{Handler: h.ServeFastHTTP, ErrorHandler: h.ErrorHandler, StreamRequestBody: true}
 	addr := serveServer(t, s, nil)
 	body := largeEcho(200 << 10)
-	dial := func() net.Conn {
-		c, err := net.DialTimeout("tcp", addr, wait)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		return c
-	}
+	dial := dialer(t, addr)
 	b.Take(b.Max())
 	if status, retry := sendAndRead(t, dial(), postOf(body)); status != http.StatusServiceUnavailable || retry == "" {
 		t.Errorf("a large body with the shared budget spent: %d, Retry-After %q; want 503 with Retry-After", status, retry)
