@@ -16,6 +16,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/httprpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 	"github.com/jsonrpc-go/jsonrpc/streamhttp"
 	"github.com/jsonrpc-go/jsonrpc/transport"
@@ -29,6 +30,7 @@ import (
 // "server busy" on a stream, close status 1013 on a WebSocket); with the
 // room given back, each serves it, and gives all it took back.
 func TestSharedBudget(t *testing.T) {
+	testutil.SkipOnJS(t, "no WebSocket client to its own server on js")
 	leaktest.Check(t)
 	b := transport.NewBudget(1 << 20)
 	srv := jsonrpc.NewServer()
