@@ -114,7 +114,6 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/jsonrpc-go/jsonrpc/internal/budget"
 	"github.com/jsonrpc-go/jsonrpc/internal/httphost"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
@@ -205,7 +204,7 @@ type Handler struct {
 func (h *Handler) logger() *slog.Logger { return h.lazy.Logger(h.Logger) }
 
 // budget returns the handler's MaxBuffered budget.
-func (h *Handler) budget() *budget.Budget {
+func (h *Handler) budget() *transport.Budget {
 	if h.Budget != nil {
 		return h.Budget
 	}
@@ -450,7 +449,7 @@ var exchanges = sync.Pool{New: func() any {
 
 // maxBuffer is the largest buffer the pool keeps: the buffers of larger
 // streamed bodies are dropped after their request.
-const maxBuffer = budget.Small
+const maxBuffer = transport.SmallMessage
 
 func putExchange(x *exchange) {
 	if cap(x.buf) > maxBuffer {

@@ -16,7 +16,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jsonrpc-go/jsonrpc/internal/budget"
 	"github.com/jsonrpc-go/jsonrpc/internal/httphost"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
@@ -207,7 +206,7 @@ type Handler struct {
 func (h *Handler) logger() *slog.Logger { return h.lazy.Logger(h.Logger) }
 
 // budget returns the handler's MaxBuffered budget.
-func (h *Handler) budget() *budget.Budget {
+func (h *Handler) budget() *transport.Budget {
 	if h.Budget != nil {
 		return h.Budget
 	}
@@ -378,7 +377,7 @@ func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, why string, cod
 
 // maxHTTPBuffer is the largest buffer the pool keeps: bodies larger than
 // that are served, but their buffers are dropped afterwards.
-const maxHTTPBuffer = budget.Small
+const maxHTTPBuffer = transport.SmallMessage
 
 // httpExchange is the per-request state of Handler, pooled so that a
 // request allocates only its context (TestHandlerAllocs): the

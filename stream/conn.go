@@ -12,7 +12,6 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/framing"
-	"github.com/jsonrpc-go/jsonrpc/internal/budget"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
@@ -41,12 +40,12 @@ type conn struct {
 	log    *slog.Logger // the Server's Logger with the peer's address; nil logs nothing
 
 	// Read side, used by the read loop only.
-	starter  starter        // rd, when it tells when a message begins
-	newRead  bool           // a Read of the next message has started; no read from rwc yet
-	newMsg   bool           // without a starter: no byte of the next message has been read
-	buffered *budget.Budget // the Server's MaxBuffered
-	sinceMsg int64          // bytes read for the message being read
-	taken    int64          // of them, taken from buffered
+	starter  starter           // rd, when it tells when a message begins
+	newRead  bool              // a Read of the next message has started; no read from rwc yet
+	newMsg   bool              // without a starter: no byte of the next message has been read
+	buffered *transport.Budget // the Server's MaxBuffered
+	sinceMsg int64             // bytes read for the message being read
+	taken    int64             // of them, taken from buffered
 
 	// Lifecycle. The read deadlines (the idle and read timeouts, Shutdown's
 	// interruption, the linger) are the peer.Conn's to set, under its
@@ -389,7 +388,7 @@ func (r connReader) Read(p []byte) (int, error) {
 }
 
 // account counts n more bytes read for the message being read and takes
-// what passes budget.Small of them from the Server's MaxBuffered, twice:
+// what passes transport.SmallMessage of them from the Server's MaxBuffered, twice:
 // the framing's buffer, which grows by doubling as the bytes arrive, holds
 // up to twice what it read. Bytes past MaxMessage are not counted: the
 // framing skips such a message without keeping it. false means the budget
@@ -397,7 +396,7 @@ func (r connReader) Read(p []byte) (int, error) {
 func (c *conn) account(n int) bool {
 	c.sinceMsg += int64(n)
 	held := min(c.sinceMsg, int64(c.st.MaxMessage))
-	return c.buffered.Hold(&c.taken, 2*max(held-budget.Small, 0))
+	return c.buffered.Hold(&c.taken, 2*max(held-transport.SmallMessage, 0))
 }
 
 // errBusy is the read error of a message for which the Server's

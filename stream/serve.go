@@ -12,7 +12,6 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/framing"
-	"github.com/jsonrpc-go/jsonrpc/internal/budget"
 	"github.com/jsonrpc-go/jsonrpc/internal/ratelog"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/transport"
@@ -166,11 +165,11 @@ type Server struct {
 	// peer.ErrClientFull.
 	ClientKey func(c io.ReadWriteCloser) string
 
-	host     peer.Host      // the listeners and connections, and their shutdown
-	once     sync.Once      // makes slots and buffered
-	slots    chan struct{}  // one element per connection served (MaxConns)
-	buffered *budget.Budget // MaxBuffered
-	log      *slog.Logger   // Logger within ratelog's bounds, made with the gates
+	host     peer.Host         // the listeners and connections, and their shutdown
+	once     sync.Once         // makes slots and buffered
+	slots    chan struct{}     // one element per connection served (MaxConns)
+	buffered *transport.Budget // MaxBuffered
+	log      *slog.Logger      // Logger within ratelog's bounds, made with the gates
 }
 
 // settings are a Server's fields with the defaults applied (a negative
@@ -263,7 +262,7 @@ func (s *Server) Serve(l net.Listener) error {
 }
 
 // gatesBudget returns the Server's MaxBuffered budget, made with the gates.
-func (s *Server) gatesBudget() *budget.Budget {
+func (s *Server) gatesBudget() *transport.Budget {
 	s.gates()
 	return s.buffered
 }
@@ -276,7 +275,7 @@ func (s *Server) gates() chan struct{} {
 		s.slots = make(chan struct{}, lim.MaxConns)
 		s.buffered = s.Budget
 		if s.buffered == nil {
-			s.buffered = budget.New(lim.MaxBuffered)
+			s.buffered = transport.NewBudget(lim.MaxBuffered)
 		}
 		s.log = ratelog.Wrap(s.Logger)
 	})

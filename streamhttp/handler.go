@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
-	"github.com/jsonrpc-go/jsonrpc/internal/budget"
 	"github.com/jsonrpc-go/jsonrpc/internal/httphost"
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 	"github.com/jsonrpc-go/jsonrpc/peer"
@@ -264,7 +263,7 @@ func (h *Handler) logger() *slog.Logger { return h.lazy.Logger(h.Logger) }
 
 // budget returns the handler's MaxBuffered budget, of lim.MaxBuffered
 // bytes (with its default applied).
-func (h *Handler) budget(lim peer.Limits) *budget.Budget {
+func (h *Handler) budget(lim peer.Limits) *transport.Budget {
 	if h.Budget != nil {
 		return h.Budget
 	}
@@ -480,7 +479,7 @@ func answer(w http.ResponseWriter, status int, resp []byte) {
 
 // readBody reads r's body within the limits, the memory of a large one
 // taken from b.
-func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, lim peer.Limits, b *budget.Budget) ([]byte, int64, error) {
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, lim peer.Limits, b *transport.Budget) ([]byte, int64, error) {
 	limit := int64(lim.MaxMessage)
 	if lim.ReadTimeout > 0 && r.ContentLength != 0 {
 		rc := http.NewResponseController(w)

@@ -14,9 +14,9 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/jsonrpc-go/jsonrpc/internal/budget"
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // A wsConn is one served WebSocket: a peer.Conn over its messages (wsConn
@@ -33,13 +33,13 @@ import (
 // atomics, each changed once (attached, stopping, closing, killed) or by
 // the read loop alone (reading, inMessage).
 type wsConn struct {
-	buffered     *budget.Budget // the Handler's MaxBuffered
-	limit        int64          // MaxMessage
-	limits       peer.Limits    // the Handler's, with the defaults applied
-	client       string         // the client's name (Handler.ClientKey)
-	writeTimeout time.Duration  // 0: none
-	closeDone    chan struct{}  // closed when the close begun by startClose has ended
-	log          *slog.Logger   // the Handler's Logger with the remote address, or nil
+	buffered     *transport.Budget // the Handler's MaxBuffered
+	limit        int64             // MaxMessage
+	limits       peer.Limits       // the Handler's, with the defaults applied
+	client       string            // the client's name (Handler.ClientKey)
+	writeTimeout time.Duration     // 0: none
+	closeDone    chan struct{}     // closed when the close begun by startClose has ended
+	log          *slog.Logger      // the Handler's Logger with the remote address, or nil
 
 	// Set by attach, before the read loop starts.
 	ctx     context.Context
@@ -273,7 +273,7 @@ func (c *wsConn) finish() {
 // limit to detect a longer message, and then fails the read). Growth past
 // maxKeptBuffer takes from b; it returns what it took, to be given back once
 // the buffer is dropped, and errBudget when b had no room.
-func readMessage(r io.Reader, buf []byte, limit int64, b *budget.Budget) ([]byte, int64, error) {
+func readMessage(r io.Reader, buf []byte, limit int64, b *transport.Budget) ([]byte, int64, error) {
 	most := limit
 	if most < math.MaxInt64 {
 		most++

@@ -85,7 +85,6 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/jsonrpc-go/jsonrpc/internal/budget"
 	"github.com/jsonrpc-go/jsonrpc/internal/ratelog"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/transport"
@@ -170,10 +169,10 @@ type Handler struct {
 	// subprotocols, compression). Nil accepts same-origin connections.
 	AcceptOptions *websocket.AcceptOptions
 
-	host     peer.Host      // the connections, and their shutdown
-	once     sync.Once      // makes buffered
-	buffered *budget.Budget // MaxBuffered
-	log      *slog.Logger   // Logger within ratelog's bounds, made by once
+	host     peer.Host         // the connections, and their shutdown
+	once     sync.Once         // makes buffered
+	buffered *transport.Budget // MaxBuffered
+	log      *slog.Logger      // Logger within ratelog's bounds, made by once
 }
 
 // Close status reasons.
@@ -224,7 +223,7 @@ func (h *Handler) admit(r *http.Request) (*wsConn, string) {
 	h.once.Do(func() {
 		h.buffered = h.Budget
 		if h.buffered == nil {
-			h.buffered = budget.New(lim.MaxBuffered)
+			h.buffered = transport.NewBudget(lim.MaxBuffered)
 		}
 		h.log = ratelog.Wrap(h.Logger)
 	})

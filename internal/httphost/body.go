@@ -4,7 +4,7 @@
 //
 //   - Read, ReadGzip and ReadGzipBytes read a request body into a buffer
 //     that grows as the bytes arrive, never past the body limit, taking
-//     the buffer's room past budget.Small from the host's budget
+//     the buffer's room past transport.SmallMessage from the host's budget
 //     (MaxBuffered) before it grows; a gzip body is inflated through the
 //     same limit, which also bounds the bytes sent, large bodies taking
 //     turns to inflate.
@@ -23,7 +23,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/jsonrpc-go/jsonrpc/internal/budget"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // The errors of reading a body.
@@ -35,32 +35,32 @@ var (
 )
 
 // Read appends the body read from src to buf and returns it, with the
-// bytes it took from b: the room of the buffer past budget.Small, which
+// bytes it took from b: the room of the buffer past transport.SmallMessage, which
 // the caller gives back to b once it has let go of the buffer (the answer
 // is written), whatever the error. contentLength is the body's length, or
 // -1 when unknown; a body longer than limit fails with ErrTooLarge, having
 // read at most limit+1 bytes of it. Room is made up front for a declared
-// length up to budget.Small only: past that the buffer grows as the bytes
+// length up to transport.SmallMessage only: past that the buffer grows as the bytes
 // arrive, so that a declared length costs nothing before its bytes come,
 // and ends the size of the body. A declared length that would not fit in
 // what b has left fails with ErrBusy before anything is read.
-func Read(buf []byte, src io.Reader, contentLength, limit int64, b *budget.Budget) ([]byte, int64, error) {
+func Read(buf []byte, src io.Reader, contentLength, limit int64, b *transport.Budget) ([]byte, int64, error) {
 	return read(buf, src, contentLength, limit, b, nil)
 }
 
 // read is Read, and reads src in turns as t says when t is not nil.
-func read(buf []byte, src io.Reader, contentLength, limit int64, b *budget.Budget, t *turnsAfter) ([]byte, int64, error) {
+func read(buf []byte, src io.Reader, contentLength, limit int64, b *transport.Budget, t *turnsAfter) ([]byte, int64, error) {
 	if contentLength > limit {
 		return buf, 0, ErrTooLarge
 	}
 	if contentLength >= 0 {
 		// A body that would not fit in what the budget has left is
 		// refused before any of it is read or any room is made for it.
-		if need := contentLength + 1 - budget.Small; need > 0 && need > b.Max()-b.Used() {
+		if need := contentLength + 1 - transport.SmallMessage; need > 0 && need > b.Max()-b.Used() {
 			return buf, 0, ErrBusy
 		}
 		// Room for the body and the read that reports EOF.
-		buf = slices.Grow(buf, int(min(contentLength+1, budget.Small)))
+		buf = slices.Grow(buf, int(min(contentLength+1, transport.SmallMessage)))
 	}
 	var taken int64
 	for {
@@ -69,7 +69,7 @@ func read(buf []byte, src io.Reader, contentLength, limit int64, b *budget.Budge
 		}
 		if len(buf) == cap(buf) {
 			next := grow(buf, contentLength, limit)
-			if !b.Hold(&taken, int64(max(cap(next)-budget.Small, 0))) {
+			if !b.Hold(&taken, int64(max(cap(next)-transport.SmallMessage, 0))) {
 				return buf, taken, ErrBusy
 			}
 			buf = next
@@ -124,14 +124,14 @@ func grow(full []byte, contentLength, limit int64) []byte {
 // fails with gzip's error. contentLength, when not negative, is the length
 // of the body sent; one over limit fails at once.
 //
-// Past budget.Small inflated bytes, a body is inflated 256 KiB at a time,
+// Past transport.SmallMessage inflated bytes, a body is inflated 256 KiB at a time,
 // each time in a turn of the ones that half of GOMAXPROCS (at least one)
 // allow at once, as jsonrpc.Limits.MaxLarge: a body of a few kilobytes
 // that inflates to megabytes costs a thousand times what it took to send,
 // and without turns a hundred of them at once held every processor, and
 // the other clients' calls waited hundreds of milliseconds. A turn covers
 // the inflating only: it is let go while the body's bytes are awaited.
-func ReadGzip(buf []byte, src io.Reader, contentLength, limit int64, b *budget.Budget) ([]byte, int64, error) {
+func ReadGzip(buf []byte, src io.Reader, contentLength, limit int64, b *transport.Budget) ([]byte, int64, error) {
 	if contentLength > limit {
 		return buf, 0, ErrTooLarge
 	}
@@ -144,7 +144,7 @@ func ReadGzip(buf []byte, src io.Reader, contentLength, limit int64, b *budget.B
 }
 
 // ReadGzipBytes is ReadGzip for a body in memory.
-func ReadGzipBytes(buf, body []byte, limit int64, b *budget.Budget) ([]byte, int64, error) {
+func ReadGzipBytes(buf, body []byte, limit int64, b *transport.Budget) ([]byte, int64, error) {
 	z := inflaters.Get().(*inflater)
 	defer z.free()
 	z.mem.Reset(body)
@@ -163,11 +163,11 @@ type inflater struct {
 
 var inflaters = sync.Pool{New: func() any { return new(inflater) }}
 
-func (z *inflater) read(buf []byte, src io.Reader, limit int64, b *budget.Budget) ([]byte, int64, error) {
+func (z *inflater) read(buf []byte, src io.Reader, limit int64, b *transport.Budget) ([]byte, int64, error) {
 	if err := z.zr.Reset(src); err != nil {
 		return buf, 0, err
 	}
-	return read(buf, &z.zr, -1, limit, b, &turnsAfter{from: len(buf) + budget.Small, src: &z.src})
+	return read(buf, &z.zr, -1, limit, b, &turnsAfter{from: len(buf) + transport.SmallMessage, src: &z.src})
 }
 
 // free puts z back in the pool, without the body.
@@ -179,7 +179,7 @@ func (z *inflater) free() {
 	inflaters.Put(z)
 }
 
-// turns holds a token for each body being inflated past budget.Small: half
+// turns holds a token for each body being inflated past transport.SmallMessage: half
 // of GOMAXPROCS, at least one.
 var turns = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))
 

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
-	"github.com/jsonrpc-go/jsonrpc/internal/budget"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // readers are the ways a body arrives: whole, a byte at a time, half of
@@ -41,15 +41,15 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 func TestRead(t *testing.T) {
-	body := strings.Repeat("0123456789", 30_000) // 300 KB: past budget.Small
+	body := strings.Repeat("0123456789", 30_000) // 300 KB: past transport.SmallMessage
 	for _, rd := range readers {
 		for _, length := range []int64{int64(len(body)), -1} {
-			b := budget.New(1 << 20)
+			b := transport.NewBudget(1 << 20)
 			got, taken, err := Read(make([]byte, 0, 4096), rd.wrap(strings.NewReader(body)), length, 1<<20, b)
 			if err != nil || string(got) != body {
 				t.Fatalf("%s, length %d: %d bytes, %v", rd.name, length, len(got), err)
 			}
-			if want := int64(cap(got) - budget.Small); taken != want || b.Used() != taken {
+			if want := int64(cap(got) - transport.SmallMessage); taken != want || b.Used() != taken {
 				t.Errorf("%s, length %d: took %d, budget used %d, want the room past Small, %d", rd.name, length, taken, b.Used(), want)
 			}
 			if length >= 0 && cap(got) != len(body)+1 {
@@ -68,20 +68,20 @@ func TestReadTooLarge(t *testing.T) {
 	for _, rd := range readers {
 		for _, length := range []int64{-1, int64(len(body))} {
 			src := &countingReader{r: rd.wrap(strings.NewReader(body))}
-			_, taken, err := Read(nil, src, length, limit, budget.New(1<<30))
+			_, taken, err := Read(nil, src, length, limit, transport.NewBudget(1<<30))
 			if !errors.Is(err, ErrTooLarge) {
 				t.Errorf("%s, length %d: %v, want ErrTooLarge", rd.name, length, err)
 			}
 			if src.n > limit+1 {
 				t.Errorf("%s, length %d: read %d bytes of a limit of %d", rd.name, length, src.n, limit)
 			}
-			if taken > limit+1-budget.Small {
+			if taken > limit+1-transport.SmallMessage {
 				t.Errorf("%s, length %d: took %d bytes for a limit of %d", rd.name, length, taken, limit)
 			}
 		}
 	}
 	// A body of exactly the limit is read.
-	if got, _, err := Read(nil, strings.NewReader(body[:limit]), -1, limit, budget.New(1<<30)); err != nil || len(got) != limit {
+	if got, _, err := Read(nil, strings.NewReader(body[:limit]), -1, limit, transport.NewBudget(1<<30)); err != nil || len(got) != limit {
 		t.Errorf("a body at the limit: %d bytes, %v", len(got), err)
 	}
 }
@@ -89,7 +89,7 @@ func TestReadTooLarge(t *testing.T) {
 // A body whose buffer would pass the budget fails with ErrBusy, having
 // taken what it holds, and nothing more; small bodies take nothing.
 func TestReadBusy(t *testing.T) {
-	b := budget.New(200 << 10)
+	b := transport.NewBudget(200 << 10)
 	body := strings.Repeat("x", 1<<20)
 	_, taken, err := Read(nil, strings.NewReader(body), -1, 4<<20, b)
 	if !errors.Is(err, ErrBusy) {
@@ -111,8 +111,8 @@ func TestReadBusy(t *testing.T) {
 	} else {
 		b.Give(taken)
 	}
-	small := strings.Repeat("y", budget.Small-1)
-	if got, taken, err := Read(nil, strings.NewReader(small), int64(len(small)), 4<<20, budget.New(0)); err != nil || string(got) != small || taken != 0 {
+	small := strings.Repeat("y", transport.SmallMessage-1)
+	if got, taken, err := Read(nil, strings.NewReader(small), int64(len(small)), 4<<20, transport.NewBudget(0)); err != nil || string(got) != small || taken != 0 {
 		t.Errorf("a small body with no budget: %d bytes, took %d, %v", len(got), taken, err)
 	}
 }
@@ -130,7 +130,7 @@ func TestReadGzip(t *testing.T) {
 	body := strings.Repeat("0123456789", 30_000)
 	z := gz(t, body)
 	for _, rd := range readers {
-		b := budget.New(1 << 20)
+		b := transport.NewBudget(1 << 20)
 		got, taken, err := ReadGzip(nil, rd.wrap(bytes.NewReader(z)), -1, 1<<20, b)
 		if err != nil || string(got) != body || taken != b.Used() || taken == 0 {
 			t.Errorf("%s: %d bytes, took %d (budget %d), %v", rd.name, len(got), taken, b.Used(), err)
@@ -142,7 +142,7 @@ func TestReadGzip(t *testing.T) {
 			t.Errorf("%s, of declared length: %d bytes, took %d (budget %d), %v", rd.name, len(got), taken, b.Used(), err)
 		}
 	}
-	got, _, err := ReadGzipBytes(nil, z, 1<<20, budget.New(1<<20))
+	got, _, err := ReadGzipBytes(nil, z, 1<<20, transport.NewBudget(1<<20))
 	if err != nil || string(got) != body {
 		t.Errorf("in memory: %d bytes, %v", len(got), err)
 	}
@@ -150,11 +150,11 @@ func TestReadGzip(t *testing.T) {
 	// A bomb: 16 MiB of zeros stop at the limit, streamed or in memory.
 	bomb := gz(t, strings.Repeat("\x00", 16<<20))
 	const limit = 1 << 20
-	got, _, err = ReadGzip(nil, bytes.NewReader(bomb), -1, limit, budget.New(1<<30))
+	got, _, err = ReadGzip(nil, bytes.NewReader(bomb), -1, limit, transport.NewBudget(1<<30))
 	if !errors.Is(err, ErrTooLarge) || len(got) > limit+1 {
 		t.Errorf("a bomb, streamed: %d bytes, %v; want ErrTooLarge", len(got), err)
 	}
-	got, _, err = ReadGzipBytes(nil, bomb, limit, budget.New(1<<30))
+	got, _, err = ReadGzipBytes(nil, bomb, limit, transport.NewBudget(1<<30))
 	if !errors.Is(err, ErrTooLarge) || len(got) > limit+1 {
 		t.Errorf("a bomb, in memory: %d bytes, %v; want ErrTooLarge", len(got), err)
 	}
@@ -163,15 +163,15 @@ func TestReadGzip(t *testing.T) {
 	// that inflates to less (stored blocks of random bytes would; here the
 	// limit is under the compressed size).
 	src := &countingReader{r: bytes.NewReader(z)}
-	if _, _, err := ReadGzip(nil, src, -1, int64(len(z)/2), budget.New(1<<30)); !errors.Is(err, ErrTooLarge) || src.n > len(z)/2+1 {
+	if _, _, err := ReadGzip(nil, src, -1, int64(len(z)/2), transport.NewBudget(1<<30)); !errors.Is(err, ErrTooLarge) || src.n > len(z)/2+1 {
 		t.Errorf("a gzip body of %d bytes, limit %d: read %d, %v; want ErrTooLarge", len(z), len(z)/2, src.n, err)
 	}
 
 	// Not gzip at all, and gzip cut short.
-	if _, _, err := ReadGzip(nil, strings.NewReader("{}"), -1, limit, budget.New(1<<30)); err == nil {
+	if _, _, err := ReadGzip(nil, strings.NewReader("{}"), -1, limit, transport.NewBudget(1<<30)); err == nil {
 		t.Error("a body that is not gzip was read")
 	}
-	if _, _, err := ReadGzipBytes(nil, z[:len(z)/2], limit, budget.New(1<<30)); err == nil {
+	if _, _, err := ReadGzipBytes(nil, z[:len(z)/2], limit, transport.NewBudget(1<<30)); err == nil {
 		t.Error("a gzip body cut short was read")
 	}
 }
@@ -272,7 +272,7 @@ func TestReadGrowth(t *testing.T) {
 			for range 5 {
 				var before, after runtime.MemStats
 				runtime.ReadMemStats(&before)
-				buf, _, err := Read(make([]byte, 0, 4096), &chunks{left: n}, length, 4<<20, budget.New(1<<40))
+				buf, _, err := Read(make([]byte, 0, 4096), &chunks{left: n}, length, 4<<20, transport.NewBudget(1<<40))
 				runtime.ReadMemStats(&after)
 				if err != nil || len(buf) != n {
 					t.Fatalf("%d bytes: read %d, %v", n, len(buf), err)
@@ -296,11 +296,11 @@ func TestReadGrowth(t *testing.T) {
 	}
 }
 
-// Bodies that inflate past budget.Small take turns, half of GOMAXPROCS at
+// Bodies that inflate past transport.SmallMessage take turns, half of GOMAXPROCS at
 // once: while every turn is held, a small body inflates and a large one
 // waits; it goes on once a turn is free.
 func TestInflateTurns(t *testing.T) {
-	small := gz(t, strings.Repeat("s", budget.Small/2))
+	small := gz(t, strings.Repeat("s", transport.SmallMessage/2))
 	large := gz(t, strings.Repeat("l", 1<<20))
 	for range cap(turns) {
 		turns <- struct{}{}
@@ -315,12 +315,12 @@ func TestInflateTurns(t *testing.T) {
 		}
 	}
 	defer release()
-	if got, _, err := ReadGzipBytes(nil, small, 1<<20, budget.New(1<<30)); err != nil || len(got) != budget.Small/2 {
+	if got, _, err := ReadGzipBytes(nil, small, 1<<20, transport.NewBudget(1<<30)); err != nil || len(got) != transport.SmallMessage/2 {
 		t.Fatalf("a small body while every turn is held: %d bytes, %v", len(got), err)
 	}
 	done := make(chan error, 1)
 	go func() {
-		got, _, err := ReadGzipBytes(nil, large, 4<<20, budget.New(1<<30))
+		got, _, err := ReadGzipBytes(nil, large, 4<<20, transport.NewBudget(1<<30))
 		if err == nil && len(got) != 1<<20 {
 			err = fmt.Errorf("%d bytes", len(got))
 		}
@@ -356,21 +356,21 @@ func TestInflateTurnWhileWaiting(t *testing.T) {
 	src := &signalReader{r: pr, after: 1, waiting: waiting}
 	streamed := make(chan error, 1)
 	go func() {
-		got, _, err := ReadGzip(nil, src, -1, 4<<20, budget.New(1<<30))
+		got, _, err := ReadGzip(nil, src, -1, 4<<20, transport.NewBudget(1<<30))
 		if err == nil && string(got) != data {
 			err = fmt.Errorf("%d bytes", len(got))
 		}
 		streamed <- err
 	}()
 	// The streamed body takes the first half, inflates it (past
-	// budget.Small, in a turn) and then waits for the rest.
+	// transport.SmallMessage, in a turn) and then waits for the rest.
 	if _, err := pw.Write(z[:len(z)/2]); err != nil {
 		t.Fatal(err)
 	}
 	<-waiting
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := ReadGzipBytes(nil, z, 4<<20, budget.New(1<<30))
+		_, _, err := ReadGzipBytes(nil, z, 4<<20, transport.NewBudget(1<<30))
 		done <- err
 	}()
 	select {

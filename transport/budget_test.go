@@ -1,4 +1,4 @@
-package budget
+package transport
 
 import (
 	"sync"
@@ -6,7 +6,7 @@ import (
 )
 
 func TestTakeGive(t *testing.T) {
-	b := New(100)
+	b := NewBudget(100)
 	if !b.Take(60) || !b.Take(40) {
 		t.Fatal("the budget refused what it had")
 	}
@@ -33,7 +33,7 @@ func TestTakeGive(t *testing.T) {
 // -race).
 func TestConcurrent(t *testing.T) {
 	const size, holders, rounds = 1000, 16, 2000
-	b := New(size)
+	b := NewBudget(size)
 	var held, peak int64
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -61,7 +61,7 @@ func TestConcurrent(t *testing.T) {
 }
 
 func TestHold(t *testing.T) {
-	b := New(100)
+	b := NewBudget(100)
 	var taken int64
 	if !b.Hold(&taken, 30) || taken != 30 || b.Used() != 30 {
 		t.Fatalf("Hold(30): taken %d, used %d", taken, b.Used())
