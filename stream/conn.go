@@ -150,11 +150,11 @@ func (c *conn) finish(err error) error {
 }
 
 // Stop begins the connection's graceful end, for the Server's Shutdown
-// (peer.Hosted).
+// (transport.Hosted).
 func (c *conn) Stop() { c.stopReading() }
 
 // Kill closes the connection at once, for the Server's Close
-// (peer.Hosted).
+// (transport.Hosted).
 func (c *conn) Kill() { c.close(ErrServerClosed) }
 
 // serverEnds reports whether err, which ended the read loop, is the server's

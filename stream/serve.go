@@ -162,10 +162,10 @@ type Server struct {
 	// its client's share is answered with one error, id null (code
 	// jsonrpc.CodeLimitExceeded, or the Protocol's; data "too many
 	// connections from this client"), and closed, and ServeConn returns
-	// peer.ErrClientFull.
+	// transport.ErrClientFull.
 	ClientKey func(c io.ReadWriteCloser) string
 
-	host     peer.Host         // the listeners and connections, and their shutdown
+	host     transport.Host         // the listeners and connections, and their shutdown
 	once     sync.Once         // makes slots and buffered
 	slots    chan struct{}     // one element per connection served (MaxConns)
 	buffered *transport.Budget // MaxBuffered
@@ -355,15 +355,15 @@ func (s *Server) serveConn(ctx context.Context, c io.ReadWriteCloser) error {
 	cn := newConn(s, ctx, c, client, st)
 	switch s.host.AddFrom(cn, client, 0, st.MaxConnsPerClient) {
 	case nil:
-	case peer.ErrClientFull:
+	case transport.ErrClientFull:
 		if cn.log != nil {
 			cn.log.Warn("connection refused", "reason", "too many connections from this client", "max_conns_per_client", st.MaxConnsPerClient)
 		}
 		cn.refuseClient()
-		cn.close(peer.ErrClientFull)
+		cn.close(transport.ErrClientFull)
 		cn.stopAf()
 		s.release()
-		return peer.ErrClientFull
+		return transport.ErrClientFull
 	default:
 		cn.close(ErrServerClosed)
 		cn.stopAf()

@@ -155,11 +155,11 @@ func (x *exchange) Close() error {
 // the Protocol makes it two-way (see transport.Conn).
 func (x *exchange) InputInHand() bool { return true }
 
-// Stop lets the request end with its answer (peer.Hosted): it has no other
+// Stop lets the request end with its answer (transport.Hosted): it has no other
 // message to read, so there is nothing more to do.
 func (x *exchange) Stop() {}
 
-// Kill ends the request at once, cancelling its method (peer.Hosted).
+// Kill ends the request at once, cancelling its method (transport.Hosted).
 func (x *exchange) Kill() { x.cancel() }
 
 // ended is the end of the request's Conn: its answer is written, or the

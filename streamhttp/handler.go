@@ -172,7 +172,7 @@ type Handler struct {
 
 	resave time.Duration // how often a session in use is saved again: 0 means sessionResave, < 0 at every request (tests)
 
-	host peer.Host
+	host transport.Host
 	lazy httphost.Lazy // MaxBuffered's budget and Logger within ratelog's bounds, made on first use
 
 	storeOnce sync.Once
@@ -416,11 +416,11 @@ func (h *Handler) serveRequest(ctx context.Context, w http.ResponseWriter, r *ht
 		answered:     make(chan struct{}),
 	}
 	switch h.host.Add(x, lim.MaxConns) {
-	case peer.ErrHostClosed:
+	case transport.ErrHostClosed:
 		w.Header().Set("Retry-After", "1")
 		h.refuse(w, r, "streamhttp: server shutting down", http.StatusServiceUnavailable)
 		return
-	case peer.ErrHostFull:
+	case transport.ErrHostFull:
 		w.Header().Set("Retry-After", "1")
 		h.refuse(w, r, "streamhttp: too many requests at once", http.StatusServiceUnavailable)
 		return

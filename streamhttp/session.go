@@ -123,7 +123,7 @@ func (h *Handler) newSession(lim peer.Limits, client string, revive *SessionStat
 	h.smu.Lock()
 	defer h.smu.Unlock()
 	if h.closing.Load() || h.host.Closing() {
-		return nil, peer.ErrHostClosed
+		return nil, transport.ErrHostClosed
 	}
 	if revive != nil {
 		if s := h.sessions[revive.ID]; s != nil {

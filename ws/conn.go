@@ -406,9 +406,9 @@ func (c *wsConn) kill() {
 }
 
 // Stop begins the connection's graceful end, for the Handler's Shutdown
-// (peer.Hosted).
+// (transport.Hosted).
 func (c *wsConn) Stop() { c.stop() }
 
 // Kill closes the connection at once, for the Handler's Shutdown past its
-// deadline (peer.Hosted).
+// deadline (transport.Hosted).
 func (c *wsConn) Kill() { c.kill() }

@@ -169,7 +169,7 @@ type Handler struct {
 	// subprotocols, compression). Nil accepts same-origin connections.
 	AcceptOptions *websocket.AcceptOptions
 
-	host     peer.Host         // the connections, and their shutdown
+	host     transport.Host         // the connections, and their shutdown
 	once     sync.Once         // makes buffered
 	buffered *transport.Budget // MaxBuffered
 	log      *slog.Logger      // Logger within ratelog's bounds, made by once
@@ -242,11 +242,11 @@ func (h *Handler) admit(r *http.Request) (*wsConn, string) {
 	}
 	c.client = client
 	switch h.host.AddFrom(c, client, lim.MaxConns, lim.MaxConnsPerClient) {
-	case peer.ErrHostClosed:
+	case transport.ErrHostClosed:
 		return nil, reasonShutdown
-	case peer.ErrHostFull:
+	case transport.ErrHostFull:
 		return nil, "too many connections"
-	case peer.ErrClientFull:
+	case transport.ErrClientFull:
 		return nil, reasonClientFull
 	}
 	return c, ""

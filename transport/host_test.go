@@ -1,4 +1,4 @@
-package peer_test
+package transport_test
 
 import (
 	"context"
@@ -6,13 +6,13 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // hosted is a connection that ends when it is stopped (graceful) or
 // killed, as the test says.
 type hosted struct {
-	h        *peer.Host
+	h        *transport.Host
 	graceful bool // Stop ends it
 	mu       sync.Mutex
 	stopped  bool
@@ -40,7 +40,7 @@ type closer struct{ closed chan struct{} }
 func (l *closer) Close() error { close(l.closed); return nil }
 
 func TestHost(t *testing.T) {
-	var h peer.Host
+	var h transport.Host
 	a, b := &hosted{h: &h, graceful: true}, &hosted{h: &h, graceful: true}
 	if err := h.Add(a, 2); err != nil {
 		t.Fatal(err)
@@ -48,7 +48,7 @@ func TestHost(t *testing.T) {
 	if err := h.Add(b, 2); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.Add(&hosted{h: &h}, 2); !errors.Is(err, peer.ErrHostFull) {
+	if err := h.Add(&hosted{h: &h}, 2); !errors.Is(err, transport.ErrHostFull) {
 		t.Fatalf("a third past 2: %v", err)
 	}
 	l := &closer{closed: make(chan struct{})}
@@ -64,7 +64,7 @@ func TestHost(t *testing.T) {
 	if !a.stopped || !b.stopped || a.killed || b.killed || h.Len() != 0 {
 		t.Errorf("after Shutdown: %+v %+v, %d left", a, b, h.Len())
 	}
-	if err := h.Add(&hosted{h: &h}, 0); !errors.Is(err, peer.ErrHostClosed) {
+	if err := h.Add(&hosted{h: &h}, 0); !errors.Is(err, transport.ErrHostClosed) {
 		t.Errorf("Add after Shutdown: %v", err)
 	}
 	if h.AddListener(&closer{closed: make(chan struct{})}) {
@@ -75,7 +75,7 @@ func TestHost(t *testing.T) {
 // A connection that does not end when stopped is killed once Shutdown's
 // context ends.
 func TestHostShutdownTimeout(t *testing.T) {
-	var h peer.Host
+	var h transport.Host
 	c := &hosted{h: &h}
 	h.Add(c, 0)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -1,4 +1,4 @@
-package peer
+package transport
 
 import (
 	"context"
@@ -32,7 +32,7 @@ type Host struct {
 // A Hosted is a connection of a Host, as its server serves it.
 type Hosted interface {
 	// Stop begins the connection's graceful end: it runs no more of its
-	// peer's messages (see Conn.Shutdown), and ends, and is removed from
+	// peer's messages (see peer.Conn.Shutdown), and ends, and is removed from
 	// the Host, once the answers of the messages it runs are written.
 	// It must not block.
 	Stop()
