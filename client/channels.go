@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // queue holds the messages a channel has received and not yet handed to
@@ -48,10 +49,6 @@ func (q *queue) Read() ([]byte, error) {
 // Flush does nothing: each message is sent at once.
 func (q *queue) Flush() error { return nil }
 
-// Exchanges reports that each message is sent in an exchange of its own
-// (transport.Conn): concurrent calls are sent at once.
-func (q *queue) Exchanges() bool { return true }
-
 func (q *queue) Close() error {
 	q.once.Do(func() { close(q.closed) })
 	return nil
@@ -61,7 +58,13 @@ func (q *queue) Close() error {
 // answered by srv.ProcessAsync, with the context of the Write that carried
 // it, so a call's context reaches its method.
 func Local(srv *jsonrpc.Server) Channel {
-	return &local{srv: srv, queue: newQueue()}
+	return exchanges(&local{srv: srv, queue: newQueue()})
+}
+
+// exchanges is the Channel of c, whose messages each travel in an exchange
+// of their own: concurrent calls are sent at once.
+func exchanges(c transport.Conn) Channel {
+	return Channel{Conn: c, Traits: transport.Traits{Exchanges: true}}
 }
 
 type local struct {
@@ -118,7 +121,7 @@ func HTTP(url string, hc *http.Client, opts ...HTTPOption) Channel {
 	for _, o := range opts {
 		o(h)
 	}
-	return h
+	return exchanges(h)
 }
 
 // An HTTPOption configures a channel made by HTTP.

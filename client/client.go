@@ -63,21 +63,23 @@ var ErrClosed = peer.ErrClosed
 var ErrNoAnswer = peer.ErrNoAnswer
 
 // A Channel carries whole JSON-RPC messages between a client and a
-// server: it is transport.Conn, the one carrier of every connection in
-// this module, whose methods are
+// server: it is transport.Carrier, the one carrier of every connection in
+// this module, a transport.Conn, whose methods are
 //
 //	Read() ([]byte, error)                       // the next whole message
 //	Write(ctx context.Context, msg []byte) error // one whole message, or buffered for Flush
 //	Flush() error                                // send what Write buffered
 //	Close() error
 //
-// (see transport.Conn for their contracts). The channels of this package and ws.Dial are ready made;
-// one of a program's own implements Read, Write, Flush and Close as
-// transport.Conn says. A Channel whose messages each travel in an
-// exchange of their own (a request of some protocol that carries the
-// answer back) has Exchanges() bool, returning true, so that concurrent
-// calls are sent at once; others are written by one goroutine at a time.
-type Channel = transport.Conn
+// (see transport.Conn for their contracts), with what it declares of
+// itself (transport.Traits). The channels of this package and ws.Dial are
+// ready made; one of a program's own implements Read, Write, Flush and
+// Close as transport.Conn says, and is passed as Channel{Conn: c}. A
+// Channel whose messages each travel in an exchange of their own (a
+// request of some protocol that carries the answer back) declares
+// Traits.Exchanges, so that concurrent calls are sent at once; others are
+// written by one goroutine at a time.
+type Channel = transport.Carrier
 
 // Client is a JSON-RPC 2.0 client over a Channel: a peer.Conn that calls
 // its server and, with the Serve option, answers the server's calls. Use
@@ -108,9 +110,6 @@ func newSession(ch Channel, o peer.Options, end func(*session)) *session {
 	ctx, stop := context.WithCancel(context.Background())
 	s := &session{ch: ch, stop: stop, done: make(chan struct{})}
 	s.conn = peer.New(ctx, ch, o)
-	if h, ok := ch.(interface{ setBeforeRead(func()) }); ok {
-		h.setBeforeRead(func() { s.conn.SendQueued() })
-	}
 	go s.conn.Run(func(error) {
 		if end != nil {
 			end(s)

@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"errors"
+	carrier "github.com/jsonrpc-go/jsonrpc/transport"
 	"sync"
 	"testing"
 	"time"
@@ -49,12 +50,9 @@ func newTestServer(t *testing.T) *testServer {
 
 // brokenChannel fails its Read when told to.
 type brokenChannel struct {
-	client.Channel
+	carrier.Conn
 	fail chan struct{}
 }
-
-// Exchanges is the Local channel's.
-func (b *brokenChannel) Exchanges() bool { return true }
 
 func (b *brokenChannel) Read() ([]byte, error) {
 	<-b.fail
@@ -64,8 +62,9 @@ func (b *brokenChannel) Read() ([]byte, error) {
 func TestBrokenChannelFailsPending(t *testing.T) {
 	leaktest.Check(t)
 	srv := newTestServer(t)
-	b := &brokenChannel{Channel: client.Local(srv.Server), fail: make(chan struct{})}
-	c := client.New(b)
+	local := client.Local(srv.Server)
+	b := &brokenChannel{Conn: local.Conn, fail: make(chan struct{})}
+	c := client.New(client.Channel{Conn: b, Traits: local.Traits})
 	errs := make(chan error, 3)
 	for range 3 {
 		go func() {

@@ -432,7 +432,7 @@ func TestRedialBackoff(t *testing.T) {
 	refuse := errors.New("refused by the test")
 	dial := func(ctx context.Context) (client.Channel, error) {
 		if dials.Add(1) <= 3 {
-			return nil, refuse
+			return client.Channel{}, refuse
 		}
 		return ts.dial(ctx)
 	}

@@ -51,38 +51,31 @@ const CommandCloseTimeout = 5 * time.Second
 // unblock a pending Read of the channel; a net.Conn and the pipes of
 // os.Pipe do.
 func Stream(rwc io.ReadWriteCloser, f framing.Framing) Channel {
+	return newStream(rwc, f).channel()
+}
+
+func newStream(rwc io.ReadWriteCloser, f framing.Framing) *streamChannel {
 	if f == nil {
 		f = framing.Line
 	}
 	s := &streamChannel{rwc: rwc, w: f.NewWriter(rwc)}
-	s.r = f.NewReader(hookedReader{s}, DefaultMaxMessage)
+	s.r = f.NewReader(rwc, DefaultMaxMessage)
 	return s
 }
 
-// hookedReader is the io.Reader under a stream channel's framing: it runs
-// the channel's beforeRead before each read of rwc, which may block.
-type hookedReader struct{ s *streamChannel }
-
-func (h hookedReader) Read(p []byte) (int, error) {
-	if h.s.beforeRead != nil {
-		h.s.beforeRead()
+// channel is the Channel of s: its framing's Ready, when it has one, tells
+// the client's connection when a Read will not wait.
+func (s *streamChannel) channel() Channel {
+	ch := Channel{Conn: s}
+	if r, ok := s.r.(interface{ Ready() bool }); ok {
+		ch.Ready = r.Ready
 	}
-	return h.s.rwc.Read(p)
+	return ch
 }
 
-// setBeforeRead makes f run before each read of rwc that may block: the
-// client's connection sends the answers it has queued (peer.Conn.SendQueued).
-// It is set before the first Read.
-func (s *streamChannel) setBeforeRead(f func()) { s.beforeRead = f }
-
-// Buffered returns the bytes read from rwc and not yet returned by Read
-// (see transport.Conn).
-func (s *streamChannel) Buffered() int { return s.r.Buffered() }
-
 type streamChannel struct {
-	rwc        io.ReadWriteCloser
-	r          framing.Reader // used by Read only, one goroutine at a time
-	beforeRead func()         // see setBeforeRead; nil runs nothing
+	rwc io.ReadWriteCloser
+	r   framing.Reader // used by Read only, one goroutine at a time
 
 	// The writer's: Write and Flush are called by one goroutine at a time.
 	w   framing.Writer
@@ -151,12 +144,12 @@ func Dial(ctx context.Context, network, addr string, f framing.Framing) (Channel
 	switch network {
 	case "tcp", "tcp4", "tcp6", "unix":
 	default:
-		return nil, fmt.Errorf("jsonrpc: Dial: network %q is not a byte stream; use tcp or unix", network)
+		return Channel{}, fmt.Errorf("jsonrpc: Dial: network %q is not a byte stream; use tcp or unix", network)
 	}
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, network, addr)
 	if err != nil {
-		return nil, err
+		return Channel{}, err
 	}
 	return Stream(conn, f), nil
 }
@@ -177,20 +170,20 @@ func Dial(ctx context.Context, network, addr string, f framing.Framing) (Channel
 // saying that it had to be killed.
 func Command(cmd *exec.Cmd, f framing.Framing) (Channel, error) {
 	if cmd.Stdin != nil || cmd.Stdout != nil {
-		return nil, errors.New("jsonrpc: Command: Stdin or Stdout already set")
+		return Channel{}, errors.New("jsonrpc: Command: Stdin or Stdout already set")
 	}
 	if cmd.Process != nil {
-		return nil, errors.New("jsonrpc: Command: already started")
+		return Channel{}, errors.New("jsonrpc: Command: already started")
 	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
-		return nil, err
+		return Channel{}, err
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		inR.Close()
 		inW.Close()
-		return nil, err
+		return Channel{}, err
 	}
 	cmd.Stdin, cmd.Stdout = inR, outW
 	err = cmd.Start()
@@ -201,10 +194,10 @@ func Command(cmd *exec.Cmd, f framing.Framing) (Channel, error) {
 	if err != nil {
 		inW.Close()
 		outR.Close()
-		return nil, err
+		return Channel{}, err
 	}
 	c := &commandChannel{
-		streamChannel: Stream(pipes{r: outR, w: inW}, f).(*streamChannel),
+		streamChannel: newStream(pipes{r: outR, w: inW}, f),
 		cmd:           cmd,
 		stdin:         inW,
 		stdout:        outR,
@@ -214,7 +207,7 @@ func Command(cmd *exec.Cmd, f framing.Framing) (Channel, error) {
 		c.waitErr = cmd.Wait()
 		close(c.exited)
 	}()
-	return c, nil
+	return Channel{Conn: c, Traits: c.channel().Traits}, nil
 }
 
 // pipes is the byte stream of a command: it reads the process's standard

@@ -42,7 +42,7 @@ func HTTPNoGetStream() HTTPOption {
 // server's Mcp-Session-Id, or "" when it has none (or ch is not made by
 // HTTP).
 func HTTPSessionID(ch Channel) string {
-	if h, ok := ch.(*httpChannel); ok {
+	if h, ok := ch.Conn.(*httpChannel); ok {
 		return h.sessionID()
 	}
 	return ""

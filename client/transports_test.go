@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	carrier "github.com/jsonrpc-go/jsonrpc/transport"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -238,18 +239,12 @@ type env struct {
 // sendNotifier is the channel of a transport, reporting the end of each Write
 // on sent once a test sets it.
 type sendNotifier struct {
-	client.Channel
+	carrier.Conn
 	sent chan error // set before the calls it is about are made
 }
 
-// Exchanges is the channel's (see transport.Conn).
-func (s *sendNotifier) Exchanges() bool {
-	x, ok := s.Channel.(interface{ Exchanges() bool })
-	return ok && x.Exchanges()
-}
-
 func (s *sendNotifier) Write(ctx context.Context, msg []byte) error {
-	err := s.Channel.Write(ctx, msg)
+	err := s.Conn.Write(ctx, msg)
 	if s.sent != nil {
 		s.sent <- err
 	}
@@ -294,8 +289,8 @@ func TestTransports(t *testing.T) {
 					leaktest.Check(t) // its cleanup runs last
 					srv := newTestServer(t)
 					ch, breakConn := tr.start(t, srv)
-					sn := &sendNotifier{Channel: ch}
-					c := client.New(sn)
+					sn := &sendNotifier{Conn: ch.Conn}
+					c := client.New(client.Channel{Conn: sn, Traits: ch.Traits})
 					t.Cleanup(func() { c.Close() }) // runs before the server's cleanup
 					b.run(t, &env{c: c, srv: srv, tr: tr, breakConn: breakConn, sends: sn})
 				})

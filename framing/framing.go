@@ -26,15 +26,19 @@ type Framing interface {
 
 // A Reader reads framed messages. A Reader is not safe for concurrent use.
 //
-// The Readers of this package also have a method
+// The Readers of this package also have two methods
 //
 //	Begun() bool
+//	Ready() bool
 //
-// that reports whether the next message has begun: whether a byte of it,
+// Begun reports whether the next message has begun: whether a byte of it,
 // other than the white space a framing allows between messages, has been
-// read. It is an optional interface, which the stream Server looks for to
-// run its IdleTimeout until a message begins and its ReadTimeout from
-// then; a Reader of another framing need not have it.
+// read. Ready reports whether the next Read returns without reading from
+// the underlying reader: a whole message is buffered, or Read fails at
+// once. The stream Server and a client's stream channel look for them to
+// run their IdleTimeout until a message begins and their ReadTimeout from
+// then, and to declare their carrier's transport.Traits.Ready; a Reader of
+// another framing need not have them.
 type Reader interface {
 	// Read returns the next message. The slice is valid until the next call
 	// to Read. At the end of the input it returns io.EOF, and

@@ -2,6 +2,8 @@ package framing
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"testing"
 	"testing/iotest"
 
@@ -21,6 +23,31 @@ func fuzzFraming(f *testing.F, fr Framing, seeds ...string) {
 		if !sameItems(whole, pieces) {
 			t.Fatalf("input %q, max %d:\nwhole:    %v\none byte: %v", in, max, whole, pieces)
 		}
+		// Asking Ready before each Read changes nothing, and a Read it
+		// says is ready does not read.
+		src := &countingReader{r: iotest.HalfReader(bytes.NewReader(in))}
+		r := fr.NewReader(src, int(max))
+		var asked []item
+		for range 10000 {
+			ready := r.(interface{ Ready() bool }).Ready()
+			before := src.n
+			msg, err := r.Read()
+			if ready && src.n != before {
+				t.Fatalf("input %q, max %d: Ready was true before read %d, which read its source", in, max, len(asked))
+			}
+			if err == nil {
+				asked = append(asked, item{msg: string(msg)})
+				continue
+			}
+			asked = append(asked, errItem(err))
+			var tl *TooLargeError
+			if !errors.As(err, &tl) || !tl.Recoverable {
+				break
+			}
+		}
+		if !sameItems(whole, asked) {
+			t.Fatalf("input %q, max %d:\nwhole:      %v\nwith Ready: %v", in, max, whole, asked)
+		}
 		for _, it := range whole {
 			if it.err == "" && max > 0 && len(it.msg) > int(max) {
 				t.Fatalf("input %q: message of %d bytes over the limit %d", in, len(it.msg), max)
@@ -28,6 +55,14 @@ func fuzzFraming(f *testing.F, fr Framing, seeds ...string) {
 		}
 	})
 }
+
+// countingReader counts the Reads of r.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) { c.n++; return c.r.Read(p) }
 
 func FuzzLineReader(f *testing.F) {
 	fuzzFraming(f, Line, "a\nbb\r\n\n ccc", "{\"a\":1}\n[1,2]\r\n", "xxxxxxxxxxxxxxxxxxxx\nok\n")

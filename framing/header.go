@@ -33,6 +33,56 @@ func (h *headerReader) Buffered() int { return h.in.buffered() }
 // Begun: the blank lines allowed between messages do not begin one.
 func (h *headerReader) Begun() bool { return h.inMsg || h.skip > 0 || !h.in.onlySpace() }
 
+// Ready reports whether Read returns without reading: a header block and
+// the body it declares are buffered whole, or Read fails at once (a
+// malformed header block). A body being skipped, or anything it cannot
+// tell, is not ready.
+func (h *headerReader) Ready() bool {
+	in := &h.in
+	if h.err != nil || in.err != nil {
+		return true
+	}
+	if h.skip > 0 {
+		return false
+	}
+	b := in.buf[in.r:in.w]
+	length := int64(-1)
+	first := true
+	start := 0 // where the block begins, past blank lines
+	for pos := 0; ; {
+		i := bytes.IndexByte(b[pos:], '\n')
+		if i < 0 {
+			return len(b)-start > MaxHeaderBlock // malformed
+		}
+		line := b[pos : pos+i]
+		pos += i + 1
+		if n := len(line); n > 0 && line[n-1] == '\r' {
+			line = line[:n-1]
+		}
+		if len(line) == 0 {
+			if first {
+				start = pos
+				continue
+			}
+			// The end of the block: ready once the body is in (a body
+			// over the limit is skipped as it arrives).
+			return length < 0 || length <= int64(h.max) && int64(len(b)-pos) >= length
+		}
+		first = false
+		colon := bytes.IndexByte(line, ':')
+		if colon <= 0 {
+			return true // malformed
+		}
+		if wire.EqualFoldASCII(bytes.TrimRight(line[:colon], " \t"), "Content-Length") {
+			n, ok := parseLength(bytes.Trim(line[colon+1:], " \t"))
+			if !ok {
+				return true // malformed
+			}
+			length = n
+		}
+	}
+}
+
 func (h *headerReader) Read() ([]byte, error) {
 	if h.err != nil {
 		return nil, h.err

@@ -30,6 +30,31 @@ func (l *lineReader) Buffered() int { return l.in.buffered() }
 
 func (l *lineReader) Begun() bool { return l.pending || !l.in.onlySpace() }
 
+// Ready reports whether Read returns without reading: a line that is not
+// blank is buffered whole, or the input has failed. The blank lines before
+// it are dropped, as Read drops them.
+func (l *lineReader) Ready() bool {
+	in := &l.in
+	if in.err != nil {
+		return true
+	}
+	if l.pending {
+		return false
+	}
+	for {
+		i := bytes.IndexByte(in.buf[in.r+l.scanned:in.w], '\n')
+		if i < 0 {
+			l.scanned = in.w - in.r
+			return false
+		}
+		end := in.r + l.scanned + i
+		if !blank(in.buf[in.r:end]) {
+			return true
+		}
+		in.r, l.scanned = end+1, 0
+	}
+}
+
 func (l *lineReader) Read() ([]byte, error) {
 	in := &l.in
 	in.shrink()

@@ -34,11 +34,34 @@ type rawReader struct {
 	str     bool // inside a string
 	esc     bool // after a backslash inside a string
 	token   bool // a scalar token outside brackets and strings
+	found   int  // the length of the value at in.r, when Ready found its end; 0: not found
 }
 
 func (x *rawReader) Buffered() int { return x.in.buffered() }
 
 func (x *rawReader) Begun() bool { return x.scanned > 0 || !x.in.onlySpace() }
+
+// Ready reports whether Read returns without reading: the end of the next
+// value is buffered (found here, for Read to take), or Read fails at once.
+func (x *rawReader) Ready() bool {
+	in := &x.in
+	if x.err != nil || in.err != nil || x.found > 0 {
+		return true
+	}
+	if x.scanned == 0 {
+		for in.r < in.w && wire.IsSpace(in.buf[in.r]) {
+			in.r++
+		}
+		if in.r == in.w {
+			return false
+		}
+	}
+	end, ok := x.scan(in.buf[in.r:in.w])
+	if ok {
+		x.found = end
+	}
+	return ok || x.scanned > x.max
+}
 
 func (x *rawReader) Read() ([]byte, error) {
 	if x.err != nil {
@@ -60,7 +83,11 @@ func (x *rawReader) Read() ([]byte, error) {
 				continue
 			}
 		}
-		end, ok := x.scan(in.buf[in.r:in.w])
+		end, ok := x.found, x.found > 0
+		x.found = 0
+		if !ok {
+			end, ok = x.scan(in.buf[in.r:in.w])
+		}
 		if ok && end <= x.max {
 			v := in.buf[in.r : in.r+end]
 			in.r += end

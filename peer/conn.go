@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/keys"
@@ -40,13 +39,11 @@ type Options struct {
 	// request). A client sets it.
 	Caller bool
 
-	// Limits bound the Conn's queues, subscriptions and reads (see
-	// Limits; its zero value means the defaults). A Conn applies
-	// MaxInFlight, MaxQueued, MaxPush, MaxPushBytes, MaxSubscriptions, and
-	// IdleTimeout and ReadTimeout to a transport whose reads take deadlines
-	// (it has a method SetReadDeadline(time.Time) error, as a net.Conn
-	// does), which says where its reading is (BeforeRead); the other
-	// limits are its host's.
+	// Limits bound the Conn's queues and subscriptions (see Limits; its
+	// zero value means the defaults). A Conn applies MaxInFlight,
+	// MaxQueued, MaxPush, MaxPushBytes, MaxSubscriptions, MaxSequences and
+	// MaxSeqItems; the other limits are its host's, which times its
+	// carrier's reads (transport.ReadClock).
 	Limits
 
 	// OnIdle, when set, runs when the last message in flight has been
@@ -90,6 +87,8 @@ var errCancelled = jsonrpc.NewError(jsonrpc.CodeCancelled, "Request cancelled")
 // (FromContext). A Conn is safe for concurrent use.
 type Conn struct {
 	t       transport.Conn
+	ready   func() bool          // the carrier's Traits.Ready; nil: any Read may wait
+	clock   *transport.ReadClock // the carrier's Traits.Clock, told when the Conn is busy; nil: none
 	srv     transport.Handler
 	fast    *jsonrpc.Server // srv, when it is one: it takes the classified request (registry.ProcessScanned)
 	proto   Protocol
@@ -135,7 +134,6 @@ type Conn struct {
 	progress map[string]func(json.RawMessage)
 	workDone map[string]context.CancelFunc // BeginWorkDone's, by token
 	out      outbox
-	clock    readClock                  // the read deadlines (deadline.go)
 	subs     map[*Subscription]struct{} // ended with the read loop
 	err      error                      // set once the read loop has ended: calls fail with it
 
@@ -145,11 +143,11 @@ type Conn struct {
 	// readerWrites says that the read loop holds the writer; the read
 	// loop's own.
 	readerWrites bool
-	// exchanges is set when the transport sends each message in an
-	// exchange of its own (Exchanges): senders write at once.
+	// exchanges is set when the carrier sends each message in an
+	// exchange of its own (Traits.Exchanges): senders write at once.
 	exchanges bool
-	// inHand is set when the transport's input is all in hand
-	// (InputInHand): its read loop writes, two-way or not.
+	// inHand is set when the carrier's input is all in hand
+	// (Traits.InputInHand): its read loop writes, two-way or not.
 	inHand bool
 
 	// Outgoing calls.
@@ -189,7 +187,7 @@ type incoming struct {
 	notify    bool   // a notification; known once it is queued or runs on
 	id        []byte // a single request's id, once it is queued or runs on
 	msg       []byte // a copy, while queued
-	answer    []byte // the answer the transport made for it (Answer), if any
+	answer    []byte // the answer to a message the carrier refused (answerInTurn), if any
 	cancelled atomic.Bool
 	reply     func([]byte)
 
@@ -197,7 +195,7 @@ type incoming struct {
 	// (Begin): its answer may come from there. Set by the dispatcher.
 	async bool
 	// queuedMsg is set for a message the pump dispatches (enqueue,
-	// Answer): its answer comes on the pump. Set before it is queued.
+	// answerInTurn): its answer comes on the pump. Set before it is queued.
 	queuedMsg bool
 
 	// subs are the subscriptions the call made, whose notifications wait
@@ -244,12 +242,17 @@ func (x *connContext) Value(key any) any {
 	return x.Context.Value(key)
 }
 
-// New returns a Conn over t. ctx is the base of the contexts of the
-// methods it runs: cancelling it cancels them. Call Run to serve it.
-func New(ctx context.Context, t transport.Conn, opts Options) *Conn {
+// New returns a Conn over the carrier t, as t's Traits say it can be
+// used. ctx is the base of the contexts of the methods it runs: cancelling
+// it cancels them. Call Run to serve it.
+func New(ctx context.Context, t transport.Carrier, opts Options) *Conn {
 	lim := opts.Limits.WithDefaults()
 	c := &Conn{
-		t:        t,
+		t:         t.Conn,
+		ready:     t.Ready,
+		clock:     t.Clock,
+		exchanges: t.Exchanges,
+		inHand:    t.InputInHand,
 		srv:      opts.Server,
 		proto:    opts.Protocol,
 		order:    opts.Order.policy(),
@@ -272,15 +275,6 @@ func New(ctx context.Context, t transport.Conn, opts Options) *Conn {
 		c.twoWay.Store(true)
 	}
 	c.ctx = &connContext{Context: ctx, c: c}
-	if dl, ok := t.(deadliner); ok && dl.SetReadDeadline(time.Time{}) == nil {
-		c.clock = readClock{dl: dl, idle: max(lim.IdleTimeout, 0), msg: max(lim.ReadTimeout, 0)}
-	}
-	if x, ok := t.(interface{ Exchanges() bool }); ok && x.Exchanges() {
-		c.exchanges = true
-	}
-	if x, ok := t.(interface{ InputInHand() bool }); ok && x.InputInHand() {
-		c.inHand = true
-	}
 	c.first.c = c
 	c.first.reply = c.first.onReply
 	c.cur = &c.first
@@ -363,9 +357,8 @@ func (c *Conn) readLoop(end func(error)) (err error) {
 			c.abandoned(msg, end)
 		}
 	}()
-	buf, _ := c.t.(interface{ Buffered() int })
 	for {
-		if buf == nil || buf.Buffered() == 0 {
+		if c.ready == nil || !c.ready() {
 			// Read may block: send the answers so far first.
 			if err := c.sendQueued(); err != nil {
 				return err
@@ -373,7 +366,15 @@ func (c *Conn) readLoop(end func(error)) (err error) {
 		}
 		msg, err = c.t.Read()
 		if err != nil {
-			return err
+			var refused *transport.MessageError
+			if !errors.As(err, &refused) {
+				return err
+			}
+			c.answerInTurn(transport.AppendError(nil, c.proto.RefusalError(RefusedLimit, refused.Err), refused.ID))
+			if !refused.Recoverable {
+				return err
+			}
+			continue
 		}
 		inCall = true
 		c.handle(msg)
@@ -675,11 +676,11 @@ func (c *Conn) enqueue(msg []byte) {
 	})
 }
 
-// Answer sends resp, the answer a transport made itself to a message it
-// could not pass on (one over its size limit), in that message's turn:
-// under Sequential ordering, after the answers of the messages before it.
-// Only the transport's Read may call it, on the read loop.
-func (c *Conn) Answer(resp []byte) {
+// answerInTurn sends resp, the answer to a message the carrier refused
+// (transport.MessageError), in that message's turn: under Sequential
+// ordering, after the answers of the messages before it. Only the read
+// loop calls it.
+func (c *Conn) answerInTurn(resp []byte) {
 	if c.gate.Load() {
 		c.putReader(resp)
 		return
@@ -708,7 +709,7 @@ func (c *Conn) open(st *state) bool {
 func (c *Conn) update(f func(*state)) {
 	c.mu.Lock()
 	st := &c.st
-	wasBusy := st.running > 0 || len(st.queue) > 0 || st.outgoing > 0
+	wasBusy := c.busyLocked()
 	f(st)
 	if st.running < 0 || st.barriers < 0 || st.barriers > st.running || st.outgoing < 0 ||
 		st.queued < 0 || len(st.queue) == 0 && st.queued != 0 {
@@ -720,10 +721,11 @@ func (c *Conn) update(f func(*state)) {
 	if pump {
 		st.pumping = true
 	}
-	idle := wasBusy && st.running == 0 && len(st.queue) == 0 && st.outgoing == 0
-	if idle && c.clock.armable {
-		c.armIdleLocked()
+	busy := c.busyLocked()
+	if busy != wasBusy && c.clock != nil {
+		c.clock.Busy(busy)
 	}
+	idle := wasBusy && !busy
 	c.wakeLocked()
 	c.mu.Unlock()
 	if pump {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // inHand is a transport whose input is all in hand: it reads its
@@ -19,8 +20,6 @@ type inHand struct {
 	written []string
 	seen    []int // len(written) at each Read after the first
 }
-
-func (t *inHand) InputInHand() bool { return true }
 
 func (t *inHand) Read() ([]byte, error) {
 	t.mu.Lock()
@@ -55,7 +54,7 @@ func TestInputInHand(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`,
 		`{"jsonrpc":"2.0","method":"add","params":[3,4],"id":2}`,
 	}}
-	c := peer.New(context.Background(), tr, peer.Options{Server: srv, Protocol: peer.MCP})
+	c := peer.New(context.Background(), transport.Carrier{Conn: tr, Traits: transport.Traits{InputInHand: true}}, peer.Options{Server: srv, Protocol: peer.MCP})
 	if !c.TwoWay() {
 		t.Fatal("the Conn is not two-way under peer.MCP")
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // TestNullParams: over a connection that speaks LSP, "params": null is
@@ -242,7 +243,7 @@ func (c *chanTransport) Flush() error { return nil }
 // closed and the Conn waited for.
 func runConn(t *testing.T, tr *chanTransport, opts peer.Options) *peer.Conn {
 	t.Helper()
-	c := peer.New(context.Background(), tr, opts)
+	c := peer.New(context.Background(), transport.Carrier{Conn: tr}, opts)
 	done := make(chan error, 1)
 	go c.Run(func(err error) { done <- err })
 	t.Cleanup(func() {

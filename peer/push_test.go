@@ -17,6 +17,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // ethServer serves eth_subscribe and eth_unsubscribe on topic, and reports
@@ -288,7 +289,7 @@ func TestPushBoundedByBytes(t *testing.T) {
 	tr := &stuckTransport{closed: make(chan struct{})}
 	defer tr.Close()
 	const limit, size = 64 << 10, 8 << 10
-	c := peer.New(context.Background(), tr, peer.Options{Limits: peer.Limits{MaxPush: 1000, MaxPushBytes: limit}})
+	c := peer.New(context.Background(), transport.Carrier{Conn: tr}, peer.Options{Limits: peer.Limits{MaxPush: 1000, MaxPushBytes: limit}})
 	value := strings.Repeat("x", size)
 	accepted := 0
 	for range 1000 {
@@ -380,7 +381,7 @@ func (h *heldTransport) Close() error { h.once.Do(func() { close(h.closed) }); r
 func TestNotifyQueuedOutlivesItsContext(t *testing.T) {
 	leaktest.Check(t)
 	tr := &heldTransport{entered: make(chan struct{}), release: make(chan struct{}), closed: make(chan struct{}), wrote: make(chan string, 4)}
-	c := peer.New(context.Background(), tr, peer.Options{})
+	c := peer.New(context.Background(), transport.Carrier{Conn: tr}, peer.Options{})
 	done := make(chan struct{})
 	go func() { c.Run(func(error) {}); close(done) }()
 	defer func() { tr.Close(); <-done }()

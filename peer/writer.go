@@ -18,12 +18,12 @@ import "context"
 // answers is written without taking mu once; it writes what others
 // queued meanwhile between its answers (queued tells it, without mu).
 //
-// A transport whose input is all in hand (InputInHand: one HTTP
+// A carrier whose input is all in hand (Traits.InputInHand: one HTTP
 // request's body) has no peer to wait for while it writes: its read loop
 // and pump write their answers themselves, two-way or not.
 //
-// A transport that sends each message in an exchange of its own (an HTTP
-// request, see transport.Conn) is written by every goroutine that sends at
+// A carrier that sends each message in an exchange of its own (an HTTP
+// request, Traits.Exchanges) is written by every goroutine that sends at
 // once: a message that waits for its answer holds up no other.
 
 // outbox holds the messages waiting for the writer; guarded by c.mu.
@@ -311,15 +311,6 @@ func (c *Conn) kick() {
 	c.mu.Unlock()
 	c.drain()
 }
-
-// SendQueued sends what the read loop has answered so far. The read loop
-// calls it before each Read that may block (see transport.Conn); a transport
-// whose Read may block more than once before it returns a message (it
-// answers a message over its limit itself, with Answer, and reads on)
-// calls it before each read of its own that may block, so that nothing
-// it answered waits for the peer's next message. Only the read loop may
-// call it, from within Read.
-func (c *Conn) SendQueued() error { return c.sendQueued() }
 
 // writesApart reports whether the read loop and the pump leave their
 // writes to a writer goroutine: once the Conn is two-way, unless its

@@ -17,20 +17,22 @@ import (
 )
 
 // A conn is one served connection: a peer.Conn over the connection's
-// framing (conn is its peer.Transport), with the connection's timeouts,
-// its share of the Server's MaxBuffered, and its graceful close.
+// framing (conn is its carrier, a transport.Conn), with the connection's
+// timeouts, its share of the Server's MaxBuffered, and its graceful close.
 //
 // The peer.Conn's read loop reads messages through Read; answers and the
 // connection's own calls go through Write and Flush, which the peer.Conn
-// calls from one goroutine at a time (its writer). Before each read from
-// the connection that may block, what the peer.Conn has answered is sent
-// (beforeRead).
+// calls from one goroutine at a time (its writer). The peer.Conn sends
+// what it has answered before each Read that may block (the framing's
+// Ready tells it which), and tells the connection's read clock when calls
+// are in flight; the conn never calls the peer.Conn from its Read.
 type conn struct {
 	st     settings
 	srv    *Server
 	rwc    io.ReadWriteCloser
-	rdl    readDeadliner  // nil when rwc has no working read deadline
-	wdl    writeDeadliner // nil when rwc has no working write deadline
+	rdl    readDeadliner        // nil when rwc has no working read deadline
+	wdl    writeDeadliner       // nil when rwc has no working write deadline
+	clock  *transport.ReadClock // the read deadlines of rdl; nil without
 	rd     framing.Reader
 	wr     framing.Writer // the peer.Conn's writer's
 	peer   *peer.Conn
@@ -48,8 +50,7 @@ type conn struct {
 	taken    int64             // of them, taken from buffered
 
 	// Lifecycle. The read deadlines (the idle and read timeouts, Shutdown's
-	// interruption, the linger) are the peer.Conn's to set, under its
-	// mutex, through SetReadDeadline.
+	// interruption, the linger) are the clock's to set.
 	stopping atomic.Bool           // Shutdown: start no call; read only what is buffered
 	closeErr atomic.Pointer[error] // why the connection was closed, once close was called
 }
@@ -74,6 +75,7 @@ func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, client s
 	}
 	if d, ok := rwc.(readDeadliner); ok && d.SetReadDeadline(time.Time{}) == nil {
 		c.rdl = d
+		c.clock = transport.NewReadClock(d.SetReadDeadline, st.IdleTimeout, st.ReadTimeout)
 	}
 	if d, ok := rwc.(writeDeadliner); ok && d.SetWriteDeadline(time.Time{}) == nil {
 		c.wdl = d
@@ -84,7 +86,11 @@ func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, client s
 	c.rd = st.framing.NewReader(connReader{c}, st.MaxMessage)
 	c.starter, _ = c.rd.(starter)
 	c.wr = st.framing.NewWriter(connWriter{c})
-	c.peer = peer.New(c.ctx, c, peer.Options{
+	carrier := transport.Carrier{Conn: c, Traits: transport.Traits{Clock: c.clock}}
+	if r, ok := c.rd.(interface{ Ready() bool }); ok {
+		carrier.Ready = r.Ready
+	}
+	c.peer = peer.New(c.ctx, carrier, peer.Options{
 		Server:   st.handler,
 		Order:    st.order,
 		Protocol: st.protocol,
@@ -166,36 +172,42 @@ func serverEnds(err error) bool {
 }
 
 // Read returns the next message for the peer.Conn. A message over the size
-// limit is answered here, and reading goes on when the framing can find
-// the next one.
+// limit, or one the Server's MaxBuffered has no room for, is refused with
+// a *transport.MessageError, which the peer.Conn answers; it reads on when
+// the framing can find the next message.
 func (c *conn) Read() ([]byte, error) {
-	for {
-		if err := c.closedErr(); err != nil {
-			return nil, err
-		}
-		c.startRead()
-		msg, err := c.rd.Read()
-		if err == nil {
-			return msg, nil
-		}
-		c.logReadError(err)
-		var tl *framing.TooLargeError
-		if errors.As(err, &tl) {
-			resp := transport.AppendError(nil, c.st.protocol.RefusalError(peer.RefusedLimit, jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").
-				WithData(fmt.Sprintf("message exceeds the limit of %d bytes", tl.Limit))), tl.ID)
-			c.peer.Answer(resp)
-			if tl.Recoverable {
-				continue
-			}
-		}
-		if errors.Is(err, errBusy) {
-			c.peer.Answer(transport.AppendError(nil, c.st.protocol.RefusalError(peer.RefusedLimit, errBusyAnswer), nil))
-		}
-		if c.stopping.Load() {
-			return nil, errStopping
-		}
+	if err := c.closedErr(); err != nil {
 		return nil, err
 	}
+	c.startRead()
+	msg, err := c.rd.Read()
+	if err == nil {
+		return msg, nil
+	}
+	c.logReadError(err)
+	var refused *transport.MessageError
+	var tl *framing.TooLargeError
+	switch {
+	case errors.As(err, &tl):
+		refused = &transport.MessageError{
+			Err:         jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData(fmt.Sprintf("message exceeds the limit of %d bytes", tl.Limit)),
+			ID:          tl.ID,
+			Recoverable: tl.Recoverable,
+			Cause:       err,
+		}
+	case errors.Is(err, errBusy):
+		refused = &transport.MessageError{Err: errBusyAnswer, Cause: err}
+	}
+	if c.stopping.Load() && (refused == nil || !refused.Recoverable) {
+		err = errStopping
+		if refused != nil {
+			refused.Cause = fmt.Errorf("%w (%w)", refused.Cause, errStopping)
+		}
+	}
+	if refused != nil {
+		return nil, refused
+	}
+	return nil, err
 }
 
 // logReadError logs the error of the framing's Read that the Server
@@ -245,11 +257,6 @@ func (c *conn) Flush() error {
 	return nil
 }
 
-// Buffered returns the bytes read and not yet returned by Read: while
-// there are some, the read loop need not flush (beforeRead flushes before
-// a read blocks).
-func (c *conn) Buffered() int { return c.rd.Buffered() }
-
 // Close closes the connection (peer.Transport).
 func (c *conn) Close() error {
 	c.close(os.ErrClosed)
@@ -276,29 +283,18 @@ func (c *conn) begun() bool {
 	return !c.newMsg
 }
 
-// SetReadDeadline sets the read deadline of the connection, for the
-// peer.Conn, which times the reads (see peer.Options.IdleTimeout); it
-// fails with os.ErrNoDeadline when the connection has none.
-func (c *conn) SetReadDeadline(d time.Time) error {
-	if c.rdl == nil {
-		return os.ErrNoDeadline
-	}
-	return c.rdl.SetReadDeadline(d)
-}
-
 // beforeRead runs before each read from the connection, which may block:
-// the peer.Conn sends what it has answered so far, whether the read loop
-// wrote it (one-way) or queued it for the Conn's writer (two-way), since a
-// read that waits for the peer must not hold an answer the peer waits
-// for, and sets the read deadline.
+// it sets the read deadline. (The peer.Conn has sent what it answered
+// before it called Read.)
 func (c *conn) beforeRead() error {
 	if c.stopping.Load() {
-		c.peer.SendQueued()
 		return errStopping
 	}
 	fresh := c.newRead
 	c.newRead = false
-	c.peer.BeforeRead(fresh, c.begun())
+	if c.clock != nil {
+		c.clock.Before(fresh, c.begun())
+	}
 	return nil
 }
 
@@ -316,8 +312,9 @@ func (c *conn) afterRead(n int) {
 func (c *conn) stopReading() {
 	c.peer.Shutdown()
 	c.stopping.Store(true)
-	if c.peer.StopReading() {
-		return // by a read deadline in the past, unless it lingers already
+	if c.clock != nil {
+		c.clock.Stop() // a read deadline in the past, unless it lingers already
+		return
 	}
 	if cr, ok := c.rwc.(interface{ CloseRead() error }); !ok || cr.CloseRead() != nil {
 		// No way to interrupt a read alone: the answers in flight are
@@ -340,7 +337,7 @@ func (c *conn) lingerClose(why error) {
 		c.close(why)
 		return
 	}
-	c.peer.Linger(c.st.linger)
+	c.clock.Linger(c.st.linger)
 	buf := make([]byte, 4<<10)
 	for {
 		if _, err := c.rwc.Read(buf); err != nil {

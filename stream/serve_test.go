@@ -255,12 +255,15 @@ func TestIdleTimeoutDuringCall(t *testing.T) {
 	leakCheck(t)
 	eachOrderAndTransport(t, func(t *testing.T, order Ordering, tr string) {
 		b := newBlockingServer(t)
-		const idle = 30 * time.Millisecond
+		// Long enough for the client to send its call before the idle
+		// timeout of the connection's first wait ends it, on a loaded
+		// machine too (it failed at 30 ms under -race beside other jobs).
+		const idle = 250 * time.Millisecond
 		dial := serverOn(t, &Server{Server: b.h, Order: order, Limits: peer.Limits{IdleTimeout: idle}}, tr)
 		c := newClient(t, dial(), framing.Line)
 		c.send(call("wait", 1, "[1]"))
 		b.awaitStarted(t, 1)
-		time.Sleep(5 * idle)
+		time.Sleep(2 * idle)
 		close(b.release)
 		if got, want := c.recv(), `{"jsonrpc":"2.0","result":1,"id":1}`; got != want {
 			t.Fatalf("got %s, want %s", got, want)

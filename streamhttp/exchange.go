@@ -150,10 +150,6 @@ func (x *exchange) Close() error {
 	return nil
 }
 
-// InputInHand reports that the request is all in hand: the Conn writes
-// its answer at once, from the goroutine that ran the call, even when
-// the Protocol makes it two-way (see transport.Conn).
-func (x *exchange) InputInHand() bool { return true }
 
 // Stop lets the request end with its answer (transport.Hosted): it has no other
 // message to read, so there is nothing more to do.

@@ -434,7 +434,11 @@ func (h *Handler) serveRequest(ctx context.Context, w http.ResponseWriter, r *ht
 	if l := h.logger(); l != nil {
 		log = l.With(slog.String("remote", r.RemoteAddr))
 	}
-	c := peer.New(ctx, x, peer.Options{Server: srv, Protocol: proto, Limits: lim, Logger: log})
+	// The request is all in hand (Traits.InputInHand): the Conn writes its
+	// answer at once, from the goroutine that ran the call, even when the
+	// Protocol makes it two-way.
+	carrier := transport.Carrier{Conn: x, Traits: transport.Traits{InputInHand: true}}
+	c := peer.New(ctx, carrier, peer.Options{Server: srv, Protocol: proto, Limits: lim, Logger: log})
 	c.Run(x.ended)
 	if !x.returned {
 		// A method ended this goroutine with runtime.Goexit: the Conn goes

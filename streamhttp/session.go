@@ -158,7 +158,10 @@ func (h *Handler) newSession(lim peer.Limits, client string, revive *SessionStat
 	if srv == nil {
 		srv = noMethods()
 	}
-	s.conn = peer.New(s.ctx, (*sessionConn)(s), peer.Options{Server: srv, Protocol: h.protocol(), Limits: lim, Logger: log})
+	// Every goroutine that sends writes at once (Traits.Exchanges): a
+	// message for one stream waits for no other's.
+	carrier := transport.Carrier{Conn: (*sessionConn)(s), Traits: transport.Traits{Exchanges: true}}
+	s.conn = peer.New(s.ctx, carrier, peer.Options{Server: srv, Protocol: h.protocol(), Limits: lim, Logger: log})
 	h.sessions[s.id] = s
 	go s.conn.Run(func(error) {})
 	return s, nil
@@ -577,6 +580,3 @@ func (t *sessionConn) Flush() error { return nil }
 // Close ends the session's reading.
 func (t *sessionConn) Close() error { return nil }
 
-// Exchanges reports that every goroutine that sends writes at once
-// (transport.Conn): a message for one stream waits for no other's.
-func (t *sessionConn) Exchanges() bool { return true }

@@ -129,9 +129,10 @@ func WithTracker(ctx context.Context, t Tracker) context.Context {
 
 // A Conn carries whole JSON-RPC messages both ways between two ends: the
 // framing of a byte stream, WebSocket messages, HTTP exchanges, or a
-// queue in memory. It is what a two-way connection (peer.New) runs on,
-// what a client (client.New) calls over, and what the stream and ws hosts
-// make of each connection they serve.
+// queue in memory. Carried with its Traits (a Carrier), it is what a
+// two-way connection (peer.New) runs on, what a client (client.New) calls
+// over, and what the stream and ws hosts make of each connection they
+// serve.
 //
 // The connection calls Read from one goroutine at a time (its read loop),
 // and Write and Flush from one goroutine at a time (its writer), which may
@@ -140,7 +141,8 @@ func WithTracker(ctx context.Context, t Tracker) context.Context {
 type Conn interface {
 	// Read returns the next message, valid until the next call of Read.
 	// Once the input has ended or failed, it returns an error (io.EOF
-	// for a clean end).
+	// for a clean end). A message it refuses in place of returning it
+	// (one over its size limit) is a *MessageError.
 	Read() ([]byte, error)
 	// Write sends msg, one whole message, or buffers it for Flush. ctx is
 	// the context of the call that sends the message (or the
@@ -154,28 +156,11 @@ type Conn interface {
 	Close() error
 }
 
-// Three methods a Conn may have beside those of the interface change how a
-// connection uses it:
-//
-//   - Buffered() int returns the bytes of input read and not yet
-//     returned by Read. A connection sends what it has answered before
-//     each Read, so that the peer has every answer before the connection
-//     waits for its next message; while Buffered is not 0, it reads on
-//     first, so that a burst of messages is answered with few writes.
-//     Such a Conn must call the connection's SendQueued
-//     (peer.Conn.SendQueued) before each read of its own that may block.
-//   - Exchanges() bool, when it returns true, says that each message
-//     travels in an exchange of its own, as an HTTP client sends each in
-//     a request: Write may take as long as the exchange, and is called
-//     by every goroutine that sends, at once, so that no message waits
-//     for another's exchange.
-//   - InputInHand() bool, when it returns true, says that Read never
-//     waits for the peer to read what Write sends, as the one request
-//     of an HTTP exchange is read whole before it is answered: a
-//     two-way connection's read loop then writes its answers itself,
-//     on its own goroutine, as a one-way connection's does, where it
-//     otherwise leaves them to a writer goroutine (a read loop blocked
-//     writing to a peer blocked writing to it would never read again).
+// What a Conn can do beyond its four methods (a whole message in hand,
+// exchanges, input all in hand, timed reads) it declares once, in the
+// Traits of its Carrier; the connection never looks for methods of its
+// own, and the Conn never calls the connection: a message it refuses comes
+// back from Read as a *MessageError.
 
 // noMethods is the empty method table that a nil Server means.
 var noMethods = sync.OnceValue(func() *jsonrpc.Server { return jsonrpc.NewServer() })

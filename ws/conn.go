@@ -20,13 +20,15 @@ import (
 )
 
 // A wsConn is one served WebSocket: a peer.Conn over its messages (wsConn
-// is its peer.Transport), with the connection's idle and read timeouts,
-// its share of the Handler's MaxBuffered, and its close handshake.
+// is its carrier, a transport.Conn), with the connection's idle and read
+// timeouts, its share of the Handler's MaxBuffered, and its close
+// handshake.
 //
 // The peer.Conn's read loop reads messages through Read, which tells the
-// peer.Conn where its reading is (BeforeRead), and refuses the messages
-// read while shutting down; the peer.Conn times the reads, through
-// SetReadDeadline, whose timer begins the close handshake (expire).
+// connection's read clock where its reading is; the clock, which the
+// peer.Conn tells when calls are in flight, sets the deadline of a timer
+// that begins the close handshake (expire). A message read while shutting
+// down is passed on, and the peer.Conn refuses it.
 // Answers and the calls of methods go through Write, from the peer.Conn's
 // writer, each a message of its own. Every close goes through startClose,
 // which writes the close frame, or kill. The connection's state is a few
@@ -40,6 +42,8 @@ type wsConn struct {
 	writeTimeout time.Duration     // 0: none
 	closeDone    chan struct{}     // closed when the close begun by startClose has ended
 	log          *slog.Logger      // the Handler's Logger with the remote address, or nil
+
+	clock *transport.ReadClock // the idle and read timeouts, on timer
 
 	// Set by attach, before the read loop starts.
 	ctx     context.Context
@@ -57,7 +61,7 @@ type wsConn struct {
 	closing  atomic.Bool // a close has begun, or the connection is ending: pass on nothing
 	killed   atomic.Bool // Shutdown's deadline passed: close at once
 
-	// The read deadline, set by the peer.Conn (SetReadDeadline): timer
+	// The read deadline, set by the clock (setReadDeadline): timer
 	// fires at deadline (Unix nanoseconds; 0: none), and expire begins
 	// the close when a read is under way then (reading), inside a message
 	// (read timeout) or waiting for one (idle, or quiet at shutdown).
@@ -75,15 +79,6 @@ type wsConn struct {
 // close frame goes out; after it, nothing may be sent.
 const shutdownQuiet = 50 * time.Millisecond
 
-// What Read does with a message it has read.
-type action uint8
-
-const (
-	pass   action = iota // return it, for the peer.Conn to handle
-	refuse               // answer it with the shutdown error
-	drop                 // nothing: the close frame is sent, no answer can follow
-)
-
 // attach records the upgraded connection and its peer.Conn; false means
 // Shutdown's deadline has passed and it must not be served.
 func (c *wsConn) attach(ctx context.Context, cancel context.CancelFunc, conn *websocket.Conn, netConn net.Conn, p *peer.Conn) bool {
@@ -97,10 +92,9 @@ func (c *wsConn) attach(ctx context.Context, cancel context.CancelFunc, conn *we
 	return !c.killed.Load()
 }
 
-// SetReadDeadline arms the timer for d (a zero d disarms it), for the
-// peer.Conn, which times the reads (peer.Options.IdleTimeout); it runs
-// under the peer.Conn's mutex, one at a time.
-func (c *wsConn) SetReadDeadline(d time.Time) error {
+// setReadDeadline arms the timer for d (a zero d disarms it), for the
+// clock, which calls it one at a time.
+func (c *wsConn) setReadDeadline(d time.Time) error {
 	if d.IsZero() {
 		c.deadline.Store(0)
 		c.timer.Stop()
@@ -141,8 +135,7 @@ func putMsgBuf(b []byte) {
 // Read returns the next message for the peer.Conn, once its last frame has
 // arrived: it fails when the peer closed the connection or broke it, a
 // limit closed it, or the close handshake begun by startClose is over.
-// Messages read while a one-way connection shuts down are answered here,
-// and messages read once the close frame is sent are dropped.
+// Messages read once the close frame is sent are dropped.
 func (c *wsConn) Read() ([]byte, error) {
 	for {
 		// The message before is answered or copied: its bytes leave the
@@ -155,23 +148,22 @@ func (c *wsConn) Read() ([]byte, error) {
 		// connection when a read's context ends, and every way of ending a
 		// read here closes the connection anyway (a timeout with a close
 		// frame, Shutdown's deadline and a failed write at once).
-		// What the connection answered so far goes out before the wait
-		// for the next message (BeforeRead, which also sets the idle
-		// deadline). reading is set first, so that a deadline that passes
-		// from then on ends the read.
+		// The idle deadline is set before the wait for the next message
+		// (the peer.Conn has sent what it answered before it called
+		// Read); reading is set first, so that a deadline that passes from
+		// then on ends the read.
 		c.inMessage.Store(false)
 		c.reading.Store(true)
-		c.peer.BeforeRead(true, false)
+		c.clock.Before(true, false)
 		_, r, err := c.conn.Reader(context.Background())
 		if err != nil {
 			c.reading.Store(false)
 			return nil, err
 		}
 		c.inMessage.Store(true)
-		c.peer.BeforeRead(false, true) // the read timeout
+		c.clock.Before(false, true) // the read timeout
 		c.buf, c.taken, err = readMessage(r, getMsgBuf(), c.limit, c.buffered)
 		c.reading.Store(false)
-		act := c.gotMessage()
 		if errors.Is(err, errBudget) {
 			c.startClose(websocket.StatusTryAgainLater, reasonBusy)
 			return nil, err
@@ -184,14 +176,8 @@ func (c *wsConn) Read() ([]byte, error) {
 			}
 			return nil, err
 		}
-		switch act {
-		case refuse:
-			if resp := appendRefusal(nil, c.buf); len(resp) > 0 {
-				c.peer.Answer(resp)
-			}
-			continue
-		case drop:
-			continue
+		if c.closing.Load() {
+			continue // the close frame is sent: no answer can follow
 		}
 		return c.buf, nil
 	}
@@ -248,7 +234,7 @@ func (c *wsConn) finish() {
 	// frame is on its way.
 	started := !c.closing.CompareAndSwap(false, true)
 	killed := c.killed.Load()
-	c.SetReadDeadline(time.Time{})
+	c.setReadDeadline(time.Time{})
 	c.cancel()
 	if killed && c.netConn != nil {
 		c.netConn.Close()
@@ -308,21 +294,6 @@ func readMessage(r io.Reader, buf []byte, limit int64, b *transport.Budget) ([]b
 // errBudget is readMessage's error when the Handler's MaxBuffered has no
 // room for the message.
 var errBudget = errors.New("ws: MaxBuffered spent")
-
-// gotMessage says what to do with a message just read: while shutting
-// down, a one-way connection refuses it here, with appendRefusal's
-// answers.
-func (c *wsConn) gotMessage() action {
-	switch {
-	case c.closing.Load():
-		return drop
-	case c.stopping.Load() && !c.peer.TwoWay():
-		return refuse
-	}
-	// A two-way connection's peer.Conn refuses the requests itself, and
-	// passes on the answers to its calls and the cancel notifications.
-	return pass
-}
 
 // expire runs when the timer fires: a read that waits for a message past
 // its deadline ends the connection with 1001 (going away: idle, or quiet
@@ -388,7 +359,7 @@ func (c *wsConn) stop() {
 // message end once nothing has been in flight for shutdownQuiet.
 func (c *wsConn) shutdown() {
 	c.peer.Shutdown()
-	c.peer.StopReadingWhenQuiet(shutdownQuiet)
+	c.clock.StopWhenQuiet(shutdownQuiet)
 }
 
 // kill closes the connection at once and cancels its calls' context.

@@ -19,14 +19,14 @@ const dialMaxMessage = 64 << 20
 // client.DefaultMaxMessage bytes (64 MiB); a longer one closes the connection with status 1009 and
 // fails the client's calls. opts are passed to websocket.Dial; nil uses
 // its defaults.
-func Dial(ctx context.Context, url string, opts *websocket.DialOptions) (transport.Conn, error) {
+func Dial(ctx context.Context, url string, opts *websocket.DialOptions) (transport.Carrier, error) {
 	conn, _, err := websocket.Dial(ctx, url, opts)
 	if err != nil {
-		return nil, err
+		return transport.Carrier{}, err
 	}
 	conn.SetReadLimit(dialMaxMessage)
 	ctx, cancel := context.WithCancel(context.Background())
-	return &channel{conn: conn, ctx: ctx, cancel: cancel}, nil
+	return transport.Carrier{Conn: &channel{conn: conn, ctx: ctx, cancel: cancel}}, nil
 }
 
 type channel struct {

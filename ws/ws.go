@@ -236,6 +236,7 @@ func (h *Handler) admit(r *http.Request) (*wsConn, string) {
 	}
 	c.timer = time.AfterFunc(time.Hour, c.expire)
 	c.timer.Stop()
+	c.clock = transport.NewReadClock(c.setReadDeadline, lim.IdleTimeout, lim.ReadTimeout)
 	client := transport.ClientOfHostPort(r.RemoteAddr)
 	if h.ClientKey != nil {
 		client = h.ClientKey(r)
@@ -301,7 +302,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		log.LogAttrs(ctx, slog.LevelDebug, "connection opened")
 	}
 	c.log = log
-	p := peer.New(ctx, c, peer.Options{
+	p := peer.New(ctx, transport.Carrier{Conn: c, Traits: transport.Traits{Clock: c.clock}}, peer.Options{
 		Logger:   log,
 		Server:   h.Server,
 		Order:    h.Order,
@@ -328,3 +329,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	})
 	returned = true
 }
+
+// ShutdownData is the data member of the error that answers a request a
+// Handler received but did not start because it was shutting down; the
+// error's code is jsonrpc.CodeLimitExceeded, unless the Handler's
+// Protocol gives the refusal a code of its own.
+const ShutdownData = "server shutting down"

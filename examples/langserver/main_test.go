@@ -38,7 +38,7 @@ func start(t *testing.T, bin string) (*client.Client, *tap.Tap) {
 		t.Fatal(err)
 	}
 	w := tap.New(t, ch)
-	c := client.New(w, client.UseProtocol(peer.LSP))
+	c := client.New(w.Channel(), client.UseProtocol(peer.LSP))
 	return c, w
 }
 

@@ -39,7 +39,7 @@ func start(t *testing.T, bin string) (*client.Client, *tap.Tap) {
 		t.Fatal(err)
 	}
 	w := tap.New(t, ch)
-	return client.New(w, client.UseProtocol(peer.MCP)), w
+	return client.New(w.Channel(), client.UseProtocol(peer.MCP)), w
 }
 
 func call[T any](t *testing.T, c *client.Client, method string, params any) T {

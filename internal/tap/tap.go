@@ -12,14 +12,17 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
-// A Tap is a client.Channel that keeps every message it carries, in
-// order, and logs each to its test: "--> " for what the client sends,
-// "<-- " for what it receives.
+// A Tap is a transport.Conn over a client.Channel that keeps every
+// message it carries, in order, and logs each to its test: "--> " for what
+// the client sends, "<-- " for what it receives. Channel makes it a
+// client.Channel with the Traits of the one it taps.
 type Tap struct {
-	client.Channel
-	t testing.TB
+	transport.Conn
+	traits transport.Traits
+	t      testing.TB
 
 	mu   sync.Mutex
 	msgs []Msg
@@ -35,22 +38,19 @@ type Msg struct {
 
 // New returns a Tap over ch.
 func New(t testing.TB, ch client.Channel) *Tap {
-	return &Tap{Channel: ch, t: t, eof: make(chan struct{})}
+	return &Tap{Conn: ch.Conn, traits: ch.Traits, t: t, eof: make(chan struct{})}
 }
+
+// Channel returns the Tap as a client.Channel.
+func (w *Tap) Channel() client.Channel { return client.Channel{Conn: w, Traits: w.traits} }
 
 func (w *Tap) Write(ctx context.Context, msg []byte) error {
 	w.keep(true, msg)
-	return w.Channel.Write(ctx, msg)
-}
-
-// Exchanges is the channel's (see transport.Conn).
-func (w *Tap) Exchanges() bool {
-	x, ok := w.Channel.(interface{ Exchanges() bool })
-	return ok && x.Exchanges()
+	return w.Conn.Write(ctx, msg)
 }
 
 func (w *Tap) Read() ([]byte, error) {
-	msg, err := w.Channel.Read()
+	msg, err := w.Conn.Read()
 	if err != nil {
 		w.once.Do(func() { close(w.eof) })
 		return msg, err
