@@ -165,7 +165,7 @@ type Server struct {
 	// transport.ErrClientFull.
 	ClientKey func(c io.ReadWriteCloser) string
 
-	host     transport.Host         // the listeners and connections, and their shutdown
+	host     transport.Host    // the listeners and connections, and their shutdown
 	once     sync.Once         // makes slots and buffered
 	slots    chan struct{}     // one element per connection served (MaxConns)
 	buffered *transport.Budget // MaxBuffered

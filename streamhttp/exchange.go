@@ -150,7 +150,6 @@ func (x *exchange) Close() error {
 	return nil
 }
 
-
 // Stop lets the request end with its answer (transport.Hosted): it has no other
 // message to read, so there is nothing more to do.
 func (x *exchange) Stop() {}

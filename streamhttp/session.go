@@ -579,4 +579,3 @@ func (t *sessionConn) Flush() error { return nil }
 
 // Close ends the session's reading.
 func (t *sessionConn) Close() error { return nil }
-

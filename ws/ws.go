@@ -169,7 +169,7 @@ type Handler struct {
 	// subprotocols, compression). Nil accepts same-origin connections.
 	AcceptOptions *websocket.AcceptOptions
 
-	host     transport.Host         // the connections, and their shutdown
+	host     transport.Host    // the connections, and their shutdown
 	once     sync.Once         // makes buffered
 	buffered *transport.Budget // MaxBuffered
 	log      *slog.Logger      // Logger within ratelog's bounds, made by once
