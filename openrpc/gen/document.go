@@ -19,6 +19,7 @@ type document struct {
 	Methods    []*method       `json:"methods"`
 	Components components      `json:"components"`
 	raw        json.RawMessage // the whole document, for $ref pointers outside the components' schemas
+	tree       any             // raw decoded, once a pointer needs it
 }
 
 type info struct {
@@ -226,10 +227,12 @@ func (d *document) resolve(ref string) (*schema, error) {
 	if !ok {
 		return nil, fmt.Errorf("gen: %s: only references inside the document are followed", ref)
 	}
-	var cur any
-	if err := json.Unmarshal(d.raw, &cur); err != nil {
-		return nil, err
+	if d.tree == nil {
+		if err := json.Unmarshal(d.raw, &d.tree); err != nil {
+			return nil, err
+		}
 	}
+	cur := d.tree
 	for _, tok := range strings.Split(p, "/") {
 		tok = unescapePointer(tok)
 		switch c := cur.(type) {

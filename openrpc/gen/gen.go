@@ -475,7 +475,7 @@ func (g *generator) typesFile() string {
 	if len(g.errs) > 0 {
 		b.WriteString("// The errors the methods declare. A *jsonrpc.Error matches one with\n// errors.Is when their codes are equal, whatever the message.\nvar (\n")
 		for _, d := range g.errs {
-			fmt.Fprintf(&b, "// %s is the error %d, %q, of %s.\n", d.name, d.code, d.message, strings.Join(d.methods, ", "))
+			b.WriteString(comment(fmt.Sprintf("%s is the error %d, %q, of %s.", d.name, d.code, d.message, strings.Join(d.methods, ", ")), "", ""))
 			fmt.Fprintf(&b, "%s = jsonrpc.NewError(%d, %s)\n", d.name, d.code, strconv.Quote(d.message))
 		}
 		b.WriteString(")\n\n")
@@ -571,12 +571,16 @@ func comment(first, title, description string) string {
 	return b.String()
 }
 
-// fieldComment is the comment of a struct field of schema s, or "".
-func fieldComment(s *schema) string {
+// fieldComment is the comment of a struct field of schema s, the member
+// name, or "".
+func fieldComment(name string, s *schema) string {
 	if s == nil {
 		return ""
 	}
 	text := strings.TrimSpace(s.Title)
+	if strings.EqualFold(strings.ReplaceAll(text, " ", ""), name) {
+		text = ""
+	}
 	if d := strings.TrimSpace(firstLine(s.Description)); d != "" {
 		if text != "" {
 			text += ": "
@@ -594,7 +598,7 @@ func fieldComment(s *schema) string {
 func descriptorComment(cd *contentDescriptor) string {
 	text := strings.TrimSpace(firstLine(cd.Summary + " " + cd.Description))
 	if text == "" {
-		return fieldComment(cd.Schema)
+		return fieldComment(cd.Name, cd.Schema)
 	}
 	var b strings.Builder
 	writeWrapped(&b, text)

@@ -16,7 +16,18 @@ var fixtures = []struct {
 	cfg      gen.Config
 }{
 	{"internal/demorpc", "testdata/demo.json", gen.Config{Package: "demorpc", Source: "demo.json"}},
+	{"internal/ethrpc", "testdata/execution-apis/refs-openrpc.json", gen.Config{
+		Package: "ethrpc",
+		Source:  "refs-openrpc.json",
+		Types: map[string]string{
+			"uint":    hexutil + ".Big",
+			"uint256": hexutil + ".Big",
+			"uint64":  hexutil + ".Uint64",
+		},
+	}},
 }
+
+const hexutil = "github.com/jsonrpc-go/jsonrpc/openrpc/gen/internal/hexutil"
 
 // TestFixturesAreCurrent regenerates the packages of internal/ and
 // compares them byte for byte with what is checked in.

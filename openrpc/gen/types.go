@@ -212,6 +212,18 @@ func (g *generator) typeOf(s *schema, hint string) (goType, error) {
 	if s.Ref != "" {
 		return g.refType(s.Ref, hint)
 	}
+	if alone := len(s.Type) == 0 && len(s.Properties) == 0 && s.Items == nil; alone && (len(s.OneOf) > 0 || len(s.AnyOf) > 0) {
+		// One variant besides null is that variant's type, or a pointer.
+		if vs, nullable := g.variants(s, 0); len(vs) == 1 {
+			t, err := g.typeOf(vs[0], hint)
+			if nullable {
+				t = t.orNull()
+			}
+			return t, err
+		}
+	} else if alone && len(s.AllOf) == 1 && len(s.OneOf) == 0 && len(s.AnyOf) == 0 {
+		return g.typeOf(s.AllOf[0], hint)
+	}
 	shape, nullable := g.shape(s)
 	t, err := g.typeOfShape(s, shape, hint)
 	if err != nil {
@@ -344,7 +356,7 @@ func (g *generator) componentDecl(name, goName string, s *schema) (string, error
 	if err != nil {
 		return "", err
 	}
-	if strings.Contains(t.expr, ".") {
+	if strings.Contains(t.expr, ".") && !strings.ContainsAny(t.expr[:1], "[*m") {
 		// A type of another package keeps its methods only as an alias.
 		return doc + "type " + goName + " = " + t.expr + "\n", nil
 	}
@@ -373,7 +385,7 @@ func (g *generator) typeOfShape(s *schema, shape, hint string) (goType, error) {
 		case len(s.Enum) > 0 && hint != "":
 			name := g.newName(hint)
 			slot := g.reserve()
-			code, err := g.enumDecl(name, comment(name+" is a value of "+hint, s.Title, s.Description), s)
+			code, err := g.enumDecl(name, comment(name+" is a string of the values below", s.Title, s.Description), s)
 			if err != nil {
 				return goType{}, err
 			}
@@ -406,7 +418,7 @@ func (g *generator) typeOfShape(s *schema, shape, hint string) (goType, error) {
 	case shapeObject:
 		name := g.newName(hint)
 		slot := g.reserve()
-		code, err := g.structDecl(name, comment(name+" is an object of "+hint, s.Title, s.Description), s)
+		code, err := g.structDecl(name, comment(name+" is an object the document describes in place", s.Title, s.Description), s)
 		if err != nil {
 			return goType{}, err
 		}
@@ -415,7 +427,7 @@ func (g *generator) typeOfShape(s *schema, shape, hint string) (goType, error) {
 	case shapeUnion:
 		name := g.newName(hint)
 		slot := g.reserve()
-		code, err := g.unionDecl(name, comment(name+" is one of the values of "+hint, s.Title, s.Description), s)
+		code, err := g.unionDecl(name, comment(name+" is one of several kinds of value", s.Title, s.Description), s)
 		if err != nil {
 			return goType{}, err
 		}
@@ -565,7 +577,7 @@ func (g *generator) structDecl(name, doc string, s *schema) (string, error) {
 			t = t.orNull()
 			tag += ",omitempty"
 		}
-		if c := fieldComment(p.schema); c != "" {
+		if c := fieldComment(p.name, p.schema); c != "" {
 			b.WriteString(c)
 		}
 		fmt.Fprintf(&b, "%s %s `json:%s`\n", field, t.expr, strconv.Quote(tag))
