@@ -562,13 +562,31 @@ func comment(first, title, description string) string {
 		text += "."
 	}
 	writeWrapped(&b, text)
-	if d := strings.TrimSpace(description); d != "" {
-		for _, para := range strings.Split(d, "\n") {
-			b.WriteString("//\n")
-			writeWrapped(&b, para)
-		}
+	for _, para := range paragraphs(description) {
+		b.WriteString("//\n")
+		writeWrapped(&b, para)
 	}
 	return b.String()
+}
+
+// paragraphs returns the paragraphs of a description as plain sentences,
+// which gofmt leaves as they are whatever its release: each paragraph on
+// one line, without the marks that would make it a heading, a list or
+// code, ended by punctuation.
+func paragraphs(text string) []string {
+	var out []string
+	for _, p := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n\n") {
+		p = strings.Join(strings.Fields(p), " ")
+		p = strings.TrimLeft(p, "#-*+> ")
+		if p == "" {
+			continue
+		}
+		if !strings.ContainsAny(p[len(p)-1:], ".:!?") {
+			p += "."
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // fieldComment is the comment of a struct field of schema s, the member

@@ -89,24 +89,19 @@ func (c *Client) DebugGetRawTransaction(ctx context.Context, transactionHash Has
 // transaction in the block. The parent block must be present in the client's
 // database. The genesis block (block 0) cannot be traced because it has no
 // parent state to replay from; clients MUST return an error for this input.
-//
 // When no tracer is specified (or the tracer field is absent), the opcode
 // (struct) logger is used and each entry conforms to
 // OpcodeBlockTransactionTrace, whose result field conforms to
-// OpcodeTransactionTrace.
-//
-// When a named tracer is specified via the tracer field in TraceConfig (e.g.
-// "callTracer", "prestateTracer"), the result field of each entry contains
-// tracer-specific output. Defining the output schemas of named tracers is
-// outside the scope of this specification.
-//
-// The response is an array ordered by transaction index within the block. Each
-// entry includes the transaction hash paired with its trace result. If a
-// timeout is configured and reached before tracing completes, the client MUST
-// return an error; no partial results are returned. Clients that do not
-// support execution timeouts MAY ignore the timeout field.
-//
-// Clients MUST return an error if no block with the given hash is found.
+// OpcodeTransactionTrace. When a named tracer is specified via the tracer
+// field in TraceConfig (e.g. "callTracer", "prestateTracer"), the result field
+// of each entry contains tracer-specific output. Defining the output schemas
+// of named tracers is outside the scope of this specification. The response is
+// an array ordered by transaction index within the block. Each entry includes
+// the transaction hash paired with its trace result. If a timeout is
+// configured and reached before tracing completes, the client MUST return an
+// error; no partial results are returned. Clients that do not support
+// execution timeouts MAY ignore the timeout field. Clients MUST return an
+// error if no block with the given hash is found.
 //
 // It declares the errors ErrPrunedHistoryUnavailable.
 func (c *Client) DebugTraceBlockByHash(ctx context.Context, blockHash Hash32, traceConfig *TraceConfig) ([]DebugTraceBlockByHashResultItem, error) {
@@ -125,23 +120,18 @@ func (c *Client) DebugTraceBlockByHash(ctx context.Context, blockHash Hash32, tr
 // every transaction in the block. The parent block must be present in the
 // client's database. The genesis block (block 0) cannot be traced because it
 // has no parent state to replay from; clients MUST return an error for this
-// input.
-//
-// When no tracer is specified (or the tracer field is absent), the opcode
-// (struct) logger is used and each entry conforms to
+// input. When no tracer is specified (or the tracer field is absent), the
+// opcode (struct) logger is used and each entry conforms to
 // OpcodeBlockTransactionTrace, whose result field conforms to
-// OpcodeTransactionTrace.
-//
-// When a named tracer is specified via the tracer field in TraceConfig (e.g.
-// "callTracer", "prestateTracer"), the result field of each entry contains
-// tracer-specific output. Defining the output schemas of named tracers is
-// outside the scope of this specification.
-//
-// The response is an array ordered by transaction index within the block. Each
-// entry includes the transaction hash paired with its trace result. If a
-// timeout is configured and reached before tracing completes, the client MUST
-// return an error; no partial results are returned. Clients that do not
-// support execution timeouts MAY ignore the timeout field.
+// OpcodeTransactionTrace. When a named tracer is specified via the tracer
+// field in TraceConfig (e.g. "callTracer", "prestateTracer"), the result field
+// of each entry contains tracer-specific output. Defining the output schemas
+// of named tracers is outside the scope of this specification. The response is
+// an array ordered by transaction index within the block. Each entry includes
+// the transaction hash paired with its trace result. If a timeout is
+// configured and reached before tracing completes, the client MUST return an
+// error; no partial results are returned. Clients that do not support
+// execution timeouts MAY ignore the timeout field.
 //
 // It declares the errors ErrPrunedHistoryUnavailable.
 func (c *Client) DebugTraceBlockByNumber(ctx context.Context, block BlockNumberOrTag, traceConfig *TraceConfig) ([]DebugTraceBlockByNumberResultItem, error) {
@@ -158,12 +148,10 @@ func (c *Client) DebugTraceBlockByNumber(ctx context.Context, block BlockNumberO
 //
 // Executes the transaction identified by the given hash in the exact manner it
 // was executed on the network, replaying all prior transactions in the same
-// block as necessary to reconstruct the correct pre-execution state.
-//
-// When no tracer is specified (or the tracer field is absent), the opcode
-// (struct) logger is used and the result conforms to OpcodeTransactionTrace.
-//
-// When a named tracer is specified via the tracer field in TraceConfig (e.g.
+// block as necessary to reconstruct the correct pre-execution state. When no
+// tracer is specified (or the tracer field is absent), the opcode (struct)
+// logger is used and the result conforms to OpcodeTransactionTrace. When a
+// named tracer is specified via the tracer field in TraceConfig (e.g.
 // "callTracer", "prestateTracer"), the result contains tracer-specific output.
 // Defining the output schemas of named tracers is outside the scope of this
 // specification.
@@ -496,10 +484,8 @@ func (c *Client) EthCall(ctx context.Context, transaction GenericTransaction, bl
 // EthCapabilities calls eth_capabilities: Returns effective capabilities for
 // routing decisions.
 //
-// # Returns information about the data available on this node, including the
-//
+// Returns information about the data available on this node, including the
 // current head block and retention policies for each resource type. This is
-//
 // useful for RPC routers to determine which historical queries a node can
 // serve.
 func (c *Client) EthCapabilities(ctx context.Context) (EthCapabilities, error) {
@@ -943,37 +929,23 @@ func (c *Client) NetVersion(ctx context.Context) (UintDecimal, error) {
 // This method is a debugging and testing tool that simplifies the block
 // production process into a single call.
 //
-// **Specification:**
+// Specification:** - The client MUST build a new execution payload using the
+// block specified by `parentBlockHash` as its parent. - The client MUST use
+// the provided `payloadAttributes` to define the context of the new block. -
+// If the `transactions` parameter is an empty array `[]`, the client MUST
+// build an empty block (no transactions). - If the `transactions` parameter is
+// JSON `null`, the client MAY build a block from its local transaction pool
+// (mempool). - If the `transactions` parameter is a non-empty array, the
+// client MUST include all transactions from the array on the block's
+// transaction list, in the order they were provided, and MUST NOT include any
+// transactions from its local transaction pool. - If `extraData` is provided,
+// the client MUST set the `extraData` field of the resulting payload to this
+// value. - This method MUST NOT modify the client's canonical chain or head
+// block. It is a read-only method for payload generation.
 //
-// - The client MUST build a new execution payload using the block specified by
-// `parentBlockHash` as its parent.
-//
-// - The client MUST use the provided `payloadAttributes` to define the context
-// of the new block.
-//
-// - If the `transactions` parameter is an empty array `[]`, the client MUST
-// build an empty block (no transactions).
-//
-// - If the `transactions` parameter is JSON `null`, the client MAY build a
-// block from its local transaction pool (mempool).
-//
-// - If the `transactions` parameter is a non-empty array, the client MUST
-// include all transactions from the array on the block's transaction list, in
-// the order they were provided, and MUST NOT include any transactions from its
-// local transaction pool.
-//
-// - If `extraData` is provided, the client MUST set the `extraData` field of
-// the resulting payload to this value.
-//
-// - This method MUST NOT modify the client's canonical chain or head block. It
-// is a read-only method for payload generation.
-//
-// **Security Considerations:**
-//
-// - This method is intended for testing environments ONLY and MUST NOT be
-// exposed on public-facing RPC APIs.
-//
-// - It is strongly recommended that this method be disabled by default.
+// Security Considerations:** - This method is intended for testing
+// environments ONLY and MUST NOT be exposed on public-facing RPC APIs. - It is
+// strongly recommended that this method be disabled by default.
 //
 // payloadAttributes: PayloadAttributesV3.
 //
@@ -997,14 +969,9 @@ func (c *Client) TestingBuildBlockV1(ctx context.Context, parentBlockHash Hash32
 // pool.
 //
 // Returns an object containing all pending and queued transactions in the
-// pool,
-//
-// grouped by origin address and sorted by nonce. Pending transactions are
-// ready
-//
-// for inclusion in the next block(s). Queued transactions have nonce gaps and
-//
-// are scheduled for future execution.
+// pool, grouped by origin address and sorted by nonce. Pending transactions
+// are ready for inclusion in the next block(s). Queued transactions have nonce
+// gaps and are scheduled for future execution.
 func (c *Client) TxpoolContent(ctx context.Context) (TxpoolContent, error) {
 	return client.Call[TxpoolContent](ctx, c.conn, "txpool_content", nil)
 }
@@ -1013,9 +980,8 @@ func (c *Client) TxpoolContent(ctx context.Context) (TxpoolContent, error) {
 // pool from a specific address.
 //
 // Returns an object containing pending and queued transactions from the
-// specified
-//
-// address, grouped by nonce. This is a filtered version of txpool_content.
+// specified address, grouped by nonce. This is a filtered version of
+// txpool_content.
 func (c *Client) TxpoolContentFrom(ctx context.Context, address Address) (TxpoolContentFromResult, error) {
 	params := [1]Address{address}
 	return client.Call[TxpoolContentFromResult](ctx, c.conn, "txpool_contentFrom", params)
@@ -1024,12 +990,9 @@ func (c *Client) TxpoolContentFrom(ctx context.Context, address Address) (Txpool
 // TxpoolStatus calls txpool_status: Returns the number of pending and queued
 // transactions in the pool.
 //
-// # Returns an object containing the count of transactions currently pending for
-//
+// Returns an object containing the count of transactions currently pending for
 // inclusion in the next block(s), as well as ones that are scheduled for
-// future
-//
-// execution (transactions with nonce gaps).
+// future execution (transactions with nonce gaps).
 func (c *Client) TxpoolStatus(ctx context.Context) (TxpoolStatus, error) {
 	return client.Call[TxpoolStatus](ctx, c.conn, "txpool_status", nil)
 }

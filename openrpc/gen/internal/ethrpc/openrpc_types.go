@@ -117,7 +117,7 @@ type AccountStorage map[string]Hash32
 // Account override with whole storage replacement.
 //
 // It is possible to override any kind of address (EOA's, contracts and
-// precompiles)
+// precompiles).
 type AccountOverrideState struct {
 	Balance *Uint256 `json:"balance,omitempty"`
 	Code    *Bytes   `json:"code,omitempty"`
@@ -173,7 +173,7 @@ type BytesMax32 string
 // AuthorizationList is the schema "AuthorizationList" of the document:
 // Authorization List.
 //
-// List of authorizations for the transaction
+// List of authorizations for the transaction.
 type AuthorizationList []AuthorizationListItem
 
 // AuthorizationListItem is an object the document describes in place.
@@ -376,7 +376,7 @@ type BlobCellsAndProofsV1 struct {
 
 // BlobSchedule is the schema "BlobSchedule" of the document: Blob schedule.
 //
-// Configuration parameters for blob fee scheduling
+// Configuration parameters for blob fee scheduling.
 type BlobSchedule struct {
 	// Fraction used for updating blob base fees
 	BaseFeeUpdateFraction uint64 `json:"baseFeeUpdateFraction"`
@@ -467,7 +467,7 @@ type BlockStateCalls []json.RawMessage
 // next block built by the client on top of `latest` and containing the set of
 // transactions usually taken from local mempool. Before the merge transition
 // is finalized, any call querying for `finalized` or `safe` block MUST be
-// responded to with `-39001: Unknown block` error
+// responded to with `-39001: Unknown block` error.
 type BlockTag string
 
 // The values of BlockTag.
@@ -490,7 +490,7 @@ const (
 // chain observed by the client, this block may be re-orged out of the
 // canonical chain even under healthy/normal conditions. Before the merge
 // transition is finalized, any call querying for `finalized` or `safe` block
-// MUST be responded to with `-39001: Unknown block` error
+// MUST be responded to with `-39001: Unknown block` error.
 type BlockTagForRange string
 
 // The values of BlockTagForRange.
@@ -581,7 +581,7 @@ type CallResultsItemError struct {
 // ConfigObject is the schema "ConfigObject" of the document: Configuration
 // object.
 //
-// Represents a specific fork configuration
+// Represents a specific fork configuration.
 type ConfigObject struct {
 	// Unix timestamp when this configuration becomes active
 	ActivationTime float64 `json:"activationTime"`
@@ -604,7 +604,7 @@ type Bytes4 string
 // Configuration response.
 //
 // Response object for eth_config method containing current, next, and last
-// fork configurations
+// fork configurations.
 type ConfigurationResponse struct {
 	// Current configuration
 	Current ConfigObject `json:"current"`
@@ -1547,14 +1547,11 @@ type SyncingStatusSyncingProgress struct {
 // configuration.
 //
 // Configuration object accepted by debug_traceBlockByNumber and
-// debug_traceTransaction.
-//
-// When the tracer field is absent or empty, the opcode (struct) logger is used
-// and the result conforms to OpcodeTransactionTrace. The fields enableMemory,
-// disableStack, disableStorage, enableReturnData, and limit only apply to the
-// opcode logger and are ignored when a named tracer is set.
-//
-// When the tracer field is set to a named tracer (e.g. "callTracer",
+// debug_traceTransaction. When the tracer field is absent or empty, the opcode
+// (struct) logger is used and the result conforms to OpcodeTransactionTrace.
+// The fields enableMemory, disableStack, disableStorage, enableReturnData, and
+// limit only apply to the opcode logger and are ignored when a named tracer is
+// set. When the tracer field is set to a named tracer (e.g. "callTracer",
 // "prestateTracer"), the result format is tracer-specific. Defining the output
 // schemas of named tracers is outside the scope of this specification.
 type TraceConfig struct {
@@ -1997,13 +1994,13 @@ type TxpoolContent struct {
 // TxpoolContentAddressMap is the schema "TxpoolContentAddressMap" of the
 // document: Transactions by address.
 //
-// Map of address to transactions grouped by nonce
+// Map of address to transactions grouped by nonce.
 type TxpoolContentAddressMap map[string]TxpoolContentByAddress
 
 // TxpoolContentByAddress is the schema "TxpoolContentByAddress" of the
 // document: Transactions by nonce.
 //
-// Map of nonce to transaction object
+// Map of nonce to transaction object.
 type TxpoolContentByAddress map[string]PendingTransactionInfo
 
 // TxpoolContentFromResult is the schema "TxpoolContentFromResult" of the
