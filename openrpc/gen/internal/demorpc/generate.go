@@ -1,0 +1,3 @@
+//go:generate go run ../../../../cmd/openrpc-gen -pkg demorpc -out . ../../testdata/demo.json
+
+package demorpc
