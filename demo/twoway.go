@@ -9,6 +9,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/pubsub"
 )
 
 // The methods of RegisterTwoWay need a two-way connection (package peer):
@@ -22,7 +23,7 @@ import (
 var errNoConn = jsonrpc.NewError(jsonrpc.CodeServerError, "").WithData("the method needs a two-way connection, such as TCP or WebSocket")
 
 // A Feed is a topic that the clients of a server subscribe to and publish
-// on (a peer.Topic): each value published goes to every connection
+// on (a pubsub.Topic): each value published goes to every connection
 // subscribed, as the notification
 //
 //	{"jsonrpc":"2.0","method":"subscription","params":{"subscription":ID,"result":VALUE}}
@@ -34,24 +35,24 @@ var errNoConn = jsonrpc.NewError(jsonrpc.CodeServerError, "").WithData("the meth
 // NewFeed makes one; a Feed is safe for concurrent use by multiple
 // goroutines.
 type Feed struct {
-	topic peer.Topic
+	topic pubsub.Topic
 }
 
 // NewFeed returns a Feed with no subscribers.
 func NewFeed() *Feed {
-	return &Feed{topic: peer.Topic{Method: FeedMethod}}
+	return &Feed{topic: pubsub.Topic{Method: FeedMethod}}
 }
 
 // FeedSubject is the subject of a Feed's values on its Broker.
 const FeedSubject = "jsonrpc.demo.feed"
 
 // SetBroker makes b carry the Feed's values between processes (the
-// peer.Topic's Broker, under FeedSubject): the Feeds of the servers that
+// pubsub.Topic's Broker, under FeedSubject): the Feeds of the servers that
 // share b's message broker are then one feed, and Publish answers 0, the
 // value being on its way to every server's subscribers. It must be
 // called before the Feed is used; nil (the default) keeps the Feed to
 // its own server's subscribers.
-func (f *Feed) SetBroker(b peer.Broker) {
+func (f *Feed) SetBroker(b pubsub.Broker) {
 	f.topic.Broker = b
 	f.topic.Subject = FeedSubject
 }
@@ -68,10 +69,10 @@ const MaxPublish = 1 << 20
 
 // Subscribe subscribes the connection of the call to the feed and returns
 // the subscription's id. Past the connection's MaxSubscriptions it fails
-// with peer.ErrTooManySubscriptions (-32005).
+// with pubsub.ErrTooManySubscriptions (-32005).
 func (f *Feed) Subscribe(ctx context.Context) (string, error) {
 	sub, err := f.topic.Subscribe(ctx)
-	if errors.Is(err, peer.ErrNoConn) {
+	if errors.Is(err, pubsub.ErrNoConn) {
 		return "", errNoConn
 	}
 	if err != nil {

@@ -18,7 +18,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/httprpc"
-	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/pubsub"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 	"github.com/jsonrpc-go/jsonrpc/ws"
 )
@@ -26,11 +26,11 @@ import (
 // ethServer is an Ethereum-style API served by this library: a block
 // number and a balance as hex quantities (the balance past 2^64),
 // eth_call reverting with code 3 and the revert data, as nodes answer it,
-// and eth_subscribe/eth_unsubscribe on a peer.Topic of newHeads, whose
+// and eth_subscribe/eth_unsubscribe on a pubsub.Topic of newHeads, whose
 // notifications are eth_subscription.
-func ethServer(t *testing.T) (*jsonrpc.Server, *peer.Topic) {
+func ethServer(t *testing.T) (*jsonrpc.Server, *pubsub.Topic) {
 	t.Helper()
-	heads := &peer.Topic{Method: "eth_subscription"}
+	heads := &pubsub.Topic{Method: "eth_subscription"}
 	srv := jsonrpc.NewServer()
 	balance := new(big.Int).Lsh(big.NewInt(1), 100) // 2^100 wei
 	srv.MustRegister("eth_blockNumber", func() string { return "0x1b4" })

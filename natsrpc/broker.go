@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/pubsub"
 	"github.com/nats-io/nats.go"
 )
 
@@ -14,7 +14,7 @@ import (
 // their context has no deadline: 5 s.
 const DefaultFlushTimeout = 5 * time.Second
 
-// A Broker is a peer.Broker on NATS core publish and subscribe: a
+// A Broker is a pubsub.Broker on NATS core publish and subscribe: a
 // subject of a Topic is a NATS subject, and a value a message's data.
 // New makes one on a connection; Dial connects one that reconnects by
 // itself. A Broker is safe for concurrent use by multiple goroutines.
@@ -34,7 +34,7 @@ type Broker struct {
 	FlushTimeout time.Duration
 }
 
-var _ peer.Broker = (*Broker)(nil)
+var _ pubsub.Broker = (*Broker)(nil)
 
 // New returns a Broker that publishes and subscribes on nc, with nc's own
 // options (reconnects among them). Close does not close nc.

@@ -12,7 +12,7 @@
 //		return err
 //	}
 //	defer b.Close()
-//	heads := &peer.Topic{Method: "eth_subscription", Broker: b, Subject: "heads"}
+//	heads := &pubsub.Topic{Method: "eth_subscription", Broker: b, Subject: "heads"}
 //
 // The Topics of every process that share a Subject (and a NATS server or
 // cluster) are then one topic. A Topic's Publish returns once the NATS

@@ -134,8 +134,9 @@ type Conn struct {
 	progress map[string]func(json.RawMessage)
 	workDone map[string]context.CancelFunc // BeginWorkDone's, by token
 	out      outbox
-	subs     map[*Subscription]struct{} // ended with the read loop
-	err      error                      // set once the read loop has ended: calls fail with it
+	locals   map[any]any   // the state of the packages above (Local)
+	onClose  []func(error) // to run once the read loop has ended (OnClose)
+	err      error         // set once the read loop has ended: calls fail with it
 
 	// queued says that messages wait in the outbox, for a holder of the
 	// writer that does not take mu to look (the read loop).
@@ -157,13 +158,11 @@ type Conn struct {
 	// on the read loop and the pump never write to the transport
 	// themselves, which could block them while the peer, blocked writing
 	// to us, does not read; their writes go through out.
-	twoWay   atomic.Bool
-	maxPush  int           // Options.MaxPush
-	maxPushB int           // Options.MaxPushBytes
-	maxSubs  int           // Options.MaxSubscriptions
-	seqs     sequences     // the sequence results open
-	held     atomic.Int32  // subscriptions waiting for the answer of their call (activate)
-	done     chan struct{} // closed when the read loop has ended
+	twoWay atomic.Bool
+	lim    Limits        // Options.Limits, with the defaults applied
+	seqs   sequences     // the sequence results open
+	held   atomic.Int32  // functions waiting for the answer of their call (AfterAnswer)
+	done   chan struct{} // closed when the read loop has ended
 }
 
 // state is the Conn's bookkeeping of the peer's messages. It changes only
@@ -198,9 +197,9 @@ type incoming struct {
 	// answerInTurn): its answer comes on the pump. Set before it is queued.
 	queuedMsg bool
 
-	// subs are the subscriptions the call made, whose notifications wait
-	// for its answer (Topic.Subscribe, activate); guarded by c.mu.
-	subs []*Subscription
+	// after are the functions waiting for the call's answer
+	// (AfterAnswer); guarded by c.mu.
+	after []func()
 }
 
 // Phases of an incoming message.
@@ -258,9 +257,7 @@ func New(ctx context.Context, t transport.Carrier, opts Options) *Conn {
 		order:     opts.Order.policy(),
 		maxIn:     lim.MaxInFlight,
 		maxQ:      lim.MaxQueued,
-		maxPush:   lim.MaxPush,
-		maxPushB:  lim.MaxPushBytes,
-		maxSubs:   lim.MaxSubscriptions,
+		lim:       lim,
 		seqs:      sequences{max: lim.MaxSequences, batch: lim.MaxSeqItems},
 		caller:    opts.Caller,
 		onIdle:    opts.OnIdle,
@@ -327,13 +324,13 @@ func (c *Conn) finish(err error, end func(error)) {
 		close(ch)
 		delete(c.pending, id)
 	}
-	subs := c.subs
-	c.subs = nil
+	fs := c.onClose
+	c.onClose = nil
 	c.mu.Unlock()
 	c.seqEndAll()
 	close(c.done)
-	for s := range subs {
-		s.end(c.err)
+	for _, f := range fs {
+		f(c.err)
 	}
 	if end != nil {
 		end(err)
@@ -490,7 +487,7 @@ func (c *Conn) run(in *incoming, msg, dst []byte, reader bool) {
 	if in.phase.Load() != dispatching {
 		if reader && in.async {
 			// Answered by the call's own goroutine, which may still be
-			// using the record (activate): the next message gets another.
+			// using the record (AfterAnswer): the next message gets another.
 			c.cur = c.newIncoming()
 			return
 		}
@@ -572,14 +569,14 @@ func (in *incoming) onReply(resp []byte) {
 			c.putReader(resp)
 		}
 		if c.held.Load() > 0 {
-			c.activate(in)
+			c.afterAnswer(in)
 		}
 		return
 	}
 	c.writeNow(c.ctx, resp)
 	in.phase.Store(answered) // the record is not used again
 	if c.held.Load() > 0 {
-		c.activate(in)
+		c.afterAnswer(in)
 	}
 	c.update(func(st *state) {
 		st.running--
@@ -874,7 +871,7 @@ func (t *tracker) Begin(ctx context.Context, id []byte) (context.Context, func()
 	c := (*Conn)(t)
 	c.current.async = true // its answer may come from its own goroutine
 	cctx, cancel := context.WithCancel(ctx)
-	// Not inline: the mark is the call's record instead (Topic.Subscribe).
+	// Not inline: the mark is the call's record instead (AfterAnswer).
 	call := &callContext{Context: cctx, in: c.current, cancel: cancel}
 	if id == nil || c.proto.CancelMethod == "" {
 		return call, call.end
@@ -906,7 +903,7 @@ type callContext struct {
 	in     *incoming
 	cancel context.CancelFunc
 	kept   atomic.Bool
-	ready  atomic.Pointer[func() bool] // of the live sequence the call returns (Topic.Values)
+	ready  atomic.Pointer[func() bool] // of the live sequence the call returns (LiveSequence)
 }
 
 func (x *callContext) Value(key any) any {
@@ -983,4 +980,12 @@ func rebase(sub, old, new []byte) []byte {
 	}
 	off := cap(old) - cap(sub)
 	return new[off : off+len(sub)]
+}
+
+// closedErr returns the error the Conn's calls fail with once its read
+// loop has ended.
+func (c *Conn) closedErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
 }

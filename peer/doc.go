@@ -40,16 +40,21 @@
 // another goroutine. A method reports progress to its caller with
 // ProgressOf; a caller asks for progress with OnProgress.
 //
-// # Push, subscriptions and sequences
+// # Push and sequences
 //
 // Push sends a notification without waiting, behind what the Conn has
-// queued, in a queue bounded by Limits.MaxPush and MaxPushBytes. A Topic
-// sends what is published to it to every Conn subscribed (Subscribe, the
-// shape of go-ethereum's eth_subscription); Values is a subscriber as a
-// sequence, which a method returns to stream it. A method that returns an
-// iter.Seq or iter.Seq2 streams its items as its caller's Protocol shapes
-// them: StreamJsonRpc's $/enumerator protocol by default, LSP partial
-// results when the call carries a partialResultToken. A Topic with a
-// Broker reaches the subscribers of every process that shares its
-// Subject.
+// queued, in a queue bounded by Limits.MaxPush and MaxPushBytes. A method
+// that returns an iter.Seq or iter.Seq2 streams its items as its caller's
+// Protocol shapes them: StreamJsonRpc's $/enumerator protocol by default,
+// LSP partial results when the call carries a partialResultToken.
+//
+// # The seam
+//
+// A package above the engine reaches a Conn through a few functions and
+// nothing more: PushMessage (a notification encoded once), AfterAnswer (run
+// something once a call's answer is on its way), Local (its state per
+// connection), OnClose, Limits, LimitError (a refusal in the Protocol's
+// code) and LiveSequence. Package pubsub's topics are built on them alone.
+// Below, the engine runs on a transport.Carrier: it calls the carrier,
+// never the reverse, and knows of it only what its Traits declare.
 package peer

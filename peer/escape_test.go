@@ -14,6 +14,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
+	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 )
@@ -33,7 +34,7 @@ type framed struct {
 
 func newFramed(t *testing.T, s *stream.Server) *framed {
 	t.Helper()
-	cc := serve(t, s)
+	cc := peertest.ServePipe(t, s)
 	return &framed{t: t, wr: s.Framing.NewWriter(cc), rd: s.Framing.NewReader(cc, 1<<20)}
 }
 
@@ -236,23 +237,23 @@ func TestTwoWayBatches(t *testing.T) {
 		`[]`,
 		`[{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1},`,
 	}
-	r := newRaw(t, &stream.Server{Server: srv, Protocol: peer.LSP}) // two-way from the start
+	r := peertest.NewRaw(t, &stream.Server{Server: srv, Protocol: peer.LSP}) // two-way from the start
 	for _, b := range batches {
 		// What the server answers when it scans the batch itself (the
 		// Blocking calls' answers after the others).
 		answered := make(chan string, 1)
 		srv.ProcessAsync(context.Background(), nil, []byte(b), func(resp []byte) { answered <- string(resp) })
 		want := <-answered
-		r.send(b)
+		r.Send(b)
 		if want == "" {
 			// No answer: the next call's answer comes first.
-			r.send(call("add", 99))
-			if got := r.recv(); got != `{"jsonrpc":"2.0","result":100,"id":99}` {
+			r.Send(call("add", 99))
+			if got := r.Recv(); got != `{"jsonrpc":"2.0","result":100,"id":99}` {
 				t.Errorf("batch %.40s...: got %s, want no answer", b, got)
 			}
 			continue
 		}
-		if got := r.recv(); got != want {
+		if got := r.Recv(); got != want {
 			t.Errorf("batch %.40s...:\n got %s\nwant %s", b, got, want)
 		}
 	}

@@ -23,187 +23,12 @@ import (
 )
 
 // wait bounds every wait of the tests.
-const wait = 5 * time.Second
+const wait = peertest.Wait
 
 var orders = peertest.Orders
 
-// serve serves s on one end of a pipe and returns the other; the cleanup
-// closes both and waits for ServeConn.
-func serve(t *testing.T, s *stream.Server) net.Conn {
-	t.Helper()
-	cc, sc := net.Pipe()
-	done := make(chan error, 1)
-	go func() { done <- s.ServeConn(context.Background(), sc) }()
-	t.Cleanup(func() {
-		cc.Close()
-		s.Close()
-		select {
-		case <-done:
-		case <-time.After(wait):
-			t.Error("ServeConn did not return")
-		}
-	})
-	return cc
-}
-
-// dial returns a client over a pipe to s, answering the server's calls
-// with csrv.
-func dial(t *testing.T, s *stream.Server, opts ...client.Option) *client.Client {
-	t.Helper()
-	c := client.New(client.Stream(serve(t, s), s.Framing), opts...)
-	t.Cleanup(func() { c.Close() })
-	return c
-}
-
-// raw is a peer written by hand: it sends lines, and a goroutine reads
-// the lines it receives.
-type raw struct {
-	spy   *readSpy
-	total int64 // bytes sent, newlines included; guarded by mu
-
-	pmu    sync.Mutex
-	paused chan struct{} // closed by resumeReading; nil while reading
-	t      *testing.T
-	wr     framing.Writer
-	mu     sync.Mutex
-	got    chan string
-}
-
-func newRaw(t *testing.T, s *stream.Server) *raw {
-	t.Helper()
-	cc, sc := net.Pipe()
-	spy := &readSpy{Conn: sc, reads: make(chan int64, 1024)}
-	done := make(chan error, 1)
-	go func() { done <- s.ServeConn(context.Background(), spy) }()
-	t.Cleanup(func() {
-		cc.Close()
-		s.Close()
-		select {
-		case <-done:
-		case <-time.After(wait):
-			t.Error("ServeConn did not return")
-		}
-	})
-	conn := cc
-	r := &raw{t: t, wr: framing.Line.NewWriter(conn), got: make(chan string, 64), spy: spy}
-	rd := framing.Line.NewReader(conn, 1<<20)
-	go func() {
-		defer close(r.got)
-		for {
-			r.pmu.Lock()
-			paused := r.paused
-			r.pmu.Unlock()
-			if paused != nil {
-				<-paused
-			}
-			msg, err := rd.Read()
-			if err != nil {
-				return
-			}
-			r.got <- string(msg)
-		}
-	}()
-	return r
-}
-
-func (r *raw) send(msgs ...string) {
-	r.t.Helper()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, m := range msgs {
-		r.total += int64(len(m) + 1)
-		if err := r.wr.Write([]byte(m)); err != nil {
-			r.t.Fatal(err)
-		}
-	}
-	if err := r.wr.Flush(); err != nil {
-		r.t.Fatal(err)
-	}
-}
-
-// readSpy reports, at each Read of the server's end of the connection,
-// how many bytes the Reads before it returned.
-type readSpy struct {
-	net.Conn
-	consumed atomic.Int64
-	reads    chan int64
-}
-
-func (s *readSpy) Read(p []byte) (int, error) {
-	select {
-	case s.reads <- s.consumed.Load():
-	default:
-	}
-	n, err := s.Conn.Read(p)
-	s.consumed.Add(int64(n))
-	return n, err
-}
-
-// settled sends msgs and returns once the server has handled all of them:
-// its read loop reads from the connection again after taking their bytes.
-func (r *raw) settled(msgs ...string) {
-	r.t.Helper()
-	r.send(msgs...)
-	r.mu.Lock()
-	sent := r.total
-	r.mu.Unlock()
-	for {
-		select {
-		case n := <-r.spy.reads:
-			if n >= sent {
-				return
-			}
-		case <-time.After(wait):
-			r.t.Fatal("the server did not read again")
-		}
-	}
-}
-
-// stopReading makes the reading goroutine stop after the message it may
-// be reading.
-func (r *raw) stopReading() {
-	r.pmu.Lock()
-	if r.paused == nil {
-		r.paused = make(chan struct{})
-	}
-	r.pmu.Unlock()
-}
-
-// resumeReading undoes stopReading.
-func (r *raw) resumeReading() {
-	r.pmu.Lock()
-	if r.paused != nil {
-		close(r.paused)
-		r.paused = nil
-	}
-	r.pmu.Unlock()
-}
-
-func (r *raw) recv() string {
-	r.t.Helper()
-	select {
-	case m, ok := <-r.got:
-		if !ok {
-			r.t.Fatal("the connection ended")
-		}
-		return m
-	case <-time.After(wait):
-		r.t.Fatal("no message")
-		return ""
-	}
-}
-
-// expectNone checks that nothing arrives for a short while.
-func (r *raw) expectNone(d time.Duration) {
-	r.t.Helper()
-	select {
-	case m, ok := <-r.got:
-		if ok {
-			r.t.Fatalf("unexpected message %s", m)
-		}
-	case <-time.After(d):
-	}
-}
+// dial returns a client over a pipe to s (peertest.DialPipe).
+var dial = peertest.DialPipe
 
 // TestCallbackFromRequest and TestCallbackFromNotification: calls from a
 // method to its caller, over each framing (package peertest).
@@ -253,8 +78,8 @@ func TestErrNotBlocking(t *testing.T) {
 	srv.MustRegister("inline", func(ctx context.Context) {
 		got <- peer.FromContext(ctx).Call(ctx, "x", nil, nil)
 	})
-	r := newRaw(t, &stream.Server{Server: srv})
-	r.send(`{"jsonrpc":"2.0","method":"inline"}`)
+	r := peertest.NewRaw(t, &stream.Server{Server: srv})
+	r.Send(`{"jsonrpc":"2.0","method":"inline"}`)
 	select {
 	case err := <-got:
 		if !errors.Is(err, peer.ErrNotBlocking) {
@@ -339,18 +164,18 @@ func TestCancelWhileRunning(t *testing.T) {
 	for _, order := range orders {
 		t.Run(order.String(), func(t *testing.T) {
 			w := newWaitServer()
-			r := newRaw(t, &stream.Server{Server: w.Server, Order: order, Protocol: peer.LSP})
-			r.send(`{"jsonrpc":"2.0","method":"wait","params":[1],"id":1}`)
+			r := peertest.NewRaw(t, &stream.Server{Server: w.Server, Order: order, Protocol: peer.LSP})
+			r.Send(`{"jsonrpc":"2.0","method":"wait","params":[1],"id":1}`)
 			w.awaitStarted(t, 1)
-			r.send(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}`)
+			r.Send(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}`)
 			if err := w.awaitEnded(t); !errors.Is(err, context.Canceled) {
 				t.Fatalf("wait ended with %v, want context.Canceled", err)
 			}
-			if got, want := r.recv(), fmt.Sprintf(cancelledAnswer, "1"); got != want {
+			if got, want := r.Recv(), fmt.Sprintf(cancelledAnswer, "1"); got != want {
 				t.Fatalf("got %s, want %s", got, want)
 			}
-			r.send(`{"jsonrpc":"2.0","method":"count","id":"c"}`)
-			if got, want := r.recv(), `{"jsonrpc":"2.0","result":1,"id":"c"}`; got != want {
+			r.Send(`{"jsonrpc":"2.0","method":"count","id":"c"}`)
+			if got, want := r.Recv(), `{"jsonrpc":"2.0","result":1,"id":"c"}`; got != want {
 				t.Fatalf("got %s, want %s", got, want)
 			}
 		})
@@ -371,24 +196,24 @@ func TestCancelBeforeDispatch(t *testing.T) {
 	} {
 		t.Run(tc.order.String(), func(t *testing.T) {
 			w := newWaitServer()
-			r := newRaw(t, &stream.Server{Server: w.Server, Order: tc.order, Protocol: peer.LSP})
-			r.send(tc.first)
+			r := peertest.NewRaw(t, &stream.Server{Server: w.Server, Order: tc.order, Protocol: peer.LSP})
+			r.Send(tc.first)
 			if tc.order == peer.Sequential {
 				w.awaitStarted(t, 1)
 			}
-			r.settled(`{"jsonrpc":"2.0","method":"count","id":2}`,
+			r.Settled(`{"jsonrpc":"2.0","method":"count","id":2}`,
 				`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":2}}`,
 				`{"jsonrpc":"2.0","method":"count","id":3}`)
 			close(w.release)
 			if tc.order == peer.Sequential {
-				if got, want := r.recv(), `{"jsonrpc":"2.0","result":1,"id":1}`; got != want {
+				if got, want := r.Recv(), `{"jsonrpc":"2.0","result":1,"id":1}`; got != want {
 					t.Fatalf("got %s, want %s", got, want)
 				}
 			}
-			if got, want := r.recv(), fmt.Sprintf(cancelledAnswer, "2"); got != want {
+			if got, want := r.Recv(), fmt.Sprintf(cancelledAnswer, "2"); got != want {
 				t.Fatalf("got %s, want %s", got, want)
 			}
-			if got, want := r.recv(), `{"jsonrpc":"2.0","result":1,"id":3}`; got != want {
+			if got, want := r.Recv(), `{"jsonrpc":"2.0","result":1,"id":3}`; got != want {
 				t.Fatalf("got %s, want %s (the cancelled call must not have run)", got, want)
 			}
 		})
@@ -400,18 +225,18 @@ func TestCancelBeforeDispatch(t *testing.T) {
 func TestMCPCancelNoAnswer(t *testing.T) {
 	leaktest.Check(t)
 	w := newWaitServer()
-	r := newRaw(t, &stream.Server{Server: w.Server, Protocol: peer.MCP})
-	r.send(`{"jsonrpc":"2.0","method":"wait","params":[1],"id":1}`)
+	r := peertest.NewRaw(t, &stream.Server{Server: w.Server, Protocol: peer.MCP})
+	r.Send(`{"jsonrpc":"2.0","method":"wait","params":[1],"id":1}`)
 	w.awaitStarted(t, 1)
-	r.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user"}}`)
+	r.Send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user"}}`)
 	if err := w.awaitEnded(t); !errors.Is(err, context.Canceled) {
 		t.Fatalf("wait ended with %v, want context.Canceled", err)
 	}
-	r.send(`{"jsonrpc":"2.0","method":"count","id":2}`)
-	if got, want := r.recv(), `{"jsonrpc":"2.0","result":1,"id":2}`; got != want {
+	r.Send(`{"jsonrpc":"2.0","method":"count","id":2}`)
+	if got, want := r.Recv(), `{"jsonrpc":"2.0","result":1,"id":2}`; got != want {
 		t.Fatalf("got %s, want %s (nothing for the cancelled call)", got, want)
 	}
-	r.expectNone(50 * time.Millisecond)
+	r.ExpectNone(50 * time.Millisecond)
 }
 
 // TestOrderedNotifications: under Ordered, a call that follows a
@@ -420,18 +245,18 @@ func TestMCPCancelNoAnswer(t *testing.T) {
 func TestOrderedNotifications(t *testing.T) {
 	leaktest.Check(t)
 	w := newWaitServer()
-	r := newRaw(t, &stream.Server{Server: w.Server})
-	r.send(`{"jsonrpc":"2.0","method":"wait","params":[1],"id":1}`)
+	r := peertest.NewRaw(t, &stream.Server{Server: w.Server})
+	r.Send(`{"jsonrpc":"2.0","method":"wait","params":[1],"id":1}`)
 	w.awaitStarted(t, 1)
 	// A call while another runs: answered at once.
-	r.send(`{"jsonrpc":"2.0","method":"text","id":2}`)
-	if got, want := r.recv(), `{"jsonrpc":"2.0","result":"","id":2}`; got != want {
+	r.Send(`{"jsonrpc":"2.0","method":"text","id":2}`)
+	if got, want := r.Recv(), `{"jsonrpc":"2.0","result":"","id":2}`; got != want {
 		t.Fatalf("got %s, want %s", got, want)
 	}
-	r.send(`{"jsonrpc":"2.0","method":"edit","params":["new"]}`, `{"jsonrpc":"2.0","method":"text","id":3}`)
-	r.expectNone(30 * time.Millisecond)
+	r.Send(`{"jsonrpc":"2.0","method":"edit","params":["new"]}`, `{"jsonrpc":"2.0","method":"text","id":3}`)
+	r.ExpectNone(30 * time.Millisecond)
 	close(w.release)
-	got := []string{r.recv(), r.recv()}
+	got := []string{r.Recv(), r.Recv()}
 	want := map[string]bool{`{"jsonrpc":"2.0","result":1,"id":1}`: true, `{"jsonrpc":"2.0","result":"new","id":3}`: true}
 	for _, g := range got {
 		if !want[g] {
@@ -551,7 +376,7 @@ func TestProgressTokenBounded(t *testing.T) {
 	}) bool {
 		return peer.ProgressOf(ctx) != nil
 	})
-	r := newRaw(t, &stream.Server{Server: srv, Protocol: peer.LSP})
+	r := peertest.NewRaw(t, &stream.Server{Server: srv, Protocol: peer.LSP})
 	for i, tc := range []struct {
 		token string
 		want  bool
@@ -567,8 +392,8 @@ func TestProgressTokenBounded(t *testing.T) {
 		{`null`, false},
 		{`true`, false},
 	} {
-		r.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"has","params":{"workDoneToken":%s},"id":%d}`, tc.token, i))
-		if got, want := r.recv(), fmt.Sprintf(`{"jsonrpc":"2.0","result":%v,"id":%d}`, tc.want, i); got != want {
+		r.Send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"has","params":{"workDoneToken":%s},"id":%d}`, tc.token, i))
+		if got, want := r.Recv(), fmt.Sprintf(`{"jsonrpc":"2.0","result":%v,"id":%d}`, tc.want, i); got != want {
 			t.Errorf("token of %d bytes: %s, want %s", len(tc.token), got, want)
 		}
 	}

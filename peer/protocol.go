@@ -174,16 +174,6 @@ var MCP = Protocol{
 	RefusalCode:    mcpRefusalCode,
 }
 
-// limitError returns e, an error of the library's own with which a call
-// on the Conn is refused at a limit, for a method to return: with the
-// Conn's Protocol's code, and matching e (errors.Is) whatever that code.
-func (c *Conn) limitError(e *jsonrpc.Error) error {
-	if r := c.refusalOf(e); r != e {
-		return &refusal{answer: r, of: e}
-	}
-	return e
-}
-
 // A refusal is an error of the library's own (of) that a Protocol answers
 // with a code of its own (answer): errors.As finds answer first, as the
 // Server does for the response, and errors.Is matches either.

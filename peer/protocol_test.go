@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
 	"io"
 	"iter"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/pubsub"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
@@ -39,7 +41,7 @@ func TestNullParams(t *testing.T) {
 		{"none", peer.Protocol{}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := newRaw(t, &stream.Server{Server: srv, Protocol: tc.proto})
+			r := peertest.NewRaw(t, &stream.Server{Server: srv, Protocol: tc.proto})
 			invalid := `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":1}`
 			for _, c := range []struct{ req, want string }{
 				{`{"jsonrpc":"2.0","id":1,"method":"shutdown","params":null}`, `{"jsonrpc":"2.0","result":null,"id":1}`},
@@ -53,20 +55,20 @@ func TestNullParams(t *testing.T) {
 						want = "[" + invalid + "]"
 					}
 				}
-				r.send(c.req)
-				if got := r.recv(); got != want {
+				r.Send(c.req)
+				if got := r.Recv(); got != want {
 					t.Errorf("%s:\n got %s\nwant %s", c.req, got, want)
 				}
 			}
-			r.send(`{"jsonrpc":"2.0","method":"exit","params":null}`)
+			r.Send(`{"jsonrpc":"2.0","method":"exit","params":null}`)
 			if !tc.taken {
 				// An invalid notification is answered, with id null.
-				if got, want := r.recv(), `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}`; got != want {
+				if got, want := r.Recv(), `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}`; got != want {
 					t.Errorf("exit: got %s, want %s", got, want)
 				}
 			}
-			r.send(`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`)
-			if got, want := r.recv(), `{"jsonrpc":"2.0","result":null,"id":2}`; got != want {
+			r.Send(`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`)
+			if got, want := r.Recv(), `{"jsonrpc":"2.0","result":null,"id":2}`; got != want {
 				t.Errorf("after exit: got %s, want %s", got, want)
 			}
 			select {
@@ -92,15 +94,15 @@ func TestDollarMethods(t *testing.T) {
 	logger := slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	srv := jsonrpc.NewServer(jsonrpc.UseLogger(logger))
 	srv.MustRegister("ping", func() string { return "pong" })
-	r := newRaw(t, &stream.Server{Server: srv, Protocol: peer.LSP, Logger: logger})
-	r.send(`{"jsonrpc":"2.0","method":"$/setTrace","params":{"value":"off"}}`)
-	r.send(`{"jsonrpc":"2.0","method":"\u0024\/unknownNotification","params":{}}`)
-	r.send(`{"jsonrpc":"2.0","id":1,"method":"$/unknownRequest","params":{}}`)
-	if got, want := r.recv(), `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":1}`; got != want {
+	r := peertest.NewRaw(t, &stream.Server{Server: srv, Protocol: peer.LSP, Logger: logger})
+	r.Send(`{"jsonrpc":"2.0","method":"$/setTrace","params":{"value":"off"}}`)
+	r.Send(`{"jsonrpc":"2.0","method":"\u0024\/unknownNotification","params":{}}`)
+	r.Send(`{"jsonrpc":"2.0","id":1,"method":"$/unknownRequest","params":{}}`)
+	if got, want := r.Recv(), `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":1}`; got != want {
 		t.Errorf("$/ request: got %s, want %s", got, want)
 	}
-	r.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
-	if got, want := r.recv(), `{"jsonrpc":"2.0","result":"pong","id":2}`; got != want {
+	r.Send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	if got, want := r.Recv(), `{"jsonrpc":"2.0","result":"pong","id":2}`; got != want {
 		t.Errorf("after the $/ notifications: got %s, want %s", got, want)
 	}
 	if strings.Contains(logged.String(), "level=WARN") || strings.Contains(logged.String(), "level=ERROR") {
@@ -125,7 +127,7 @@ func TestProgressTo(t *testing.T) {
 		p.Report(ctx, b)
 		return a + b
 	}, jsonrpc.ParamNames("a", "b", "progress"), jsonrpc.Blocking())
-	r := newRaw(t, &stream.Server{Server: srv, Protocol: peer.LSP})
+	r := peertest.NewRaw(t, &stream.Server{Server: srv, Protocol: peer.LSP})
 	for _, c := range []struct {
 		req  string
 		want []string
@@ -144,9 +146,9 @@ func TestProgressTo(t *testing.T) {
 		{`{"jsonrpc":"2.0","method":"first","params":[null,1],"id":4}`, []string{`{"jsonrpc":"2.0","result":1,"id":4}`}},
 		{`{"jsonrpc":"2.0","method":"first","params":[{"a":1},1],"id":5}`, []string{`{"jsonrpc":"2.0","result":1,"id":5}`}},
 	} {
-		r.send(c.req)
+		r.Send(c.req)
 		for _, want := range c.want {
-			if got := r.recv(); got != want {
+			if got := r.Recv(); got != want {
 				t.Errorf("%s:\n got %s\nwant %s", c.req, got, want)
 			}
 		}
@@ -322,32 +324,32 @@ func TestWorkDone(t *testing.T) {
 		<-w.Context().Done()
 		return "stopped", w.End("cancelled")
 	}, jsonrpc.Blocking())
-	r := newRaw(t, &stream.Server{Server: srv, Protocol: peer.LSP})
-	r.send(`{"jsonrpc":"2.0","method":"index","id":"i"}`)
+	r := peertest.NewRaw(t, &stream.Server{Server: srv, Protocol: peer.LSP})
+	r.Send(`{"jsonrpc":"2.0","method":"index","id":"i"}`)
 	var create struct {
 		Method string
 		Params struct{ Token json.RawMessage }
 		ID     json.RawMessage
 	}
-	if err := json.Unmarshal([]byte(r.recv()), &create); err != nil || create.Method != "window/workDoneProgress/create" || len(create.Params.Token) == 0 {
+	if err := json.Unmarshal([]byte(r.Recv()), &create); err != nil || create.Method != "window/workDoneProgress/create" || len(create.Params.Token) == 0 {
 		t.Fatalf("want a create request: %+v, %v", create, err)
 	}
 	tok := string(create.Params.Token)
-	r.send(`{"jsonrpc":"2.0","result":null,"id":` + string(create.ID) + `}`)
+	r.Send(`{"jsonrpc":"2.0","result":null,"id":` + string(create.ID) + `}`)
 	for _, want := range []string{
 		`{"jsonrpc":"2.0","method":"$/progress","params":{"token":` + tok + `,"value":{"kind":"begin","title":"Indexing","cancellable":true}}}`,
 		`{"jsonrpc":"2.0","method":"$/progress","params":{"token":` + tok + `,"value":{"kind":"report","message":"half","percentage":50}}}`,
 	} {
-		if got := r.recv(); got != want {
+		if got := r.Recv(); got != want {
 			t.Errorf("got  %s\nwant %s", got, want)
 		}
 	}
-	r.send(`{"jsonrpc":"2.0","method":"window\/workDoneProgress\/cancel","params":{"token":` + tok + `}}`)
+	r.Send(`{"jsonrpc":"2.0","method":"window\/workDoneProgress\/cancel","params":{"token":` + tok + `}}`)
 	for _, want := range []string{
 		`{"jsonrpc":"2.0","method":"$/progress","params":{"token":` + tok + `,"value":{"kind":"end","message":"cancelled"}}}`,
 		`{"jsonrpc":"2.0","result":"stopped","id":"i"}`,
 	} {
-		if got := r.recv(); got != want {
+		if got := r.Recv(); got != want {
 			t.Errorf("got  %s\nwant %s", got, want)
 		}
 	}
@@ -357,9 +359,9 @@ func TestWorkDone(t *testing.T) {
 		_, err := peer.BeginWorkDone(ctx, "x", false)
 		return errors.Is(err, peer.ErrNoWorkDone), nil
 	}, jsonrpc.Blocking())
-	m := newRaw(t, &stream.Server{Server: msrv, Protocol: peer.MCP})
-	m.send(`{"jsonrpc":"2.0","method":"index","id":1}`)
-	if got := m.recv(); got != `{"jsonrpc":"2.0","result":true,"id":1}` {
+	m := peertest.NewRaw(t, &stream.Server{Server: msrv, Protocol: peer.MCP})
+	m.Send(`{"jsonrpc":"2.0","method":"index","id":1}`)
+	if got := m.Recv(); got != `{"jsonrpc":"2.0","result":true,"id":1}` {
 		t.Errorf("MCP: %s", got)
 	}
 }
@@ -382,13 +384,13 @@ func TestLimitRefusalCodes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			leaktest.Check(t)
-			topic := &peer.Topic{Method: "tick"}
+			topic := &pubsub.Topic{Method: "tick"}
 			isTooMany := make(chan bool, 1)
 			srv := jsonrpc.NewServer(append(tc.opts, jsonrpc.UseLimits(jsonrpc.Limits{MaxResponse: 1 << 10}))...)
 			srv.MustRegister("subscribe", func(ctx context.Context) (string, error) {
 				s, err := topic.Subscribe(ctx)
 				if err != nil {
-					isTooMany <- errors.Is(err, peer.ErrTooManySubscriptions)
+					isTooMany <- errors.Is(err, pubsub.ErrTooManySubscriptions)
 					return "", err
 				}
 				return s.ID(), nil

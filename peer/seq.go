@@ -63,7 +63,7 @@ type sequence struct {
 	cancel context.CancelFunc // of the method's context; never nil
 	max    int                // items per answer (Limits.MaxSeqItems)
 
-	ready   func() bool   // of a live sequence (Topic.Values): an item can be had without waiting; nil for others
+	ready   func() bool   // of a live sequence (LiveSequence): an item can be had without waiting; nil for others
 	turn    chan struct{} // held (a value in it) by whoever calls Next or Stop, which must not run at once
 	err     error         // an error yielded after items, for the next pull; guarded by turn
 	pulling atomic.Bool   // a pull is being answered
@@ -347,9 +347,10 @@ func (c *Conn) answerSeq(reader bool, id, result []byte, err error) {
 }
 
 // seqError is the error object of a pull's error: the method's
-// *jsonrpc.Error as it is, a cancellation as CodeCancelled, an overflow as
-// the Conn refuses at a limit, and any other error as CodeServerError
-// without its text, as the server answers a method's plain error.
+// *jsonrpc.Error as it is (a refusal at a limit, LimitError's, under the
+// Protocol's code), a cancellation as CodeCancelled, and any other error
+// as CodeServerError without its text, as the server answers a method's
+// plain error.
 func (c *Conn) seqError(err error) *jsonrpc.Error {
 	if e, ok := errors.AsType[*jsonrpc.Error](err); ok && e != nil {
 		return e
@@ -357,15 +358,8 @@ func (c *Conn) seqError(err error) *jsonrpc.Error {
 	if errors.Is(err, context.Canceled) {
 		return jsonrpc.NewError(jsonrpc.CodeCancelled, "")
 	}
-	if errors.Is(err, ErrOverflow) {
-		return c.refusalOf(errValuesOverflow)
-	}
 	return jsonrpc.NewError(jsonrpc.CodeServerError, "")
 }
-
-// errValuesOverflow answers the pull of a subscription (Topic.Values)
-// that its Overflow policy ended.
-var errValuesOverflow = jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("the subscription's queue was full: it ended")
 
 // seqToken reads the token of a pull or an abort: {"token": t} or [t].
 func seqToken(params []byte) (uint64, bool) {

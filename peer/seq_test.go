@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
 	"iter"
 	"strings"
 	"sync"
@@ -72,7 +73,7 @@ func numbers(from, to int) string {
 func TestSeqEnumerator(t *testing.T) {
 	leaktest.Check(t)
 	ended := make(chan error, 8)
-	r := newRaw(t, &stream.Server{Server: seqServer(ended)})
+	r := peertest.NewRaw(t, &stream.Server{Server: seqServer(ended)})
 	endedWith := func(want error) {
 		t.Helper()
 		select {
@@ -86,8 +87,8 @@ func TestSeqEnumerator(t *testing.T) {
 	}
 	exchange := func(req, want string) {
 		t.Helper()
-		r.send(req)
-		if got := r.recv(); got != want {
+		r.Send(req)
+		if got := r.Recv(); got != want {
 			t.Errorf("%s\n got %s\nwant %s", req, got, want)
 		}
 	}
@@ -115,11 +116,11 @@ func TestSeqEnumerator(t *testing.T) {
 	// Abort as a notification, then a sequence left open when the
 	// connection ends.
 	exchange(`{"jsonrpc":"2.0","method":"count","params":[1000],"id":13}`, `{"jsonrpc":"2.0","result":{"values":[`+numbers(0, 64)+`],"token":4},"id":13}`)
-	r.send(`{"jsonrpc":"2.0","method":"$/enumerator/abort","params":[4]}`)
+	r.Send(`{"jsonrpc":"2.0","method":"$/enumerator/abort","params":[4]}`)
 	endedWith(context.Canceled)
 	exchange(`{"jsonrpc":"2.0","method":"count","params":[1000],"id":14}`, `{"jsonrpc":"2.0","result":{"values":[`+numbers(0, 64)+`],"token":5},"id":14}`)
-	r.send(`{"jsonrpc":"2.0","method":"$/enumerator/next","params":[4],"id":15}`)
-	if got := r.recv(); !strings.Contains(got, `"code":-32001`) {
+	r.Send(`{"jsonrpc":"2.0","method":"$/enumerator/next","params":[4],"id":15}`)
+	if got := r.Recv(); !strings.Contains(got, `"code":-32001`) {
 		t.Errorf("a pull after the abort notification: %s", got)
 	}
 }
@@ -142,7 +143,7 @@ func TestSeqEndsWithConn(t *testing.T) {
 	leaktest.Check(t)
 	ended := make(chan error, 1)
 	s := &stream.Server{Server: seqServer(ended)}
-	nc := serve(t, s)
+	nc := peertest.ServePipe(t, s)
 	c := client.New(client.Stream(nc, s.Framing))
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
@@ -253,8 +254,8 @@ func TestSeqPartialResults(t *testing.T) {
 			}
 		}
 	})
-	r := newRaw(t, &stream.Server{Server: srv, Protocol: peer.LSP, Limits: peer.Limits{MaxSeqItems: 40}})
-	r.send(`{"jsonrpc":"2.0","method":"workspace/symbol","params":{"query":"s","partialResultToken":"p1"},"id":1}`)
+	r := peertest.NewRaw(t, &stream.Server{Server: srv, Protocol: peer.LSP, Limits: peer.Limits{MaxSeqItems: 40}})
+	r.Send(`{"jsonrpc":"2.0","method":"workspace/symbol","params":{"query":"s","partialResultToken":"p1"},"id":1}`)
 	var names []string
 	for i := range 100 {
 		names = append(names, fmt.Sprintf("%q", fmt.Sprint("s", i)))
@@ -265,13 +266,13 @@ func TestSeqPartialResults(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"$/progress","params":{"token":"p1","value":[` + strings.Join(names[80:], ",") + `]}}`,
 		`{"jsonrpc":"2.0","result":[],"id":1}`,
 	} {
-		if got := r.recv(); got != want {
+		if got := r.Recv(); got != want {
 			t.Errorf("got  %s\nwant %s", got, want)
 		}
 	}
 	<-ended
-	r.send(`{"jsonrpc":"2.0","method":"workspace/symbol","params":{"query":"s"},"id":2}`)
-	if got, want := r.recv(), `{"jsonrpc":"2.0","result":{"values":[`+strings.Join(names[:40], ",")+`],"token":1},"id":2}`; got != want {
+	r.Send(`{"jsonrpc":"2.0","method":"workspace/symbol","params":{"query":"s"},"id":2}`)
+	if got, want := r.Recv(), `{"jsonrpc":"2.0","result":{"values":[`+strings.Join(names[:40], ",")+`],"token":1},"id":2}`; got != want {
 		t.Errorf("without a partialResultToken:\n got %s\nwant %s", got, want)
 	}
 }
@@ -296,7 +297,7 @@ func TestSeqProducerHeld(t *testing.T) {
 			}
 		}
 	})
-	r := newRaw(t, &stream.Server{Server: srv, Limits: peer.Limits{MaxSeqItems: 10}})
+	r := peertest.NewRaw(t, &stream.Server{Server: srv, Limits: peer.Limits{MaxSeqItems: 10}})
 	check := func(want int) {
 		t.Helper()
 		mu.Lock()
@@ -305,12 +306,12 @@ func TestSeqProducerHeld(t *testing.T) {
 			t.Errorf("the producer yielded %d items, want %d", produced, want)
 		}
 	}
-	r.send(`{"jsonrpc":"2.0","method":"many","id":1}`)
-	r.recv()
+	r.Send(`{"jsonrpc":"2.0","method":"many","id":1}`)
+	r.Recv()
 	check(10)
 	for i := range 3 {
-		r.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"$/enumerator/next","params":[1],"id":%d}`, i+2))
-		r.recv()
+		r.Send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"$/enumerator/next","params":[1],"id":%d}`, i+2))
+		r.Recv()
 		check(20 + 10*i)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/pubsub"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -24,7 +24,7 @@ const (
 	DefaultRetry = time.Second
 )
 
-// A Broker is a peer.Broker on Redis publish and subscribe: a subject of
+// A Broker is a pubsub.Broker on Redis publish and subscribe: a subject of
 // a Topic is a Redis channel, a value a message's payload. New makes one
 // on a client; Dial on a URL. A Broker is safe for concurrent use by
 // multiple goroutines.
@@ -52,7 +52,7 @@ type Broker struct {
 	// Set the fields above before the Broker is used.
 }
 
-var _ peer.Broker = (*Broker)(nil)
+var _ pubsub.Broker = (*Broker)(nil)
 
 // New returns a Broker on c (a *redis.Client, *redis.ClusterClient or
 // other redis.UniversalClient). Close does not close c.

@@ -13,7 +13,7 @@
 //		return err
 //	}
 //	defer b.Close()
-//	heads := &peer.Topic{Method: "eth_subscription", Broker: b, Subject: "heads"}
+//	heads := &pubsub.Topic{Method: "eth_subscription", Broker: b, Subject: "heads"}
 //
 // The Topics of every process that share a Subject and a Redis server are
 // then one topic: the Subject is the Redis channel. A Topic's Publish

@@ -5,7 +5,7 @@ import (
 	"log"
 
 	"github.com/jsonrpc-go/jsonrpc"
-	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/pubsub"
 	"github.com/jsonrpc-go/jsonrpc/redisrpc"
 )
 
@@ -18,7 +18,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer b.Close()
-	heads := &peer.Topic{Method: "eth_subscription", Broker: b, Subject: "heads"}
+	heads := &pubsub.Topic{Method: "eth_subscription", Broker: b, Subject: "heads"}
 	defer heads.Close()
 
 	srv := jsonrpc.NewServer()

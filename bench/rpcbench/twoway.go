@@ -13,6 +13,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/pubsub"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 )
 
@@ -26,7 +27,7 @@ func (e *env) twoway(args []string) int {
 			"on one connection), callback (server to client round trips: a peer.Conn of\n"+
 			"the server calls the client's \"add\", W callers), cancel (a Blocking call\n"+
 			"cancelled by its caller under peer.LSP: the latency from cancel() to the\n"+
-			"method seeing its context done), push-1 and push-N (peer.Topic.Publish to 1\n"+
+			"method seeing its context done), push-1 and push-N (pubsub.Topic.Publish to 1\n"+
 			"and to N subscriber connections, windows of 64 values, each published once\n"+
 			"and delivered to every subscriber: the rate is of notifications delivered).")
 	rf := addRunFlags(fs, "duration of each run", "runs per row; the table shows the median")
@@ -113,7 +114,7 @@ type twowayBench struct {
 	served     chan struct{}
 	client     *client.Client // answers "add" for the callback row
 	serverConn *peer.Conn     // the server's end of client's connection
-	topic      *peer.Topic
+	topic      *pubsub.Topic
 	subs       []*client.Client // push subscribers, subs[0] being client
 	got        atomic.Int64     // notifications the subscribers received
 	started    chan struct{}    // "wait" has started
@@ -121,7 +122,7 @@ type twowayBench struct {
 }
 
 func newTwowayBench(nsubs int) (*twowayBench, error) {
-	b := &twowayBench{topic: &peer.Topic{Method: "tick"}, served: make(chan struct{}),
+	b := &twowayBench{topic: &pubsub.Topic{Method: "tick"}, served: make(chan struct{}),
 		started: make(chan struct{}, 1), stopped: make(chan time.Time, 1)}
 	srv := jsonrpc.NewServer()
 	conns := make(chan *peer.Conn, 1)

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc/natsrpc"
-	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/pubsub"
 	"github.com/jsonrpc-go/jsonrpc/redisrpc"
 	"github.com/nats-io/nats.go"
 )
@@ -19,7 +19,7 @@ const brokerTimeout = 5 * time.Second
 // dialBroker connects to the broker of -broker: nats://HOST:PORT (natsrpc)
 // or redis://HOST:PORT[/DB] (redisrpc). The connection reconnects by
 // itself when it is lost (NATS every 500 ms), and logs it. close closes it.
-func dialBroker(ctx context.Context, rawURL string, logger *slog.Logger) (b peer.Broker, close func(), err error) {
+func dialBroker(ctx context.Context, rawURL string, logger *slog.Logger) (b pubsub.Broker, close func(), err error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, nil, fmt.Errorf("-broker: %w", err)

@@ -11,22 +11,22 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/framing"
-	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/pubsub"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 )
 
 // A replica is a server whose Topic is on a Broker, as one replica of a
 // service among several, served over TCP on 127.0.0.1.
 type replica struct {
-	topic *peer.Topic
+	topic *pubsub.Topic
 	addr  string
 }
 
 // startReplica serves, over TCP, "subscribe" (the Topic's Subscribe) on
 // a Topic of b with subject.
-func startReplica(t *testing.T, b peer.Broker, subject string) *replica {
+func startReplica(t *testing.T, b pubsub.Broker, subject string) *replica {
 	t.Helper()
-	r := &replica{topic: &peer.Topic{Method: "note", Broker: b, Subject: subject}}
+	r := &replica{topic: &pubsub.Topic{Method: "note", Broker: b, Subject: subject}}
 	srv := jsonrpc.NewServer()
 	srv.MustRegister("subscribe", func(ctx context.Context) (string, error) {
 		s, err := r.topic.Subscribe(ctx)
@@ -101,7 +101,7 @@ func expect(t *testing.T, got <-chan int, want, n int) {
 // message broker (two connections), are one topic: a subscriber over a
 // connection to a replica with a's Topic receives, in order and once
 // each, n values published alternately on a's Topic and on b's.
-func BrokerReplicas(t *testing.T, a, b peer.Broker, n int) {
+func BrokerReplicas(t *testing.T, a, b pubsub.Broker, n int) {
 	subject := fmt.Sprintf("replicas.%d", time.Now().UnixNano())
 	ra, rb := startReplica(t, a, subject), startReplica(t, b, subject)
 	got := ra.subscribe(t)
@@ -130,7 +130,7 @@ func BrokerReplicas(t *testing.T, a, b peer.Broker, n int) {
 // lost (at most once): the test publishes probes (negative numbers) until
 // one comes through, within deadline, then n values that must all come,
 // in order.
-func BrokerRestart(t *testing.T, a, b peer.Broker, restart func(), deadline time.Duration, n int) {
+func BrokerRestart(t *testing.T, a, b pubsub.Broker, restart func(), deadline time.Duration, n int) {
 	subject := fmt.Sprintf("restart.%d", time.Now().UnixNano())
 	ra, rb := startReplica(t, a, subject), startReplica(t, b, subject)
 	got := ra.subscribe(t)

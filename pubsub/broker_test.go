@@ -1,4 +1,4 @@
-package peer_test
+package pubsub_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
-	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/pubsub"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 )
 
@@ -18,9 +18,9 @@ import (
 // hands the value to the Broker instead of counting subscribers.
 func TestBrokerReplicas(t *testing.T) {
 	leaktest.Check(t)
-	b := peer.NewMemoryBroker()
-	ta := &peer.Topic{Method: "eth_subscription", Broker: b, Subject: "heads"}
-	tb := &peer.Topic{Method: "eth_subscription", Broker: b, Subject: "heads"}
+	b := pubsub.NewMemoryBroker()
+	ta := &pubsub.Topic{Method: "eth_subscription", Broker: b, Subject: "heads"}
+	tb := &pubsub.Topic{Method: "eth_subscription", Broker: b, Subject: "heads"}
 	defer ta.Close()
 	defer tb.Close()
 	a := &stream.Server{Server: ethServer(ta, nil)}
@@ -56,7 +56,7 @@ func TestBrokerReplicas(t *testing.T) {
 }
 
 // failingBroker refuses every subscription.
-type failingBroker struct{ peer.Broker }
+type failingBroker struct{ pubsub.Broker }
 
 var errBrokerDown = errors.New("broker down")
 
@@ -67,7 +67,7 @@ func (failingBroker) Subscribe(context.Context, string, func([]byte)) (func(), e
 // TestBrokerSubscribeFails: a subscription the Broker refuses fails with
 // its error, and the Topic holds nothing for it.
 func TestBrokerSubscribeFails(t *testing.T) {
-	topic := &peer.Topic{Method: "m", Broker: failingBroker{}}
+	topic := &pubsub.Topic{Method: "m", Broker: failingBroker{}}
 	s := &stream.Server{Server: ethServer(topic, nil)}
 	c := dial(t, s)
 	_, err := client.Call[string](context.Background(), c, "eth_subscribe", []any{"newHeads"})
@@ -88,9 +88,9 @@ func TestBrokerSubscribeFails(t *testing.T) {
 // another replica publishes through the Broker, in order.
 func TestBrokerValues(t *testing.T) {
 	leaktest.Check(t)
-	b := peer.NewMemoryBroker()
-	ta := &peer.Topic{Method: "m", Broker: b}
-	tb := &peer.Topic{Method: "m", Broker: b}
+	b := pubsub.NewMemoryBroker()
+	ta := &pubsub.Topic{Method: "m", Broker: b}
+	tb := &pubsub.Topic{Method: "m", Broker: b}
 	defer ta.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -115,7 +115,7 @@ func TestBrokerValues(t *testing.T) {
 }
 
 // awayBroker takes no value until its context ends.
-type awayBroker struct{ peer.Broker }
+type awayBroker struct{ pubsub.Broker }
 
 func (awayBroker) Publish(ctx context.Context, _ string, _ []byte) error {
 	<-ctx.Done()
@@ -125,7 +125,7 @@ func (awayBroker) Publish(ctx context.Context, _ string, _ []byte) error {
 // TestPublishContext: the context of PublishContext bounds the Broker's
 // Publish.
 func TestPublishContext(t *testing.T) {
-	topic := &peer.Topic{Method: "m", Broker: awayBroker{}}
+	topic := &pubsub.Topic{Method: "m", Broker: awayBroker{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := topic.PublishContext(ctx, 1); !errors.Is(err, context.Canceled) {

@@ -1,4 +1,4 @@
-package peer
+package pubsub
 
 import (
 	"context"
@@ -12,11 +12,8 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
+	"github.com/jsonrpc-go/jsonrpc/peer"
 )
-
-// ErrPushFull is the error of Push when the Conn's queue of notifications
-// waiting to be sent is full: the peer reads slower than it is sent to.
-var ErrPushFull = errors.New("jsonrpc: push queue full")
 
 // ErrOverflow is the error of a Subscription ended by the Overflow policy
 // Unsubscribe.
@@ -24,75 +21,6 @@ var ErrOverflow = errors.New("jsonrpc: subscription ended: its connection's push
 
 // ErrUnsubscribed is the error of a Subscription ended by Unsubscribe.
 var ErrUnsubscribed = errors.New("jsonrpc: unsubscribed")
-
-// Push sends the peer the notification method with params without
-// waiting: it is queued behind the Conn's other messages, in the one queue
-// that its writer sends in order, and the Conn is two-way from then on.
-// When MaxPush notifications, or MaxPushBytes of them, are already
-// waiting, it is dropped and Push
-// returns ErrPushFull, so that a peer that reads slowly holds up no one
-// but itself. After the read loop has ended it returns an error wrapping
-// ErrClosed.
-func (c *Conn) Push(method string, params any) error {
-	msg, err := appendRequest(nil, method, params, 0)
-	if err != nil {
-		return err
-	}
-	c.twoWay.Store(true)
-	c.mu.Lock()
-	err = c.putPushLocked(msg)
-	c.mu.Unlock()
-	return err
-}
-
-// putPushLocked queues the notification msg in the outbox, past which
-// nothing waits for a writer: it starts one if nobody holds it. c.mu is
-// held.
-func (c *Conn) putPushLocked(msg []byte) error {
-	o := &c.out
-	if c.err != nil {
-		return c.err
-	}
-	if o.pushes >= c.maxPush || o.pushB > 0 && o.pushB+len(msg) > c.maxPushB {
-		return ErrPushFull
-	}
-	o.pushes++
-	o.pushB += len(msg)
-	c.addLocked(msg)
-	c.startWriterLocked()
-	return nil
-}
-
-// activate runs once the answer of the call of in has been queued or
-// written, when the Conn holds subscriptions back (c.held): the
-// notifications held for the subscriptions that call made go out after
-// it, and from now on as they are published. Subscribe counts c.held
-// before it looks at in.phase, and the answer sets in.phase before it
-// looks at c.held, so a subscription made while its call runs is always
-// activated. (One made later, by a goroutine the method left behind, may
-// wait for the answer of the next message read into the same record.)
-func (c *Conn) activate(in *incoming) {
-	c.mu.Lock()
-	subs := in.subs
-	in.subs = nil
-	for _, s := range subs {
-		s.active = true
-		select {
-		case <-s.done: // ended before its first notification could go
-			s.held, s.heldB = nil, 0
-			continue
-		default:
-		}
-		for _, m := range s.held {
-			if c.putPushLocked(m) != nil {
-				s.dropped.Add(1)
-			}
-		}
-		s.held, s.heldB = nil, 0
-	}
-	c.held.Add(-int32(len(subs)))
-	c.mu.Unlock()
-}
 
 // Overflow says what a Topic does for a subscriber whose connection's push
 // queue is full when it publishes.
@@ -112,8 +40,8 @@ const (
 // it, as a notification of Method with the params
 // {"subscription": id, "result": value}, the shape of go-ethereum's
 // eth_subscription. Publish never waits for a subscriber: each Conn has a
-// bounded queue (Options.MaxPush), and Overflow says what happens when it
-// is full. With a Broker, what is published on any process reaches the
+// bounded queue (peer.Limits.MaxPush), and Overflow says what happens when
+// it is full. With a Broker, what is published on any process reaches the
 // subscribers of every process. The zero Topic is not ready: set Method.
 // A Topic is safe for concurrent use.
 type Topic struct {
@@ -140,7 +68,8 @@ type Topic struct {
 // A Subscription is one Conn's subscription to a Topic.
 type Subscription struct {
 	t       *Topic
-	c       *Conn
+	c       *peer.Conn // nil for Values without a Conn
+	conn    *connSubs  // c's subscriptions; nil without a Conn
 	id      string
 	prefix  []byte // the notification up to its result
 	dropped atomic.Int64
@@ -149,11 +78,66 @@ type Subscription struct {
 	err     error       // why it ended; set before done is closed
 	q       *valueQueue // a subscriber that takes values itself (Values); nil for a Conn's notifications
 
-	// Guarded by c.mu: the subscription's notifications wait in held
-	// until the answer of the call that made it is on its way (active).
-	active bool
+	// The subscription's notifications wait in held until the answer of
+	// the call that made it is on its way (active, peer.AfterAnswer).
+	active atomic.Bool // set under mu, read without it first
+	mu     sync.Mutex  // protects the fields below
 	held   [][]byte
 	heldB  int // the bytes of held
+}
+
+// connSubs are the subscriptions of one Conn (peer.Conn.Local): bounded by
+// its Limits.MaxSubscriptions, and ended with its read loop.
+type connSubs struct {
+	once sync.Once  // OnClose is arranged once
+	mu   sync.Mutex // protects the fields below
+	subs map[*Subscription]struct{}
+	err  error // set once the read loop has ended
+}
+
+type connSubsKey struct{}
+
+// subsOf returns the subscriptions of c.
+func subsOf(c *peer.Conn) *connSubs {
+	cs := c.Local(connSubsKey{}, func() any { return &connSubs{} }).(*connSubs)
+	cs.once.Do(func() { c.OnClose(cs.close) })
+	return cs
+}
+
+// add counts s in, unless the Conn has max subscriptions already
+// (errTooManySubs) or has ended (its error).
+func (cs *connSubs) add(s *Subscription, max int) error {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	switch {
+	case cs.err != nil:
+		return cs.err
+	case len(cs.subs) >= max:
+		return errTooManySubs
+	}
+	if cs.subs == nil {
+		cs.subs = map[*Subscription]struct{}{}
+	}
+	cs.subs[s] = struct{}{}
+	return nil
+}
+
+func (cs *connSubs) remove(s *Subscription) {
+	cs.mu.Lock()
+	delete(cs.subs, s)
+	cs.mu.Unlock()
+}
+
+// close ends every subscription of the Conn, whose read loop ended with
+// err.
+func (cs *connSubs) close(err error) {
+	cs.mu.Lock()
+	subs := cs.subs
+	cs.subs, cs.err = nil, err
+	cs.mu.Unlock()
+	for s := range subs {
+		s.end(err)
+	}
 }
 
 // ErrNoConn is the error of Topic.Subscribe under a context that is not
@@ -161,27 +145,28 @@ type Subscription struct {
 var ErrNoConn = errors.New("jsonrpc: the call did not come over a two-way connection")
 
 // ErrTooManySubscriptions is the error of Topic.Subscribe on a Conn that
-// has Options.MaxSubscriptions subscriptions already: a *jsonrpc.Error
-// (jsonrpc.CodeLimitExceeded), so that a subscribe method that returns it
-// answers its caller with what happened. On a Conn whose Protocol gives
-// its refusals a code of its own (Protocol.RefusalCode: MCP's), Subscribe
-// returns an error that answers with that code and still matches
-// ErrTooManySubscriptions (errors.Is).
+// has peer.Limits.MaxSubscriptions subscriptions already: a
+// *jsonrpc.Error (jsonrpc.CodeLimitExceeded), so that a subscribe method
+// that returns it answers its caller with what happened. On a Conn whose
+// Protocol gives its refusals a code of its own (peer.Protocol.RefusalCode:
+// MCP's), Subscribe returns an error that answers with that code and still
+// matches ErrTooManySubscriptions (errors.Is, peer.Conn.LimitError).
 var ErrTooManySubscriptions error = errTooManySubs
 
 var errTooManySubs = jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("too many subscriptions on this connection")
 
 // Subscribe subscribes the Conn of the call that ctx belongs to (the
-// subscribe method's own context: FromContext) to the Topic, under a new
-// id: 0x and 32 hexadecimal digits, random. What is published to it before
-// that call's answer is on its way waits (up to MaxPush notifications),
+// subscribe method's own context: peer.FromContext) to the Topic, under a
+// new id: 0x and 32 hexadecimal digits, random. What is published to it
+// before that call's answer is on its way waits (up to MaxPush
+// notifications, peer.AfterAnswer),
 // so that the peer always learns the subscription's id before its first
 // notification, as go-ethereum's clients require. The subscription ends
 // with Unsubscribe, the Overflow policy, or the end of the Conn's read
 // loop (Done). It returns ErrNoConn when ctx has no Conn, and
 // ErrTooManySubscriptions when the Conn has MaxSubscriptions already.
 func (t *Topic) Subscribe(ctx context.Context) (*Subscription, error) {
-	c := FromContext(ctx)
+	c := peer.FromContext(ctx)
 	if c == nil {
 		return nil, ErrNoConn
 	}
@@ -189,48 +174,17 @@ func (t *Topic) Subscribe(ctx context.Context) (*Subscription, error) {
 		return nil, err
 	}
 	id := newSubscriptionID()
-	s := &Subscription{t: t, c: c, id: id, done: make(chan struct{})}
+	s := &Subscription{t: t, c: c, conn: subsOf(c), id: id, done: make(chan struct{})}
 	s.prefix = append(s.prefix, `{"jsonrpc":"2.0","method":`...)
 	s.prefix = wire.AppendQuote(s.prefix, t.Method)
 	s.prefix = append(s.prefix, `,"params":{"subscription":`...)
 	s.prefix = wire.AppendQuote(s.prefix, id)
 	s.prefix = append(s.prefix, `,"result":`...)
-	c.twoWay.Store(true)
-	// The call whose answer the notifications wait for: a Blocking call's
-	// record is in its context (Begin); an inline call's is the one being
-	// dispatched, on this goroutine.
-	var in *incoming
-	switch v := ctx.Value(inlineKey{}).(type) {
-	case *incoming:
-		in = v
-	case *Conn:
-		if v == c {
-			in = c.current
-		}
-	}
-	c.held.Add(1)
-	c.mu.Lock()
-	if c.err == nil && len(c.subs) >= c.maxSubs {
-		c.mu.Unlock()
-		c.held.Add(-1)
-		return nil, c.limitError(errTooManySubs)
-	}
-	if in == nil || in.c != c || in.phase.Load() == answered {
-		s.active = true
-		c.held.Add(-1)
-	} else {
-		in.subs = append(in.subs, s)
-	}
-	err := c.err
-	if err == nil {
-		if c.subs == nil {
-			c.subs = map[*Subscription]struct{}{}
-		}
-		c.subs[s] = struct{}{} // ended with the read loop
-	}
-	c.mu.Unlock()
-	if err != nil {
-		s.end(err)
+	switch err := s.conn.add(s, c.Limits().MaxSubscriptions); {
+	case err == errTooManySubs:
+		return nil, c.LimitError(errTooManySubs)
+	case err != nil:
+		s.end(err) // the Conn has ended
 		return s, nil
 	}
 	t.mu.Lock()
@@ -239,7 +193,26 @@ func (t *Topic) Subscribe(ctx context.Context) (*Subscription, error) {
 	}
 	t.subs[id] = s
 	t.mu.Unlock()
+	peer.AfterAnswer(ctx, s.activate)
 	return s, nil
+}
+
+// activate sends what was published to s before the answer of the call
+// that made it was on its way, and from now on sends what is published.
+func (s *Subscription) activate() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.done: // ended before its first notification could go
+	default:
+		for _, m := range s.held {
+			if s.c.PushMessage(m) != nil {
+				s.dropped.Add(1)
+			}
+		}
+	}
+	s.held, s.heldB = nil, 0
+	s.active.Store(true)
 }
 
 // newSubscriptionID returns 0x and 32 hexadecimal digits, random.
@@ -247,14 +220,6 @@ func newSubscriptionID() string {
 	var b [16]byte
 	rand.Read(b[:])
 	return "0x" + hex.EncodeToString(b[:])
-}
-
-// closedErr returns the error the Conn's calls fail with once its read
-// loop has ended.
-func (c *Conn) closedErr() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
 }
 
 // Publish sends value, encoded once with encoding/json, to every
@@ -309,7 +274,7 @@ func (t *Topic) deliver(v []byte) int {
 		switch err := s.send(msg); {
 		case err == nil:
 			n++
-		case errors.Is(err, ErrPushFull):
+		case errors.Is(err, peer.ErrPushFull):
 			s.dropped.Add(1)
 			if t.Overflow == Unsubscribe {
 				s.end(ErrOverflow)
@@ -425,14 +390,17 @@ func (s *Subscription) send(msg []byte) error {
 	if s.q != nil {
 		return s.q.put(msg)
 	}
-	c := s.c
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if s.active {
-		return c.putPushLocked(msg)
+	if s.active.Load() {
+		return s.c.PushMessage(msg)
 	}
-	if len(s.held) >= c.maxPush || s.heldB > 0 && s.heldB+len(msg) > c.maxPushB {
-		return ErrPushFull
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.active.Load() {
+		return s.c.PushMessage(msg)
+	}
+	lim := s.c.Limits()
+	if len(s.held) >= lim.MaxPush || s.heldB > 0 && s.heldB+len(msg) > lim.MaxPushBytes {
+		return peer.ErrPushFull
 	}
 	s.heldB += len(msg)
 	s.held = append(s.held, msg)
@@ -444,10 +412,8 @@ func (s *Subscription) end(err error) {
 		s.t.mu.Lock()
 		delete(s.t.subs, s.id)
 		s.t.mu.Unlock()
-		if s.c != nil {
-			s.c.mu.Lock()
-			delete(s.c.subs, s)
-			s.c.mu.Unlock()
+		if s.conn != nil {
+			s.conn.remove(s)
 		}
 		s.err = err
 		close(s.done)

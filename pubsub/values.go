@@ -1,10 +1,13 @@
-package peer
+package pubsub
 
 import (
 	"context"
 	"encoding/json"
 	"iter"
 	"sync/atomic"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/peer"
 )
 
 // Values subscribes to the Topic and returns what is published to it from
@@ -21,8 +24,9 @@ import (
 // token ($/enumerator), and each pull waits for at least one value; with
 // a partial-result token (LSP) each value goes out as it comes. The
 // values wait for the consumer in one bounded queue, that of push: at
-// most MaxPush values and MaxPushBytes bytes of them (the limits of the
-// Conn of ctx; DefaultMaxPush and DefaultMaxPushBytes without one), and
+// most MaxPush values and MaxPushBytes bytes of them (the peer.Limits of
+// the Conn of ctx; peer.DefaultMaxPush and DefaultMaxPushBytes without
+// one), and
 // the Topic's Overflow says what happens past it, as for the
 // notifications of Subscribe: Drop skips a value, Unsubscribe ends the
 // sequence with ErrOverflow after the values queued before it. The
@@ -43,26 +47,19 @@ func (t *Topic) listen(ctx context.Context) (*Subscription, error) {
 	if err := t.join(ctx); err != nil {
 		return nil, err
 	}
-	max, maxB := DefaultMaxPush, DefaultMaxPushBytes
-	c := FromContext(ctx)
+	max, maxB := peer.DefaultMaxPush, peer.DefaultMaxPushBytes
+	c := peer.FromContext(ctx)
 	if c != nil {
-		max, maxB = c.maxPush, c.maxPushB
+		lim := c.Limits()
+		max, maxB = lim.MaxPush, lim.MaxPushBytes
 	}
 	s := &Subscription{t: t, c: c, id: newSubscriptionID(), done: make(chan struct{}), q: &valueQueue{ch: make(chan []byte, max), maxB: int64(maxB)}}
 	if c != nil {
-		c.mu.Lock()
-		err := c.err
-		if err == nil && len(c.subs) >= c.maxSubs {
-			err = c.limitError(errTooManySubs)
-		}
-		if err == nil {
-			if c.subs == nil {
-				c.subs = map[*Subscription]struct{}{}
-			}
-			c.subs[s] = struct{}{} // ended with the read loop
-		}
-		c.mu.Unlock()
-		if err != nil {
+		s.conn = subsOf(c)
+		switch err := s.conn.add(s, c.Limits().MaxSubscriptions); {
+		case err == errTooManySubs:
+			return nil, c.LimitError(errTooManySubs)
+		case err != nil:
 			return nil, err
 		}
 	}
@@ -74,11 +71,9 @@ func (t *Topic) listen(ctx context.Context) (*Subscription, error) {
 	t.mu.Unlock()
 	context.AfterFunc(ctx, func() { s.end(ctx.Err()) })
 	s.q.ready = func() bool { return len(s.q.ch) > 0 || s.Err() != nil }
-	if x, _ := ctx.Value(callKey{}).(*callContext); x != nil {
-		// The call's sequence answers with what is queued, not waiting
-		// for more (sequence.batch).
-		x.ready.Store(&s.q.ready)
-	}
+	// The call's sequence answers with what is queued, not waiting for
+	// more.
+	peer.LiveSequence(ctx, s.q.ready)
 	return s, nil
 }
 
@@ -96,14 +91,14 @@ func (q *valueQueue) put(v []byte) error {
 	n := int64(len(v))
 	if b := q.bytes.Add(n); b > n && b > q.maxB {
 		q.bytes.Add(-n)
-		return ErrPushFull
+		return peer.ErrPushFull
 	}
 	select {
 	case q.ch <- v:
 		return nil
 	default:
 		q.bytes.Add(-n)
-		return ErrPushFull
+		return peer.ErrPushFull
 	}
 }
 
@@ -135,9 +130,30 @@ func (s *Subscription) values(yield func(json.RawMessage, error) bool) {
 				break
 			}
 			if s.err == ErrOverflow {
-				yield(nil, ErrOverflow)
+				yield(nil, s.overflowError())
 			}
 			return
 		}
 	}
 }
+
+// overflowError is the error that ends the values of a subscription that
+// its Overflow policy ended: ErrOverflow, which over a Conn also answers
+// its caller as the Conn refuses at a limit (peer.Conn.LimitError).
+func (s *Subscription) overflowError() error {
+	if s.c == nil {
+		return ErrOverflow
+	}
+	return &overflowError{answer: s.c.LimitError(errValuesOverflow)}
+}
+
+// errValuesOverflow answers the pull of a subscription (Topic.Values)
+// that its Overflow policy ended.
+var errValuesOverflow = jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("the subscription's queue was full: it ended")
+
+// An overflowError matches ErrOverflow and the error object its answer
+// carries (errors.Is, errors.As).
+type overflowError struct{ answer error }
+
+func (e *overflowError) Error() string   { return ErrOverflow.Error() }
+func (e *overflowError) Unwrap() []error { return []error{e.answer, ErrOverflow} }

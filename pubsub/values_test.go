@@ -1,4 +1,4 @@
-package peer_test
+package pubsub_test
 
 import (
 	"context"
@@ -11,12 +11,14 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
+	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/pubsub"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 )
 
 // tailServer serves tail, a subscription to topic as a sequence result.
-func tailServer(topic *peer.Topic) *jsonrpc.Server {
+func tailServer(topic *pubsub.Topic) *jsonrpc.Server {
 	srv := jsonrpc.NewServer(jsonrpc.AllowUnknownFields())
 	srv.MustRegister("tail", func(ctx context.Context) iter.Seq2[json.RawMessage, error] {
 		return topic.Values(ctx)
@@ -29,7 +31,7 @@ func tailServer(topic *peer.Topic) *jsonrpc.Server {
 }
 
 // subscribers waits until topic has n subscriptions.
-func subscribers(t *testing.T, topic *peer.Topic, n int) {
+func subscribers(t *testing.T, topic *pubsub.Topic, n int) {
 	t.Helper()
 	deadline := time.Now().Add(wait)
 	for topic.Len() != n {
@@ -46,12 +48,12 @@ func subscribers(t *testing.T, topic *peer.Topic, n int) {
 // abort ends the subscription.
 func TestValuesEnumerator(t *testing.T) {
 	leaktest.Check(t)
-	topic := &peer.Topic{Method: "unused"}
-	r := newRaw(t, &stream.Server{Server: tailServer(topic)})
+	topic := &pubsub.Topic{Method: "unused"}
+	r := peertest.NewRaw(t, &stream.Server{Server: tailServer(topic)})
 	exchange := func(req, want string) {
 		t.Helper()
-		r.send(req)
-		if got := r.recv(); got != want {
+		r.Send(req)
+		if got := r.Recv(); got != want {
 			t.Errorf("%s\n got %s\nwant %s", req, got, want)
 		}
 	}
@@ -60,9 +62,9 @@ func TestValuesEnumerator(t *testing.T) {
 	topic.Publish(1)
 	topic.Publish("<b>")
 	exchange(`{"jsonrpc":"2.0","method":"$/enumerator/next","params":{"token":1},"id":2}`, `{"jsonrpc":"2.0","result":{"values":[1,"<b>"],"finished":false},"id":2}`)
-	r.send(`{"jsonrpc":"2.0","method":"$/enumerator/next","params":{"token":1},"id":3}`)
+	r.Send(`{"jsonrpc":"2.0","method":"$/enumerator/next","params":{"token":1},"id":3}`)
 	topic.Publish(map[string]int{"n": 3})
-	if got, want := r.recv(), `{"jsonrpc":"2.0","result":{"values":[{"n":3}],"finished":false},"id":3}`; got != want {
+	if got, want := r.Recv(), `{"jsonrpc":"2.0","result":{"values":[{"n":3}],"finished":false},"id":3}`; got != want {
 		t.Errorf("a pull that waits:\n got %s\nwant %s", got, want)
 	}
 	exchange(`{"jsonrpc":"2.0","method":"$/enumerator/abort","params":{"token":1},"id":4}`, `{"jsonrpc":"2.0","result":null,"id":4}`)
@@ -75,32 +77,32 @@ func TestValuesEnumerator(t *testing.T) {
 func TestValuesOverflow(t *testing.T) {
 	leaktest.Check(t)
 	for _, tc := range []struct {
-		overflow peer.Overflow
+		overflow pubsub.Overflow
 		want     []string
 	}{
-		{peer.Drop, []string{
+		{pubsub.Drop, []string{
 			`{"jsonrpc":"2.0","result":{"values":[0,1],"finished":false},"id":2}`,
 			`{"jsonrpc":"2.0","result":{"values":[9],"finished":false},"id":3}`,
 		}},
-		{peer.Unsubscribe, []string{
+		{pubsub.Unsubscribe, []string{
 			`{"jsonrpc":"2.0","result":{"values":[0,1],"finished":false},"id":2}`,
 			`{"jsonrpc":"2.0","error":{"code":-32005,"message":"Limit exceeded","data":"the subscription's queue was full: it ended"},"id":3}`,
 		}},
 	} {
-		topic := &peer.Topic{Method: "unused", Overflow: tc.overflow}
-		r := newRaw(t, &stream.Server{Server: tailServer(topic), Limits: peer.Limits{MaxPush: 2}})
-		r.send(`{"jsonrpc":"2.0","method":"tail","id":1}`)
-		r.recv()
+		topic := &pubsub.Topic{Method: "unused", Overflow: tc.overflow}
+		r := peertest.NewRaw(t, &stream.Server{Server: tailServer(topic), Limits: peer.Limits{MaxPush: 2}})
+		r.Send(`{"jsonrpc":"2.0","method":"tail","id":1}`)
+		r.Recv()
 		subscribers(t, topic, 1)
 		for i := range 5 {
 			topic.Publish(i)
 		}
 		for i, want := range tc.want {
-			if i == 1 && tc.overflow == peer.Drop {
+			if i == 1 && tc.overflow == pubsub.Drop {
 				topic.Publish(9)
 			}
-			r.send(`{"jsonrpc":"2.0","method":"$/enumerator/next","params":{"token":1},"id":` + string(rune('2'+i)) + `}`)
-			if got := r.recv(); got != want {
+			r.Send(`{"jsonrpc":"2.0","method":"$/enumerator/next","params":{"token":1},"id":` + string(rune('2'+i)) + `}`)
+			if got := r.Recv(); got != want {
 				t.Errorf("%v: got %s\nwant %s", tc.overflow, got, want)
 			}
 		}
@@ -112,21 +114,21 @@ func TestValuesOverflow(t *testing.T) {
 // the call ends it.
 func TestValuesPartialResults(t *testing.T) {
 	leaktest.Check(t)
-	topic := &peer.Topic{Method: "unused"}
-	r := newRaw(t, &stream.Server{Server: tailServer(topic), Protocol: peer.LSP})
-	r.send(`{"jsonrpc":"2.0","method":"lsp/tail","params":{"partialResultToken":7},"id":1}`)
+	topic := &pubsub.Topic{Method: "unused"}
+	r := peertest.NewRaw(t, &stream.Server{Server: tailServer(topic), Protocol: peer.LSP})
+	r.Send(`{"jsonrpc":"2.0","method":"lsp/tail","params":{"partialResultToken":7},"id":1}`)
 	subscribers(t, topic, 1)
 	for i, want := range []string{
 		`{"jsonrpc":"2.0","method":"$/progress","params":{"token":7,"value":[0]}}`,
 		`{"jsonrpc":"2.0","method":"$/progress","params":{"token":7,"value":[1]}}`,
 	} {
 		topic.Publish(i)
-		if got := r.recv(); got != want {
+		if got := r.Recv(); got != want {
 			t.Errorf("got  %s\nwant %s", got, want)
 		}
 	}
-	r.send(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}`)
-	if got := r.recv(); !strings.Contains(got, `"code":-32800`) || !strings.Contains(got, `"id":1`) {
+	r.Send(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}`)
+	if got := r.Recv(); !strings.Contains(got, `"code":-32800`) || !strings.Contains(got, `"id":1`) {
 		t.Errorf("the cancelled call: %s", got)
 	}
 	subscribers(t, topic, 0)
@@ -136,7 +138,7 @@ func TestValuesPartialResults(t *testing.T) {
 // served as a sequence, and ends it when its loop stops.
 func TestValuesCallSeq(t *testing.T) {
 	leaktest.Check(t)
-	topic := &peer.Topic{Method: "unused"}
+	topic := &pubsub.Topic{Method: "unused"}
 	c := dial(t, &stream.Server{Server: tailServer(topic)})
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()

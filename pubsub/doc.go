@@ -1,0 +1,39 @@
+// Package pubsub sends what a server publishes to the peers subscribed to
+// it, over two-way connections (package peer): a Topic sends each value
+// published to it to every subscribed connection as a notification, the
+// shape of go-ethereum's eth_subscription,
+//
+//	heads := &pubsub.Topic{Method: "eth_subscription"}
+//	srv.MustRegister("eth_subscribe", func(ctx context.Context, kind string) (string, error) {
+//		s, err := heads.Subscribe(ctx) // the connection of the call
+//		if err != nil {
+//			return "", err
+//		}
+//		return s.ID(), nil
+//	})
+//	heads.Publish(block) // to every subscriber, never waiting for one
+//
+// and Values is a subscriber as a sequence, which a method returns to
+// stream a subscription in the shape its caller's protocol gives sequence
+// results. A Topic with a Broker reaches the subscribers of every process
+// that shares its Subject: MemoryBroker is one in memory, and modules of
+// their own carry topics on NATS (natsrpc) and Redis (redisrpc).
+//
+// # Bounds
+//
+// Publish never blocks: each connection queues at most
+// peer.Limits.MaxPush notifications and MaxPushBytes bytes of them, and
+// the Topic's Overflow says what happens past it (Drop, Unsubscribe). A
+// connection holds at most peer.Limits.MaxSubscriptions subscriptions
+// (ErrTooManySubscriptions). What is published before the answer of the
+// subscribe call is on its way waits for it (peer.AfterAnswer), so that
+// the peer always learns a subscription's id before its first
+// notification.
+//
+// # Concurrency
+//
+// A Topic, a Subscription and a MemoryBroker are safe for concurrent use
+// by multiple goroutines. The package uses only the exported API of
+// package peer: its seam (PushMessage, AfterAnswer, Local, OnClose,
+// Limits, LimitError, LiveSequence).
+package pubsub
