@@ -7,8 +7,6 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -288,12 +286,8 @@ func (h *Handler) logf(ctx context.Context, what string, err error) {
 // ServeHTTP answers one HTTP request as described in the package
 // documentation.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !h.hostAllowed(r) {
-		h.refuse(w, r, "streamhttp: host not allowed", http.StatusForbidden)
-		return
-	}
-	if !h.originAllowed(r) {
-		h.refuse(w, r, "streamhttp: origin not allowed", http.StatusForbidden)
+	if err := transport.CheckRequest(r, h.AllowedHosts, h.AllowedOrigins); err != nil {
+		h.refuse(w, r, err.Error(), http.StatusForbidden)
 		return
 	}
 	switch {
@@ -575,69 +569,6 @@ func accepts(vals []string) (takesJSON, takesEvents bool) {
 		}
 	}
 	return takesJSON, takesEvents
-}
-
-// originAllowed reports whether r's Origin, if it has one, may call.
-func (h *Handler) originAllowed(r *http.Request) bool {
-	o := r.Header.Get("Origin")
-	if o == "" {
-		return true
-	}
-	if slices.Contains(h.AllowedOrigins, o) || slices.Contains(h.AllowedOrigins, "*") {
-		return true
-	}
-	u, err := url.Parse(o)
-	if err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https" {
-		return false // "null", and origins that name no host
-	}
-	if strings.EqualFold(u.Host, r.Host) {
-		return true
-	}
-	return isLoopback(u.Hostname()) && isLoopback(hostname(r.Host))
-}
-
-// hostAllowed reports whether r's Host may be served: any, unless r came
-// to a loopback address, where only loopback names and AllowedHosts.
-func (h *Handler) hostAllowed(r *http.Request) bool {
-	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if local == nil || !isLoopbackAddr(local) {
-		return true
-	}
-	name := hostname(r.Host)
-	return isLoopback(name) || slices.ContainsFunc(h.AllowedHosts, func(a string) bool { return strings.EqualFold(a, name) })
-}
-
-// hostname is the host of a Host header value, without its port and the
-// brackets of an IPv6 address.
-func hostname(hostport string) string {
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		return h
-	}
-	return strings.Trim(hostport, "[]")
-}
-
-// isLoopback reports whether the host name names the loopback interface.
-func isLoopback(name string) bool {
-	if strings.EqualFold(name, "localhost") || strings.HasSuffix(strings.ToLower(name), ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(name)
-	return ip != nil && ip.IsLoopback()
-}
-
-func isLoopbackAddr(a net.Addr) bool {
-	switch a := a.(type) {
-	case *net.TCPAddr:
-		return a.IP.IsLoopback()
-	case *net.UnixAddr:
-		return false
-	}
-	host, _, err := net.SplitHostPort(a.String())
-	if err != nil {
-		return false
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // Shutdown stops the handler gracefully: from the moment it is called, a

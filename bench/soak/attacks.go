@@ -304,7 +304,7 @@ func echoOnce(c net.Conn) error {
 func stalledBody(c net.Conn) error {
 	const n = 4<<20 - 1
 	body := `{"jsonrpc":"2.0","method":"echo","params":["` + strings.Repeat("x", n-len(`{"jsonrpc":"2.0","method":"echo","params":["`)-len(`"],"id":1}`)) + `"],"id":1}`
-	head := fmt.Sprintf("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", n)
+	head := fmt.Sprintf("POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", n)
 	c.SetWriteDeadline(time.Now().Add(10 * time.Second))
 	_, err := io.WriteString(c, head+body[:len(body)-1])
 	return err
@@ -323,7 +323,7 @@ func stalledLine(c net.Conn) error {
 // byte, all of it but the last byte.
 func stalledWS(c net.Conn) error {
 	c.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(c, "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
+	if _, err := io.WriteString(c, "GET /ws HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
 		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"); err != nil {
 		return err
 	}

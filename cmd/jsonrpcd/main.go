@@ -71,20 +71,22 @@
 //		on its GET stream. A request of MCP 2026-07-28 is answered
 //		UnsupportedProtocolVersion (default false)
 //	-allowed-hosts NAMES
-//		host names, separated by commas, that /mcp accepts in the Host
-//		header of a request that came to a loopback address, beside
-//		localhost and the loopback addresses
-//		(streamhttp.Handler.AllowedHosts): the names by which clients
-//		reach a proxy on the same machine, such as nginx, that passes
-//		their Host on. Any other name is answered 403, against DNS
-//		rebinding (default empty)
+//		host names, separated by commas, that every HTTP listener (/,
+//		/ws, /mcp and -fasthttp's) accepts in the Host header of a
+//		request that came to a loopback address, beside localhost and
+//		the loopback addresses (the AllowedHosts of httprpc.Handler,
+//		ws.Handler, streamhttp.Handler and fasthttprpc.Handler;
+//		transport.CheckHost): the names by which clients reach a proxy
+//		on the same machine, such as nginx, that passes their Host on.
+//		Any other name is answered 403, so that a web page cannot reach
+//		jsonrpcd on loopback through DNS rebinding (default empty)
 //	-allowed-origins ORIGINS
-//		values of the Origin header, separated by commas, that /mcp
-//		accepts beside its own host's, such as https://app.example.com;
-//		* accepts every origin (streamhttp.Handler.AllowedOrigins). A
-//		request from a browser page of another origin is answered 403;
-//		one without Origin, as other clients send it, is served (default
-//		empty)
+//		values of the Origin header, separated by commas, that every
+//		HTTP listener accepts beside its own host's, such as
+//		https://app.example.com; * accepts every origin (AllowedOrigins;
+//		transport.CheckOrigin). A request or WebSocket upgrade from a
+//		browser page of another origin is answered 403; one without
+//		Origin, as other clients send it, is served (default empty)
 //	-max-sessions N
 //		sessions open at once under -sessions; past it, a request that
 //		would begin one is answered 503 (default 4096). An idle session
@@ -389,11 +391,11 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.BoolVar(&cfg.streamable, "streamable", true, "serve Streamable HTTP (JSON or server-sent events) at /mcp of the HTTP address")
 	fs.StringVar(&cfg.sessionMethod, "sessions", "", "give Streamable HTTP sessions, begun by a request of `METHOD` (such as subscribe) without Mcp-Session-Id; empty: none")
 	fs.BoolVar(&cfg.mcp, "mcp", false, "serve /mcp as an MCP server (2025-11-25's sessions, begun by initialize), the methods as tools")
-	fs.Func("allowed-hosts", "host `names`, separated by commas, that /mcp accepts in the Host header of a request to a loopback address (a proxy's), beside loopback names", func(v string) error {
+	fs.Func("allowed-hosts", "host `names`, separated by commas, that every HTTP listener (/, /ws, /mcp, -fasthttp) accepts in the Host header of a request to a loopback address (a proxy's), beside loopback names", func(v string) error {
 		cfg.allowedHosts = commaList(v)
 		return nil
 	})
-	fs.Func("allowed-origins", "`origins`, separated by commas, such as https://app.example.com, that /mcp accepts in the Origin header beside its own host's; * accepts every origin", func(v string) error {
+	fs.Func("allowed-origins", "`origins`, separated by commas, such as https://app.example.com, that every HTTP listener (/, /ws, /mcp, -fasthttp) accepts in the Origin header beside its own host's; * accepts every origin", func(v string) error {
 		cfg.allowedOrigins = commaList(v)
 		return nil
 	})
@@ -564,7 +566,8 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		l := newLimitListener(nl, cfg.maxConns)
 		mux := http.NewServeMux()
 		httpLog := with(logger, "transport", "http")
-		mux.Handle("/", &httprpc.Handler{Server: srv, MaxBody: int64(cfg.maxMessage), Budget: cfg.budget, ReadTimeout: orNone(cfg.readTimeout), Logger: httpLog})
+		mux.Handle("/", &httprpc.Handler{Server: srv, MaxBody: int64(cfg.maxMessage), Budget: cfg.budget, ReadTimeout: orNone(cfg.readTimeout), Logger: httpLog,
+			AllowedHosts: cfg.allowedHosts, AllowedOrigins: cfg.allowedOrigins})
 		var wh *ws.Handler
 		if cfg.ws {
 			wh = &ws.Handler{
@@ -573,6 +576,9 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 				Logger:   with(logger, "transport", "ws"),
 				Limits:   limits,
 				Budget:   cfg.budget,
+
+				AllowedHosts:   cfg.allowedHosts,
+				AllowedOrigins: cfg.allowedOrigins,
 			}
 			mux.Handle("/ws", wh)
 		}
