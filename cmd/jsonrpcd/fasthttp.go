@@ -46,8 +46,9 @@ func serveFastHTTP(srv *jsonrpc.Server, cfg config, logger *slog.Logger, errc ch
 	if err != nil {
 		return host{}, err
 	}
-	l := newLimitListener(nl, cfg.maxConns)
-	fs := newFastHTTPServer(srv, cfg, with(logger, "transport", "fasthttp"))
+	logger = with(logger, "transport", "fasthttp")
+	l := httpListener(nl, cfg, logger)
+	fs := newFastHTTPServer(srv, cfg, logger)
 	go func() { errc <- fs.Serve(l) }()
 	return host{l: l,
 		shutdown: fs.ShutdownWithContext,

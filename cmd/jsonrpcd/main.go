@@ -132,10 +132,14 @@
 //		HTTP, an error answer over TCP, close status 1013 on a WebSocket)
 //		(default 64 MiB)
 //	-max-conns-per-client N
-//		TCP and WebSocket connections one client (its IP address) may
-//		hold at once, so that one cannot lock the others out: past it a
-//		TCP connection gets one -32005 error and is closed, a WebSocket
-//		upgrade 429 (default 0: half of -max-conns)
+//		connections one client (its IP address) may hold at once on each
+//		listener, so that one cannot lock the others out: past it a TCP
+//		connection gets one -32005 error and is closed, an HTTP
+//		connection (-http, -fasthttp; idle keep-alive connections and
+//		WebSocket connections count) is answered 429 with Retry-After
+//		and closed, a WebSocket upgrade 429. Behind a proxy, whose
+//		connections all come from its address, give it -max-conns
+//		(default 0: half of -max-conns)
 //	-max-conns N
 //		connections open at once on each listener, WebSocket connections
 //		counted in HTTP's (default 4096); at the cap a new connection waits
@@ -410,7 +414,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.IntVar(&cfg.maxMessage, "max-message", framing.DefaultMaxMessage, "largest request accepted, in `bytes`")
 	fs.IntVar(&cfg.maxConns, "max-conns", defaultMaxConns, "connections open at once on each listener; at the cap, new ones wait to be accepted")
 	fs.Int64Var(&cfg.maxBuffered, "max-buffered", peer.DefaultMaxBuffered, "`bytes` that messages larger than 64 KiB may hold at once, over every listener together")
-	fs.IntVar(&cfg.maxConnsPerClient, "max-conns-per-client", 0, "TCP and WebSocket connections one client address may hold at once (0: half of -max-conns)")
+	fs.IntVar(&cfg.maxConnsPerClient, "max-conns-per-client", 0, "connections one client address may hold at once on each listener (0: half of -max-conns)")
 	fs.DurationVar(&cfg.readTimeout, "read-timeout", defaultReadTimeout, "time to read a request: over HTTP its headers and body, over TCP a message once begun; 0 disables")
 	fs.DurationVar(&cfg.writeTimeout, "write-timeout", defaultWriteTimeout, "time to write an answer; over HTTP from the end of the request's headers, with the read timeout added: it bounds the call too; 0 disables")
 	fs.DurationVar(&cfg.idleTimeout, "idle-timeout", defaultIdleTimeout, "how long a connection with nothing in flight stays open; 0 disables")
@@ -563,9 +567,9 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 			fmt.Fprintln(stderr, "jsonrpcd:", err)
 			return 1
 		}
-		l := newLimitListener(nl, cfg.maxConns)
-		mux := http.NewServeMux()
 		httpLog := with(logger, "transport", "http")
+		l := httpListener(nl, cfg, httpLog)
+		mux := http.NewServeMux()
 		mux.Handle("/", &httprpc.Handler{Server: srv, MaxBody: int64(cfg.maxMessage), Budget: cfg.budget, ReadTimeout: orNone(cfg.readTimeout), Logger: httpLog,
 			AllowedHosts: cfg.allowedHosts, AllowedOrigins: cfg.allowedOrigins})
 		var wh *ws.Handler
