@@ -47,7 +47,10 @@ type Handler struct {
 	//     being read, over all requests together: past it, 503 with
 	//     Retry-After.
 	//   - MaxConns bounds the requests served at once (each a connection
-	//     while its method runs): past it, 503 with Retry-After.
+	//     while its method runs, or a stream a GET carries): past it, 503
+	//     with Retry-After; MaxConnsPerClient (half of MaxConns by
+	//     default) those of one client (ClientKey): past it, 429 with
+	//     Retry-After.
 	//   - ReadTimeout bounds the reading of a body (408), and WriteTimeout
 	//     each write of an answer or an event; a client that does not
 	//     read its stream is disconnected, and its method cancelled.
@@ -127,10 +130,37 @@ type Handler struct {
 	// that would begin one is answered 503 with Retry-After. 0 means
 	// DefaultMaxSessions (4096).
 	MaxSessions int
+	// MaxSessionsPerClient bounds the sessions of one client (ClientKey:
+	// by default the IP address of the request that began it) open at
+	// once, so that one client cannot take every session and lock the
+	// others out; past it, a request of that client that would begin one
+	// is answered 429 with Retry-After. 0 means half of MaxSessions (at
+	// least 1); set it to MaxSessions to give no client a share of its
+	// own.
+	MaxSessionsPerClient int
 	// SessionIdle ends a session that no request has used for that long,
 	// while no call of its runs; 0 means DefaultSessionIdle (10 minutes),
 	// a negative value never.
 	SessionIdle time.Duration
+	// NewSessionIdle is SessionIdle for a session that no request has used
+	// since the one that began it (a client that sent initialize and
+	// nothing more): 0 means DefaultNewSessionIdle (30 s), also when
+	// SessionIdle is negative; a negative value means SessionIdle. It is
+	// never longer than a positive SessionIdle.
+	NewSessionIdle time.Duration
+	// StreamIdle ends the response of a GET that carries a stream (the
+	// session's GET stream, or a stream resumed with Last-Event-ID) when
+	// no event has been sent on it for that long (keep-alive comments do
+	// not count); the stream goes on, its events kept, and the client
+	// opens it again with a GET (with Last-Event-ID to resume it), as the
+	// retry field of its priming event tells it to. 0 means
+	// DefaultStreamIdle (5 minutes), a negative value never.
+	StreamIdle time.Duration
+	// StreamLifetime ends the response of a GET that carries a stream
+	// once it has been open that long, however busy, as StreamIdle ends
+	// it; 0 means DefaultStreamLifetime (30 minutes), a negative value
+	// never.
+	StreamLifetime time.Duration
 	// MaxStreams bounds the streams of a session kept at once: those of
 	// its requests running, its GET stream, and the streams kept for a
 	// client to resume (the oldest of which make room for a new one);
@@ -178,8 +208,9 @@ type Handler struct {
 
 	closing atomic.Bool // Shutdown or Close has begun
 
-	smu      sync.Mutex // protects the field below
+	smu      sync.Mutex // protects the fields below
 	sessions map[string]*session
+	clients  map[string]int // the sessions of each client, those of "" not counted
 }
 
 func (h *Handler) hasSessions() bool { return h.MCP != nil || h.SessionMethod != "" }
@@ -203,6 +234,42 @@ func (h *Handler) sessionIdle() time.Duration {
 		return DefaultSessionIdle
 	}
 	return h.SessionIdle
+}
+
+func (h *Handler) maxSessionsPerClient() int {
+	if h.MaxSessionsPerClient > 0 {
+		return h.MaxSessionsPerClient
+	}
+	return max(h.maxSessions()/2, 1)
+}
+
+// newSessionIdle is the idle time of a session not used since it began.
+func (h *Handler) newSessionIdle() time.Duration {
+	d := h.sessionIdle()
+	switch {
+	case h.NewSessionIdle < 0:
+		return d
+	case h.NewSessionIdle == 0 && (d <= 0 || d > DefaultNewSessionIdle):
+		return DefaultNewSessionIdle
+	case h.NewSessionIdle == 0:
+		return d
+	case d <= 0:
+		return h.NewSessionIdle
+	}
+	return min(d, h.NewSessionIdle)
+}
+
+// streamTimes are StreamIdle and StreamLifetime with their defaults; 0
+// means none.
+func (h *Handler) streamTimes() (idle, lifetime time.Duration) {
+	idle, lifetime = h.StreamIdle, h.StreamLifetime
+	if idle == 0 {
+		idle = DefaultStreamIdle
+	}
+	if lifetime == 0 {
+		lifetime = DefaultStreamLifetime
+	}
+	return max(idle, 0), max(lifetime, 0)
 }
 
 // sessionResave is how often a session in use is saved again in the
@@ -360,7 +427,11 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 			s, err := h.newSession(lim, h.clientKey(r), nil)
 			if err != nil {
 				w.Header().Set("Retry-After", "1")
-				h.refuse(w, r, err.Error(), http.StatusServiceUnavailable)
+				status := http.StatusServiceUnavailable
+				if err == errClientSessions {
+					status = http.StatusTooManyRequests
+				}
+				h.refuse(w, r, err.Error(), status)
 				return
 			}
 			h.serveInSession(w, r, s, body, kind, &req, takesJSON, takesEvents, lim, true)
@@ -409,14 +480,8 @@ func (h *Handler) serveRequest(ctx context.Context, w http.ResponseWriter, r *ht
 		writeTimeout: max(lim.WriteTimeout, 0),
 		answered:     make(chan struct{}),
 	}
-	switch h.host.Add(x, lim.MaxConns) {
-	case peer.ErrHostClosed:
-		w.Header().Set("Retry-After", "1")
-		h.refuse(w, r, "streamhttp: server shutting down", http.StatusServiceUnavailable)
-		return
-	case peer.ErrHostFull:
-		w.Header().Set("Retry-After", "1")
-		h.refuse(w, r, "streamhttp: too many requests at once", http.StatusServiceUnavailable)
+	if err := h.host.AddFrom(x, h.clientKey(r), lim.MaxConns, lim.MaxConnsPerClient); err != nil {
+		h.hostRefusal(w, r, err)
 		return
 	}
 	defer h.host.Remove(x)
@@ -435,6 +500,21 @@ func (h *Handler) serveRequest(ctx context.Context, w http.ResponseWriter, r *ht
 		// on on another, which answers the call; net/http ends the
 		// request when this one ends, and the answer has no way out.
 		x.close()
+	}
+}
+
+// hostRefusal answers a request that the handler's Host did not add
+// (peer.Host.AddFrom): 503 at MaxConns or while shutting down, 429 at
+// the client's share, each with Retry-After.
+func (h *Handler) hostRefusal(w http.ResponseWriter, r *http.Request, err error) {
+	w.Header().Set("Retry-After", "1")
+	switch err {
+	case peer.ErrHostClosed:
+		h.refuse(w, r, "streamhttp: server shutting down", http.StatusServiceUnavailable)
+	case peer.ErrClientFull:
+		h.refuse(w, r, "streamhttp: too many requests at once from this client", http.StatusTooManyRequests)
+	default:
+		h.refuse(w, r, "streamhttp: too many requests at once", http.StatusServiceUnavailable)
 	}
 }
 

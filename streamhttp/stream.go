@@ -22,13 +22,14 @@ type sink struct {
 	writeTimeout time.Duration
 	begun        bool      // the event stream's header is written
 	lastSent     time.Time // of the last write
+	lastEvent    time.Time // of the last event (not a comment), or when the sink was made
 	buf          []byte    // an event being written
 	gone         chan struct{}
 	once         sync.Once
 }
 
 func newSink(w http.ResponseWriter, takesJSON, takesEvents bool, writeTimeout time.Duration) *sink {
-	return &sink{w: w, json: takesJSON, events: takesEvents, writeTimeout: writeTimeout, gone: make(chan struct{})}
+	return &sink{w: w, json: takesJSON, events: takesEvents, writeTimeout: writeTimeout, gone: make(chan struct{}), lastEvent: time.Now()}
 }
 
 // close lets the request's handler return; nothing writes to w after it.
@@ -80,6 +81,7 @@ func (o *sink) event(id string, retry time.Duration, msg []byte) error {
 	}
 	_, err := o.w.Write(buf)
 	o.lastSent = time.Now()
+	o.lastEvent = o.lastSent
 	return err
 }
 
@@ -348,6 +350,13 @@ func CloseStream(ctx context.Context) bool {
 	}
 	st := s.callStream(c.ID())
 	return st != nil && st.closeConn()
+}
+
+// sinceEvent returns how long ago the last event was written to o.
+func (st *stream) sinceEvent(o *sink) time.Duration {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return time.Since(o.lastEvent)
 }
 
 // carried reports whether a request carries the stream.

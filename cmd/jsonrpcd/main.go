@@ -89,8 +89,17 @@
 //		Origin, as other clients send it, is served (default empty)
 //	-max-sessions N
 //		sessions open at once under -sessions; past it, a request that
-//		would begin one is answered 503 (default 4096). An idle session
-//		ends after 10 minutes unused
+//		would begin one is answered 503 with Retry-After (default 4096)
+//	-max-sessions-per-client N
+//		sessions one client (its IP address) may hold at once under
+//		-sessions, so that one cannot take them all; past it, its request
+//		that would begin one is answered 429 with Retry-After (default 0:
+//		half of -max-sessions)
+//	-session-idle D
+//		how long a session unused is kept under -sessions, while none of
+//		its calls runs; a session unused since its initialize is kept 30s
+//		at most (streamhttp.Handler.NewSessionIdle) (default 10m; 0: no
+//		end but the 30s of a session left after its initialize)
 //	-replica NAME
 //		under -sessions, begin each session id with NAME and a '.', so
 //		that a load balancer sends a session's requests to the replica
@@ -353,25 +362,27 @@ func with(l *slog.Logger, key, value string) *slog.Logger {
 
 // config is what the flags ask for.
 type config struct {
-	httpAddr, tcpAddr string
-	fastHTTPAddr      string // "": no fasthttp listener
-	ws, stdio         bool
-	streamable        bool     // Streamable HTTP at /mcp
-	sessionMethod     string   // its sessions begin with this method; "": none
-	mcp               bool     // /mcp is an MCP server, its sessions begun by initialize
-	allowedHosts      []string // Host names /mcp accepts on loopback beside loopback names
-	allowedOrigins    []string // Origins /mcp accepts beside its own
-	maxSessions       int      // of its sessions
-	replica           string   // the prefix of its session ids; "": none
-	sessionStore      string   // redis:// URL of its shared stores; "": in memory
-	discover          bool     // serve rpc.discover
-	framing           framing.Framing
-	protocol          peer.Protocol // of TCP, WebSocket and stdio
-	maxMessage        int
-	maxConns          int
-	maxConnsPerClient int               // 0: half of maxConns
-	maxBuffered       int64             // of every listener together
-	budget            *transport.Budget // of maxBuffered, shared by the listeners; made by serveNetwork
+	httpAddr, tcpAddr    string
+	fastHTTPAddr         string // "": no fasthttp listener
+	ws, stdio            bool
+	streamable           bool          // Streamable HTTP at /mcp
+	sessionMethod        string        // its sessions begin with this method; "": none
+	mcp                  bool          // /mcp is an MCP server, its sessions begun by initialize
+	allowedHosts         []string      // Host names /mcp accepts on loopback beside loopback names
+	allowedOrigins       []string      // Origins /mcp accepts beside its own
+	maxSessions          int           // of its sessions
+	maxSessionsPerClient int           // of one client's
+	sessionIdle          time.Duration // a session unused
+	replica              string        // the prefix of its session ids; "": none
+	sessionStore         string        // redis:// URL of its shared stores; "": in memory
+	discover             bool          // serve rpc.discover
+	framing              framing.Framing
+	protocol             peer.Protocol // of TCP, WebSocket and stdio
+	maxMessage           int
+	maxConns             int
+	maxConnsPerClient    int               // 0: half of maxConns
+	maxBuffered          int64             // of every listener together
+	budget               *transport.Budget // of maxBuffered, shared by the listeners; made by serveNetwork
 
 	readTimeout, writeTimeout, idleTimeout time.Duration // 0: none
 	shutdownTimeout                        time.Duration
@@ -404,6 +415,8 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 		return nil
 	})
 	fs.IntVar(&cfg.maxSessions, "max-sessions", streamhttp.DefaultMaxSessions, "Streamable HTTP sessions open at once, under -sessions")
+	fs.IntVar(&cfg.maxSessionsPerClient, "max-sessions-per-client", 0, "Streamable HTTP sessions one client address may hold at once (0: half of -max-sessions)")
+	fs.DurationVar(&cfg.sessionIdle, "session-idle", streamhttp.DefaultSessionIdle, "how long a Streamable HTTP session unused is kept (one unused since its initialize: at most 30s); 0 never ends one")
 	fs.StringVar(&cfg.replica, "replica", "", "begin the session ids with `NAME` and '.', for a load balancer to route by")
 	fs.StringVar(&cfg.sessionStore, "session-store", "", "keep sessions and their events in Redis at `redis://host:port`, shared by replicas")
 	fs.StringVar(&cfg.fastHTTPAddr, "fasthttp", "", "HTTP/1.1 `address` served with fasthttp (package fasthttprpc); empty: none")
@@ -426,7 +439,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.StringVar(&cfg.otlpURL, "otlp", "", "export a span per call by OTLP/HTTP to `URL` (such as http://127.0.0.1:4318/v1/traces); empty: none")
 	fs.StringVar(&cfg.brokerURL, "broker", "", "carry the feed between replicas on the broker at `URL`: nats://HOST:PORT or redis://HOST:PORT; empty: this process only")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-mcp] [-sessions METHOD [-max-sessions N] [-replica NAME] [-session-store URL]] [-allowed-hosts NAMES] [-allowed-origins ORIGINS] [-stdio] [-framing line|header|raw] [-protocol none|lsp|mcp] [-max-message N] [-max-buffered N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR [-metrics-public]] [-otlp URL] [-broker URL]\n\n")
+		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-mcp] [-sessions METHOD [-max-sessions N] [-max-sessions-per-client N] [-session-idle D] [-replica NAME] [-session-store URL]] [-allowed-hosts NAMES] [-allowed-origins ORIGINS] [-stdio] [-framing line|header|raw] [-protocol none|lsp|mcp] [-max-message N] [-max-buffered N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR [-metrics-public]] [-otlp URL] [-broker URL]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -589,14 +602,16 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		var sh *streamhttp.Handler
 		if cfg.streamable {
 			sh = &streamhttp.Handler{
-				Server:         srv,
-				Logger:         with(logger, "transport", "streamable"),
-				Limits:         limits,
-				SessionMethod:  cfg.sessionMethod,
-				MaxSessions:    cfg.maxSessions,
-				Budget:         cfg.budget,
-				AllowedHosts:   cfg.allowedHosts,
-				AllowedOrigins: cfg.allowedOrigins,
+				Server:               srv,
+				Logger:               with(logger, "transport", "streamable"),
+				Limits:               limits,
+				SessionMethod:        cfg.sessionMethod,
+				MaxSessions:          cfg.maxSessions,
+				MaxSessionsPerClient: cfg.maxSessionsPerClient,
+				SessionIdle:          orNone(cfg.sessionIdle),
+				Budget:               cfg.budget,
+				AllowedHosts:         cfg.allowedHosts,
+				AllowedOrigins:       cfg.allowedOrigins,
 			}
 			if cfg.mcp {
 				ms, err := newMCPServer(srv)
