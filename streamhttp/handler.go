@@ -169,11 +169,14 @@ type Handler struct {
 	MaxStreams int
 	// MaxEvents bounds the events kept per stream for resumption, when
 	// EventStore is nil (the MemoryStore's MaxEvents); 0 means
-	// DefaultMaxEvents (256).
+	// DefaultMaxEvents (64).
 	MaxEvents int
 	// EventStore keeps the events of the sessions' streams for
 	// resumption; nil means a MemoryStore that keeps MaxEvents events
-	// and 4 MiB per stream.
+	// and 1 MiB per stream (DefaultMaxEventBytes), and 64 MiB over all
+	// streams (DefaultMaxKeptBytes). The handler keeps the events of a
+	// call's stream until its answer is delivered, and those of a GET
+	// stream only while they are not delivered (no request carries it).
 	EventStore EventStore
 	// Replica names this handler among the replicas of one service behind
 	// a load balancer: each session id it mints is Replica, a '.', and 128

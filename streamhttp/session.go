@@ -394,6 +394,10 @@ func (s *session) newStreamLocked(call string) *stream {
 
 // dropLocked forgets st and its events; s.mu is held.
 func (s *session) dropLocked(st *stream) {
+	if st.orphan {
+		s.h.store().Forget(s.id, st.id) // replayed: delivered
+		return
+	}
 	if s.streams[st.id] != st {
 		return
 	}
@@ -439,10 +443,11 @@ func (s *session) streamOf(eventID string) (*stream, uint64) {
 	st := s.streams[id]
 	if st == nil && s.h.SessionStore != nil && !s.finished && validSessionID(id) {
 		// Its call ran elsewhere, and runs no more here: what the
-		// EventStore kept of it is all there is.
-		st = &stream{s: s, id: id, primed: true, done: true, seq: seq}
-		s.streams[id] = st
-		s.order = append(s.order, st)
+		// EventStore kept of it is all there is. The stream is not
+		// registered in the session: a Last-Event-ID that finds nothing
+		// kept leaves nothing behind, and one that does has its events
+		// forgotten once they are replayed (dropLocked).
+		st = &stream{s: s, id: id, primed: true, done: true, seq: seq, orphan: true}
 	}
 	return st, seq
 }

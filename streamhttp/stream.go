@@ -111,6 +111,10 @@ type stream struct {
 	s    *session
 	id   string // in the session; the events' ids are id "-" seq
 	call string // the key of its call (the request's id); "" for the GET stream
+	// orphan: a stream of the session's earlier life, or of another
+	// replica, found in the EventStore by a Last-Event-ID; it is not
+	// registered in the session.
+	orphan bool
 
 	mu     sync.Mutex // protects the fields below; held while writing to out
 	out    *sink      // the request that carries it; nil when none does
@@ -118,6 +122,7 @@ type stream struct {
 	primed bool       // the client has one of its event ids: it can resume
 	done   bool       // it has ended: the answer is written, or the session ended
 	failed bool       // the answer is an error
+	kept   bool       // the EventStore keeps events of it that follow on from one another up to seq
 }
 
 // eventID returns the id of the stream's event seq.
@@ -162,8 +167,16 @@ func (st *stream) send(msg []byte, final bool) error {
 		return nil // no one can ever get it
 	}
 	st.seq++
-	if err := st.s.h.store().Store(st.s.id, st.id, st.seq, msg); err != nil {
-		st.s.h.logf(context.Background(), "event store", err)
+	// The events of a call's stream are kept before they are written,
+	// for the client whose connection breaks before its answer; those of
+	// the GET stream only when they were not written (no request carries
+	// it, or the write failed): a GET stream lives long, and what it
+	// delivered is not kept for it. A stream whose events are not all
+	// kept starts over in the store at the next one kept, so that a
+	// Last-Event-ID before the gap is answered 400.
+	get := st.call == ""
+	if !get {
+		st.keepLocked(msg)
 	}
 	delivered := false
 	if o != nil && st.out == o {
@@ -177,10 +190,28 @@ func (st *stream) send(msg []byte, final bool) error {
 			delivered = true
 		}
 	}
+	switch {
+	case get && !delivered:
+		st.keepLocked(msg)
+	case get && st.kept:
+		// Delivered after events kept: those kept no longer follow on
+		// from what the store would replay.
+		st.s.h.store().Forget(st.s.id, st.id)
+		st.kept = false
+	}
 	if final {
 		st.finish(msg, delivered)
 	}
 	return nil
+}
+
+// keepLocked keeps msg, event st.seq, in the EventStore; st.mu is held.
+func (st *stream) keepLocked(msg []byte) {
+	err := st.s.h.store().Store(st.s.id, st.id, st.seq, msg)
+	st.kept = err == nil
+	if err != nil {
+		st.s.h.logf(context.Background(), "event store", err)
+	}
 }
 
 // beginLocked begins the event stream on o with the priming event; st.mu
@@ -188,9 +219,7 @@ func (st *stream) send(msg []byte, final bool) error {
 func (st *stream) beginLocked(o *sink) error {
 	o.begin()
 	st.seq++
-	if err := st.s.h.store().Store(st.s.id, st.id, st.seq, nil); err != nil {
-		st.s.h.logf(context.Background(), "event store", err)
-	}
+	st.keepLocked(nil)
 	st.primed = true
 	err := o.event(st.eventID(st.seq), st.s.h.retry(), nil)
 	if err == nil {
@@ -262,15 +291,23 @@ func (st *stream) attach(o *sink, after uint64) (bool, error) {
 	}
 	s := st.s
 	begun := false
-	err := s.h.store().Replay(s.id, st.id, after, func(seq uint64, msg []byte) error {
-		if !begun {
-			o.begin()
-			begun = true
-		}
-		return o.event(st.eventID(seq), 0, msg)
-	})
-	if err == ErrEventsGone {
+	var err error
+	switch {
+	case after == st.seq && !st.orphan:
+		// The client has every event: nothing to replay.
+	case after > st.seq && !st.orphan:
 		return false, nil
+	default:
+		err = s.h.store().Replay(s.id, st.id, after, func(seq uint64, msg []byte) error {
+			if !begun {
+				o.begin()
+				begun = true
+			}
+			return o.event(st.eventID(seq), 0, msg)
+		})
+		if err == ErrEventsGone {
+			return false, nil
+		}
 	}
 	if !begun && err == nil {
 		o.begin()
