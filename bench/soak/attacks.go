@@ -101,7 +101,7 @@ var attacks = []attack{
 	{name: "call-streams", what: "1,000 POSTs of callback to /mcp at once, each answered with an event stream carrying the server's call back, which the attacker never answers: each method waits, its stream open", callback: true, streamable: true, run: func(ctx context.Context, a addrs) (string, error) {
 		return callStreams(ctx, a.http, maxStreams)
 	}},
-	{name: "idle-sessions", what: "10,000 idle Streamable HTTP sessions (jsonrpcd -sessions subscribe -max-sessions 10000)", needs: "sessions", args: []string{"-sessions", "subscribe", "-max-sessions", "10000"}, streamable: true, run: func(ctx context.Context, a addrs) (string, error) {
+	{name: "idle-sessions", what: "10,000 idle Streamable HTTP sessions (jsonrpcd -sessions subscribe -max-sessions 10000 -max-sessions-per-client 10000)", needs: "sessions", args: []string{"-sessions", "subscribe", "-max-sessions", "10000", "-max-sessions-per-client", "10000"}, streamable: true, run: func(ctx context.Context, a addrs) (string, error) {
 		return idleSessions(ctx, a.http, maxIdleSessions)
 	}},
 	{name: "conns-per-client", what: "TCP connections from 127.0.0.1 until one is refused, held, while the healthy clients connect from 127.0.0.2", run: func(ctx context.Context, a addrs) (string, error) {
