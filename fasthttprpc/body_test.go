@@ -92,7 +92,7 @@ func serveServer(t *testing.T, s *fasthttp.Server, wrap func(net.Listener) net.L
 // stalledPost is the start of a POST that declares a body of length bytes
 // and sends sent bytes of it.
 func stalledPost(length, sent int) string {
-	return fmt.Sprintf("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", length) +
+	return fmt.Sprintf("POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", length) +
 		`{"jsonrpc":"2.0","method":"echo","params":["` + strings.Repeat("x", sent-len(`{"jsonrpc":"2.0","method":"echo","params":["`))
 }
 
@@ -217,7 +217,7 @@ func TestNewServerStreamedBodies(t *testing.T) {
 			t.Fatal(err)
 		}
 		c.SetDeadline(time.Now().Add(wait))
-		head := "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+		head := "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
 		if tc.chunked {
 			// Chunks of 1000 bytes, as a client that streams would send.
 			var b strings.Builder
@@ -267,10 +267,10 @@ func TestNewServerStreamedBodies(t *testing.T) {
 	c.SetDeadline(time.Now().Add(wait))
 	// fasthttp reads 8 KiB of a body ahead: the request in the body
 	// starts right after them.
-	smuggled := strings.Repeat(" ", 8<<10) + "GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n"
-	io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"+
-		fmt.Sprintf("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n", len(smuggled))+smuggled+
-		"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 54\r\n\r\n"+`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`)
+	smuggled := strings.Repeat(" ", 8<<10) + "GET /smuggled HTTP/1.1\r\nHost: localhost\r\n\r\n"
+	io.WriteString(c, "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n"+
+		fmt.Sprintf("POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n", len(smuggled))+smuggled+
+		"POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 54\r\n\r\n"+`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`)
 	br := bufio.NewReader(c)
 	for _, want := range []int{405, 415, 200} {
 		resp, err := http.ReadResponse(br, nil)
@@ -301,7 +301,7 @@ func TestNewServerMultipart(t *testing.T) {
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(wait))
 	part := "--b\r\nContent-Disposition: form-data; name=\"f\"; filename=\"f\"\r\n\r\n" + strings.Repeat("x", 16<<10)
-	io.WriteString(c, fmt.Sprintf("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: %d\r\n\r\n", 1<<30)+part)
+	io.WriteString(c, fmt.Sprintf("POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: %d\r\n\r\n", 1<<30)+part)
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {
 		t.Fatal(err)

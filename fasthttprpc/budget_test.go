@@ -18,7 +18,7 @@ import (
 
 // postOf is a POST of body whose head declares its length.
 func postOf(body string) string {
-	return fmt.Sprintf("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body)) + body
+	return fmt.Sprintf("POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body)) + body
 }
 
 // largeEcho is a call of echo n bytes long.

@@ -197,6 +197,21 @@ type Handler struct {
 	// of it, after it returns.
 	ClientKey func(ctx *fasthttp.RequestCtx) string
 
+	// AllowedHosts are the host names accepted in the Host header of a
+	// request that came to a loopback address, beside localhost, the
+	// names under .localhost, 127.0.0.0/8 and ::1; another name is
+	// answered with 403, against DNS rebinding, as httprpc.Handler's
+	// AllowedHosts says (transport.CheckHost). nil accepts the loopback
+	// names alone.
+	AllowedHosts []string
+
+	// AllowedOrigins are the values of the Origin header accepted beside
+	// the request's own host, as httprpc.Handler's AllowedOrigins says
+	// (transport.CheckOrigin): a browser page of another origin is
+	// answered with 403, a request without Origin is served. nil accepts
+	// same-origin pages alone.
+	AllowedOrigins []string
+
 	lazy httphost.Lazy // MaxBuffered's budget and Logger within ratelog's bounds, made on first use
 }
 
@@ -217,6 +232,19 @@ func (h *Handler) ServeFastHTTP(ctx *fasthttp.RequestCtx) { h.serve(ctx, h.MaxBo
 // serve answers one HTTP request; limit is the body limit of a streamed
 // body (DefaultMaxBody when <= 0).
 func (h *Handler) serve(ctx *fasthttp.RequestCtx, limit int) {
+	host := ctx.Host()
+	if err := transport.CheckHost(ctx.LocalAddr(), string(host), h.AllowedHosts); err != nil {
+		h.refuse(ctx, err.Error(), fasthttp.StatusForbidden)
+		closeIfUnread(ctx)
+		return
+	}
+	if origin := ctx.Request.Header.Peek("Origin"); len(origin) > 0 {
+		if err := transport.CheckOrigin(string(origin), string(host), h.AllowedOrigins); err != nil {
+			h.refuse(ctx, err.Error(), fasthttp.StatusForbidden)
+			closeIfUnread(ctx)
+			return
+		}
+	}
 	srv, _ := transport.Route(h.Server, nil, "", "")
 	if r, ok := h.Server.(transport.Router); ok {
 		if srv, ok = r.Route(string(ctx.Path())); !ok {

@@ -47,6 +47,12 @@ const DefaultReadTimeout = 30 * time.Second
 // A request is a POST whose body is one request object or a batch. The
 // answers, in the order they are checked:
 //
+//   - 403 Forbidden: a request that came to a loopback address with a
+//     Host that is no loopback name nor one of AllowedHosts, or with the
+//     Origin of a browser page of another host not in AllowedOrigins
+//     (transport.CheckHost, transport.CheckOrigin), so that a web page
+//     cannot call a server on the machine's loopback through DNS
+//     rebinding.
 //   - 404 Not Found: a path that the Server, a transport.Router, refuses
 //     (transport.SessionRouter: a path outside its prefix, or an id that
 //     names no session).
@@ -199,6 +205,25 @@ type Handler struct {
 	// give the key its headers carry).
 	ClientKey func(r *http.Request) string
 
+	// AllowedHosts are the host names accepted in the Host header of a
+	// request that came to a loopback address, beside localhost, the
+	// names under .localhost, 127.0.0.0/8 and ::1: another name means
+	// that a web page reached the server through DNS rebinding, and is
+	// answered with 403 (transport.CheckHost). Name here the names by
+	// which a proxy on the same machine is reached, when it passes the
+	// client's Host on. A request that came to another address is served
+	// whatever its Host. nil accepts the loopback names alone.
+	AllowedHosts []string
+
+	// AllowedOrigins are the values of the Origin header accepted beside
+	// the request's own host (and a loopback origin when the request came
+	// to a loopback host), such as "https://app.example.com"; "*" accepts
+	// every origin. A request with another Origin, which only a browser
+	// sends, is answered with 403 (transport.CheckOrigin); a request
+	// without one, as other clients send it, is served. nil accepts
+	// same-origin pages alone.
+	AllowedOrigins []string
+
 	lazy httphost.Lazy // MaxBuffered's budget and Logger within ratelog's bounds, made on first use
 }
 
@@ -216,6 +241,10 @@ func (h *Handler) budget() *transport.Budget {
 // ServeHTTP answers one HTTP request as described in Handler's
 // documentation.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := transport.CheckRequest(r, h.AllowedHosts, h.AllowedOrigins); err != nil {
+		h.refuse(w, r, err.Error(), http.StatusForbidden)
+		return
+	}
 	srv, ok := route(h.Server, r.URL.Path)
 	if !ok {
 		h.refuse(w, r, "jsonrpc: no such session", http.StatusNotFound)

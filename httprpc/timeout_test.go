@@ -32,7 +32,7 @@ func TestHTTPReadTimeout(t *testing.T) {
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(httpWait))
 	// 110 bytes of a body of 4 MiB, and then nothing.
-	io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 4194304\r\n\r\n"+
+	io.WriteString(c, "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 4194304\r\n\r\n"+
 		`{"jsonrpc":"2.0","method":"echo","params":["`+strings.Repeat("x", 64))
 	br := bufio.NewReader(c)
 	resp, err := http.ReadResponse(br, nil)

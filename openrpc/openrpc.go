@@ -36,6 +36,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/jsonrpc-go/jsonrpc"
@@ -153,7 +154,9 @@ func (g *generator) param(i int, p bind.ParamInfo, variadic bool) (ContentDescri
 // and answers the document Describe makes of srv, with info. The document
 // is made once and kept until the methods of srv change, so that methods
 // registered later are listed and a call costs no rebuild of it (with
-// thousands of methods it is megabytes). It fails when srv already has
+// thousands of methods it is megabytes). Calls that find no document of
+// the current methods wait for one of them to make it, so that it is made
+// once however many arrive together. It fails when srv already has
 // rpc.discover, or when the document of srv cannot be made.
 func Register(srv *jsonrpc.Server, info Info) error {
 	if srv == nil {
@@ -163,9 +166,21 @@ func Register(srv *jsonrpc.Server, info Info) error {
 	if _, err := Describe(srv, info); err != nil {
 		return err
 	}
-	var cache atomic.Pointer[cachedDoc]
+	var (
+		cache atomic.Pointer[cachedDoc] // read without the lock
+		build sync.Mutex                // held while the document is made
+	)
 	return registry.RegisterReserved(srv, DiscoverMethod, func() (json.RawMessage, error) {
 		gen := registry.Generation(srv)
+		if c := cache.Load(); c != nil && c.gen == gen {
+			return c.doc, nil
+		}
+		// One call makes the document; those that come meanwhile wait
+		// for it rather than each making its own (with 10,000 methods,
+		// 180 MiB apiece while it is made).
+		build.Lock()
+		defer build.Unlock()
+		gen = registry.Generation(srv)
 		if c := cache.Load(); c != nil && c.gen == gen {
 			return c.doc, nil
 		}

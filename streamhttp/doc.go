@@ -88,15 +88,20 @@
 //
 // # Limits
 //
-// Every bound is on by default. A body is at most MaxMessage bytes (413),
+// Every bound is on by default, and each refusal that may pass says when
+// to try again (Retry-After). A body is at most MaxMessage bytes (413),
 // gzip included, with MaxBuffered bounding the memory of large bodies
-// being read (503). MaxConns bounds the requests served at once (503 with
-// Retry-After). MaxSessions bounds the sessions (503 for one more),
-// SessionIdle ends a session unused for that long while none of its calls
-// runs, MaxStreams bounds the streams of a session (its calls running,
-// its GET stream, and those kept for resumption, the oldest of which make
-// room), and MaxEvents the events kept per stream (a Last-Event-ID older
-// than those kept is answered 400). An event stream carries
+// being read (503). MaxConns bounds the requests served at once (503),
+// and MaxConnsPerClient those of one client (429). MaxSessions bounds the
+// sessions (503 for one more), MaxSessionsPerClient those one client
+// begins (429); SessionIdle ends a session unused for that long while
+// none of its calls runs, and NewSessionIdle, shorter, one unused since
+// its initialize. MaxStreams bounds the streams of a session (its calls
+// running, its GET stream, and those kept for resumption, the oldest of
+// which make room), and MaxEvents the events kept per stream (a
+// Last-Event-ID older than those kept is answered 400). The response of a
+// GET that carries a stream ends after StreamIdle without an event, and
+// after StreamLifetime in any case; the client opens it again. An event stream carries
 // X-Accel-Buffering: no, so that nginx passes each event on at once, and
 // a comment every KeepAlive while it waits, so that proxies keep it open.
 // An idle session holds about 8 KiB of heap, and the goroutine that reads

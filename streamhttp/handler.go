@@ -7,8 +7,6 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,7 +47,10 @@ type Handler struct {
 	//     being read, over all requests together: past it, 503 with
 	//     Retry-After.
 	//   - MaxConns bounds the requests served at once (each a connection
-	//     while its method runs): past it, 503 with Retry-After.
+	//     while its method runs, or a stream a GET carries): past it, 503
+	//     with Retry-After; MaxConnsPerClient (half of MaxConns by
+	//     default) those of one client (ClientKey): past it, 429 with
+	//     Retry-After.
 	//   - ReadTimeout bounds the reading of a body (408), and WriteTimeout
 	//     each write of an answer or an event; a client that does not
 	//     read its stream is disconnected, and its method cancelled.
@@ -129,10 +130,37 @@ type Handler struct {
 	// that would begin one is answered 503 with Retry-After. 0 means
 	// DefaultMaxSessions (4096).
 	MaxSessions int
+	// MaxSessionsPerClient bounds the sessions of one client (ClientKey:
+	// by default the IP address of the request that began it) open at
+	// once, so that one client cannot take every session and lock the
+	// others out; past it, a request of that client that would begin one
+	// is answered 429 with Retry-After. 0 means half of MaxSessions (at
+	// least 1); set it to MaxSessions to give no client a share of its
+	// own.
+	MaxSessionsPerClient int
 	// SessionIdle ends a session that no request has used for that long,
 	// while no call of its runs; 0 means DefaultSessionIdle (10 minutes),
 	// a negative value never.
 	SessionIdle time.Duration
+	// NewSessionIdle is SessionIdle for a session that no request has used
+	// since the one that began it (a client that sent initialize and
+	// nothing more): 0 means DefaultNewSessionIdle (30 s), also when
+	// SessionIdle is negative; a negative value means SessionIdle. It is
+	// never longer than a positive SessionIdle.
+	NewSessionIdle time.Duration
+	// StreamIdle ends the response of a GET that carries a stream (the
+	// session's GET stream, or a stream resumed with Last-Event-ID) when
+	// no event has been sent on it for that long (keep-alive comments do
+	// not count); the stream goes on, its events kept, and the client
+	// opens it again with a GET (with Last-Event-ID to resume it), as the
+	// retry field of its priming event tells it to. 0 means
+	// DefaultStreamIdle (5 minutes), a negative value never.
+	StreamIdle time.Duration
+	// StreamLifetime ends the response of a GET that carries a stream
+	// once it has been open that long, however busy, as StreamIdle ends
+	// it; 0 means DefaultStreamLifetime (30 minutes), a negative value
+	// never.
+	StreamLifetime time.Duration
 	// MaxStreams bounds the streams of a session kept at once: those of
 	// its requests running, its GET stream, and the streams kept for a
 	// client to resume (the oldest of which make room for a new one);
@@ -141,11 +169,14 @@ type Handler struct {
 	MaxStreams int
 	// MaxEvents bounds the events kept per stream for resumption, when
 	// EventStore is nil (the MemoryStore's MaxEvents); 0 means
-	// DefaultMaxEvents (256).
+	// DefaultMaxEvents (64).
 	MaxEvents int
 	// EventStore keeps the events of the sessions' streams for
 	// resumption; nil means a MemoryStore that keeps MaxEvents events
-	// and 4 MiB per stream.
+	// and 1 MiB per stream (DefaultMaxEventBytes), and 64 MiB over all
+	// streams (DefaultMaxKeptBytes). The handler keeps the events of a
+	// call's stream until its answer is delivered, and those of a GET
+	// stream only while they are not delivered (no request carries it).
 	EventStore EventStore
 	// Replica names this handler among the replicas of one service behind
 	// a load balancer: each session id it mints is Replica, a '.', and 128
@@ -180,8 +211,9 @@ type Handler struct {
 
 	closing atomic.Bool // Shutdown or Close has begun
 
-	smu      sync.Mutex // protects the field below
+	smu      sync.Mutex // protects the fields below
 	sessions map[string]*session
+	clients  map[string]int // the sessions of each client, those of "" not counted
 }
 
 func (h *Handler) hasSessions() bool { return h.MCP != nil || h.SessionMethod != "" }
@@ -205,6 +237,42 @@ func (h *Handler) sessionIdle() time.Duration {
 		return DefaultSessionIdle
 	}
 	return h.SessionIdle
+}
+
+func (h *Handler) maxSessionsPerClient() int {
+	if h.MaxSessionsPerClient > 0 {
+		return h.MaxSessionsPerClient
+	}
+	return max(h.maxSessions()/2, 1)
+}
+
+// newSessionIdle is the idle time of a session not used since it began.
+func (h *Handler) newSessionIdle() time.Duration {
+	d := h.sessionIdle()
+	switch {
+	case h.NewSessionIdle < 0:
+		return d
+	case h.NewSessionIdle == 0 && (d <= 0 || d > DefaultNewSessionIdle):
+		return DefaultNewSessionIdle
+	case h.NewSessionIdle == 0:
+		return d
+	case d <= 0:
+		return h.NewSessionIdle
+	}
+	return min(d, h.NewSessionIdle)
+}
+
+// streamTimes are StreamIdle and StreamLifetime with their defaults; 0
+// means none.
+func (h *Handler) streamTimes() (idle, lifetime time.Duration) {
+	idle, lifetime = h.StreamIdle, h.StreamLifetime
+	if idle == 0 {
+		idle = DefaultStreamIdle
+	}
+	if lifetime == 0 {
+		lifetime = DefaultStreamLifetime
+	}
+	return max(idle, 0), max(lifetime, 0)
 }
 
 // sessionResave is how often a session in use is saved again in the
@@ -288,12 +356,8 @@ func (h *Handler) logf(ctx context.Context, what string, err error) {
 // ServeHTTP answers one HTTP request as described in the package
 // documentation.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !h.hostAllowed(r) {
-		h.refuse(w, r, "streamhttp: host not allowed", http.StatusForbidden)
-		return
-	}
-	if !h.originAllowed(r) {
-		h.refuse(w, r, "streamhttp: origin not allowed", http.StatusForbidden)
+	if err := transport.CheckRequest(r, h.AllowedHosts, h.AllowedOrigins); err != nil {
+		h.refuse(w, r, err.Error(), http.StatusForbidden)
 		return
 	}
 	switch {
@@ -366,7 +430,11 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 			s, err := h.newSession(lim, h.clientKey(r), nil)
 			if err != nil {
 				w.Header().Set("Retry-After", "1")
-				h.refuse(w, r, err.Error(), http.StatusServiceUnavailable)
+				status := http.StatusServiceUnavailable
+				if err == errClientSessions {
+					status = http.StatusTooManyRequests
+				}
+				h.refuse(w, r, err.Error(), status)
 				return
 			}
 			h.serveInSession(w, r, s, body, kind, &req, takesJSON, takesEvents, lim, true)
@@ -415,14 +483,8 @@ func (h *Handler) serveRequest(ctx context.Context, w http.ResponseWriter, r *ht
 		writeTimeout: max(lim.WriteTimeout, 0),
 		answered:     make(chan struct{}),
 	}
-	switch h.host.Add(x, lim.MaxConns) {
-	case transport.ErrHostClosed:
-		w.Header().Set("Retry-After", "1")
-		h.refuse(w, r, "streamhttp: server shutting down", http.StatusServiceUnavailable)
-		return
-	case transport.ErrHostFull:
-		w.Header().Set("Retry-After", "1")
-		h.refuse(w, r, "streamhttp: too many requests at once", http.StatusServiceUnavailable)
+	if err := h.host.AddFrom(x, h.clientKey(r), lim.MaxConns, lim.MaxConnsPerClient); err != nil {
+		h.hostRefusal(w, r, err)
 		return
 	}
 	defer h.host.Remove(x)
@@ -445,6 +507,21 @@ func (h *Handler) serveRequest(ctx context.Context, w http.ResponseWriter, r *ht
 		// on on another, which answers the call; net/http ends the
 		// request when this one ends, and the answer has no way out.
 		x.close()
+	}
+}
+
+// hostRefusal answers a request that the handler's Host did not add
+// (transport.Host.AddFrom): 503 at MaxConns or while shutting down, 429 at
+// the client's share, each with Retry-After.
+func (h *Handler) hostRefusal(w http.ResponseWriter, r *http.Request, err error) {
+	w.Header().Set("Retry-After", "1")
+	switch err {
+	case transport.ErrHostClosed:
+		h.refuse(w, r, "streamhttp: server shutting down", http.StatusServiceUnavailable)
+	case transport.ErrClientFull:
+		h.refuse(w, r, "streamhttp: too many requests at once from this client", http.StatusTooManyRequests)
+	default:
+		h.refuse(w, r, "streamhttp: too many requests at once", http.StatusServiceUnavailable)
 	}
 }
 
@@ -579,69 +656,6 @@ func accepts(vals []string) (takesJSON, takesEvents bool) {
 		}
 	}
 	return takesJSON, takesEvents
-}
-
-// originAllowed reports whether r's Origin, if it has one, may call.
-func (h *Handler) originAllowed(r *http.Request) bool {
-	o := r.Header.Get("Origin")
-	if o == "" {
-		return true
-	}
-	if slices.Contains(h.AllowedOrigins, o) || slices.Contains(h.AllowedOrigins, "*") {
-		return true
-	}
-	u, err := url.Parse(o)
-	if err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https" {
-		return false // "null", and origins that name no host
-	}
-	if strings.EqualFold(u.Host, r.Host) {
-		return true
-	}
-	return isLoopback(u.Hostname()) && isLoopback(hostname(r.Host))
-}
-
-// hostAllowed reports whether r's Host may be served: any, unless r came
-// to a loopback address, where only loopback names and AllowedHosts.
-func (h *Handler) hostAllowed(r *http.Request) bool {
-	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if local == nil || !isLoopbackAddr(local) {
-		return true
-	}
-	name := hostname(r.Host)
-	return isLoopback(name) || slices.ContainsFunc(h.AllowedHosts, func(a string) bool { return strings.EqualFold(a, name) })
-}
-
-// hostname is the host of a Host header value, without its port and the
-// brackets of an IPv6 address.
-func hostname(hostport string) string {
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		return h
-	}
-	return strings.Trim(hostport, "[]")
-}
-
-// isLoopback reports whether the host name names the loopback interface.
-func isLoopback(name string) bool {
-	if strings.EqualFold(name, "localhost") || strings.HasSuffix(strings.ToLower(name), ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(name)
-	return ip != nil && ip.IsLoopback()
-}
-
-func isLoopbackAddr(a net.Addr) bool {
-	switch a := a.(type) {
-	case *net.TCPAddr:
-		return a.IP.IsLoopback()
-	case *net.UnixAddr:
-		return false
-	}
-	host, _, err := net.SplitHostPort(a.String())
-	if err != nil {
-		return false
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // Shutdown stops the handler gracefully: from the moment it is called, a

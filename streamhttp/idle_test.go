@@ -32,7 +32,7 @@ func serveRec(ctx context.Context, h http.Handler, body string, header ...string
 func TestSessionIdle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv, st := newSessionServer(t)
-		h := &streamhttp.Handler{Server: srv, SessionMethod: "initialize", SessionIdle: time.Minute}
+		h := &streamhttp.Handler{Server: srv, SessionMethod: "initialize", SessionIdle: time.Minute, NewSessionIdle: -1}
 		defer h.Close()
 		rec := serveRec(context.Background(), h, `{"jsonrpc":"2.0","method":"initialize","params":{},"id":0}`)
 		id := rec.Header().Get("Mcp-Session-Id")

@@ -143,7 +143,7 @@ func TestSessionBounds(t *testing.T) {
 		}
 		return "pushed"
 	}, jsonrpc.ParamNames("n"))
-	h := &streamhttp.Handler{Server: srv, MaxSessions: 2, MaxStreams: 3, MaxEvents: 2}
+	h := &streamhttp.Handler{Server: srv, MaxSessions: 2, MaxSessionsPerClient: 2, MaxStreams: 3, MaxEvents: 2}
 	url := sessionServer(t, h)
 	id := initialize(t, url)
 	initialize(t, url)
@@ -202,7 +202,7 @@ func TestIdleSessionsHeap(t *testing.T) {
 	leaktest.Check(t)
 	srv := jsonrpc.NewServer()
 	srv.MustRegister("initialize", func(struct{}) string { return "ready" })
-	h := &streamhttp.Handler{Server: srv, SessionMethod: "initialize", MaxSessions: 10_000}
+	h := &streamhttp.Handler{Server: srv, SessionMethod: "initialize", MaxSessions: 10_000, MaxSessionsPerClient: 10_000}
 	const n = 10_000
 	const bound = 16 << 10
 	initialize := func() {

@@ -59,10 +59,9 @@ func (h *Handler) serveInSession(w http.ResponseWriter, r *http.Request, s *sess
 	}
 	o := newSink(w, takesJSON, takesEvents, max(lim.WriteTimeout, 0))
 	hosted := &sessionRequest{st: st, o: o}
-	if err := h.host.Add(hosted, lim.MaxConns); err != nil {
+	if err := h.host.AddFrom(hosted, h.clientKey(r), lim.MaxConns, lim.MaxConnsPerClient); err != nil {
 		s.ended(st, true)
-		w.Header().Set("Retry-After", "1")
-		h.refuse(w, r, "streamhttp: "+err.Error(), http.StatusServiceUnavailable)
+		h.hostRefusal(w, r, err)
 		return
 	}
 	defer h.host.Remove(hosted)
@@ -83,7 +82,7 @@ func (h *Handler) serveInSession(w http.ResponseWriter, r *http.Request, s *sess
 		}
 		return
 	}
-	h.carry(r, st, o, h.keepAlive(takesEvents))
+	h.carry(r, st, o, h.keepAlive(takesEvents), 0, 0)
 	if created && st.answeredError() {
 		s.end(true)
 	}
@@ -91,17 +90,38 @@ func (h *Handler) serveInSession(w http.ResponseWriter, r *http.Request, s *sess
 
 // carry waits while o carries st: until st ends or another request takes
 // it over, or the client is gone (st then goes on, to be resumed), keeping
-// an event stream alive meanwhile. Nothing writes to o once it returns.
-func (h *Handler) carry(r *http.Request, st *stream, o *sink, keepAlive time.Duration) {
+// an event stream alive meanwhile; or, when they are not 0, until no event
+// was sent for idle, or lifetime has passed (StreamIdle, StreamLifetime).
+// Nothing writes to o once it returns.
+func (h *Handler) carry(r *http.Request, st *stream, o *sink, keepAlive, idle, lifetime time.Duration) {
 	defer st.detach(o)
-	var tick <-chan time.Time
+	var tick, idled, aged <-chan time.Time
 	if keepAlive > 0 {
 		t := time.NewTicker(keepAlive)
 		defer t.Stop()
 		tick = t.C
 	}
+	var idleTimer *time.Timer
+	if idle > 0 {
+		idleTimer = time.NewTimer(idle)
+		defer idleTimer.Stop()
+		idled = idleTimer.C
+	}
+	if lifetime > 0 {
+		t := time.NewTimer(lifetime)
+		defer t.Stop()
+		aged = t.C
+	}
 	for {
 		select {
+		case <-aged:
+			return
+		case <-idled:
+			if left := idle - st.sinceEvent(o); left > 0 {
+				idleTimer.Reset(left)
+				continue
+			}
+			return
 		case <-o.gone:
 			return
 		case <-r.Context().Done():
@@ -156,9 +176,8 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		hosted := &sessionRequest{st: st, o: o, get: true}
-		if err := h.host.Add(hosted, lim.MaxConns); err != nil {
-			w.Header().Set("Retry-After", "1")
-			h.refuse(w, r, "streamhttp: "+err.Error(), http.StatusServiceUnavailable)
+		if err := h.host.AddFrom(hosted, h.clientKey(r), lim.MaxConns, lim.MaxConnsPerClient); err != nil {
+			h.hostRefusal(w, r, err)
 			return
 		}
 		defer h.host.Remove(hosted)
@@ -184,9 +203,8 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		hosted := &sessionRequest{st: st, o: o, get: true}
-		if err := h.host.Add(hosted, lim.MaxConns); err != nil {
-			w.Header().Set("Retry-After", "1")
-			h.refuse(w, r, "streamhttp: "+err.Error(), http.StatusServiceUnavailable)
+		if err := h.host.AddFrom(hosted, h.clientKey(r), lim.MaxConns, lim.MaxConnsPerClient); err != nil {
+			h.hostRefusal(w, r, err)
 			return
 		}
 		defer h.host.Remove(hosted)
@@ -195,7 +213,8 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	h.carry(r, st, o, h.keepAlive(true))
+	idle, lifetime := h.streamTimes()
+	h.carry(r, st, o, h.keepAlive(true), idle, lifetime)
 }
 
 // sessionRequest is a POST or GET of a session as a connection of the

@@ -20,10 +20,13 @@ import (
 
 // The defaults of the session bounds of a Handler.
 const (
-	DefaultMaxSessions = 4096
-	DefaultSessionIdle = 10 * time.Minute
-	DefaultMaxStreams  = 32
-	DefaultRetry       = time.Second
+	DefaultMaxSessions    = 4096
+	DefaultSessionIdle    = 10 * time.Minute
+	DefaultNewSessionIdle = 30 * time.Second
+	DefaultStreamIdle     = 5 * time.Minute
+	DefaultStreamLifetime = 30 * time.Minute
+	DefaultMaxStreams     = 32
+	DefaultRetry          = time.Second
 )
 
 // A session is what MCP 2025-11-25 calls one: the requests of a client
@@ -54,6 +57,7 @@ type session struct {
 	get      *stream            // the GET stream, if one was opened
 	next     uint64             // the id of the next stream
 	active   int                // HTTP requests of the session being served
+	uses     int                // HTTP requests of the session taken, up to 2
 	idle     *time.Timer        // ends the session once it has been idle for SessionIdle
 	finished bool               // end has run
 	initCall string             // the id (as sent) of the request that began it, until answered
@@ -106,6 +110,7 @@ func validSessionID(id string) bool {
 // Errors of the session table.
 var (
 	errTooManySessions = errors.New("streamhttp: too many sessions")
+	errClientSessions  = errors.New("streamhttp: too many sessions of this client")
 	errTooManyStreams  = errors.New("streamhttp: too many streams in this session")
 	errIDInUse         = errors.New("streamhttp: a request with this id is running in this session")
 	errSessionEnded    = errors.New("streamhttp: session ended")
@@ -130,11 +135,18 @@ func (h *Handler) newSession(lim peer.Limits, client string, revive *SessionStat
 			return s, nil
 		}
 	}
+	if revive != nil {
+		client = revive.Client
+	}
 	if len(h.sessions) >= h.maxSessions() {
 		return nil, errTooManySessions
 	}
+	if client != "" && h.clients[client] >= h.maxSessionsPerClient() {
+		return nil, errClientSessions
+	}
 	if h.sessions == nil {
 		h.sessions = map[string]*session{}
+		h.clients = map[string]int{}
 	}
 	s := &session{h: h, in: make(chan []byte), done: make(chan struct{}), calls: map[string]*stream{}, streams: map[string]*stream{}}
 	if revive != nil {
@@ -144,7 +156,7 @@ func (h *Handler) newSession(lim peer.Limits, client string, revive *SessionStat
 		rand.Read(b[:])
 		s.id, s.client, s.version, s.stored = revive.ID, revive.Client, revive.Version, true
 		s.prefix = hex.EncodeToString(b[:]) + "."
-		client = revive.Client
+		s.uses = 1 // used before: not a new session
 	} else {
 		s.id, s.client = newSessionID(h.Replica), client
 	}
@@ -163,6 +175,9 @@ func (h *Handler) newSession(lim peer.Limits, client string, revive *SessionStat
 	carrier := transport.Carrier{Conn: (*sessionConn)(s), Traits: transport.Traits{Exchanges: true}}
 	s.conn = peer.New(s.ctx, carrier, peer.Options{Server: srv, Protocol: h.protocol(), Limits: lim, Logger: log})
 	h.sessions[s.id] = s
+	if client != "" {
+		h.clients[client]++
+	}
 	go s.conn.Run(func(error) {})
 	return s, nil
 }
@@ -242,6 +257,7 @@ func (s *session) enter() bool {
 		return false
 	}
 	s.active++
+	s.uses = min(s.uses+1, 2)
 	if s.idle != nil {
 		s.idle.Stop()
 	}
@@ -281,9 +297,14 @@ func (s *session) leave() {
 	}
 }
 
-// armLocked starts the idle timer; s.mu is held.
+// armLocked starts the idle timer: SessionIdle, or NewSessionIdle while
+// no request has used the session since the one that began it; s.mu is
+// held.
 func (s *session) armLocked() {
 	d := s.h.sessionIdle()
+	if s.uses < 2 {
+		d = s.h.newSessionIdle()
+	}
 	if d <= 0 {
 		return
 	}
@@ -376,6 +397,10 @@ func (s *session) newStreamLocked(call string) *stream {
 
 // dropLocked forgets st and its events; s.mu is held.
 func (s *session) dropLocked(st *stream) {
+	if st.orphan {
+		s.h.store().Forget(s.id, st.id) // replayed: delivered
+		return
+	}
 	if s.streams[st.id] != st {
 		return
 	}
@@ -421,10 +446,11 @@ func (s *session) streamOf(eventID string) (*stream, uint64) {
 	st := s.streams[id]
 	if st == nil && s.h.SessionStore != nil && !s.finished && validSessionID(id) {
 		// Its call ran elsewhere, and runs no more here: what the
-		// EventStore kept of it is all there is.
-		st = &stream{s: s, id: id, primed: true, done: true, seq: seq}
-		s.streams[id] = st
-		s.order = append(s.order, st)
+		// EventStore kept of it is all there is. The stream is not
+		// registered in the session: a Last-Event-ID that finds nothing
+		// kept leaves nothing behind, and one that does has its events
+		// forgotten once they are replayed (dropLocked).
+		st = &stream{s: s, id: id, primed: true, done: true, seq: seq, orphan: true}
 	}
 	return st, seq
 }
@@ -468,6 +494,13 @@ func (s *session) endSession(cancel, keep bool) {
 	h.smu.Lock()
 	if h.sessions[s.id] == s {
 		delete(h.sessions, s.id)
+		if s.client != "" {
+			if n := h.clients[s.client] - 1; n > 0 {
+				h.clients[s.client] = n
+			} else {
+				delete(h.clients, s.client)
+			}
+		}
 	}
 	h.smu.Unlock()
 	s.mu.Lock()

@@ -34,24 +34,33 @@ type EventStore interface {
 var ErrEventsGone = errors.New("streamhttp: the events after Last-Event-ID are not kept")
 
 // DefaultMaxEvents is the default of Handler.MaxEvents.
-const DefaultMaxEvents = 256
+const DefaultMaxEvents = 64
 
 // DefaultMaxEventBytes is the default of MemoryStore's bytes per stream.
-const DefaultMaxEventBytes = 4 << 20
+const DefaultMaxEventBytes = 1 << 20
+
+// DefaultMaxKeptBytes is the default of MemoryStore.MaxTotalBytes: the
+// bytes of the events it keeps, over all streams.
+const DefaultMaxKeptBytes = 64 << 20
 
 // A MemoryStore is an EventStore in memory: for each stream it keeps its
 // newest MaxEvents events, and at most MaxBytes bytes of them (always the
-// newest event, whatever its size). The zero value keeps
-// DefaultMaxEvents (256) events and DefaultMaxEventBytes (4 MiB) per
-// stream. It is the handler's store when Handler.EventStore is nil; the
-// handler's bounds on sessions and streams bound it as a whole. A
-// MemoryStore is safe for concurrent use by multiple goroutines.
+// newest event, whatever its size), and over all streams at most
+// MaxTotalBytes: an event that would pass it is not kept, and the events
+// its stream kept before it are dropped, so that a resumption from before
+// it is refused (400) rather than missing it. The zero value keeps
+// DefaultMaxEvents (64) events and DefaultMaxEventBytes (1 MiB) per
+// stream, and DefaultMaxKeptBytes (64 MiB) in all. It is the handler's
+// store when Handler.EventStore is nil. Every drop is O(1) in the events
+// kept. A MemoryStore is safe for concurrent use by multiple goroutines.
 type MemoryStore struct {
-	MaxEvents int   // events kept per stream; <= 0 means DefaultMaxEvents
-	MaxBytes  int64 // bytes kept per stream; <= 0 means DefaultMaxEventBytes
+	MaxEvents     int   // events kept per stream; <= 0 means DefaultMaxEvents
+	MaxBytes      int64 // bytes kept per stream; <= 0 means DefaultMaxEventBytes
+	MaxTotalBytes int64 // bytes kept over all streams; <= 0 means DefaultMaxKeptBytes
 
-	mu       sync.Mutex // protects the field below
+	mu       sync.Mutex // protects the fields below
 	sessions map[string]map[string]*memStream
+	total    int64 // bytes of the events kept
 }
 
 var _ EventStore = (*MemoryStore)(nil)
@@ -94,9 +103,20 @@ func (m *MemoryStore) Store(session, stream string, seq uint64, msg []byte) erro
 		ss[stream] = st
 	}
 	if next := st.first + uint64(len(st.events)); seq != next {
-		// Out of order (a store the handler did not write in order):
+		// Out of order (the handler did not keep the events between):
 		// start over from this event.
+		m.total -= st.bytes
 		st.first, st.events, st.bytes = seq, nil, 0
+	}
+	if m.total+int64(len(msg)) > m.maxTotal() {
+		// Past the budget of all streams: this one keeps nothing until
+		// its next event that fits, from which it starts over.
+		m.total -= st.bytes
+		delete(ss, stream)
+		if len(ss) == 0 {
+			delete(m.sessions, session)
+		}
+		return ErrEventsNotKept
 	}
 	var c []byte
 	if msg != nil {
@@ -104,14 +124,35 @@ func (m *MemoryStore) Store(session, stream string, seq uint64, msg []byte) erro
 	}
 	st.events = append(st.events, c)
 	st.bytes += int64(len(c))
+	m.total += int64(len(c))
 	for len(st.events) > 1 && (len(st.events) > maxN || st.bytes > maxB) {
-		st.bytes -= int64(len(st.events[0]))
+		n := int64(len(st.events[0]))
+		st.bytes -= n
+		m.total -= n
 		st.events[0] = nil
 		st.events = st.events[1:]
 		st.first++
 	}
 	return nil
 }
+
+func (m *MemoryStore) maxTotal() int64 {
+	if m.MaxTotalBytes > 0 {
+		return m.MaxTotalBytes
+	}
+	return DefaultMaxKeptBytes
+}
+
+// Bytes returns the bytes of the events kept, over all streams.
+func (m *MemoryStore) Bytes() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.total
+}
+
+// ErrEventsNotKept is the error of MemoryStore.Store for an event past
+// MaxTotalBytes: it is not kept, nor the events of its stream before it.
+var ErrEventsNotKept = errors.New("streamhttp: events over the store's bytes in all are not kept")
 
 // Replay sends the events after after, once none is dropped that the
 // client has not seen.
@@ -144,10 +185,16 @@ func (m *MemoryStore) Forget(session, stream string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if stream == "" {
+		for _, st := range m.sessions[session] {
+			m.total -= st.bytes
+		}
 		delete(m.sessions, session)
 		return
 	}
 	if ss := m.sessions[session]; ss != nil {
+		if st := ss[stream]; st != nil {
+			m.total -= st.bytes
+		}
 		delete(ss, stream)
 		if len(ss) == 0 {
 			delete(m.sessions, session)

@@ -22,13 +22,14 @@ type sink struct {
 	writeTimeout time.Duration
 	begun        bool      // the event stream's header is written
 	lastSent     time.Time // of the last write
+	lastEvent    time.Time // of the last event (not a comment), or when the sink was made
 	buf          []byte    // an event being written
 	gone         chan struct{}
 	once         sync.Once
 }
 
 func newSink(w http.ResponseWriter, takesJSON, takesEvents bool, writeTimeout time.Duration) *sink {
-	return &sink{w: w, json: takesJSON, events: takesEvents, writeTimeout: writeTimeout, gone: make(chan struct{})}
+	return &sink{w: w, json: takesJSON, events: takesEvents, writeTimeout: writeTimeout, gone: make(chan struct{}), lastEvent: time.Now()}
 }
 
 // close lets the request's handler return; nothing writes to w after it.
@@ -80,6 +81,7 @@ func (o *sink) event(id string, retry time.Duration, msg []byte) error {
 	}
 	_, err := o.w.Write(buf)
 	o.lastSent = time.Now()
+	o.lastEvent = o.lastSent
 	return err
 }
 
@@ -109,6 +111,10 @@ type stream struct {
 	s    *session
 	id   string // in the session; the events' ids are id "-" seq
 	call string // the key of its call (the request's id); "" for the GET stream
+	// orphan: a stream of the session's earlier life, or of another
+	// replica, found in the EventStore by a Last-Event-ID; it is not
+	// registered in the session.
+	orphan bool
 
 	mu     sync.Mutex // protects the fields below; held while writing to out
 	out    *sink      // the request that carries it; nil when none does
@@ -116,6 +122,7 @@ type stream struct {
 	primed bool       // the client has one of its event ids: it can resume
 	done   bool       // it has ended: the answer is written, or the session ended
 	failed bool       // the answer is an error
+	kept   bool       // the EventStore keeps events of it that follow on from one another up to seq
 }
 
 // eventID returns the id of the stream's event seq.
@@ -160,8 +167,16 @@ func (st *stream) send(msg []byte, final bool) error {
 		return nil // no one can ever get it
 	}
 	st.seq++
-	if err := st.s.h.store().Store(st.s.id, st.id, st.seq, msg); err != nil {
-		st.s.h.logf(context.Background(), "event store", err)
+	// The events of a call's stream are kept before they are written,
+	// for the client whose connection breaks before its answer; those of
+	// the GET stream only when they were not written (no request carries
+	// it, or the write failed): a GET stream lives long, and what it
+	// delivered is not kept for it. A stream whose events are not all
+	// kept starts over in the store at the next one kept, so that a
+	// Last-Event-ID before the gap is answered 400.
+	get := st.call == ""
+	if !get {
+		st.keepLocked(msg)
 	}
 	delivered := false
 	if o != nil && st.out == o {
@@ -175,10 +190,28 @@ func (st *stream) send(msg []byte, final bool) error {
 			delivered = true
 		}
 	}
+	switch {
+	case get && !delivered:
+		st.keepLocked(msg)
+	case get && st.kept:
+		// Delivered after events kept: those kept no longer follow on
+		// from what the store would replay.
+		st.s.h.store().Forget(st.s.id, st.id)
+		st.kept = false
+	}
 	if final {
 		st.finish(msg, delivered)
 	}
 	return nil
+}
+
+// keepLocked keeps msg, event st.seq, in the EventStore; st.mu is held.
+func (st *stream) keepLocked(msg []byte) {
+	err := st.s.h.store().Store(st.s.id, st.id, st.seq, msg)
+	st.kept = err == nil
+	if err != nil {
+		st.s.h.logf(context.Background(), "event store", err)
+	}
 }
 
 // beginLocked begins the event stream on o with the priming event; st.mu
@@ -186,9 +219,7 @@ func (st *stream) send(msg []byte, final bool) error {
 func (st *stream) beginLocked(o *sink) error {
 	o.begin()
 	st.seq++
-	if err := st.s.h.store().Store(st.s.id, st.id, st.seq, nil); err != nil {
-		st.s.h.logf(context.Background(), "event store", err)
-	}
+	st.keepLocked(nil)
 	st.primed = true
 	err := o.event(st.eventID(st.seq), st.s.h.retry(), nil)
 	if err == nil {
@@ -260,15 +291,23 @@ func (st *stream) attach(o *sink, after uint64) (bool, error) {
 	}
 	s := st.s
 	begun := false
-	err := s.h.store().Replay(s.id, st.id, after, func(seq uint64, msg []byte) error {
-		if !begun {
-			o.begin()
-			begun = true
-		}
-		return o.event(st.eventID(seq), 0, msg)
-	})
-	if err == ErrEventsGone {
+	var err error
+	switch {
+	case after == st.seq && !st.orphan:
+		// The client has every event: nothing to replay.
+	case after > st.seq && !st.orphan:
 		return false, nil
+	default:
+		err = s.h.store().Replay(s.id, st.id, after, func(seq uint64, msg []byte) error {
+			if !begun {
+				o.begin()
+				begun = true
+			}
+			return o.event(st.eventID(seq), 0, msg)
+		})
+		if err == ErrEventsGone {
+			return false, nil
+		}
 	}
 	if !begun && err == nil {
 		o.begin()
@@ -348,6 +387,13 @@ func CloseStream(ctx context.Context) bool {
 	}
 	st := s.callStream(c.ID())
 	return st != nil && st.closeConn()
+}
+
+// sinceEvent returns how long ago the last event was written to o.
+func (st *stream) sinceEvent(o *sink) time.Duration {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return time.Since(o.lastEvent)
 }
 
 // carried reports whether a request carries the stream.

@@ -165,8 +165,28 @@ type Handler struct {
 	// Retry-After, before the upgrade.
 	ClientKey func(r *http.Request) string
 
-	// AcceptOptions are passed to websocket.Accept (origin checks,
-	// subprotocols, compression). Nil accepts same-origin connections.
+	// AllowedHosts are the host names accepted in the Host header of an
+	// upgrade request that came to a loopback address, beside localhost,
+	// the names under .localhost, 127.0.0.0/8 and ::1: another name means
+	// that a web page reached the server through DNS rebinding, and is
+	// answered with 403 before the upgrade (transport.CheckHost). nil
+	// accepts the loopback names alone. A request that came to another
+	// address is served whatever its Host.
+	AllowedHosts []string
+
+	// AllowedOrigins are the values of the Origin header accepted beside
+	// the request's own host (and a loopback origin when the request came
+	// to a loopback host), such as "https://app.example.com"; "*" accepts
+	// every origin. An upgrade with another Origin, which only a browser
+	// sends, is answered with 403 (transport.CheckOrigin); one without,
+	// as other clients send it, is served. nil accepts same-origin pages
+	// alone. When AcceptOptions sets OriginPatterns or InsecureSkipVerify,
+	// those decide the origins instead.
+	AllowedOrigins []string
+
+	// AcceptOptions are passed to websocket.Accept (subprotocols,
+	// compression, and its own origin checks, OriginPatterns, which then
+	// replace AllowedOrigins). Nil accepts the origins of AllowedOrigins.
 	AcceptOptions *websocket.AcceptOptions
 
 	host     transport.Host    // the connections, and their shutdown
@@ -220,13 +240,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 // returns why it is refused.
 func (h *Handler) admit(r *http.Request) (*wsConn, string) {
 	lim := h.Limits.WithDefaults()
-	h.once.Do(func() {
-		h.buffered = h.Budget
-		if h.buffered == nil {
-			h.buffered = transport.NewBudget(lim.MaxBuffered)
-		}
-		h.log = ratelog.Wrap(h.Logger)
-	})
+	h.once.Do(func() { h.init(lim) })
 	c := &wsConn{
 		buffered:     h.buffered,
 		limits:       lim,
@@ -253,6 +267,42 @@ func (h *Handler) admit(r *http.Request) (*wsConn, string) {
 	return c, ""
 }
 
+// init makes the handler's budget and logger; once runs it.
+func (h *Handler) init(lim peer.Limits) {
+	h.buffered = h.Budget
+	if h.buffered == nil {
+		h.buffered = transport.NewBudget(lim.MaxBuffered)
+	}
+	h.log = ratelog.Wrap(h.Logger)
+}
+
+// skipOrigin are the AcceptOptions of an upgrade whose Origin the handler
+// has checked itself (AllowedOrigins).
+var skipOrigin = &websocket.AcceptOptions{InsecureSkipVerify: true}
+
+// checkOrigin checks r's Host and Origin, and returns the options of its
+// upgrade: AcceptOptions, or, when they leave the origins to the handler,
+// options that do not check them again.
+func (h *Handler) checkOrigin(r *http.Request) (*websocket.AcceptOptions, error) {
+	o := h.AcceptOptions
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if err := transport.CheckHost(local, r.Host, h.AllowedHosts); err != nil {
+		return nil, err
+	}
+	if o != nil && (len(o.OriginPatterns) > 0 || o.InsecureSkipVerify) {
+		return o, nil // websocket.Accept checks them
+	}
+	if err := transport.CheckOrigin(r.Header.Get("Origin"), r.Host, h.AllowedOrigins); err != nil {
+		return nil, err
+	}
+	if o == nil {
+		return skipOrigin, nil
+	}
+	c := *o
+	c.InsecureSkipVerify = true
+	return &c, nil
+}
+
 // release removes an ended connection.
 func (h *Handler) release(c *wsConn) { h.host.Remove(c) }
 
@@ -261,6 +311,15 @@ func (h *Handler) release(c *wsConn) { h.host.Remove(c) }
 // shuts down. It answers 503 Service Unavailable, without upgrading, when
 // MaxConns connections are open or the handler is shutting down.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	opts, err := h.checkOrigin(r)
+	if err != nil {
+		h.once.Do(func() { h.init(h.Limits.WithDefaults()) })
+		if h.log != nil {
+			h.log.LogAttrs(r.Context(), slog.LevelWarn, "upgrade refused", slog.String("remote", r.RemoteAddr), slog.String("reason", err.Error()))
+		}
+		http.Error(w, err.Error(), http.StatusForbidden)
+		return
+	}
 	c, refused := h.admit(r)
 	if c == nil {
 		if h.log != nil {
@@ -279,7 +338,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if rec != nil {
 		aw = rec
 	}
-	conn, err := websocket.Accept(aw, r, h.AcceptOptions)
+	conn, err := websocket.Accept(aw, r, opts)
 	if err != nil {
 		h.release(c) // Accept has answered the request
 		return

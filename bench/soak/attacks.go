@@ -101,12 +101,86 @@ var attacks = []attack{
 	{name: "call-streams", what: "1,000 POSTs of callback to /mcp at once, each answered with an event stream carrying the server's call back, which the attacker never answers: each method waits, its stream open", callback: true, streamable: true, run: func(ctx context.Context, a addrs) (string, error) {
 		return callStreams(ctx, a.http, maxStreams)
 	}},
-	{name: "idle-sessions", what: "10,000 idle Streamable HTTP sessions (jsonrpcd -sessions subscribe -max-sessions 10000)", needs: "sessions", args: []string{"-sessions", "subscribe", "-max-sessions", "10000"}, streamable: true, run: func(ctx context.Context, a addrs) (string, error) {
+	{name: "idle-sessions", what: "10,000 idle Streamable HTTP sessions (jsonrpcd -sessions subscribe -max-sessions 10000 -max-sessions-per-client 10000)", needs: "sessions", args: []string{"-sessions", "subscribe", "-max-sessions", "10000", "-max-sessions-per-client", "10000"}, streamable: true, run: func(ctx context.Context, a addrs) (string, error) {
 		return idleSessions(ctx, a.http, maxIdleSessions)
 	}},
 	{name: "conns-per-client", what: "TCP connections from 127.0.0.1 until one is refused, held, while the healthy clients connect from 127.0.0.2", run: func(ctx context.Context, a addrs) (string, error) {
 		return connsUntilRefused(ctx, a.tcp)
 	}},
+	{name: "http-conns-per-client", what: "HTTP keep-alive connections from 127.0.0.1 until one is refused (429, -max-conns-per-client), held, while the healthy clients connect from 127.0.0.2", run: func(ctx context.Context, a addrs) (string, error) {
+		return httpConnsUntilRefused(ctx, a.http)
+	}},
+	{name: "sessions-per-client", what: "Streamable HTTP sessions begun from 127.0.0.1 until refused (429, half of -max-sessions), and left idle (jsonrpcd -sessions subscribe)", needs: "sessions", args: []string{"-sessions", "subscribe"}, streamable: true, run: func(ctx context.Context, a addrs) (string, error) {
+		return idleSessions(ctx, a.http, 3000)
+	}},
+}
+
+// httpConnsUntilRefused opens HTTP connections to addr, each calling add
+// once and then held idle, until the server refuses one, and holds them
+// until ctx ends.
+func httpConnsUntilRefused(ctx context.Context, addr string) (string, error) {
+	const post = "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 54\r\n\r\n" + `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`
+	var (
+		mu      sync.Mutex
+		held    []net.Conn
+		refused int
+		how     string
+		wg      sync.WaitGroup
+	)
+	sem := make(chan struct{}, 64)
+	stopped := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return refused > 0
+	}
+	for range maxClientConns {
+		if ctx.Err() != nil || stopped() {
+			break
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			c, err := dialTCP(ctx, addr)
+			status := 0
+			if err == nil {
+				c.SetDeadline(time.Now().Add(2 * time.Second))
+				if _, err = io.WriteString(c, post); err == nil {
+					var resp *http.Response
+					if resp, err = http.ReadResponse(bufio.NewReader(c), nil); err == nil {
+						io.Copy(io.Discard, resp.Body)
+						resp.Body.Close()
+						status = resp.StatusCode
+					}
+				}
+				c.SetDeadline(time.Time{})
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err == nil && status == http.StatusOK {
+				held = append(held, c)
+				return
+			}
+			if ctx.Err() == nil {
+				refused++
+				if how == "" {
+					how = fmt.Sprint(status, err)
+				}
+			}
+			if c != nil {
+				c.Close()
+			}
+		})
+	}
+	wg.Wait()
+	<-ctx.Done()
+	for _, c := range held {
+		c.Close()
+	}
+	got := fmt.Sprintf("%d held", len(held))
+	if refused > 0 {
+		got += fmt.Sprintf("; %d refused: %.80s", refused, how)
+	}
+	return got, nil
 }
 
 // The request documents of the attacks.
@@ -304,7 +378,7 @@ func echoOnce(c net.Conn) error {
 func stalledBody(c net.Conn) error {
 	const n = 4<<20 - 1
 	body := `{"jsonrpc":"2.0","method":"echo","params":["` + strings.Repeat("x", n-len(`{"jsonrpc":"2.0","method":"echo","params":["`)-len(`"],"id":1}`)) + `"],"id":1}`
-	head := fmt.Sprintf("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", n)
+	head := fmt.Sprintf("POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", n)
 	c.SetWriteDeadline(time.Now().Add(10 * time.Second))
 	_, err := io.WriteString(c, head+body[:len(body)-1])
 	return err
@@ -323,7 +397,7 @@ func stalledLine(c net.Conn) error {
 // byte, all of it but the last byte.
 func stalledWS(c net.Conn) error {
 	c.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(c, "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
+	if _, err := io.WriteString(c, "GET /ws HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
 		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"); err != nil {
 		return err
 	}

@@ -18,7 +18,8 @@ import (
 // handler (see fasthttprpc's Request bodies). With a logger, the handler
 // logs the requests it refuses and fasthttp's own errors at Warn.
 func newFastHTTPServer(srv *jsonrpc.Server, cfg config, logger *slog.Logger) *fasthttp.Server {
-	h := &fasthttprpc.Handler{Server: srv, MaxBody: cfg.maxMessage, Budget: cfg.budget, Logger: logger}
+	h := &fasthttprpc.Handler{Server: srv, MaxBody: cfg.maxMessage, Budget: cfg.budget, Logger: logger,
+		AllowedHosts: cfg.allowedHosts, AllowedOrigins: cfg.allowedOrigins}
 	s := &fasthttp.Server{
 		Handler:                      h.ServeFastHTTP,
 		ErrorHandler:                 h.ErrorHandler,
@@ -45,8 +46,9 @@ func serveFastHTTP(srv *jsonrpc.Server, cfg config, logger *slog.Logger, errc ch
 	if err != nil {
 		return host{}, err
 	}
-	l := newLimitListener(nl, cfg.maxConns)
-	fs := newFastHTTPServer(srv, cfg, with(logger, "transport", "fasthttp"))
+	logger = with(logger, "transport", "fasthttp")
+	l := httpListener(nl, cfg, logger)
+	fs := newFastHTTPServer(srv, cfg, logger)
 	go func() { errc <- fs.Serve(l) }()
 	return host{l: l,
 		shutdown: fs.ShutdownWithContext,

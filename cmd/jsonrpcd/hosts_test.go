@@ -7,44 +7,68 @@ import (
 	"testing"
 )
 
-// TestAllowedHosts: /mcp refuses, with 403, a request to its loopback
-// address that names another host (DNS rebinding), unless -allowed-hosts
-// names it, as a proxy reached by that name passes it on; -allowed-origins
-// lets the pages of an origin call it.
+// TestAllowedHosts: every HTTP host of jsonrpcd (/ of httprpc, /ws and
+// /mcp) refuses, with 403, a request to its loopback address that names
+// another host (DNS rebinding), unless -allowed-hosts names it, as a proxy
+// reached by that name passes it on; and a browser's request of another
+// origin, unless -allowed-origins names it (issue 34: / answered
+// Host: evil.example, and /ws upgraded it when Origin named the same
+// host).
 func TestAllowedHosts(t *testing.T) {
-	r := startRun(t, "-allowed-hosts", "rpc.example.com, api.example.com", "-allowed-origins", "https://app.example.com")
-	url := r.addr["http"] + "mcp"
+	r := startRun(t, "-ws", "-allowed-hosts", "rpc.example.com, api.example.com", "-allowed-origins", "https://app.example.com")
 	for _, c := range []struct {
 		host, origin string
-		status       int
+		ok           bool
 	}{
-		{"", "", http.StatusOK},
-		{"rpc.example.com", "", http.StatusOK},
-		{"API.example.com:443", "", http.StatusOK},
-		{"evil.example.com", "", http.StatusForbidden},
-		{"", "https://app.example.com", http.StatusOK},
-		{"", "https://evil.example.com", http.StatusForbidden},
+		{"", "", true},
+		{"rpc.example.com", "", true},
+		{"API.example.com:443", "", true},
+		{"evil.example.com", "", false},
+		{"evil.example.com", "http://evil.example.com", false},
+		{"", "https://app.example.com", true},
+		{"", "https://evil.example.com", false},
+		{"rpc.example.com", "http://rpc.example.com", true},
+		{"", "null", false},
 	} {
-		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if c.host != "" {
-			req.Host = c.host
-		}
-		if c.origin != "" {
-			req.Header.Set("Origin", c.origin)
-		}
-		resp, err := (&http.Client{Timeout: wait}).Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != c.status {
-			t.Errorf("Host %q, Origin %q: %d %s, want %d", c.host, c.origin, resp.StatusCode, body, c.status)
-		}
-		if c.status == http.StatusOK && string(body) != `{"jsonrpc":"2.0","result":3,"id":1}` {
-			t.Errorf("Host %q, Origin %q: %s", c.host, c.origin, body)
+		for _, path := range []string{"", "mcp", "ws"} {
+			var req *http.Request
+			want := http.StatusOK
+			if path == "ws" {
+				req, _ = http.NewRequest(http.MethodGet, r.addr["http"]+path, nil)
+				req.Header.Set("Connection", "Upgrade")
+				req.Header.Set("Upgrade", "websocket")
+				req.Header.Set("Sec-WebSocket-Version", "13")
+				req.Header.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+				want = http.StatusSwitchingProtocols
+			} else {
+				req, _ = http.NewRequest(http.MethodPost, r.addr["http"]+path, strings.NewReader(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+			}
+			if !c.ok {
+				want = http.StatusForbidden
+			}
+			if c.host != "" {
+				req.Host = c.host
+			}
+			if c.origin != "" {
+				req.Header.Set("Origin", c.origin)
+			}
+			resp, err := (&http.Client{Timeout: wait}).Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var body []byte
+			if resp.StatusCode != http.StatusSwitchingProtocols {
+				body, _ = io.ReadAll(resp.Body)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != want {
+				t.Errorf("/%s, Host %q, Origin %q: %d %s, want %d", path, c.host, c.origin, resp.StatusCode, body, want)
+			}
+			if want == http.StatusOK && string(body) != `{"jsonrpc":"2.0","result":3,"id":1}` {
+				t.Errorf("/%s, Host %q, Origin %q: %s", path, c.host, c.origin, body)
+			}
 		}
 	}
 }

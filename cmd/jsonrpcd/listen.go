@@ -1,9 +1,25 @@
 package main
 
 import (
+	"log/slog"
 	"net"
 	"sync"
+
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
+
+// httpListener bounds the connections of an HTTP listener: -max-conns in
+// all, waiting in the backlog past it, and -max-conns-per-client of one
+// client, answered 429 past it (transport.LimitListener).
+func httpListener(l net.Listener, cfg config, logger *slog.Logger) net.Listener {
+	lim := transport.ListenerLimits{MaxConns: cfg.maxConns, MaxConnsPerClient: cfg.maxConnsPerClient, Refusal: transport.HTTPRefusal}
+	if logger != nil {
+		lim.OnRefuse = func(c net.Conn) {
+			logger.Warn("connection refused", "remote", c.RemoteAddr().String(), "reason", "too many connections from this client")
+		}
+	}
+	return transport.LimitListener(l, lim)
+}
 
 // limitListener is a net.Listener with at most a number of its connections
 // open at once. At the cap, Accept waits until one of them closes before it

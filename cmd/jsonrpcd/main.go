@@ -71,24 +71,35 @@
 //		on its GET stream. A request of MCP 2026-07-28 is answered
 //		UnsupportedProtocolVersion (default false)
 //	-allowed-hosts NAMES
-//		host names, separated by commas, that /mcp accepts in the Host
-//		header of a request that came to a loopback address, beside
-//		localhost and the loopback addresses
-//		(streamhttp.Handler.AllowedHosts): the names by which clients
-//		reach a proxy on the same machine, such as nginx, that passes
-//		their Host on. Any other name is answered 403, against DNS
-//		rebinding (default empty)
+//		host names, separated by commas, that every HTTP listener (/,
+//		/ws, /mcp and -fasthttp's) accepts in the Host header of a
+//		request that came to a loopback address, beside localhost and
+//		the loopback addresses (the AllowedHosts of httprpc.Handler,
+//		ws.Handler, streamhttp.Handler and fasthttprpc.Handler;
+//		transport.CheckHost): the names by which clients reach a proxy
+//		on the same machine, such as nginx, that passes their Host on.
+//		Any other name is answered 403, so that a web page cannot reach
+//		jsonrpcd on loopback through DNS rebinding (default empty)
 //	-allowed-origins ORIGINS
-//		values of the Origin header, separated by commas, that /mcp
-//		accepts beside its own host's, such as https://app.example.com;
-//		* accepts every origin (streamhttp.Handler.AllowedOrigins). A
-//		request from a browser page of another origin is answered 403;
-//		one without Origin, as other clients send it, is served (default
-//		empty)
+//		values of the Origin header, separated by commas, that every
+//		HTTP listener accepts beside its own host's, such as
+//		https://app.example.com; * accepts every origin (AllowedOrigins;
+//		transport.CheckOrigin). A request or WebSocket upgrade from a
+//		browser page of another origin is answered 403; one without
+//		Origin, as other clients send it, is served (default empty)
 //	-max-sessions N
 //		sessions open at once under -sessions; past it, a request that
-//		would begin one is answered 503 (default 4096). An idle session
-//		ends after 10 minutes unused
+//		would begin one is answered 503 with Retry-After (default 4096)
+//	-max-sessions-per-client N
+//		sessions one client (its IP address) may hold at once under
+//		-sessions, so that one cannot take them all; past it, its request
+//		that would begin one is answered 429 with Retry-After (default 0:
+//		half of -max-sessions)
+//	-session-idle D
+//		how long a session unused is kept under -sessions, while none of
+//		its calls runs; a session unused since its initialize is kept 30s
+//		at most (streamhttp.Handler.NewSessionIdle) (default 10m; 0: no
+//		end but the 30s of a session left after its initialize)
 //	-replica NAME
 //		under -sessions, begin each session id with NAME and a '.', so
 //		that a load balancer sends a session's requests to the replica
@@ -130,10 +141,14 @@
 //		HTTP, an error answer over TCP, close status 1013 on a WebSocket)
 //		(default 64 MiB)
 //	-max-conns-per-client N
-//		TCP and WebSocket connections one client (its IP address) may
-//		hold at once, so that one cannot lock the others out: past it a
-//		TCP connection gets one -32005 error and is closed, a WebSocket
-//		upgrade 429 (default 0: half of -max-conns)
+//		connections one client (its IP address) may hold at once on each
+//		listener, so that one cannot lock the others out: past it a TCP
+//		connection gets one -32005 error and is closed, an HTTP
+//		connection (-http, -fasthttp; idle keep-alive connections and
+//		WebSocket connections count) is answered 429 with Retry-After
+//		and closed, a WebSocket upgrade 429. Behind a proxy, whose
+//		connections all come from its address, give it -max-conns
+//		(default 0: half of -max-conns)
 //	-max-conns N
 //		connections open at once on each listener, WebSocket connections
 //		counted in HTTP's (default 4096); at the cap a new connection waits
@@ -347,25 +362,27 @@ func with(l *slog.Logger, key, value string) *slog.Logger {
 
 // config is what the flags ask for.
 type config struct {
-	httpAddr, tcpAddr string
-	fastHTTPAddr      string // "": no fasthttp listener
-	ws, stdio         bool
-	streamable        bool     // Streamable HTTP at /mcp
-	sessionMethod     string   // its sessions begin with this method; "": none
-	mcp               bool     // /mcp is an MCP server, its sessions begun by initialize
-	allowedHosts      []string // Host names /mcp accepts on loopback beside loopback names
-	allowedOrigins    []string // Origins /mcp accepts beside its own
-	maxSessions       int      // of its sessions
-	replica           string   // the prefix of its session ids; "": none
-	sessionStore      string   // redis:// URL of its shared stores; "": in memory
-	discover          bool     // serve rpc.discover
-	framing           framing.Framing
-	protocol          peer.Protocol // of TCP, WebSocket and stdio
-	maxMessage        int
-	maxConns          int
-	maxConnsPerClient int               // 0: half of maxConns
-	maxBuffered       int64             // of every listener together
-	budget            *transport.Budget // of maxBuffered, shared by the listeners; made by serveNetwork
+	httpAddr, tcpAddr    string
+	fastHTTPAddr         string // "": no fasthttp listener
+	ws, stdio            bool
+	streamable           bool          // Streamable HTTP at /mcp
+	sessionMethod        string        // its sessions begin with this method; "": none
+	mcp                  bool          // /mcp is an MCP server, its sessions begun by initialize
+	allowedHosts         []string      // Host names /mcp accepts on loopback beside loopback names
+	allowedOrigins       []string      // Origins /mcp accepts beside its own
+	maxSessions          int           // of its sessions
+	maxSessionsPerClient int           // of one client's
+	sessionIdle          time.Duration // a session unused
+	replica              string        // the prefix of its session ids; "": none
+	sessionStore         string        // redis:// URL of its shared stores; "": in memory
+	discover             bool          // serve rpc.discover
+	framing              framing.Framing
+	protocol             peer.Protocol // of TCP, WebSocket and stdio
+	maxMessage           int
+	maxConns             int
+	maxConnsPerClient    int               // 0: half of maxConns
+	maxBuffered          int64             // of every listener together
+	budget               *transport.Budget // of maxBuffered, shared by the listeners; made by serveNetwork
 
 	readTimeout, writeTimeout, idleTimeout time.Duration // 0: none
 	shutdownTimeout                        time.Duration
@@ -389,15 +406,17 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.BoolVar(&cfg.streamable, "streamable", true, "serve Streamable HTTP (JSON or server-sent events) at /mcp of the HTTP address")
 	fs.StringVar(&cfg.sessionMethod, "sessions", "", "give Streamable HTTP sessions, begun by a request of `METHOD` (such as subscribe) without Mcp-Session-Id; empty: none")
 	fs.BoolVar(&cfg.mcp, "mcp", false, "serve /mcp as an MCP server (2025-11-25's sessions, begun by initialize), the methods as tools")
-	fs.Func("allowed-hosts", "host `names`, separated by commas, that /mcp accepts in the Host header of a request to a loopback address (a proxy's), beside loopback names", func(v string) error {
+	fs.Func("allowed-hosts", "host `names`, separated by commas, that every HTTP listener (/, /ws, /mcp, -fasthttp) accepts in the Host header of a request to a loopback address (a proxy's), beside loopback names", func(v string) error {
 		cfg.allowedHosts = commaList(v)
 		return nil
 	})
-	fs.Func("allowed-origins", "`origins`, separated by commas, such as https://app.example.com, that /mcp accepts in the Origin header beside its own host's; * accepts every origin", func(v string) error {
+	fs.Func("allowed-origins", "`origins`, separated by commas, such as https://app.example.com, that every HTTP listener (/, /ws, /mcp, -fasthttp) accepts in the Origin header beside its own host's; * accepts every origin", func(v string) error {
 		cfg.allowedOrigins = commaList(v)
 		return nil
 	})
 	fs.IntVar(&cfg.maxSessions, "max-sessions", streamhttp.DefaultMaxSessions, "Streamable HTTP sessions open at once, under -sessions")
+	fs.IntVar(&cfg.maxSessionsPerClient, "max-sessions-per-client", 0, "Streamable HTTP sessions one client address may hold at once (0: half of -max-sessions)")
+	fs.DurationVar(&cfg.sessionIdle, "session-idle", streamhttp.DefaultSessionIdle, "how long a Streamable HTTP session unused is kept (one unused since its initialize: at most 30s); 0 never ends one")
 	fs.StringVar(&cfg.replica, "replica", "", "begin the session ids with `NAME` and '.', for a load balancer to route by")
 	fs.StringVar(&cfg.sessionStore, "session-store", "", "keep sessions and their events in Redis at `redis://host:port`, shared by replicas")
 	fs.StringVar(&cfg.fastHTTPAddr, "fasthttp", "", "HTTP/1.1 `address` served with fasthttp (package fasthttprpc); empty: none")
@@ -408,7 +427,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.IntVar(&cfg.maxMessage, "max-message", framing.DefaultMaxMessage, "largest request accepted, in `bytes`")
 	fs.IntVar(&cfg.maxConns, "max-conns", defaultMaxConns, "connections open at once on each listener; at the cap, new ones wait to be accepted")
 	fs.Int64Var(&cfg.maxBuffered, "max-buffered", peer.DefaultMaxBuffered, "`bytes` that messages larger than 64 KiB may hold at once, over every listener together")
-	fs.IntVar(&cfg.maxConnsPerClient, "max-conns-per-client", 0, "TCP and WebSocket connections one client address may hold at once (0: half of -max-conns)")
+	fs.IntVar(&cfg.maxConnsPerClient, "max-conns-per-client", 0, "connections one client address may hold at once on each listener (0: half of -max-conns)")
 	fs.DurationVar(&cfg.readTimeout, "read-timeout", defaultReadTimeout, "time to read a request: over HTTP its headers and body, over TCP a message once begun; 0 disables")
 	fs.DurationVar(&cfg.writeTimeout, "write-timeout", defaultWriteTimeout, "time to write an answer; over HTTP from the end of the request's headers, with the read timeout added: it bounds the call too; 0 disables")
 	fs.DurationVar(&cfg.idleTimeout, "idle-timeout", defaultIdleTimeout, "how long a connection with nothing in flight stays open; 0 disables")
@@ -420,7 +439,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.StringVar(&cfg.otlpURL, "otlp", "", "export a span per call by OTLP/HTTP to `URL` (such as http://127.0.0.1:4318/v1/traces); empty: none")
 	fs.StringVar(&cfg.brokerURL, "broker", "", "carry the feed between replicas on the broker at `URL`: nats://HOST:PORT or redis://HOST:PORT; empty: this process only")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-mcp] [-sessions METHOD [-max-sessions N] [-replica NAME] [-session-store URL]] [-allowed-hosts NAMES] [-allowed-origins ORIGINS] [-stdio] [-framing line|header|raw] [-protocol none|lsp|mcp] [-max-message N] [-max-buffered N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR [-metrics-public]] [-otlp URL] [-broker URL]\n\n")
+		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-mcp] [-sessions METHOD [-max-sessions N] [-max-sessions-per-client N] [-session-idle D] [-replica NAME] [-session-store URL]] [-allowed-hosts NAMES] [-allowed-origins ORIGINS] [-stdio] [-framing line|header|raw] [-protocol none|lsp|mcp] [-max-message N] [-max-buffered N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR [-metrics-public]] [-otlp URL] [-broker URL]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -561,10 +580,11 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 			fmt.Fprintln(stderr, "jsonrpcd:", err)
 			return 1
 		}
-		l := newLimitListener(nl, cfg.maxConns)
-		mux := http.NewServeMux()
 		httpLog := with(logger, "transport", "http")
-		mux.Handle("/", &httprpc.Handler{Server: srv, MaxBody: int64(cfg.maxMessage), Budget: cfg.budget, ReadTimeout: orNone(cfg.readTimeout), Logger: httpLog})
+		l := httpListener(nl, cfg, httpLog)
+		mux := http.NewServeMux()
+		mux.Handle("/", &httprpc.Handler{Server: srv, MaxBody: int64(cfg.maxMessage), Budget: cfg.budget, ReadTimeout: orNone(cfg.readTimeout), Logger: httpLog,
+			AllowedHosts: cfg.allowedHosts, AllowedOrigins: cfg.allowedOrigins})
 		var wh *ws.Handler
 		if cfg.ws {
 			wh = &ws.Handler{
@@ -573,20 +593,25 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 				Logger:   with(logger, "transport", "ws"),
 				Limits:   limits,
 				Budget:   cfg.budget,
+
+				AllowedHosts:   cfg.allowedHosts,
+				AllowedOrigins: cfg.allowedOrigins,
 			}
 			mux.Handle("/ws", wh)
 		}
 		var sh *streamhttp.Handler
 		if cfg.streamable {
 			sh = &streamhttp.Handler{
-				Server:         srv,
-				Logger:         with(logger, "transport", "streamable"),
-				Limits:         limits,
-				SessionMethod:  cfg.sessionMethod,
-				MaxSessions:    cfg.maxSessions,
-				Budget:         cfg.budget,
-				AllowedHosts:   cfg.allowedHosts,
-				AllowedOrigins: cfg.allowedOrigins,
+				Server:               srv,
+				Logger:               with(logger, "transport", "streamable"),
+				Limits:               limits,
+				SessionMethod:        cfg.sessionMethod,
+				MaxSessions:          cfg.maxSessions,
+				MaxSessionsPerClient: cfg.maxSessionsPerClient,
+				SessionIdle:          orNone(cfg.sessionIdle),
+				Budget:               cfg.budget,
+				AllowedHosts:         cfg.allowedHosts,
+				AllowedOrigins:       cfg.allowedOrigins,
 			}
 			if cfg.mcp {
 				ms, err := newMCPServer(srv)

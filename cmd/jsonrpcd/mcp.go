@@ -34,6 +34,7 @@ type mcpTool struct {
 	InputSchema json.RawMessage `json:"inputSchema"`
 	byPosition  []string        // the params' names in order, when it takes them only by position
 	variadic    bool            // its last param by position is variadic: its array's elements are the params
+	takesMeta   bool            // it has a param named _meta
 }
 
 // newMCPServer returns the server of -mcp's /mcp: MCP's handshake
@@ -71,6 +72,7 @@ func newMCPServer(srv *jsonrpc.Server) (*jsonrpc.Server, error) {
 			ProtocolVersion string          `json:"protocolVersion"`
 			Capabilities    json.RawMessage `json:"capabilities"`
 			ClientInfo      json.RawMessage `json:"clientInfo"`
+			Meta            json.RawMessage `json:"_meta"`
 		}) (any, error) {
 			if p.ProtocolVersion == "" {
 				return nil, jsonrpc.ErrInvalidParams.WithData("protocolVersion is missing")
@@ -89,7 +91,8 @@ func newMCPServer(srv *jsonrpc.Server) (*jsonrpc.Server, error) {
 		s.Register("notifications/initialized", func() {}),
 		s.Register("ping", func() struct{} { return struct{}{} }),
 		s.Register("tools/list", func(p struct {
-			Cursor *string `json:"cursor"`
+			Cursor *string         `json:"cursor"`
+			Meta   json.RawMessage `json:"_meta"`
 		}) (any, error) {
 			if p.Cursor != nil {
 				return nil, jsonrpc.ErrInvalidParams.WithData("no cursor was given: the list is in one page")
@@ -99,15 +102,44 @@ func newMCPServer(srv *jsonrpc.Server) (*jsonrpc.Server, error) {
 		s.Register("tools/call", func(ctx context.Context, p struct {
 			Name      string          `json:"name"`
 			Arguments json.RawMessage `json:"arguments"`
+			Meta      json.RawMessage `json:"_meta"` // MCP's: progressToken
 		}) (any, error) {
 			i := slices.IndexFunc(tools, func(t mcpTool) bool { return t.Name == p.Name })
 			if i < 0 {
 				return nil, jsonrpc.ErrInvalidParams.WithData("no tool is named " + p.Name)
 			}
-			return callTool(ctx, local, tools[i], p.Arguments), nil
+			return callTool(ctx, local, tools[i], withMeta(tools[i], p.Arguments, p.Meta)), nil
 		}),
 	)
 	return s, err
+}
+
+// withMeta returns the arguments of a call of t, with the _meta of the
+// tools/call (its progressToken) as the argument _meta when t takes one
+// (progress does) and args set none, so that the method reports its
+// progress on the token the client gave.
+func withMeta(t mcpTool, args, meta json.RawMessage) json.RawMessage {
+	if len(meta) == 0 || string(meta) == "null" || !t.takesMeta {
+		return args
+	}
+	var named map[string]json.RawMessage
+	if len(args) > 0 && string(args) != "null" {
+		if json.Unmarshal(args, &named) != nil {
+			return args // callTool says what is wrong with them
+		}
+	}
+	if _, ok := named["_meta"]; ok {
+		return args
+	}
+	if named == nil {
+		named = map[string]json.RawMessage{}
+	}
+	named["_meta"] = meta
+	b, err := json.Marshal(named)
+	if err != nil {
+		return args
+	}
+	return b
 }
 
 // validToolName reports whether name is a tool name MCP 2025-11-25 asks
@@ -131,9 +163,11 @@ func toolOf(m openrpc.Method, defs json.RawMessage) (mcpTool, error) {
 	props := map[string]*openrpc.Schema{}
 	var required []string
 	var names []string
+	takesMeta := false
 	for _, p := range m.Params {
 		props[p.Name] = p.Schema
 		names = append(names, p.Name)
+		takesMeta = takesMeta || p.Name == "_meta"
 		if p.Required {
 			required = append(required, p.Name)
 		}
@@ -151,7 +185,7 @@ func toolOf(m openrpc.Method, defs json.RawMessage) (mcpTool, error) {
 	}
 	// The document's references point into its components.
 	b = []byte(strings.ReplaceAll(string(b), `"#/components/schemas/`, `"#/$defs/`))
-	t := mcpTool{Name: m.Name, Description: strings.TrimSpace(m.Summary + " " + m.Description), InputSchema: b}
+	t := mcpTool{Name: m.Name, Description: strings.TrimSpace(m.Summary + " " + m.Description), InputSchema: b, takesMeta: takesMeta}
 	if m.ParamStructure == openrpc.ByPosition {
 		t.byPosition = names
 		t.variadic = len(m.Params) > 0 && m.Params[len(m.Params)-1].Variadic

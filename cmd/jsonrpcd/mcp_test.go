@@ -113,6 +113,10 @@ func TestMCP(t *testing.T) {
 		// params.
 		{`{"name":"sum","arguments":{"param0":[1,2,3.5]}}`, `{"content":[{"text":"6.5","type":"text"}]}`},
 		{`{"name":"subtract","arguments":{"minuend":"x"}}`, `"isError":true`},
+		// The _meta of MCP's requests, and the one progress's schema
+		// lists (issue 34: refused as an unknown param).
+		{`{"name":"progress","arguments":{"steps":1},"_meta":{"progressToken":"t"}}`, `"result":{"content":[{"text":"1","type":"text"}]}`},
+		{`{"name":"progress","arguments":{"steps":1,"_meta":{"progressToken":"t"}}}`, `"result":{"content":[{"text":"1","type":"text"}]}`},
 	} {
 		_, body := mcpAnswer(t, url, sid, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":`+c.req+`}`)
 		if !strings.Contains(body, c.want) {

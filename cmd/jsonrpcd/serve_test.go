@@ -148,7 +148,7 @@ func resultOf(b []byte) (result, id string, err error) {
 
 // postRequest is an HTTP/1.1 POST of body to /, as pipelined clients write it.
 func postRequest(body string) string {
-	return "POST / HTTP/1.1\r\nHost: jsonrpcd\r\nContent-Type: application/json\r\nContent-Length: " +
+	return "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: " +
 		fmt.Sprint(len(body)) + "\r\n\r\n" + body
 }
 

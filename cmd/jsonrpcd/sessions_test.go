@@ -64,7 +64,7 @@ func nextEvent(t *testing.T, br *bufio.Reader) sseEvent {
 // publishes, outside any call; progress reports on the stream of its POST;
 // -max-sessions bounds the sessions. Without -sessions, a GET is refused.
 func TestStreamableSessions(t *testing.T) {
-	r := startRun(t, "-sessions", "subscribe", "-max-sessions", "2")
+	r := startRun(t, "-sessions", "subscribe", "-max-sessions", "2", "-max-sessions-per-client", "2")
 	url := r.addr["http"] + "mcp"
 
 	resp := mcpPost(t, url, "", `{"jsonrpc":"2.0","method":"subscribe","id":1}`)

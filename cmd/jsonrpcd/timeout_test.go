@@ -66,12 +66,12 @@ func TestTimeouts(t *testing.T) {
 	})
 	t.Run("HTTP headers", func(t *testing.T) {
 		c := dial(t, s.httpAddr)
-		io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\n")
+		io.WriteString(c, "POST / HTTP/1.1\r\nHost: localhost\r\n")
 		closedWithin(t, "headers never finished", c)
 	})
 	t.Run("HTTP body", func(t *testing.T) {
 		c := dial(t, s.httpAddr)
-		io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 4194303\r\n\r\n"+req[:20])
+		io.WriteString(c, "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 4194303\r\n\r\n"+req[:20])
 		got := closedWithin(t, "a body never finished", c)
 		if !strings.HasPrefix(got, "HTTP/1.1 408 ") {
 			t.Errorf("answer %q, want 408", got)
@@ -79,7 +79,7 @@ func TestTimeouts(t *testing.T) {
 	})
 	t.Run("HTTP header size", func(t *testing.T) {
 		c := dial(t, s.httpAddr)
-		io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nX-Big: "+strings.Repeat("x", maxHeaderBytes+8<<10)+"\r\n\r\n")
+		io.WriteString(c, "POST / HTTP/1.1\r\nHost: localhost\r\nX-Big: "+strings.Repeat("x", maxHeaderBytes+8<<10)+"\r\n\r\n")
 		c.SetReadDeadline(time.Now().Add(wait))
 		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 		if err != nil {

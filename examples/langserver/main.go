@@ -30,7 +30,10 @@
 //     ServerNotInitialized (-32002).
 //
 // It holds each open document once: a hover costs the size of its word,
-// so that memory follows the documents open.
+// so that memory follows the documents open. It keeps at most
+// maxDocuments documents and maxDocBytes of their text: a document opened
+// or changed past them is not kept (a hover on it is answered "document
+// not open"), and the editor is told so with window/showMessage.
 //
 // It is built on package stream (with framing.Header) and package peer
 // (peer.LSP cancellation and progress).
@@ -128,10 +131,19 @@ type server struct {
 	shutDown    bool
 	exited      bool              // exit came: the input ends
 	docs        map[string]string // the text of each open document, by URI
+	docBytes    int               // of the texts in docs
+	maxDocs     int               // documents kept at most: maxDocuments
+	maxBytes    int               // bytes of their texts at most: maxDocBytes
 }
 
+// The bounds of the documents a server keeps.
+const (
+	maxDocuments = 1000
+	maxDocBytes  = 64 << 20
+)
+
 func newServer() *server {
-	ls := &server{exit: make(chan int, 1), docs: map[string]string{}}
+	ls := &server{exit: make(chan int, 1), docs: map[string]string{}, maxDocs: maxDocuments, maxBytes: maxDocBytes}
 	ls.srv = jsonrpc.NewServer(
 		// Editors send many fields this server does not model.
 		jsonrpc.AllowUnknownFields(),
@@ -310,26 +322,57 @@ func (ls *server) initialize(struct{}) initializeResult {
 	}
 }
 
-func (ls *server) didOpen(p didOpenParams) {
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	ls.docs[p.TextDocument.URI] = p.TextDocument.Text
+func (ls *server) didOpen(ctx context.Context, p didOpenParams) {
+	ls.keep(ctx, p.TextDocument.URI, p.TextDocument.Text)
 }
 
-func (ls *server) didChange(p didChangeParams) {
+func (ls *server) didChange(ctx context.Context, p didChangeParams) {
 	if len(p.ContentChanges) == 0 {
 		return
 	}
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
 	// Full sync: each change is the whole text; the last one wins.
-	ls.docs[p.TextDocument.URI] = p.ContentChanges[len(p.ContentChanges)-1].Text
+	ls.keep(ctx, p.TextDocument.URI, p.ContentChanges[len(p.ContentChanges)-1].Text)
 }
 
 func (ls *server) didClose(p didCloseParams) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	delete(ls.docs, p.TextDocument.URI)
+	ls.forgetLocked(p.TextDocument.URI)
+}
+
+// keep keeps text as the document uri's, within the bounds of the
+// documents kept; past them it forgets the document and tells the editor
+// (window/showMessage, a warning).
+func (ls *server) keep(ctx context.Context, uri, text string) {
+	ls.mu.Lock()
+	ls.forgetLocked(uri)
+	fits := len(ls.docs) < ls.maxDocs && ls.docBytes+len(text) <= ls.maxBytes
+	if fits {
+		ls.docs[uri] = text
+		ls.docBytes += len(text)
+	}
+	ls.mu.Unlock()
+	if !fits {
+		if c := peer.FromContext(ctx); c != nil {
+			c.Notify(ctx, "window/showMessage", showMessageParams{Type: 2, Message: fmt.Sprintf(
+				"langserver keeps at most %d documents and %d MiB of text: %s is not kept", ls.maxDocs, ls.maxBytes>>20, uri)})
+		}
+	}
+}
+
+// forgetLocked forgets the document uri; ls.mu is held.
+func (ls *server) forgetLocked(uri string) {
+	if old, ok := ls.docs[uri]; ok {
+		ls.docBytes -= len(old)
+		delete(ls.docs, uri)
+	}
+}
+
+// showMessageParams are the params of window/showMessage; Type 2 is a
+// warning.
+type showMessageParams struct {
+	Type    int    `json:"type"`
+	Message string `json:"message"`
 }
 
 // hover answers the word at the position, or null when there is none.
