@@ -108,6 +108,7 @@ type Conn struct {
 	scan  wire.Scanner // the classifier of two-way messages
 	kind  wire.MsgKind // the message being handled, as classified; MsgOther when it was not
 	req   wire.Request // its members, when classified
+	pmsg  Message      // the message offered to the preempters
 	// A batch's scan, when classified: its first registry.BatchScan
 	// requests (made on the first batch), and ScanBatch's results.
 	batch []wire.Request
@@ -159,7 +160,12 @@ type Conn struct {
 	// themselves, which could block them while the peer, blocked writing
 	// to us, does not read; their writes go through out.
 	twoWay atomic.Bool
-	lim    Limits        // Options.Limits, with the defaults applied
+	// preempts are the preempters (Protocol's, then Preempt's), copied
+	// on write under mu; nil while there are none. cancels says that the
+	// Protocol has some: the peer may cancel its calls.
+	preempts atomic.Pointer[[]Preempter]
+	cancels  bool
+	lim      Limits        // Options.Limits, with the defaults applied
 	seqs   sequences     // the sequence results open
 	held   atomic.Int32  // functions waiting for the answer of their call (AfterAnswer)
 	done   chan struct{} // closed when the read loop has ended
@@ -268,7 +274,11 @@ func New(ctx context.Context, t transport.Carrier, opts Options) *Conn {
 		c.srv = jsonrpc.NewServer()
 	}
 	c.fast, _ = c.srv.(*jsonrpc.Server)
-	if c.caller || c.proto.CancelMethod != "" || c.proto.ProgressMethod != "" {
+	if ps := c.proto.preempters(); len(ps) > 0 {
+		c.preempts.Store(&ps)
+		c.cancels = true
+	}
+	if c.caller || c.cancels {
 		c.twoWay.Store(true)
 	}
 	c.ctx = &connContext{Context: ctx, c: c}
@@ -395,7 +405,7 @@ func (c *Conn) abandoned(msg []byte, end func(error)) {
 }
 
 // TwoWay reports whether the Conn is two-way: it has called its peer, or
-// it is a Caller, or its Protocol has cancel or progress notifications.
+// it is a Caller, or its Protocol has messages of its own (preempters).
 // From then on the read loop never writes to the transport itself, and a
 // transport must not flush before it blocks reading either: a read loop
 // blocked writing while its peer's is blocked writing too would never
@@ -403,16 +413,18 @@ func (c *Conn) abandoned(msg []byte, end func(error)) {
 func (c *Conn) TwoWay() bool { return c.twoWay.Load() }
 
 // handle handles one message the read loop read. Once the Conn is
-// two-way, the message is classified here, once, by internal/wire (on
-// decoded member names): answers to the Conn's own calls and the
-// Protocol's notifications are handled at once, and what the
-// classification found goes on with the message (c.kind, c.req).
+// two-way or has preempters, the message is classified here, once, by
+// internal/wire (on decoded member names): answers to the Conn's own calls
+// are handled at once, calls and notifications are offered to the
+// preempters, and what the classification found goes on with the message
+// (c.kind, c.req).
 func (c *Conn) handle(msg []byte) {
 	// Clipped, as the Server clips it: the spans of the classification
 	// are at the same distances from its end (rebase).
 	msg = msg[:len(msg):len(msg)]
 	c.kind = wire.MsgOther
-	if c.caller || c.proto.CancelMethod != "" || c.proto.ProgressMethod != "" || c.nextID.Load() > 0 || c.seqs.used.Load() {
+	ps := c.preempts.Load()
+	if ps != nil || c.caller || c.nextID.Load() > 0 {
 		if isBatch(msg) {
 			if c.batch == nil {
 				c.batch = make([]wire.Request, max(registry.BatchScan, 1))
@@ -426,12 +438,8 @@ func (c *Conn) handle(msg []byte) {
 		case wire.MsgResponse, wire.MsgResponses:
 			c.deliver(msg, c.kind, &c.req)
 			return
-		case wire.MsgNotification:
-			if c.special(&c.req) || c.seqs.used.Load() && c.seqMessage(&c.req, false) {
-				return
-			}
-		case wire.MsgRequest:
-			if c.seqs.used.Load() && c.seqMessage(&c.req, true) {
+		case wire.MsgNotification, wire.MsgRequest:
+			if ps != nil && c.preempt(*ps, c.kind) {
 				return
 			}
 		}
@@ -441,22 +449,6 @@ func (c *Conn) handle(msg []byte) {
 		return
 	}
 	c.slow(msg)
-}
-
-// special handles a cancel or progress notification, and reports whether
-// it did.
-func (c *Conn) special(r *wire.Request) bool {
-	switch {
-	case c.proto.CancelMethod != "" && wire.NameIs(r.Method, c.proto.CancelMethod):
-		c.cancelIncoming(r.Params)
-		return true
-	case c.proto.ProgressMethod != "" && wire.NameIs(r.Method, c.proto.ProgressMethod):
-		return c.progressed(r.Params)
-	case c.proto.WorkDoneCancel != "" && wire.NameIs(r.Method, c.proto.WorkDoneCancel):
-		c.cancelWorkDone(r.Params)
-		return true
-	}
-	return false
 }
 
 // idKey is the key of a request id in the Conn's maps: the id as sent,
@@ -866,14 +858,14 @@ func (c *Conn) busyLocked() bool {
 type tracker Conn
 
 // Begin gives a call that runs on a goroutine of its own a context that
-// the peer's cancel notification cancels.
+// the peer's cancel notification cancels (Cancel).
 func (t *tracker) Begin(ctx context.Context, id []byte) (context.Context, func()) {
 	c := (*Conn)(t)
 	c.current.async = true // its answer may come from its own goroutine
 	cctx, cancel := context.WithCancel(ctx)
 	// Not inline: the mark is the call's record instead (AfterAnswer).
 	call := &callContext{Context: cctx, in: c.current, cancel: cancel}
-	if id == nil || c.proto.CancelMethod == "" {
+	if id == nil || !c.cancels {
 		return call, call.end
 	}
 	in := c.current
@@ -950,26 +942,6 @@ func (c *Conn) track(key string, tr *tracked) {
 func (c *Conn) untrack(key string, tr *tracked) {
 	if cur, ok := c.trackers[key]; ok && (tr == nil || cur == tr) {
 		delete(c.trackers, key)
-	}
-}
-
-// cancelIncoming handles the peer's cancel notification with params.
-func (c *Conn) cancelIncoming(params []byte) {
-	id := wire.Member(params, c.proto.CancelID)
-	if id == nil {
-		return
-	}
-	c.mu.Lock()
-	tr := c.trackers[idKey(id)]
-	c.mu.Unlock()
-	if tr == nil {
-		return // answered already, or never seen
-	}
-	if tr.in != nil {
-		tr.in.cancelled.Store(true)
-	}
-	if tr.cancel != nil {
-		tr.cancel()
 	}
 }
 

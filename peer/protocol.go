@@ -106,6 +106,11 @@ type Protocol struct {
 	// exit.
 	NullParams bool
 
+	// Preempt, when set, handles the protocol's messages that the fields
+	// above do not name, as soon as they are read (see Preempter): ACP's
+	// "$/cancel_request", for one, calls Conn.Cancel.
+	Preempt Preempter
+
 	// RefusalCode, when set, returns the error code with which a
 	// connection under this Protocol answers a call it refuses for r, in
 	// place of jsonrpc.CodeLimitExceeded; returning 0 keeps that code.

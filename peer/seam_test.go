@@ -2,6 +2,7 @@ package peer_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -65,5 +66,46 @@ func TestLocalAndOnClose(t *testing.T) {
 	c.OnClose(func(err error) { late = err })
 	if !errors.Is(late, peer.ErrClosed) {
 		t.Fatalf("OnClose after the end got %v, want it at once", late)
+	}
+}
+
+// TestPreempterOfAProtocolOfItsOwn: a protocol's own cancel notification
+// (ACP's "$/cancel_request", its method name escaped on the wire) reaches
+// a running call through Protocol.Preempt and Conn.Cancel, with no rule of
+// the engine's, and a message it does not handle goes on to the Server.
+func TestPreempterOfAProtocolOfItsOwn(t *testing.T) {
+	started := make(chan struct{}, 1)
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("session/prompt", func(ctx context.Context) error {
+		started <- struct{}{}
+		<-ctx.Done()
+		return ctx.Err()
+	}, jsonrpc.Blocking())
+	srv.MustRegister("echo", func(s string) string { return s })
+	acp := peer.Protocol{
+		AnswerCancelled: true,
+		Preempt: peer.PreempterFunc(func(c *peer.Conn, m *peer.Message) bool {
+			if !m.Notification() || !m.Is("$/cancel_request") {
+				return false
+			}
+			var p struct {
+				RequestID json.RawMessage `json:"requestId"`
+			}
+			if json.Unmarshal(m.Params(), &p) == nil && p.RequestID != nil {
+				c.Cancel(p.RequestID)
+			}
+			return true
+		}),
+	}
+	r := peertest.NewRaw(t, &stream.Server{Server: srv, Protocol: acp})
+	r.Send(`{"jsonrpc":"2.0","method":"session/prompt","id":"p1"}`)
+	<-started
+	r.Send(`{"jsonrpc":"2.0","method":"$\/cancel_request","params":{"requestId":"p1"}}`)
+	if got, want := r.Recv(), `{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":"p1"}`; got != want {
+		t.Fatalf("cancelled call answered %s, want %s", got, want)
+	}
+	r.Send(`{"jsonrpc":"2.0","method":"echo","params":["$/cancel_request"],"id":2}`)
+	if got, want := r.Recv(), `{"jsonrpc":"2.0","result":"$/cancel_request","id":2}`; got != want {
+		t.Fatalf("echo answered %s, want %s", got, want)
 	}
 }

@@ -47,7 +47,7 @@ const seqBatchBytes = 64 << 10
 
 // sequences are the sequence results of a Conn waiting to be pulled.
 type sequences struct {
-	used  atomic.Bool // a sequence was ever opened: the read loop looks for pulls
+	used  atomic.Bool // a sequence was ever opened: the Conn has the pulls' Preempter
 	max   int         // Limits.MaxSequences
 	batch int         // Limits.MaxSeqItems
 
@@ -99,7 +99,9 @@ func (q *sequencer) SendSeq(ctx context.Context, dst []byte, items keys.Items) (
 		// has no way to pull. The items answer as one array.
 		return dst, keys.ErrNotStreamed
 	}
-	c.seqs.used.Store(true)
+	if !c.seqs.used.Swap(true) {
+		c.Preempt(PreempterFunc(seqMessage))
+	}
 	cancel := keep(ctx)
 	if cancel == nil {
 		cancel = func() {} // a call run inline: its context is the Conn's
@@ -265,43 +267,39 @@ func (c *Conn) seqEndAll() {
 	}
 }
 
-// seqMessage handles a pull or an abort the read loop read, and reports
-// whether r was one; request says whether it has an id to answer.
-func (c *Conn) seqMessage(r *wire.Request, request bool) bool {
+// seqMessage handles a pull or an abort, the Preempter of a Conn that
+// has opened a sequence.
+func seqMessage(c *Conn, m *Message) bool {
 	var abort bool
 	switch {
-	case wire.NameIs(r.Method, SeqNextMethod):
-	case wire.NameIs(r.Method, SeqAbortMethod):
+	case m.Is(SeqNextMethod):
+	case m.Is(SeqAbortMethod):
 		abort = true
 	default:
 		return false
 	}
-	var id []byte
-	if request {
-		id = append([]byte(nil), r.ID...)
-	}
-	token, ok := seqToken(r.Params)
+	token, ok := seqToken(m.Params())
 	switch {
 	case !ok:
-		c.answerSeq(true, id, nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "").WithData("the params of "+SeqNextMethod+" and "+SeqAbortMethod+" are {\"token\": t} or [t], t a token of a sequence result"))
+		m.Reply(nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "").WithData("the params of "+SeqNextMethod+" and "+SeqAbortMethod+" are {\"token\": t} or [t], t a token of a sequence result"))
 	case abort:
 		if s := c.seqTake(token, true); s != nil {
 			go s.stop()
 		}
-		c.answerSeq(true, id, []byte("null"), nil) // an unknown token is ended already
-	case id == nil:
+		m.Reply([]byte("null"), nil) // an unknown token is ended already
+	case m.Notification():
 		// A pull as a notification has nobody to answer.
 	default:
 		s := c.seqTake(token, false)
 		if s == nil {
-			c.answerSeq(true, id, nil, jsonrpc.NewError(CodeNoSuchSequence, "No such sequence").WithData("no open sequence result has the token "+strconv.FormatUint(token, 10)))
+			m.Reply(nil, jsonrpc.NewError(CodeNoSuchSequence, "No such sequence").WithData("no open sequence result has the token "+strconv.FormatUint(token, 10)))
 			return true
 		}
 		if !s.pulling.CompareAndSwap(false, true) {
-			c.answerSeq(true, id, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "").WithData("a "+SeqNextMethod+" of this token is being answered: pull one batch at a time"))
+			m.Reply(nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "").WithData("a "+SeqNextMethod+" of this token is being answered: pull one batch at a time"))
 			return true
 		}
-		go c.pull(token, s, id)
+		go c.pull(token, s, append([]byte(nil), m.ID()...))
 	}
 	return true
 }
@@ -316,34 +314,13 @@ func (c *Conn) pull(token uint64, s *sequence, id []byte) {
 	}
 	s.pulling.Store(false) // before the answer: the consumer's next pull may follow it at once
 	if err != nil {
-		c.answerSeq(false, id, nil, err)
+		e := c.seqError(err)
+		c.writeNow(c.ctx, wire.AppendErrorData(nil, int64(e.Code), e.Message, e.Data, id))
 		return
 	}
 	res = append(res, `,"finished":`...)
 	res = strconv.AppendBool(res, finished)
-	c.answerSeq(false, id, append(res, '}'), nil)
-}
-
-// answerSeq answers the pull or abort of id with result, or with err; no
-// id, no answer. reader says that the read loop answers, which never
-// writes to the transport itself: its answer goes as its inline answers
-// go (putReader).
-func (c *Conn) answerSeq(reader bool, id, result []byte, err error) {
-	if id == nil {
-		return
-	}
-	var msg []byte
-	if err != nil {
-		e := c.seqError(err)
-		msg = wire.AppendErrorData(nil, int64(e.Code), e.Message, e.Data, id)
-	} else {
-		msg = wire.AppendIDEnd(append([]byte(`{"jsonrpc":"2.0","result":`), result...), id)
-	}
-	if reader {
-		c.putReader(msg)
-		return
-	}
-	c.writeNow(c.ctx, msg)
+	c.writeNow(c.ctx, wire.AppendIDEnd(append([]byte(`{"jsonrpc":"2.0","result":`), append(res, '}')...), id))
 }
 
 // seqError is the error object of a pull's error: the method's
