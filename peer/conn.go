@@ -166,9 +166,9 @@ type Conn struct {
 	preempts atomic.Pointer[[]Preempter]
 	cancels  bool
 	lim      Limits        // Options.Limits, with the defaults applied
-	seqs   sequences     // the sequence results open
-	held   atomic.Int32  // functions waiting for the answer of their call (AfterAnswer)
-	done   chan struct{} // closed when the read loop has ended
+	seqs     sequences     // the sequence results open
+	held     atomic.Int32  // functions waiting for the answer of their call (AfterAnswer)
+	done     chan struct{} // closed when the read loop has ended
 }
 
 // state is the Conn's bookkeeping of the peer's messages. It changes only
