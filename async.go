@@ -168,6 +168,9 @@ type asyncBatch struct {
 	client  string // the batch's client (transport.WithClient), "" for none
 	held    int    // bytes of MaxHeld the request copy holds, the client's too
 	inline  bool   // no copy (MaxHeld, MaxHeldPerClient): every call runs on the dispatching goroutine
+	// tooLarge answers the calls past the response limit, in the codes of
+	// the batch's context.
+	tooLarge *Error
 }
 
 type heldCall struct {
@@ -215,7 +218,7 @@ func (s *Server) batchScanned(ctx context.Context, dst, req, arr []byte, reqs []
 	// goroutine, on req itself, before ProcessAsync returns.
 	sc := asyncbuf.Get()
 	sc.Resp = wire.AppendLong(sc.Resp[:0], out[start:])
-	b := &asyncBatch{srv: s, sc: sc, calls: held, parts: make([][]byte, len(held)), reply: reply, client: clientOf(ctx)}
+	b := &asyncBatch{srv: s, sc: sc, calls: held, parts: make([][]byte, len(held)), reply: reply, client: clientOf(ctx), tooLarge: s.cfg.tooLarge(ctx)}
 	if s.cfg.hold(b.client, len(req)) {
 		b.held = len(req)
 		sc.Req = wire.AppendLong(sc.Req[:0], req)
@@ -289,7 +292,7 @@ func (b *asyncBatch) done() {
 		if over = over || len(dst)+len(p) > cf.maxResponse; over {
 			// Past the response limit: the call has run, but its answer,
 			// and every later one, is the limit error.
-			dst = appendError(dst, cf.errTooLarge, b.calls[i].r.ID)
+			dst = appendError(dst, b.tooLarge, b.calls[i].r.ID)
 			continue
 		}
 		dst = wire.AppendLong(dst, p)

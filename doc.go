@@ -229,7 +229,7 @@
 //   - MaxBatch, 1024: the requests of a batch;
 //   - MaxResponse, 16 MiB: the size of a response, checked as it is built;
 //     past it a request is answered with CodeLimitExceeded (or the code of
-//     the LimitCode option) and its id, and a batch runs no more calls;
+//     the Codes of UseCodes) and its id, and a batch runs no more calls;
 //   - MaxRunning, 4096: the calls of Blocking methods on goroutines of
 //     their own, server-wide; past it they run on the caller's goroutine.
 //     MaxRunningPerClient, half of it: those of one client;

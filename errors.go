@@ -150,14 +150,15 @@ func ErrorCode(err error) Code {
 	if err == nil {
 		return 0
 	}
-	return toError(err, nil).Code
+	return toError(nil, err, nil).Code
 }
 
-// toError maps any error to the error object a response carries, under
-// the settings of cf (nil: the defaults). An error that is not an *Error
-// carries its text as the message only with details on (ErrorDetails);
-// otherwise the code's standard message.
-func toError(err error, cf *config) *Error {
+// toError maps any error to the error object a response carries to a call
+// of ctx (nil: none), under the settings of cf (nil: the defaults), in the
+// codes of the call (Codes). An error that is not an *Error carries its
+// text as the message only with details on (ErrorDetails); otherwise the
+// code's standard message.
+func toError(ctx context.Context, err error, cf *config) *Error {
 	if e, ok := errors.AsType[*Error](err); ok {
 		if e == nil {
 			// A typed nil *Error returned as an error: a bug in the method.
@@ -175,16 +176,22 @@ func toError(err error, cf *config) *Error {
 		return &Error{Code: CodeInternalError, Message: "Internal error", Data: jsonString(nonFiniteData(re.NonFinite()))}
 	case isResult, isPanic:
 		return &Error{Code: CodeInternalError, Message: "Internal error"}
+	}
+	codes := cf.codesOf(ctx)
+	switch {
 	case bind.TooLarge(err):
 		// A sequence result collected into one array past MaxResponse.
-		return &Error{Code: cf.limit(), Message: CodeLimitExceeded.String(), Data: jsonString(err.Error())}
+		return &Error{Code: codes.Limit, Message: CodeLimitExceeded.String(), Data: jsonString(err.Error())}
 	case errors.Is(err, context.Canceled):
-		return &Error{Code: CodeCancelled, Message: "Request cancelled"}
+		return &Error{Code: codes.Cancelled, Message: "Request cancelled"}
 	case errors.Is(err, context.DeadlineExceeded):
-		return &Error{Code: CodeDeadline, Message: "Deadline exceeded"}
+		return &Error{Code: codes.Deadline, Message: "Deadline exceeded"}
 	}
 	if cf != nil && cf.details {
-		return &Error{Code: CodeServerError, Message: err.Error()}
+		return &Error{Code: codes.ServerError, Message: err.Error()}
+	}
+	if codes.ServerError != CodeServerError {
+		return &Error{Code: codes.ServerError, Message: "Server error"}
 	}
 	return errServerError
 }

@@ -194,9 +194,9 @@ func (s *Server) callWithInfo(ctx context.Context, dst []byte, m *method, r *wir
 	case r.ID == nil:
 		return dst[:start]
 	case err != nil:
-		return appendError(dst[:start], toError(err, s.cfg), r.ID)
+		return appendError(dst[:start], toError(ctx, err, s.cfg), r.ID)
 	}
-	return s.limit(wire.AppendIDEnd(dst, r.ID), start, r.ID)
+	return s.limit(ctx, wire.AppendIDEnd(dst, r.ID), start, r.ID)
 }
 
 // run runs the method of call with the context ctx, which carries call

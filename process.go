@@ -117,7 +117,7 @@ func (s *Server) answerBatch(ctx context.Context, dst, arr []byte, reqs []wire.R
 			dst = out
 		} else if over {
 			if r.ID != nil {
-				dst = appendError(dst, s.cfg.errTooLarge, r.ID)
+				dst = appendError(dst, s.cfg.tooLarge(ctx), r.ID)
 			}
 		} else if hold && m.blocking {
 			held = append(held, heldCall{m: m, r: *r})
@@ -129,7 +129,7 @@ func (s *Server) answerBatch(ctx context.Context, dst, arr []byte, reqs []wire.R
 				over = true
 				dst = dst[:before]
 				if r.ID != nil {
-					dst = appendError(dst, s.cfg.errTooLarge, r.ID)
+					dst = appendError(dst, s.cfg.tooLarge(ctx), r.ID)
 				}
 			}
 		}
@@ -208,19 +208,19 @@ func (s *Server) call(ctx context.Context, dst []byte, m *method, r *wire.Reques
 	case id == nil:
 		return dst[:start]
 	case err != nil:
-		return appendError(dst[:start], toError(err, s.cfg), id)
+		return appendError(dst[:start], toError(ctx, err, s.cfg), id)
 	}
-	return s.limit(wire.AppendIDEnd(out, id), start, id)
+	return s.limit(ctx, wire.AppendIDEnd(out, id), start, id)
 }
 
 // limit returns dst, whose response to the request id begins at start, or
 // with that response replaced by the limit error when it is over the
 // response limit.
-func (s *Server) limit(dst []byte, start int, id []byte) []byte {
+func (s *Server) limit(ctx context.Context, dst []byte, start int, id []byte) []byte {
 	if len(dst)-start <= s.cfg.maxResponse {
 		return dst
 	}
-	return appendError(dst[:start], s.cfg.errTooLarge, id)
+	return appendError(dst[:start], s.cfg.tooLarge(ctx), id)
 }
 
 func isVersion2(v []byte) bool {

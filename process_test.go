@@ -933,12 +933,12 @@ func TestMaxResponseDefault(t *testing.T) {
 	}
 }
 
-// LimitCode gives the errors of MaxResponse a code of the server's own,
+// UseCodes gives the errors of MaxResponse a code of the server's own,
 // for a single answer, in a batch and for a sequence result collected
 // into an array; the message and data stay.
 func TestLimitCode(t *testing.T) {
 	t.Parallel()
-	srv := jsonrpc.NewServer(jsonrpc.UseLimits(jsonrpc.Limits{MaxResponse: 64}), jsonrpc.LimitCode(-31005))
+	srv := jsonrpc.NewServer(jsonrpc.UseLimits(jsonrpc.Limits{MaxResponse: 64}), jsonrpc.UseCodes(jsonrpc.Codes{Limit: -31005}))
 	srv.MustRegister("big", func(n int) string { return strings.Repeat("x", n) })
 	srv.MustRegister("endless", func() iter.Seq[string] {
 		return func(yield func(string) bool) {

@@ -93,7 +93,7 @@ func AllowUnknownFields() Option { return func(cf *config) { cf.allowUnknown = t
 // params is present, and without this option, the default, a null params
 // is answered with CodeInvalidRequest; but an explicit null is unambiguous,
 // and language clients in the field send it (Emacs's, for shutdown and
-// exit). A connection that speaks LSP (peer.LSP) takes null params as
+// exit). A connection that speaks LSP (lsp.Protocol()) takes null params as
 // absent whatever the option says.
 func AcceptNullParams() Option { return func(cf *config) { cf.nullParams = true } }
 
@@ -198,15 +198,6 @@ const (
 // UseLimits sets the server's limits. Later calls replace every field.
 func UseLimits(l Limits) Option { return func(cf *config) { cf.limits = l } }
 
-// LimitCode sets the code of the errors with which the server answers a
-// request whose answer a limit cut (MaxResponse, and a sequence result
-// collected into an array past it): CodeLimitExceeded (-32005, as EIP-1474
-// has it) by default. The message stays "Limit exceeded" and the data
-// names the limit. MCP 2026-07-28 asks new implementations not to use
-// -32000 to -32019: an MCP server gives peer.CodeMCPLimitExceeded, the
-// code with which peer.MCP's connections answer their own limits.
-func LimitCode(c Code) Option { return func(cf *config) { cf.limitCode = c } }
-
 // ErrorDetails sends the text of errors that are not *Error to the client:
 // a method's plain error (errors.New("disk full")) answers with
 // CodeServerError and its text as the message. Without it the message is
@@ -251,8 +242,8 @@ type config struct {
 	heldClient   int64         // MaxHeldPerClient
 	large        int           // LargeRequest
 	turns        chan struct{} // a token per large request at work (MaxLarge); nil: no turns
-	limitCode    Code          // LimitCode; 0: CodeLimitExceeded
-	errTooLarge  *Error        // the answer to a response over maxResponse
+	codes        Codes         // UseCodes, with the defaults applied by NewServer
+	errTooLarge  *Error        // the answer to a response over maxResponse, in codes.Limit
 	onParseError func(req []byte, cause error, e *Error) *Error
 	intercepts   []func(ctx context.Context, c *Call, next func(context.Context) error) error
 	nexts        []func(context.Context) error // the interceptors' next functions (chain); nil without interceptors
@@ -318,17 +309,37 @@ func NewServer(opts ...Option) *Server {
 		cf.turns = make(chan struct{}, orDefault(l.MaxLarge, max(1, runtime.GOMAXPROCS(0)/2)))
 	}
 	cf.chain()
-	cf.errTooLarge = &Error{Code: cf.limit(), Message: CodeLimitExceeded.String(), Data: jsonString(fmt.Sprintf("response exceeds the limit of %d bytes", cf.maxResponse))}
+	cf.codes = cf.codes.WithDefaults()
+	cf.errTooLarge = &Error{Code: cf.codes.Limit, Message: CodeLimitExceeded.String(), Data: jsonString(fmt.Sprintf("response exceeds the limit of %d bytes", cf.maxResponse))}
 	return &Server{cfg: cf}
 }
 
-// limit returns the code of the server's limit errors (LimitCode); cf may
-// be nil, for the default.
-func (cf *config) limit() Code {
-	if cf == nil || cf.limitCode == 0 {
-		return CodeLimitExceeded
+// codesOf returns the codes the calls of ctx are answered with: those of
+// the call's connection (WithCodes), or the server's; cf may be nil, for
+// the defaults.
+func (cf *config) codesOf(ctx context.Context) *Codes {
+	if ctx != nil {
+		if c, ok := ctx.Value(keys.Codes{}).(*Codes); ok {
+			return c
+		}
 	}
-	return cf.limitCode
+	if cf == nil {
+		return &defaultCodes
+	}
+	return &cf.codes
+}
+
+var defaultCodes = Codes{}.WithDefaults()
+
+// tooLarge returns the answer to a call of ctx whose response is over
+// maxResponse, in the limit code of the call's codes.
+func (cf *config) tooLarge(ctx context.Context) *Error {
+	if c := cf.codesOf(ctx); c.Limit != cf.errTooLarge.Code {
+		e := *cf.errTooLarge
+		e.Code = c.Limit
+		return &e
+	}
+	return cf.errTooLarge
 }
 
 func (s *Server) lookup(name []byte) *method {

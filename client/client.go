@@ -19,7 +19,7 @@
 // ws.Dial), the server may call and notify the client too: a Client made
 // with the Serve option answers them with its own *jsonrpc.Server, as a
 // peer.Conn does (a Client is one), and UseProtocol makes it speak a
-// protocol's cancel and progress notifications (peer.LSP, peer.MCP).
+// protocol's cancel and progress notifications (lsp.Protocol(), mcp.Protocol()).
 //
 // # Errors
 //
@@ -153,7 +153,7 @@ type Option func(*options)
 func Serve(srv *jsonrpc.Server) Option { return func(o *options) { o.peer.Server = srv } }
 
 // UseProtocol makes the client speak p's cancel and progress notifications
-// (peer.LSP, peer.MCP): when the context of a call ends, the server is
+// (lsp.Protocol(), mcp.Protocol()): when the context of a call ends, the server is
 // sent the cancel notification, and the server's cancel notifications
 // cancel the client's methods.
 func UseProtocol(p peer.Protocol) Option { return func(o *options) { o.peer.Protocol = p } }

@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"errors"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -17,7 +18,6 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/httprpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
-	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 	"github.com/jsonrpc-go/jsonrpc/ws"
 )
@@ -219,8 +219,8 @@ func TestRetryShutdownAnswer(t *testing.T) {
 	}
 }
 
-// Under peer.MCP, Retry also retries MCP's shutdown refusal
-// (peer.CodeMCPShuttingDown, "server shutting down"), and not MCP's limit
+// Under mcp.Protocol(), Retry also retries MCP's shutdown refusal
+// (mcp.CodeShuttingDown, "server shutting down"), and not MCP's limit
 // refusal with that data's neighbours.
 func TestRetryShutdownAnswerMCP(t *testing.T) {
 	srv := jsonrpc.NewServer()
@@ -233,25 +233,25 @@ func TestRetryShutdownAnswerMCP(t *testing.T) {
 	})
 	p := fastRetry
 	p.Idempotent = func(string) bool { return true }
-	c := client.New(client.Local(srv), client.Retry(p), client.UseProtocol(peer.MCP))
+	c := client.New(client.Local(srv), client.Retry(p), client.UseProtocol(mcp.Protocol()))
 	defer c.Close()
-	for _, code := range []jsonrpc.Code{peer.CodeMCPShuttingDown, jsonrpc.CodeLimitExceeded} {
+	for _, code := range []jsonrpc.Code{mcp.CodeShuttingDown, jsonrpc.CodeLimitExceeded} {
 		calls.Store(0)
 		if got, err := client.Call[int64](context.Background(), c, "get", []any{code, ws.ShutdownData}); err != nil || got != 3 {
 			t.Errorf("%d shutting down twice: got %d, %v; want 3 (the third attempt)", code, got, err)
 		}
 	}
 	calls.Store(0)
-	_, err := client.Call[int64](context.Background(), c, "get", []any{peer.CodeMCPLimitExceeded, "too many calls in flight"})
-	if !errors.Is(err, jsonrpc.NewError(peer.CodeMCPLimitExceeded, "")) || calls.Load() != 1 {
+	_, err := client.Call[int64](context.Background(), c, "get", []any{mcp.CodeLimitExceeded, "too many calls in flight"})
+	if !errors.Is(err, jsonrpc.NewError(mcp.CodeLimitExceeded, "")) || calls.Load() != 1 {
 		t.Errorf("MCP's limit refusal: err = %v after %d calls, want it after 1", err, calls.Load())
 	}
 	// Without the Protocol, MCP's code is not a shutdown refusal.
 	c2 := client.New(client.Local(srv), client.Retry(p))
 	defer c2.Close()
 	calls.Store(0)
-	if _, err := client.Call[int64](context.Background(), c2, "get", []any{peer.CodeMCPShuttingDown, ws.ShutdownData}); err == nil || calls.Load() != 1 {
-		t.Errorf("MCP's shutdown code without UseProtocol(peer.MCP): err = %v after %d calls, want an error after 1", err, calls.Load())
+	if _, err := client.Call[int64](context.Background(), c2, "get", []any{mcp.CodeShuttingDown, ws.ShutdownData}); err == nil || calls.Load() != 1 {
+		t.Errorf("MCP's shutdown code without UseProtocol(mcp.Protocol()): err = %v after %d calls, want an error after 1", err, calls.Load())
 	}
 }
 

@@ -65,8 +65,8 @@ type RetryPolicy struct {
 //     servers (stream, ws and peer) send for a call they received while
 //     shutting down and did not run; under a Protocol with a code of its
 //     own for that refusal (UseProtocol, peer.Protocol.RefusalCode), the
-//     answer with that code and the same data too (peer.MCP's
-//     peer.CodeMCPShuttingDown).
+//     answer with that code and the same data too (mcp.Protocol()'s
+//     mcp.CodeShuttingDown).
 //
 // Nothing else is retried: not any other JSON-RPC error answer, not another
 // HTTP status, not an error of the call's own (params that do not encode,
@@ -154,12 +154,7 @@ func backoff(base, limit time.Duration, n int) time.Duration {
 // shutdownCode returns the code with which a server under p refuses a
 // call while shutting down.
 func shutdownCode(p *peer.Protocol) jsonrpc.Code {
-	if p.RefusalCode != nil {
-		if code := p.RefusalCode(peer.RefusedShutdown); code != 0 {
-			return code
-		}
-	}
-	return jsonrpc.CodeLimitExceeded
+	return p.Codes.WithDefaults().Shutdown
 }
 
 // retryable reports whether err is among the failures Retry retries;

@@ -40,7 +40,7 @@ func emptyArray(arr []byte) bool {
 // the next items while the loop takes the ones before. An answer that is
 // one array, as a server answers over plain HTTP, yields its elements.
 //
-// When c is a *Client whose Protocol has partial results (peer.LSP) and
+// When c is a *Client whose Protocol has partial results (lsp.Protocol()) and
 // params is an object, the call carries a partialResultToken
 // (peer.Conn.PartialResults): the server sends the items as they come,
 // without being pulled, and CallSeq holds at most MaxPartialBuffered

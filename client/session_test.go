@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"iter"
 	"net/http"
 	"net/http/httptest"
@@ -54,11 +56,11 @@ func newSessionServer(t *testing.T) *sessionServer {
 		Meta json.RawMessage `json:"_meta"`
 	}) (string, error) {
 		prog := peer.ProgressOf(ctx)
-		prog.Report(ctx, peer.MCPProgress{Progress: 1})
+		prog.Report(ctx, mcp.Progress{Progress: 1})
 		if !streamhttp.CloseStream(ctx) {
 			return "", errors.New("the stream cannot be resumed")
 		}
-		prog.Report(ctx, peer.MCPProgress{Progress: 2})
+		prog.Report(ctx, mcp.Progress{Progress: 2})
 		return "done", nil
 	}, jsonrpc.Blocking())
 	srv.MustRegister("numbers", func(ctx context.Context, n int) iter.Seq[int] {
@@ -136,7 +138,7 @@ func TestHTTPSession(t *testing.T) {
 	s := newSessionServer(t)
 	msgs := newMessages()
 	ch := client.HTTP(s.ts.URL, nil)
-	c := client.New(ch, client.UseProtocol(peer.MCP), client.Serve(msgs.srv))
+	c := client.New(ch, client.UseProtocol(mcp.Protocol()), client.Serve(msgs.srv))
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -185,7 +187,7 @@ func TestHTTPSession(t *testing.T) {
 // arrive, each once.
 func TestHTTPResumeCall(t *testing.T) {
 	s := newSessionServer(t)
-	c := client.New(client.HTTP(s.ts.URL, nil, client.HTTPNoGetStream()), client.UseProtocol(peer.MCP))
+	c := client.New(client.HTTP(s.ts.URL, nil, client.HTTPNoGetStream()), client.UseProtocol(mcp.Protocol()))
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -271,7 +273,7 @@ func TestHTTPSessionEnded(t *testing.T) {
 // items in POSTs of the session.
 func TestHTTPSessionSeq(t *testing.T) {
 	s := newSessionServer(t)
-	c := client.New(client.HTTP(s.ts.URL, nil, client.HTTPNoGetStream()), client.UseProtocol(peer.MCP))
+	c := client.New(client.HTTP(s.ts.URL, nil, client.HTTPNoGetStream()), client.UseProtocol(mcp.Protocol()))
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -315,11 +317,11 @@ func TestHTTPPartialResults(t *testing.T) {
 			}
 		}
 	})
-	h := &streamhttp.Handler{Server: srv, Protocol: peer.LSP}
+	h := &streamhttp.Handler{Server: srv, Protocol: lsp.Protocol()}
 	ts := httptest.NewServer(h)
 	defer ts.Close()
 	defer h.Close()
-	c := client.New(client.HTTP(ts.URL, nil, client.HTTPNoGetStream()), client.UseProtocol(peer.LSP))
+	c := client.New(client.HTTP(ts.URL, nil, client.HTTPNoGetStream()), client.UseProtocol(lsp.Protocol()))
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -28,7 +29,7 @@ func TestHTTPEventStream(t *testing.T) {
 		N int `json:"n"`
 	}) (int, error) {
 		for i := 1; i <= p.N; i++ {
-			peer.ProgressOf(ctx).Report(ctx, peer.MCPProgress{Progress: float64(i), Total: float64(p.N)})
+			peer.ProgressOf(ctx).Report(ctx, mcp.Progress{Progress: float64(i), Total: float64(p.N)})
 		}
 		peer.FromContext(ctx).Notify(ctx, "notifications/message", map[string]string{"data": "counted"})
 		return p.N, nil
@@ -52,7 +53,7 @@ func TestHTTPEventStream(t *testing.T) {
 		got = append(got, "message "+p.Data)
 		mu.Unlock()
 	})
-	c := client.New(client.HTTP(ts.URL, nil), client.UseProtocol(peer.MCP), client.Serve(mine))
+	c := client.New(client.HTTP(ts.URL, nil), client.UseProtocol(mcp.Protocol()), client.Serve(mine))
 	defer c.Close()
 	token, stop := c.Conn().OnProgress(func(params json.RawMessage) {
 		mu.Lock()

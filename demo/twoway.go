@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"strings"
 
 	"github.com/jsonrpc-go/jsonrpc"
@@ -100,8 +101,8 @@ func (f *Feed) Len() int { return f.topic.Len() }
 
 // ProgressParams are the params of Progress: the number of reports, and
 // the caller's progress token where the connection's peer.Protocol looks
-// for it (peer.ProgressOf): in workDoneToken under peer.LSP, in
-// _meta.progressToken under peer.MCP.
+// for it (peer.ProgressOf): in workDoneToken under lsp.Protocol(), in
+// _meta.progressToken under mcp.Protocol().
 type ProgressParams struct {
 	Steps         int             `json:"steps"`
 	WorkDoneToken json.RawMessage `json:"workDoneToken,omitempty"`
@@ -112,7 +113,7 @@ type ProgressParams struct {
 const MaxSteps = 1000
 
 // Progress reports its progress p.Steps times, each report's value
-// {"progress": i, "total": steps} (peer.MCPProgress), and returns the
+// {"progress": i, "total": steps} (mcp.Progress), and returns the
 // number of reports sent. It reports nothing, and returns 0, when the call
 // carries no token its connection's Protocol takes: over plain HTTP, under the
 // zero Protocol, or with a token that is too long (peer.MaxProgressToken).
@@ -126,7 +127,7 @@ func Progress(ctx context.Context, p ProgressParams) (int, error) {
 		return 0, nil
 	}
 	for i := range p.Steps {
-		if err := pr.Report(ctx, peer.MCPProgress{Progress: float64(i + 1), Total: float64(p.Steps)}); err != nil {
+		if err := pr.Report(ctx, mcp.Progress{Progress: float64(i + 1), Total: float64(p.Steps)}); err != nil {
 			return i, err
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"net"
 	"strings"
 	"sync"
@@ -106,10 +108,10 @@ func TestProgress(t *testing.T) {
 		proto  peer.Protocol
 		params func(token json.RawMessage) any
 	}{
-		{"LSP", peer.LSP, func(token json.RawMessage) any {
+		{"LSP", lsp.Protocol(), func(token json.RawMessage) any {
 			return map[string]any{"steps": 3, "workDoneToken": token}
 		}},
-		{"MCP", peer.MCP, func(token json.RawMessage) any {
+		{"MCP", mcp.Protocol(), func(token json.RawMessage) any {
 			return map[string]any{"steps": 3, "_meta": map[string]any{"progressToken": token}}
 		}},
 	} {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
 	"io"
 	"strings"
 	"sync"
@@ -101,8 +102,8 @@ func TestCarrierOfOurOwn(t *testing.T) {
 	editor.MustRegister("workspace/configuration", func(section string) int { return 2 })
 
 	ctx := context.Background()
-	sc := peer.New(ctx, transport.Carrier{Conn: serverEnd}, peer.Options{Server: server, Protocol: peer.LSP})
-	ec := peer.New(ctx, transport.Carrier{Conn: editorEnd}, peer.Options{Server: editor, Protocol: peer.LSP, Caller: true})
+	sc := peer.New(ctx, transport.Carrier{Conn: serverEnd}, peer.Options{Server: server, Protocol: lsp.Protocol()})
+	ec := peer.New(ctx, transport.Carrier{Conn: editorEnd}, peer.Options{Server: editor, Protocol: lsp.Protocol(), Caller: true})
 	var ended sync.WaitGroup
 	ended.Add(2)
 	go sc.Run(func(error) { ended.Done() })

@@ -11,7 +11,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
-	"github.com/jsonrpc-go/jsonrpc/peer"
+	mcpprofile "github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -30,7 +30,7 @@ func (g *getSpy) Flush() {
 func (g *getSpy) Unwrap() http.ResponseWriter { return g.ResponseWriter }
 
 // TestClientHTTPWithGoSDKServer: this library's client.HTTP, with
-// peer.MCP, against the official MCP Go SDK's Streamable HTTP server (a
+// mcpprofile.Protocol(), against the official MCP Go SDK's Streamable HTTP server (a
 // stateful session at 2025-11-25): the initialize handshake begins a
 // session the channel keeps; a tool call's progress arrives on its event
 // stream before the result; the server's ping to the client, sent while
@@ -77,7 +77,7 @@ func TestClientHTTPWithGoSDKServer(t *testing.T) {
 	mine.MustRegister("notifications/tools/list_changed", func(struct{}) { listChanged <- struct{}{} })
 
 	ch := client.HTTP(ts.URL, nil, client.HTTPHeader(http.Header{"MCP-Protocol-Version": {"2025-11-25"}}))
-	c := client.New(ch, client.UseProtocol(peer.MCP), client.Serve(mine))
+	c := client.New(ch, client.UseProtocol(mcpprofile.Protocol()), client.Serve(mine))
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

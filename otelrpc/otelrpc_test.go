@@ -3,6 +3,7 @@ package otelrpc_test
 import (
 	"bufio"
 	"context"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -22,7 +23,6 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/httprpc"
 	"github.com/jsonrpc-go/jsonrpc/otelrpc"
-	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 )
 
@@ -236,7 +236,7 @@ func TestPropagationTopLevel(t *testing.T) {
 			}
 			f = newFixture(t)
 			cc, sc := net.Pipe()
-			s := &stream.Server{Server: f.srv, Protocol: peer.LSP}
+			s := &stream.Server{Server: f.srv, Protocol: lsp.Protocol()}
 			go s.ServeConn(context.Background(), sc)
 			defer s.Close()
 			defer cc.Close()

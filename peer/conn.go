@@ -78,9 +78,6 @@ var errShutdown = jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("serv
 // errNoRoom answers the calls the Conn has no room for (see MaxInFlight).
 var errNoRoom = jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("too many calls in flight")
 
-// errCancelled answers a cancelled call under Protocol.AnswerCancelled.
-var errCancelled = jsonrpc.NewError(jsonrpc.CodeCancelled, "Request cancelled")
-
 // A Conn is one end of a two-way JSON-RPC connection: it answers the
 // peer's calls with its Server and calls the peer on the same transport.
 // Run reads the transport; methods reach the Conn through their context
@@ -92,14 +89,19 @@ type Conn struct {
 	srv     transport.Handler
 	fast    *jsonrpc.Server // srv, when it is one: it takes the classified request (registry.ProcessScanned)
 	proto   Protocol
-	order   policy
-	maxIn   int
-	maxQ    int
-	caller  bool
-	onIdle  func()
-	logger  *slog.Logger    // Options.Logger; nil logs nothing
-	ctx     context.Context // the context of every dispatch: carries the Conn, the tracker, the inline mark
-	flushes bool            // t buffers writes: Flush before reading (see Run)
+	codes   jsonrpc.Codes  // proto.Codes with the defaults applied
+	ctxCode *jsonrpc.Codes // &codes, when proto gives codes: the Server's for the calls (jsonrpc.WithCodes)
+	// errCancelled answers a call the peer cancelled, under
+	// Protocol.AnswerCancelled.
+	errCancelled *jsonrpc.Error
+	order        policy
+	maxIn        int
+	maxQ         int
+	caller       bool
+	onIdle       func()
+	logger       *slog.Logger    // Options.Logger; nil logs nothing
+	ctx          context.Context // the context of every dispatch: carries the Conn, the tracker, the inline mark
+	flushes      bool            // t buffers writes: Flush before reading (see Run)
 
 	// The read loop's own.
 	dst   []byte       // inline answers are appended here
@@ -237,6 +239,10 @@ func (x *connContext) Value(key any) any {
 		return x.c
 	case keys.Tracker:
 		return keys.CallTracker((*tracker)(x.c))
+	case keys.Codes:
+		if x.c.ctxCode != nil {
+			return x.c.ctxCode
+		}
 	case keys.NullParams:
 		if x.c.proto.NullParams {
 			return true
@@ -274,6 +280,11 @@ func New(ctx context.Context, t transport.Carrier, opts Options) *Conn {
 		c.srv = jsonrpc.NewServer()
 	}
 	c.fast, _ = c.srv.(*jsonrpc.Server)
+	c.codes = c.proto.Codes.WithDefaults()
+	if c.proto.Codes != (jsonrpc.Codes{}) {
+		c.ctxCode = &c.codes
+	}
+	c.errCancelled = jsonrpc.NewError(c.codes.Cancelled, "Request cancelled")
 	if ps := c.proto.preempters(); len(ps) > 0 {
 		c.preempts.Store(&ps)
 		c.cancels = true
@@ -377,7 +388,7 @@ func (c *Conn) readLoop(end func(error)) (err error) {
 			if !errors.As(err, &refused) {
 				return err
 			}
-			c.answerInTurn(transport.AppendError(nil, c.proto.RefusalError(RefusedLimit, refused.Err), refused.ID))
+			c.answerInTurn(transport.AppendError(nil, c.proto.Refuse(refused.Err, false), refused.ID))
 			if !refused.Recoverable {
 				return err
 			}
@@ -587,7 +598,7 @@ func (c *Conn) cancelledAnswer(in *incoming, resp []byte) []byte {
 	if !c.proto.AnswerCancelled {
 		return nil
 	}
-	return transport.AppendError(nil, errCancelled, in.id)
+	return transport.AppendError(nil, c.errCancelled, in.id)
 }
 
 // slow handles a message when the gate is shut: it runs it if the state
@@ -756,7 +767,7 @@ func (c *Conn) pump() {
 			c.refuse(in.msg, errShutdown, false)
 		case in.cancelled.Load():
 			if c.proto.AnswerCancelled {
-				c.putPump(transport.AppendErrors(nil, in.msg, errCancelled))
+				c.putPump(transport.AppendErrors(nil, in.msg, c.errCancelled))
 			}
 		default:
 			c.runQueued(in)

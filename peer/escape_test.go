@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"net"
 	"strings"
 	"testing"
@@ -83,11 +85,11 @@ func TestEscapedCancel(t *testing.T) {
 			cancel string
 			answer bool
 		}{
-			{peer.LSP, `1`, `{"jsonrpc":"2.0","method":"$\/cancelRequest","params":{"id":1}}`, true},
-			{peer.LSP, `1`, `{"jsonrpc":"2.0","method":"\u0024/cancelRequest","params":{"id":1}}`, true},
-			{peer.LSP, `"a/b"`, `{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"\u0069d":"a\/b"}}`, true},
-			{peer.MCP, `1`, `{"jsonrpc":"2.0","method":"notifications\/cancelled","params":{"requestId":1}}`, false},
-			{peer.MCP, `"x"`, `{"jsonrpc":"2.0","m\u0065thod":"notifications/cancelled","params":{"requestId":"\u0078"}}`, false},
+			{lsp.Protocol(), `1`, `{"jsonrpc":"2.0","method":"$\/cancelRequest","params":{"id":1}}`, true},
+			{lsp.Protocol(), `1`, `{"jsonrpc":"2.0","method":"\u0024/cancelRequest","params":{"id":1}}`, true},
+			{lsp.Protocol(), `"a/b"`, `{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"\u0069d":"a\/b"}}`, true},
+			{mcp.Protocol(), `1`, `{"jsonrpc":"2.0","method":"notifications\/cancelled","params":{"requestId":1}}`, false},
+			{mcp.Protocol(), `"x"`, `{"jsonrpc":"2.0","m\u0065thod":"notifications/cancelled","params":{"requestId":"\u0078"}}`, false},
 		} {
 			t.Run(fr.name+"/"+tc.cancel, func(t *testing.T) {
 				w := newWaitServer()
@@ -131,7 +133,7 @@ func TestEscapedProgress(t *testing.T) {
 	}, jsonrpc.Blocking())
 	for _, fr := range framings {
 		t.Run(fr.name, func(t *testing.T) {
-			c := dial(t, &stream.Server{Server: srv, Framing: fr.f, Protocol: peer.LSP}, client.UseProtocol(peer.LSP))
+			c := dial(t, &stream.Server{Server: srv, Framing: fr.f, Protocol: lsp.Protocol()}, client.UseProtocol(lsp.Protocol()))
 			got := make(chan string, 1)
 			tok, stop := c.Conn().OnProgress(func(p json.RawMessage) { got <- string(p) })
 			defer stop()
@@ -237,7 +239,7 @@ func TestTwoWayBatches(t *testing.T) {
 		`[]`,
 		`[{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1},`,
 	}
-	r := peertest.NewRaw(t, &stream.Server{Server: srv, Protocol: peer.LSP}) // two-way from the start
+	r := peertest.NewRaw(t, &stream.Server{Server: srv, Protocol: lsp.Protocol()}) // two-way from the start
 	for _, b := range batches {
 		// What the server answers when it scans the batch itself (the
 		// Blocking calls' answers after the others).

@@ -2,6 +2,7 @@ package peer_test
 
 import (
 	"context"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"io"
 	"sync"
 	"testing"
@@ -54,9 +55,9 @@ func TestInputInHand(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`,
 		`{"jsonrpc":"2.0","method":"add","params":[3,4],"id":2}`,
 	}}
-	c := peer.New(context.Background(), transport.Carrier{Conn: tr, Traits: transport.Traits{InputInHand: true}}, peer.Options{Server: srv, Protocol: peer.MCP})
+	c := peer.New(context.Background(), transport.Carrier{Conn: tr, Traits: transport.Traits{InputInHand: true}}, peer.Options{Server: srv, Protocol: mcp.Protocol()})
 	if !c.TwoWay() {
-		t.Fatal("the Conn is not two-way under peer.MCP")
+		t.Fatal("the Conn is not two-way under mcp.Protocol()")
 	}
 	c.Run(nil)
 	tr.mu.Lock()

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"net"
 	"strings"
 	"sync"
@@ -164,7 +166,7 @@ func TestCancelWhileRunning(t *testing.T) {
 	for _, order := range orders {
 		t.Run(order.String(), func(t *testing.T) {
 			w := newWaitServer()
-			r := peertest.NewRaw(t, &stream.Server{Server: w.Server, Order: order, Protocol: peer.LSP})
+			r := peertest.NewRaw(t, &stream.Server{Server: w.Server, Order: order, Protocol: lsp.Protocol()})
 			r.Send(`{"jsonrpc":"2.0","method":"wait","params":[1],"id":1}`)
 			w.awaitStarted(t, 1)
 			r.Send(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}`)
@@ -196,7 +198,7 @@ func TestCancelBeforeDispatch(t *testing.T) {
 	} {
 		t.Run(tc.order.String(), func(t *testing.T) {
 			w := newWaitServer()
-			r := peertest.NewRaw(t, &stream.Server{Server: w.Server, Order: tc.order, Protocol: peer.LSP})
+			r := peertest.NewRaw(t, &stream.Server{Server: w.Server, Order: tc.order, Protocol: lsp.Protocol()})
 			r.Send(tc.first)
 			if tc.order == peer.Sequential {
 				w.awaitStarted(t, 1)
@@ -225,7 +227,7 @@ func TestCancelBeforeDispatch(t *testing.T) {
 func TestMCPCancelNoAnswer(t *testing.T) {
 	leaktest.Check(t)
 	w := newWaitServer()
-	r := peertest.NewRaw(t, &stream.Server{Server: w.Server, Protocol: peer.MCP})
+	r := peertest.NewRaw(t, &stream.Server{Server: w.Server, Protocol: mcp.Protocol()})
 	r.Send(`{"jsonrpc":"2.0","method":"wait","params":[1],"id":1}`)
 	w.awaitStarted(t, 1)
 	r.Send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user"}}`)
@@ -272,7 +274,7 @@ func TestOrderedNotifications(t *testing.T) {
 func TestCancelDoesNotDelayCaller(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		cc, sc := net.Pipe()
-		c := client.New(client.Stream(cc, nil), client.UseProtocol(peer.LSP))
+		c := client.New(client.Stream(cc, nil), client.UseProtocol(lsp.Protocol()))
 		rd := framing.Line.NewReader(sc, 1<<20)
 		read := make(chan string, 4)
 		proceed := make(chan struct{})
@@ -345,7 +347,7 @@ func TestProgress(t *testing.T) {
 		}
 		return p.Steps, nil
 	}, jsonrpc.Blocking())
-	c := dial(t, &stream.Server{Server: srv, Protocol: peer.LSP}, client.UseProtocol(peer.LSP))
+	c := dial(t, &stream.Server{Server: srv, Protocol: lsp.Protocol()}, client.UseProtocol(lsp.Protocol()))
 	var got []string
 	var mu sync.Mutex
 	token, stop := c.Conn().OnProgress(func(p json.RawMessage) {
@@ -376,7 +378,7 @@ func TestProgressTokenBounded(t *testing.T) {
 	}) bool {
 		return peer.ProgressOf(ctx) != nil
 	})
-	r := peertest.NewRaw(t, &stream.Server{Server: srv, Protocol: peer.LSP})
+	r := peertest.NewRaw(t, &stream.Server{Server: srv, Protocol: lsp.Protocol()})
 	for i, tc := range []struct {
 		token string
 		want  bool

@@ -132,7 +132,7 @@ func (p *Progress) Token() json.RawMessage {
 // Report sends the caller a progress notification with value: under LSP,
 // {"token": token, "value": value}; under MCP, value's own members beside
 // "progressToken" (value must then encode as an object, such as
-// MCPProgress). A nil *Progress reports nothing and returns nil.
+// mcp.Progress). A nil *Progress reports nothing and returns nil.
 func (p *Progress) Report(ctx context.Context, value any) error {
 	if p == nil {
 		return nil
@@ -151,13 +151,6 @@ func (p *Progress) Report(ctx context.Context, value any) error {
 	}
 	params[proto.ProgressToken] = p.token
 	return p.c.Notify(context.WithoutCancel(ctx), proto.ProgressMethod, params)
-}
-
-// MCPProgress is the value of an MCP progress notification.
-type MCPProgress struct {
-	Progress float64 `json:"progress"`
-	Total    float64 `json:"total,omitempty"`
-	Message  string  `json:"message,omitempty"`
 }
 
 // PartialResults prepares a call of a method whose result is a sequence

@@ -2,51 +2,15 @@ package peer
 
 import "github.com/jsonrpc-go/jsonrpc"
 
-// The codes with which MCP answers the calls the library refuses (see
-// Refusal). MCP 2026-07-28 asks new implementations not to use -32000 to
-// -32019 and reserves -32020 to -32099 for the codes its specification
-// defines, and LSP defines -32899 to -32800; it asks for codes of an
-// implementation's own outside the JSON-RPC reserved range (-32768 to
-// -32000), where these are.
-const (
-	CodeMCPLimitExceeded jsonrpc.Code = -31005 // a limit refused the call or its answer (jsonrpc.CodeLimitExceeded elsewhere; a Server's own with jsonrpc.LimitCode)
-	CodeMCPShuttingDown  jsonrpc.Code = -31006 // the server was shutting down and did not run the call
-)
-
-// A Refusal is why a connection answers a call with an error of the
-// library's own, without running it or without its result: the error is
-// jsonrpc.CodeLimitExceeded (-32005) with data naming the reason, unless
-// the connection's Protocol gives the refusal a code of its own
-// (Protocol.RefusalCode).
-type Refusal uint8
-
-const (
-	// RefusedLimit is a limit's refusal: a message or a response over its
-	// size limit, more calls in flight than the connection takes, a host's
-	// buffered memory spent, too many subscriptions.
-	RefusedLimit Refusal = iota
-	// RefusedShutdown is the refusal of a call that arrived or waited
-	// while the server shut down (data "server shutting down").
-	RefusedShutdown
-)
-
-// message returns the message of an error of r whose code a Protocol
-// changes (the code is then not one jsonrpc.Code.String knows), or "" for
-// a Refusal this package does not define.
-func (r Refusal) message() string {
-	switch r {
-	case RefusedLimit:
-		return "Limit exceeded"
-	case RefusedShutdown:
-		return "Server shutting down"
-	}
-	return ""
-}
-
-// A Protocol names the notifications by which the two ends of a connection
-// cancel calls and report progress, and how a cancelled call is answered.
-// The zero Protocol has neither: a Conn then treats every notification as a
-// method call for its Server. LSP and MCP are the two in wide use.
+// A Protocol is the profile of a protocol built on JSON-RPC, as a Conn
+// applies it: the notifications by which the two ends of a connection
+// cancel calls and report progress, how a cancelled call is answered, the
+// protocol's other messages of its own (Preempt), and the error codes the
+// library chooses under it (Codes). The zero Protocol has none of them: a
+// Conn then passes every message to its Server, and the library's codes
+// are the defaults. The packages under protocol/ construct the profiles of
+// LSP, MCP, ACP and A2A; a profile is a value, and a Conn keeps its own
+// copy.
 type Protocol struct {
 	// CancelMethod is the notification that cancels a call in flight,
 	// such as "$/cancelRequest"; "" turns cancellation off. It is handled
@@ -111,72 +75,38 @@ type Protocol struct {
 	// "$/cancel_request", for one, calls Conn.Cancel.
 	Preempt Preempter
 
-	// RefusalCode, when set, returns the error code with which a
-	// connection under this Protocol answers a call it refuses for r, in
-	// place of jsonrpc.CodeLimitExceeded; returning 0 keeps that code.
-	// It is called with each refusal and must be safe for concurrent use
-	// by multiple goroutines. nil keeps jsonrpc.CodeLimitExceeded for
-	// every refusal (LSP).
-	RefusalCode func(r Refusal) jsonrpc.Code
+	// Codes are the error codes the library chooses under the protocol
+	// (see jsonrpc.Codes): the Conn's refusals (Limit, Shutdown), the
+	// answer to a call its peer cancelled (Cancelled, under
+	// AnswerCancelled), to a pull of an unknown sequence (UnknownToken),
+	// and, given to the Server in each call's context, the Server's own
+	// (jsonrpc.WithCodes). The zero value: the defaults, and the Server's
+	// own codes.
+	Codes jsonrpc.Codes
 }
 
-// RefusalError returns e, the error with which a connection refuses a call
-// for r (code jsonrpc.CodeLimitExceeded, data naming why), with the code p
-// gives r and the message of that refusal ("Limit exceeded", "Server
-// shutting down"); the data stays. It returns e itself when p gives r no
-// code of its own. Hosts call it for the refusals they answer themselves.
-func (p *Protocol) RefusalError(r Refusal, e *jsonrpc.Error) *jsonrpc.Error {
-	if p.RefusalCode == nil || r.message() == "" {
+// Refuse returns e, an error of the library's own that refuses a call at a
+// limit, or at shutdown when shutdown is set (code
+// jsonrpc.CodeLimitExceeded, data naming why), with the code the Protocol
+// gives that refusal (Codes.Limit, Codes.Shutdown) and its message ("Limit
+// exceeded", "Server shutting down"); the data stays. It returns e itself
+// when the code is e's. Hosts call it for the refusals they answer
+// themselves.
+func (p *Protocol) Refuse(e *jsonrpc.Error, shutdown bool) *jsonrpc.Error {
+	codes := p.Codes.WithDefaults()
+	code, msg := codes.Limit, "Limit exceeded"
+	if shutdown {
+		code = codes.Shutdown
+		if code != codes.Limit {
+			msg = "Server shutting down"
+		}
+	}
+	if code == e.Code {
 		return e
 	}
-	code := p.RefusalCode(r)
-	if code == 0 || code == e.Code {
-		return e
-	}
-	c := *e
-	c.Code, c.Message = code, r.message()
-	return &c
-}
-
-// mcpRefusalCode gives MCP's refusals their codes.
-func mcpRefusalCode(r Refusal) jsonrpc.Code {
-	if r == RefusedShutdown {
-		return CodeMCPShuttingDown
-	}
-	return CodeMCPLimitExceeded
-}
-
-// LSP is the Language Server Protocol's: "$/cancelRequest" with {"id"},
-// answered with jsonrpc.CodeCancelled, and "$/progress" with {"token",
-// "value"} for the "workDoneToken" of a call's params; "params": null is
-// taken as no params.
-var LSP = Protocol{
-	CancelMethod:      "$/cancelRequest",
-	CancelID:          "id",
-	AnswerCancelled:   true,
-	ProgressMethod:    "$/progress",
-	ProgressToken:     "token",
-	ProgressValue:     "value",
-	TokenPath:         []string{"workDoneToken"},
-	PartialResultPath: []string{"partialResultToken"},
-	WorkDoneCreate:    "window/workDoneProgress/create",
-	WorkDoneCancel:    "window/workDoneProgress/cancel",
-	NullParams:        true,
-}
-
-// MCP is the Model Context Protocol's: "notifications/cancelled" with
-// {"requestId", "reason"}, after which a cancelled call gets no answer,
-// "notifications/progress" with {"progressToken", "progress", "total",
-// "message"} for the "_meta.progressToken" of a call's params, and the
-// refusals answered with CodeMCPLimitExceeded and CodeMCPShuttingDown.
-var MCP = Protocol{
-	CancelMethod:   "notifications/cancelled",
-	CancelID:       "requestId",
-	CancelReason:   "reason",
-	ProgressMethod: "notifications/progress",
-	ProgressToken:  "progressToken",
-	TokenPath:      []string{"_meta", "progressToken"},
-	RefusalCode:    mcpRefusalCode,
+	r := *e
+	r.Code, r.Message = code, msg
+	return &r
 }
 
 // A refusal is an error of the library's own (of) that a Protocol answers
@@ -190,9 +120,5 @@ func (r *refusal) Unwrap() []error { return []error{r.answer, r.of} }
 // refusalOf returns e, an error with which the Conn refuses a message
 // (errShutdown, errNoRoom), with the code of the Conn's Protocol.
 func (c *Conn) refusalOf(e *jsonrpc.Error) *jsonrpc.Error {
-	r := RefusedLimit
-	if e == errShutdown {
-		r = RefusedShutdown
-	}
-	return c.proto.RefusalError(r, e)
+	return c.proto.Refuse(e, e == errShutdown)
 }

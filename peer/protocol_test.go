@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"io"
 	"iter"
 	"log/slog"
@@ -36,8 +38,8 @@ func TestNullParams(t *testing.T) {
 		proto peer.Protocol
 		taken bool
 	}{
-		{"LSP", peer.LSP, true},
-		{"MCP", peer.MCP, false},
+		{"LSP", lsp.Protocol(), true},
+		{"MCP", mcp.Protocol(), false},
 		{"none", peer.Protocol{}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -94,7 +96,7 @@ func TestDollarMethods(t *testing.T) {
 	logger := slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	srv := jsonrpc.NewServer(jsonrpc.UseLogger(logger))
 	srv.MustRegister("ping", func() string { return "pong" })
-	r := peertest.NewRaw(t, &stream.Server{Server: srv, Protocol: peer.LSP, Logger: logger})
+	r := peertest.NewRaw(t, &stream.Server{Server: srv, Protocol: lsp.Protocol(), Logger: logger})
 	r.Send(`{"jsonrpc":"2.0","method":"$/setTrace","params":{"value":"off"}}`)
 	r.Send(`{"jsonrpc":"2.0","method":"\u0024\/unknownNotification","params":{}}`)
 	r.Send(`{"jsonrpc":"2.0","id":1,"method":"$/unknownRequest","params":{}}`)
@@ -127,7 +129,7 @@ func TestProgressTo(t *testing.T) {
 		p.Report(ctx, b)
 		return a + b
 	}, jsonrpc.ParamNames("a", "b", "progress"), jsonrpc.Blocking())
-	r := peertest.NewRaw(t, &stream.Server{Server: srv, Protocol: peer.LSP})
+	r := peertest.NewRaw(t, &stream.Server{Server: srv, Protocol: lsp.Protocol()})
 	for _, c := range []struct {
 		req  string
 		want []string
@@ -158,53 +160,42 @@ func TestProgressTo(t *testing.T) {
 	}
 }
 
-// TestRefusalCodes: MCP answers its refusals with codes of its own, outside
-// the ranges MCP 2026-07-28 asks implementations to leave alone (-32000 to
-// -32019, the legacy ones; -32020 to -32099, reserved for the codes its
-// specification defines) and outside LSP's (-32899 to -32800) and the
-// JSON-RPC reserved range altogether; LSP and the zero Protocol keep
-// jsonrpc.CodeLimitExceeded. The data of the library's error stays.
+// TestRefusalCodes: a Protocol's refusals take the codes of its Codes
+// (MCP's outside the ranges MCP reserves), with the message of the
+// refusal; LSP and the zero Protocol keep jsonrpc.CodeLimitExceeded. The
+// data of the library's error stays.
 func TestRefusalCodes(t *testing.T) {
 	limit := jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("message exceeds the limit of 10 bytes")
 	shutdown := jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("server shutting down")
 	for _, tc := range []struct {
-		name    string
-		proto   peer.Protocol
-		r       peer.Refusal
-		e       *jsonrpc.Error
-		code    jsonrpc.Code
-		message string
-		same    bool // the error given comes back
+		name     string
+		proto    peer.Protocol
+		shutdown bool
+		e        *jsonrpc.Error
+		code     jsonrpc.Code
+		message  string
+		same     bool // the error given comes back
 	}{
-		{"zero/limit", peer.Protocol{}, peer.RefusedLimit, limit, -32005, "Limit exceeded", true},
-		{"zero/shutdown", peer.Protocol{}, peer.RefusedShutdown, shutdown, -32005, "Limit exceeded", true},
-		{"LSP/limit", peer.LSP, peer.RefusedLimit, limit, -32005, "Limit exceeded", true},
-		{"LSP/shutdown", peer.LSP, peer.RefusedShutdown, shutdown, -32005, "Limit exceeded", true},
-		{"MCP/limit", peer.MCP, peer.RefusedLimit, limit, peer.CodeMCPLimitExceeded, "Limit exceeded", false},
-		{"MCP/shutdown", peer.MCP, peer.RefusedShutdown, shutdown, peer.CodeMCPShuttingDown, "Server shutting down", false},
-		{"zero code keeps", peer.Protocol{RefusalCode: func(peer.Refusal) jsonrpc.Code { return 0 }}, peer.RefusedLimit, limit, -32005, "Limit exceeded", true},
-		{"unknown refusal keeps", peer.MCP, peer.Refusal(7), limit, -32005, "Limit exceeded", true},
+		{"zero/limit", peer.Protocol{}, false, limit, -32005, "Limit exceeded", true},
+		{"zero/shutdown", peer.Protocol{}, true, shutdown, -32005, "Limit exceeded", true},
+		{"LSP/limit", lsp.Protocol(), false, limit, -32005, "Limit exceeded", true},
+		{"LSP/shutdown", lsp.Protocol(), true, shutdown, -32005, "Limit exceeded", true},
+		{"MCP/limit", mcp.Protocol(), false, limit, mcp.CodeLimitExceeded, "Limit exceeded", false},
+		{"MCP/shutdown", mcp.Protocol(), true, shutdown, mcp.CodeShuttingDown, "Server shutting down", false},
+		{"limit only", peer.Protocol{Codes: jsonrpc.Codes{Limit: -31999}}, true, shutdown, -31999, "Limit exceeded", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := tc.proto.RefusalError(tc.r, tc.e)
+			got := tc.proto.Refuse(tc.e, tc.shutdown)
 			if got.Code != tc.code || got.Message != tc.message || string(got.Data) != string(tc.e.Data) {
-				t.Errorf("RefusalError(%d) = %d %q %s, want %d %q %s", tc.r, got.Code, got.Message, got.Data, tc.code, tc.message, tc.e.Data)
+				t.Errorf("Refuse(%v) = %d %q %s, want %d %q %s", tc.shutdown, got.Code, got.Message, got.Data, tc.code, tc.message, tc.e.Data)
 			}
 			if (got == tc.e) != tc.same {
-				t.Errorf("RefusalError returned the error given: %v, want %v", got == tc.e, tc.same)
+				t.Errorf("Refuse returned the error given: %v, want %v", got == tc.e, tc.same)
 			}
 			if tc.e.Code != jsonrpc.CodeLimitExceeded {
-				t.Errorf("RefusalError changed the error given: code %d", tc.e.Code)
+				t.Errorf("Refuse changed the error given: code %d", tc.e.Code)
 			}
 		})
-	}
-	for _, c := range []jsonrpc.Code{peer.CodeMCPLimitExceeded, peer.CodeMCPShuttingDown} {
-		if c >= -32768 && c <= -32000 || c >= -32899 && c <= -32800 {
-			t.Errorf("MCP's code %d is in a reserved range", c)
-		}
-	}
-	if peer.CodeMCPLimitExceeded == peer.CodeMCPShuttingDown {
-		t.Error("MCP's limit and shutdown codes are one")
 	}
 }
 
@@ -258,7 +249,7 @@ func runConn(t *testing.T, tr *chanTransport, opts peer.Options) *peer.Conn {
 func (c *chanTransport) Close() error { c.once.Do(func() { close(c.closed) }); return nil }
 
 // TestShutdownRefusalCode: a Conn that shuts down answers the calls it
-// will not run with its Protocol's shutdown code: MCP's CodeMCPShuttingDown,
+// will not run with its Protocol's shutdown code: MCP's mcp.CodeShuttingDown,
 // LSP's and the zero Protocol's jsonrpc.CodeLimitExceeded; the data is
 // "server shutting down" under each.
 func TestShutdownRefusalCode(t *testing.T) {
@@ -269,8 +260,8 @@ func TestShutdownRefusalCode(t *testing.T) {
 		message string
 	}{
 		{"zero", peer.Protocol{}, jsonrpc.CodeLimitExceeded, "Limit exceeded"},
-		{"LSP", peer.LSP, jsonrpc.CodeLimitExceeded, "Limit exceeded"},
-		{"MCP", peer.MCP, peer.CodeMCPShuttingDown, "Server shutting down"},
+		{"LSP", lsp.Protocol(), jsonrpc.CodeLimitExceeded, "Limit exceeded"},
+		{"MCP", mcp.Protocol(), mcp.CodeShuttingDown, "Server shutting down"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			leaktest.Check(t)
@@ -324,7 +315,7 @@ func TestWorkDone(t *testing.T) {
 		<-w.Context().Done()
 		return "stopped", w.End("cancelled")
 	}, jsonrpc.Blocking())
-	r := peertest.NewRaw(t, &stream.Server{Server: srv, Protocol: peer.LSP})
+	r := peertest.NewRaw(t, &stream.Server{Server: srv, Protocol: lsp.Protocol()})
 	r.Send(`{"jsonrpc":"2.0","method":"index","id":"i"}`)
 	var create struct {
 		Method string
@@ -359,7 +350,7 @@ func TestWorkDone(t *testing.T) {
 		_, err := peer.BeginWorkDone(ctx, "x", false)
 		return errors.Is(err, peer.ErrNoWorkDone), nil
 	}, jsonrpc.Blocking())
-	m := peertest.NewRaw(t, &stream.Server{Server: msrv, Protocol: peer.MCP})
+	m := peertest.NewRaw(t, &stream.Server{Server: msrv, Protocol: mcp.Protocol()})
 	m.Send(`{"jsonrpc":"2.0","method":"index","id":1}`)
 	if got := m.Recv(); got != `{"jsonrpc":"2.0","result":true,"id":1}` {
 		t.Errorf("MCP: %s", got)
@@ -368,7 +359,7 @@ func TestWorkDone(t *testing.T) {
 
 // TestLimitRefusalCodes: the limits a method meets on a Conn, and the
 // Server's own limit on an answer, are answered with MCP's code under
-// peer.MCP (with jsonrpc.LimitCode on the Server), and with
+// mcp.Protocol() (its codes given to the Server in the calls' context), and with
 // jsonrpc.CodeLimitExceeded otherwise, the data naming the limit either
 // way; Subscribe's error still matches ErrTooManySubscriptions.
 func TestLimitRefusalCodes(t *testing.T) {
@@ -379,8 +370,8 @@ func TestLimitRefusalCodes(t *testing.T) {
 		code  jsonrpc.Code
 	}{
 		{"zero", peer.Protocol{}, nil, jsonrpc.CodeLimitExceeded},
-		{"LSP", peer.LSP, nil, jsonrpc.CodeLimitExceeded},
-		{"MCP", peer.MCP, []jsonrpc.Option{jsonrpc.LimitCode(peer.CodeMCPLimitExceeded)}, peer.CodeMCPLimitExceeded},
+		{"LSP", lsp.Protocol(), nil, jsonrpc.CodeLimitExceeded},
+		{"MCP", mcp.Protocol(), []jsonrpc.Option{jsonrpc.UseCodes(mcp.Protocol().Codes)}, mcp.CodeLimitExceeded},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			leaktest.Check(t)

@@ -28,8 +28,8 @@ import (
 // and ends the sequence early with $/enumerator/abort (a request or a
 // notification, with the same params). The producer is pulled only for an
 // answer: a consumer that does not pull holds it, not the memory of its
-// items. A token that names no open sequence is answered with
-// CodeNoSuchSequence. The sequence ends, and its method's context with
+// items. A token that names no open sequence is answered with the
+// Protocol's Codes.UnknownToken (jsonrpc.CodeUnknownToken by default). The sequence ends, and its method's context with
 // it, when its last items are sent, when its method yields an error
 // (the answer to the pull), on abort, and when the connection ends.
 const (
@@ -37,9 +37,6 @@ const (
 	SeqNextMethod = "$/enumerator/next"
 	// SeqAbortMethod ends a sequence early.
 	SeqAbortMethod = "$/enumerator/abort"
-	// CodeNoSuchSequence answers a pull or an abort whose token names no
-	// open sequence (StreamJsonRpc's NoMarshaledObjectFound).
-	CodeNoSuchSequence jsonrpc.Code = -32001
 )
 
 // seqBatchBytes ends the items of one answer once they take that much.
@@ -292,7 +289,7 @@ func seqMessage(c *Conn, m *Message) bool {
 	default:
 		s := c.seqTake(token, false)
 		if s == nil {
-			m.Reply(nil, jsonrpc.NewError(CodeNoSuchSequence, "No such sequence").WithData("no open sequence result has the token "+strconv.FormatUint(token, 10)))
+			m.Reply(nil, jsonrpc.NewError(c.codes.UnknownToken, "No such sequence").WithData("no open sequence result has the token "+strconv.FormatUint(token, 10)))
 			return true
 		}
 		if !s.pulling.CompareAndSwap(false, true) {
@@ -333,7 +330,7 @@ func (c *Conn) seqError(err error) *jsonrpc.Error {
 		return e
 	}
 	if errors.Is(err, context.Canceled) {
-		return jsonrpc.NewError(jsonrpc.CodeCancelled, "")
+		return jsonrpc.NewError(c.codes.Cancelled, "Request cancelled")
 	}
 	return jsonrpc.NewError(jsonrpc.CodeServerError, "")
 }

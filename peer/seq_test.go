@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
 	"iter"
 	"strings"
 	"sync"
@@ -254,7 +255,7 @@ func TestSeqPartialResults(t *testing.T) {
 			}
 		}
 	})
-	r := peertest.NewRaw(t, &stream.Server{Server: srv, Protocol: peer.LSP, Limits: peer.Limits{MaxSeqItems: 40}})
+	r := peertest.NewRaw(t, &stream.Server{Server: srv, Protocol: lsp.Protocol(), Limits: peer.Limits{MaxSeqItems: 40}})
 	r.Send(`{"jsonrpc":"2.0","method":"workspace/symbol","params":{"query":"s","partialResultToken":"p1"},"id":1}`)
 	var names []string
 	for i := range 100 {
@@ -350,8 +351,8 @@ func TestCallSeqPartialResults(t *testing.T) {
 			}
 		}
 	})
-	s := &stream.Server{Server: srv, Protocol: peer.LSP, Limits: peer.Limits{MaxSeqItems: 7}}
-	c := dial(t, s, client.UseProtocol(peer.LSP))
+	s := &stream.Server{Server: srv, Protocol: lsp.Protocol(), Limits: peer.Limits{MaxSeqItems: 7}}
+	c := dial(t, s, client.UseProtocol(lsp.Protocol()))
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	n := 0

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
 	"iter"
 	"net"
 	"net/http"
@@ -18,7 +19,6 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
-	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 	"github.com/jsonrpc-go/jsonrpc/streamhttp"
 	"github.com/jsonrpc-go/jsonrpc/ws"
@@ -83,8 +83,8 @@ func TestSeqHeapHeld(t *testing.T) {
 		runtime.GC() // the garbage of the tests before is not this one's
 		// Partial results on the request's event stream, 64 items an
 		// event, read at 1,000 items a second.
-		lsp := jsonrpc.NewServer(jsonrpc.AllowUnknownFields())
-		lsp.MustRegister("items", func(ctx context.Context, _ struct {
+		lspSrv := jsonrpc.NewServer(jsonrpc.AllowUnknownFields())
+		lspSrv.MustRegister("items", func(ctx context.Context, _ struct {
 			Token json.RawMessage `json:"partialResultToken"`
 		}) iter.Seq[string] {
 			return func(yield func(string) bool) {
@@ -99,7 +99,7 @@ func TestSeqHeapHeld(t *testing.T) {
 				}
 			}
 		})
-		ts := httptest.NewServer(&streamhttp.Handler{Server: lsp, Protocol: peer.LSP})
+		ts := httptest.NewServer(&streamhttp.Handler{Server: lspSrv, Protocol: lsp.Protocol()})
 		defer ts.Close()
 		req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(`{"jsonrpc":"2.0","method":"items","params":{"partialResultToken":"p"},"id":1}`))
 		req.Header.Set("Content-Type", "application/json")

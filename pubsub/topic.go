@@ -148,7 +148,7 @@ var ErrNoConn = errors.New("jsonrpc: the call did not come over a two-way connec
 // has peer.Limits.MaxSubscriptions subscriptions already: a
 // *jsonrpc.Error (jsonrpc.CodeLimitExceeded), so that a subscribe method
 // that returns it answers its caller with what happened. On a Conn whose
-// Protocol gives its refusals a code of its own (peer.Protocol.RefusalCode:
+// Protocol gives its refusals a code of its own (peer.Protocol.Codes:
 // MCP's), Subscribe returns an error that answers with that code and still
 // matches ErrTooManySubscriptions (errors.Is, peer.Conn.LimitError).
 var ErrTooManySubscriptions error = errTooManySubs

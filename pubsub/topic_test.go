@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
 	"net"
 	"strings"
 	"testing"
@@ -185,7 +186,7 @@ func TestSubscriptionEnds(t *testing.T) {
 func TestAnswerBeforeNotification(t *testing.T) {
 	leaktest.Check(t)
 	const n = 10000
-	for _, proto := range []peer.Protocol{{}, peer.LSP} {
+	for _, proto := range []peer.Protocol{{}, lsp.Protocol()} {
 		for _, blocking := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/blocking=%v", proto.CancelMethod, blocking), func(t *testing.T) {
 				srv := jsonrpc.NewServer()

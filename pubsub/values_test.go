@@ -3,6 +3,7 @@ package pubsub_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
 	"iter"
 	"strings"
 	"testing"
@@ -115,7 +116,7 @@ func TestValuesOverflow(t *testing.T) {
 func TestValuesPartialResults(t *testing.T) {
 	leaktest.Check(t)
 	topic := &pubsub.Topic{Method: "unused"}
-	r := peertest.NewRaw(t, &stream.Server{Server: tailServer(topic), Protocol: peer.LSP})
+	r := peertest.NewRaw(t, &stream.Server{Server: tailServer(topic), Protocol: lsp.Protocol()})
 	r.Send(`{"jsonrpc":"2.0","method":"lsp/tail","params":{"partialResultToken":7},"id":1}`)
 	subscribers(t, topic, 1)
 	for i, want := range []string{

@@ -403,7 +403,7 @@ var errBusy = errors.New("stream: MaxBuffered spent")
 // refuseClient writes, before the connection is served, the one error
 // that refuses it for its client's share (MaxConnsPerClient).
 func (c *conn) refuseClient() {
-	msg := transport.AppendError(nil, c.st.protocol.RefusalError(peer.RefusedLimit, errClientFull), nil)
+	msg := transport.AppendError(nil, c.st.protocol.Refuse(errClientFull, false), nil)
 	if c.wr.Write(msg) == nil {
 		c.wr.Flush()
 	}

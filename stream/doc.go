@@ -22,7 +22,7 @@
 // notify it, or, when it is registered with jsonrpc.Blocking, call it and
 // wait for the answer; the connection reads on meanwhile, so that the
 // answer is not stuck behind the method that waits for it. With a
-// Protocol (peer.LSP, peer.MCP) the connection also handles its peer's
+// Protocol (lsp.Protocol(), mcp.Protocol()) the connection also handles its peer's
 // cancel notifications, ahead of every message waiting to run, and
 // methods report progress (peer.ProgressOf).
 //

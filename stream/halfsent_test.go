@@ -2,12 +2,12 @@ package stream
 
 import (
 	"bytes"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
 	"net"
 	"testing"
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc/demo"
-	"github.com/jsonrpc-go/jsonrpc/peer"
 )
 
 // TestAnsweredWhileTheNextMessageIsHalfSent: a request is answered while
@@ -27,7 +27,7 @@ func TestAnsweredWhileTheNextMessageIsHalfSent(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				s := &Server{Server: demo.NewServer(), Framing: fr.f}
 				if twoWay {
-					s.Protocol = peer.LSP
+					s.Protocol = lsp.Protocol()
 				}
 				dial := serverOn(t, s, "pipe")
 				conn := dial()

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"io"
 	"net"
 	"os"
@@ -78,18 +80,18 @@ func TestTooLargeAnswered(t *testing.T) {
 // answer (with a Protocol the Conn is two-way from the start, and its
 // answers go through its writer, which the read of the next message must
 // start first). Under MCP the answer has MCP's code for a limit
-// (peer.CodeMCPLimitExceeded).
+// (mcp.CodeLimitExceeded).
 func TestTooLargeAnsweredAtOnce(t *testing.T) {
 	leakCheck(t)
 	msg := `{"jsonrpc":"2.0","method":"StringMe","params":["` + strings.Repeat("x", 1000) + `"],"id":7}`
 	mcpAnswer := func(id string) string {
-		return strings.Replace(tooLargeAnswer(id), `"code":-32005`, fmt.Sprintf(`"code":%d`, peer.CodeMCPLimitExceeded), 1)
+		return strings.Replace(tooLargeAnswer(id), `"code":-32005`, fmt.Sprintf(`"code":%d`, mcp.CodeLimitExceeded), 1)
 	}
 	for _, proto := range []struct {
 		name   string
 		p      peer.Protocol
 		answer func(id string) string
-	}{{"none", peer.Protocol{}, tooLargeAnswer}, {"LSP", peer.LSP, tooLargeAnswer}, {"MCP", peer.MCP, mcpAnswer}} {
+	}{{"none", peer.Protocol{}, tooLargeAnswer}, {"LSP", lsp.Protocol(), tooLargeAnswer}, {"MCP", mcp.Protocol(), mcpAnswer}} {
 		for _, fr := range framings {
 			t.Run(proto.name+"/"+fr.name, func(t *testing.T) {
 				dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: fr.f, Protocol: proto.p, Limits: peer.Limits{MaxMessage: 64}}, "tcp")

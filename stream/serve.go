@@ -74,7 +74,7 @@ type Server struct {
 	Order Ordering
 
 	// Protocol names the notifications by which the two ends cancel calls
-	// and report progress: peer.LSP, peer.MCP, or the zero Protocol (none).
+	// and report progress: lsp.Protocol(), mcp.Protocol(), or the zero Protocol (none).
 	Protocol peer.Protocol
 
 	// Limits bound the connections, the same on every host (see
@@ -91,7 +91,7 @@ type Server struct {
 	//     CodeLimitExceeded ("server busy", id null) and its connection
 	//     closed.
 	//   - Under a Protocol with a code of its own for a limit's refusal
-	//     (peer.Protocol.RefusalCode: peer.MCP's -31005), that code answers
+	//     (peer.Protocol.Codes: mcp.Protocol()'s -31005), that code answers
 	//     in place of CodeLimitExceeded, for MaxMessage and MaxBuffered.
 	//   - At MaxConns, over all the Server's listeners and ServeConn calls,
 	//     Serve holds the connection it accepted last, unserved, and

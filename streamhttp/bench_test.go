@@ -3,6 +3,7 @@ package streamhttp_test
 import (
 	"bufio"
 	"context"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -97,7 +98,7 @@ func BenchmarkEvents(b *testing.B) {
 	}) (int, error) {
 		prog := peer.ProgressOf(ctx)
 		for i := range p.N {
-			if err := prog.Report(ctx, peer.MCPProgress{Progress: float64(i)}); err != nil {
+			if err := prog.Report(ctx, mcp.Progress{Progress: float64(i)}); err != nil {
 				return 0, err
 			}
 		}

@@ -13,7 +13,7 @@
 //
 //   - A request runs on a connection of its own (a peer.Conn), whose
 //     method may report progress (peer.ProgressOf, on the token of the
-//     call's params._meta.progressToken under peer.MCP) and send
+//     call's params._meta.progressToken under mcp.Protocol()) and send
 //     notifications (peer.FromContext(ctx).Notify) before it answers. When
 //     it answers before it sends anything else, the answer is an
 //     application/json body, as over package httprpc; otherwise, when the

@@ -3,6 +3,7 @@ package streamhttp_test
 import (
 	"context"
 	"fmt"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -22,7 +23,7 @@ func ExampleHandler() {
 		Files int `json:"files"`
 	}) (string, error) {
 		for i := 1; i <= p.Files; i++ {
-			peer.ProgressOf(ctx).Report(ctx, peer.MCPProgress{Progress: float64(i), Total: float64(p.Files)})
+			peer.ProgressOf(ctx).Report(ctx, mcp.Progress{Progress: float64(i), Total: float64(p.Files)})
 		}
 		return "indexed", nil
 	}, jsonrpc.Blocking())

@@ -3,6 +3,7 @@ package streamhttp
 import (
 	"context"
 	"errors"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"log/slog"
 	"mime"
 	"net"
@@ -33,7 +34,7 @@ type Handler struct {
 	Server transport.Handler
 
 	// Protocol names the notifications by which a method reports progress
-	// and the client cancels calls; the zero Protocol means peer.MCP, the
+	// and the client cancels calls; the zero Protocol means mcp.Protocol(), the
 	// protocol Streamable HTTP is the transport of.
 	Protocol peer.Protocol
 
@@ -310,11 +311,16 @@ func (h *Handler) store() EventStore {
 }
 
 func (h *Handler) protocol() peer.Protocol {
-	if h.Protocol.CancelMethod == "" && h.Protocol.ProgressMethod == "" {
-		return peer.MCP
+	p := &h.Protocol
+	if p.CancelMethod == "" && p.ProgressMethod == "" && p.WorkDoneCancel == "" && p.Preempt == nil && p.Codes == (jsonrpc.Codes{}) && !p.NullParams {
+		return defaultProtocol()
 	}
 	return h.Protocol
 }
+
+// defaultProtocol is MCP's profile, made once: a Conn keeps its own copy
+// of the fields, and none changes what the slices hold.
+var defaultProtocol = sync.OnceValue(mcp.Protocol)
 
 func (h *Handler) keepAlive(takesEvents bool) time.Duration {
 	switch {
@@ -448,20 +454,20 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case err != nil:
 		// Not JSON: the server's parse error, with 400.
-		answer(w, http.StatusBadRequest, process(ctx, srv, body))
+		answer(w, http.StatusBadRequest, process(ctx, srv, h.protocol(), body))
 	case kind == wire.MsgBatch || kind == wire.MsgResponses:
-		answerJSON(w, process(ctx, srv, body))
+		answerJSON(w, process(ctx, srv, h.protocol(), body))
 	case kind == wire.MsgRequest:
 		h.serveRequest(ctx, w, r, srv, body, takesJSON, takesEvents, lim, status)
 	case kind == wire.MsgNotification || kind == wire.MsgResponse:
 		// What the server has to say of a notification is nothing; a
 		// response answers no request of this handler's, which makes
 		// none.
-		process(ctx, srv, body)
+		process(ctx, srv, h.protocol(), body)
 		w.WriteHeader(http.StatusAccepted)
 	default:
 		// An object that is neither: the server's invalid request.
-		answer(w, http.StatusBadRequest, process(ctx, srv, body))
+		answer(w, http.StatusBadRequest, process(ctx, srv, h.protocol(), body))
 	}
 }
 
@@ -525,8 +531,12 @@ func (h *Handler) hostRefusal(w http.ResponseWriter, r *http.Request, err error)
 	}
 }
 
-// process answers doc with the server and returns the answer.
-func process(ctx context.Context, srv transport.Handler, doc []byte) []byte {
+// process answers doc with the server, in the codes of proto, and
+// returns the answer.
+func process(ctx context.Context, srv transport.Handler, proto peer.Protocol, doc []byte) []byte {
+	if proto.Codes != (jsonrpc.Codes{}) {
+		ctx = jsonrpc.WithCodes(ctx, proto.Codes)
+	}
 	var out []byte
 	done := make(chan struct{})
 	httphost.Process(ctx, srv, nil, doc, func(resp []byte) {

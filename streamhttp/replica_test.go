@@ -3,6 +3,7 @@ package streamhttp_test
 import (
 	"context"
 	"errors"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -36,7 +37,7 @@ func replicaServer(t *testing.T) *jsonrpc.Server {
 			if i == 2 && !streamhttp.CloseStream(ctx) {
 				return "", errors.New("the stream cannot be resumed")
 			}
-			if err := prog.Report(ctx, peer.MCPProgress{Progress: float64(i), Total: 3}); err != nil {
+			if err := prog.Report(ctx, mcp.Progress{Progress: float64(i), Total: 3}); err != nil {
 				return "", err
 			}
 		}

@@ -40,7 +40,7 @@ func (h *Handler) serveInSession(w http.ResponseWriter, r *http.Request, s *sess
 		if srv == nil {
 			srv = noMethods()
 		}
-		answer(w, http.StatusBadRequest, process(r.Context(), srv, body))
+		answer(w, http.StatusBadRequest, process(r.Context(), srv, h.protocol(), body))
 		return
 	}
 	st, err := s.open(req.ID)

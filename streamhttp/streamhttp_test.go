@@ -6,6 +6,8 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"io"
 	"iter"
 	"net"
@@ -39,7 +41,7 @@ func newServer(t *testing.T) (*jsonrpc.Server, *testState) {
 	}) (int, error) {
 		prog := peer.ProgressOf(ctx)
 		for i := 1; i <= p.N; i++ {
-			if err := prog.Report(ctx, peer.MCPProgress{Progress: float64(i), Total: float64(p.N)}); err != nil {
+			if err := prog.Report(ctx, mcp.Progress{Progress: float64(i), Total: float64(p.N)}); err != nil {
 				return 0, err
 			}
 		}
@@ -536,7 +538,7 @@ func TestSeqResult(t *testing.T) {
 			}
 		}
 	})
-	ts := httptest.NewServer(&streamhttp.Handler{Server: srv, Protocol: peer.LSP, Limits: peer.Limits{MaxSeqItems: 2}})
+	ts := httptest.NewServer(&streamhttp.Handler{Server: srv, Protocol: lsp.Protocol(), Limits: peer.Limits{MaxSeqItems: 2}})
 	defer ts.Close()
 	post := func(body string) (string, string) {
 		req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))

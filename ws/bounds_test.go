@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
 	"io"
 	"net"
 	"net/http"
@@ -420,7 +421,7 @@ func TestShutdownDeliversEveryAnswer(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		proto peer.Protocol
-	}{{"none", peer.Protocol{}}, {"LSP", peer.LSP}} {
+	}{{"none", peer.Protocol{}}, {"LSP", lsp.Protocol()}} {
 		t.Run(tc.name, func(t *testing.T) { testShutdownDeliversEveryAnswer(t, tc.proto) })
 	}
 }
@@ -659,7 +660,7 @@ func TestShutdownAnswersMessageInProgress(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		proto peer.Protocol
-	}{{"none", peer.Protocol{}}, {"LSP", peer.LSP}} {
+	}{{"none", peer.Protocol{}}, {"LSP", lsp.Protocol()}} {
 		t.Run(tc.name, func(t *testing.T) { testShutdownAnswersMessageInProgress(t, tc.proto) })
 	}
 }

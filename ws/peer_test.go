@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"runtime"
 	"strings"
 	"sync"
@@ -50,7 +52,7 @@ func dialPeer(t *testing.T, url string, srv *jsonrpc.Server) *client.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := client.New(ch, client.Serve(srv), client.UseProtocol(peer.LSP))
+	c := client.New(ch, client.Serve(srv), client.UseProtocol(lsp.Protocol()))
 	t.Cleanup(func() { c.Close() })
 	return c
 }
@@ -149,7 +151,7 @@ func TestCancelLSP(t *testing.T) {
 	for i, cancelMsg := range lspCancels {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			s := newRPC()
-			conn := rawConn(t, serveTCP(t, &ws.Handler{Server: s.Server, Protocol: peer.LSP}))
+			conn := rawConn(t, serveTCP(t, &ws.Handler{Server: s.Server, Protocol: lsp.Protocol()}))
 			send(t, conn, call("wait", 1, 1))
 			<-s.started
 			send(t, conn, cancelMsg)
@@ -173,7 +175,7 @@ func TestCancelMCP(t *testing.T) {
 	for i, cancelMsg := range mcpCancels {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			s := newRPC()
-			conn := rawConn(t, serveTCP(t, &ws.Handler{Server: s.Server, Protocol: peer.MCP}))
+			conn := rawConn(t, serveTCP(t, &ws.Handler{Server: s.Server, Protocol: mcp.Protocol()}))
 			send(t, conn, call("wait", 1, 1))
 			<-s.started
 			send(t, conn, cancelMsg)
@@ -199,7 +201,7 @@ func TestCancelMCP(t *testing.T) {
 func TestClientCancels(t *testing.T) {
 	leaktest.Check(t)
 	s := newRPC()
-	c := dialPeer(t, serveTCP(t, &ws.Handler{Server: s.Server, Protocol: peer.LSP}), nil)
+	c := dialPeer(t, serveTCP(t, &ws.Handler{Server: s.Server, Protocol: lsp.Protocol()}), nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
@@ -235,7 +237,7 @@ func TestProgress(t *testing.T) {
 		}
 		return p.Steps, nil
 	}, jsonrpc.Blocking())
-	c := dialPeer(t, serveTCP(t, &ws.Handler{Server: srv, Protocol: peer.LSP}), nil)
+	c := dialPeer(t, serveTCP(t, &ws.Handler{Server: srv, Protocol: lsp.Protocol()}), nil)
 	var mu sync.Mutex
 	var got []string
 	token, stop := c.Conn().OnProgress(func(p json.RawMessage) {

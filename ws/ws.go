@@ -23,7 +23,7 @@
 // jsonrpc.Blocking, call it and wait for the answer; the connection reads
 // on meanwhile, so that the answer is not stuck behind the method that
 // waits for it. A client answers such calls with client.Serve. With a
-// Protocol (peer.LSP, peer.MCP) the connection also handles the client's
+// Protocol (lsp.Protocol(), mcp.Protocol()) the connection also handles the client's
 // cancel notifications, ahead of every message waiting to run, and
 // methods report progress (peer.ProgressOf).
 //
@@ -110,7 +110,7 @@ type Handler struct {
 	Order peer.Ordering
 
 	// Protocol names the notifications by which the two ends cancel calls
-	// and report progress: peer.LSP, peer.MCP, or the zero Protocol (none).
+	// and report progress: lsp.Protocol(), mcp.Protocol(), or the zero Protocol (none).
 	Protocol peer.Protocol
 
 	// Limits bound the connections, the same on every host (see

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
 	"net"
 	"runtime"
 	"sync"
@@ -26,7 +27,7 @@ func (e *env) twoway(args []string) int {
 			"client.Client). Rows: call (client to server round trips of \"add\", W callers\n"+
 			"on one connection), callback (server to client round trips: a peer.Conn of\n"+
 			"the server calls the client's \"add\", W callers), cancel (a Blocking call\n"+
-			"cancelled by its caller under peer.LSP: the latency from cancel() to the\n"+
+			"cancelled by its caller under lsp.Protocol(): the latency from cancel() to the\n"+
 			"method seeing its context done), push-1 and push-N (pubsub.Topic.Publish to 1\n"+
 			"and to N subscriber connections, windows of 64 values, each published once\n"+
 			"and delivered to every subscriber: the rate is of notifications delivered).")
@@ -141,7 +142,7 @@ func newTwowayBench(nsubs int) (*twowayBench, error) {
 		b.stopped <- time.Now()
 		return ctx.Err()
 	}, jsonrpc.Blocking())
-	b.srv = &stream.Server{Server: srv, Protocol: peer.LSP, Limits: peer.Limits{MaxPush: 1024}}
+	b.srv = &stream.Server{Server: srv, Protocol: lsp.Protocol(), Limits: peer.Limits{MaxPush: 1024}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -164,7 +165,7 @@ func newTwowayBench(nsubs int) (*twowayBench, error) {
 			b.close()
 			return nil, err
 		}
-		c := client.New(ch, client.Serve(csrv), client.UseProtocol(peer.LSP))
+		c := client.New(ch, client.Serve(csrv), client.UseProtocol(lsp.Protocol()))
 		b.subs = append(b.subs, c)
 		if i == 0 {
 			b.client = c

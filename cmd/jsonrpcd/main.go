@@ -64,7 +64,7 @@
 //		serve /mcp as an MCP server of the handshake era (2025-11-25,
 //		2025-06-18, 2025-03-26): sessions begun by initialize (as
 //		-sessions initialize), one message per POST, cancellation and
-//		progress as MCP has them (peer.MCP), and the demo methods as
+//		progress as MCP has them (mcp.Protocol()), and the demo methods as
 //		tools (tools/list, tools/call), each described by the OpenRPC
 //		document of its params; the tool subscribe subscribes the session
 //		to the feed, whose values reach it as subscription notifications
@@ -120,8 +120,8 @@
 //	-protocol none|lsp|mcp
 //		the notifications by which the connections of TCP, WebSocket and
 //		-stdio cancel calls and report progress (package peer): none,
-//		the default, has neither; lsp is peer.LSP ($/cancelRequest, and
-//		$/progress on a call's workDoneToken); mcp is peer.MCP
+//		the default, has neither; lsp is lsp.Protocol() ($/cancelRequest, and
+//		$/progress on a call's workDoneToken); mcp is mcp.Protocol()
 //		(notifications/cancelled, and notifications/progress on its
 //		_meta.progressToken). The method progress reports only under lsp
 //		or mcp. Streamable HTTP (/mcp) speaks MCP's whatever it says
@@ -224,6 +224,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"io"
 	"log/slog"
 	"net"
@@ -422,7 +424,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.StringVar(&cfg.fastHTTPAddr, "fasthttp", "", "HTTP/1.1 `address` served with fasthttp (package fasthttprpc); empty: none")
 	fs.BoolVar(&cfg.stdio, "stdio", false, "serve standard input and output only")
 	fs.BoolVar(&cfg.discover, "discover", true, "answer rpc.discover with the OpenRPC document of the methods (made once, kept until they change)")
-	protocolFlag := fs.String("protocol", "none", "cancel and progress notifications of TCP, WebSocket and -stdio: `none`, lsp (peer.LSP) or mcp (peer.MCP)")
+	protocolFlag := fs.String("protocol", "none", "cancel and progress notifications of TCP, WebSocket and -stdio: `none`, lsp (lsp.Protocol()) or mcp (mcp.Protocol())")
 	framingFlag := fs.String("framing", "line", "framing over TCP and -stdio: `line` (one message per line), header (Content-Length, as LSP) or raw (JSON values back to back)")
 	fs.IntVar(&cfg.maxMessage, "max-message", framing.DefaultMaxMessage, "largest request accepted, in `bytes`")
 	fs.IntVar(&cfg.maxConns, "max-conns", defaultMaxConns, "connections open at once on each listener; at the cap, new ones wait to be accepted")
@@ -515,8 +517,8 @@ var (
 	}
 	protocols = map[string]peer.Protocol{
 		"none": {},
-		"lsp":  peer.LSP,
-		"mcp":  peer.MCP,
+		"lsp":  lsp.Protocol(),
+		"mcp":  mcp.Protocol(),
 	}
 	framingNames = map[framing.Framing]string{
 		framing.Line:   "newline-delimited",
@@ -619,7 +621,7 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 					fmt.Fprintln(stderr, "jsonrpcd: -mcp:", err)
 					return 1
 				}
-				sh.Server, sh.Protocol, sh.MCP = ms, peer.MCP, mcpProfile()
+				sh.Server, sh.Protocol, sh.MCP = ms, mcp.Protocol(), mcpProfile()
 			}
 			replicate(sh, cfg)
 			mux.Handle("/mcp", sh)

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"slices"
 	"strings"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/openrpc"
-	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/streamhttp"
 )
 
@@ -66,7 +66,7 @@ func newMCPServer(srv *jsonrpc.Server) (*jsonrpc.Server, error) {
 		tools = append(tools, t)
 	}
 	local := client.New(client.Local(srv))
-	s := jsonrpc.NewServer(jsonrpc.LimitCode(peer.CodeMCPLimitExceeded))
+	s := jsonrpc.NewServer(jsonrpc.UseCodes(mcp.Protocol().Codes))
 	err = errors.Join(
 		s.Register("initialize", func(p struct {
 			ProtocolVersion string          `json:"protocolVersion"`

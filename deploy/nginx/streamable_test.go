@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"io"
 	"net"
 	"net/http"
@@ -149,7 +150,7 @@ func startGated(t *testing.T) *gatedServer {
 		if pr == nil {
 			return "", errors.New("no progress token")
 		}
-		if err := pr.Report(ctx, peer.MCPProgress{Progress: 1, Total: 2}); err != nil {
+		if err := pr.Report(ctx, mcp.Progress{Progress: 1, Total: 2}); err != nil {
 			return "", err
 		}
 		select {
@@ -157,7 +158,7 @@ func startGated(t *testing.T) *gatedServer {
 		case <-ctx.Done():
 			return "", ctx.Err()
 		}
-		if err := pr.Report(ctx, peer.MCPProgress{Progress: 2, Total: 2}); err != nil {
+		if err := pr.Report(ctx, mcp.Progress{Progress: 2, Total: 2}); err != nil {
 			return "", err
 		}
 		return "released", nil

@@ -36,12 +36,13 @@
 // not open"), and the editor is told so with window/showMessage.
 //
 // It is built on package stream (with framing.Header) and package peer
-// (peer.LSP cancellation and progress).
+// (lsp.Protocol() cancellation and progress).
 package main
 
 import (
 	"context"
 	"fmt"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
 	"io"
 	"iter"
 	"maps"
@@ -83,7 +84,7 @@ func run(r io.Reader, w io.Writer, stderr io.Writer) int {
 	s := &stream.Server{
 		Server:   ls.srv,
 		Framing:  framing.Header,
-		Protocol: peer.LSP,
+		Protocol: lsp.Protocol(),
 		Limits: peer.Limits{
 			IdleTimeout: -1, // an editor may stay idle as long as it likes
 			ReadTimeout: -1,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
 	"os"
 	"os/exec"
 	"strings"
@@ -17,7 +18,6 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/internal/tap"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
-	"github.com/jsonrpc-go/jsonrpc/peer"
 )
 
 // build builds the command into a temporary directory and returns the
@@ -38,7 +38,7 @@ func start(t *testing.T, bin string) (*client.Client, *tap.Tap) {
 		t.Fatal(err)
 	}
 	w := tap.New(t, ch)
-	c := client.New(w.Channel(), client.UseProtocol(peer.LSP))
+	c := client.New(w.Channel(), client.UseProtocol(lsp.Protocol()))
 	return c, w
 }
 

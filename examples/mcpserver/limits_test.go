@@ -9,7 +9,7 @@ import (
 )
 
 // TestHugeLine: a 33 MiB line, over the server's 4 MiB message limit, is
-// answered with MCP's limit code, -31005 (peer.CodeMCPLimitExceeded), and
+// answered with MCP's limit code, -31005 (mcp.CodeLimitExceeded), and
 // its id, and the server keeps serving the same client, instead of ending
 // with status 1.
 func TestHugeLine(t *testing.T) {

@@ -131,13 +131,13 @@
 // when the input ends is answered -32603 (not the library's codes for a
 // context error: LSP's -32800, and -32010 for a deadline, in the range
 // MCP reserves for legacy use). The library's own refusals (a message over
-// 4 MiB, calls past its limits, an answer over 16 MiB: jsonrpc.LimitCode)
-// are answered with MCP's codes for them, peer.CodeMCPLimitExceeded (-31005) and
-// peer.CodeMCPShuttingDown (-31006): 2026-07-28 asks implementations not
+// 4 MiB, calls past its limits, an answer over 16 MiB: jsonrpc.UseCodes)
+// are answered with MCP's codes for them, mcp.CodeLimitExceeded (-31005) and
+// mcp.CodeShuttingDown (-31006): 2026-07-28 asks implementations not
 // to use -32000 to -32019 and reserves -32020 to -32099.
 //
 // It is built on package stream (with framing.Line), package streamhttp
-// (-http) and package peer (peer.MCP: cancellation, progress and those
+// (-http) and package peer (mcp.Protocol(): cancellation, progress and those
 // codes), with a jsonrpc.Intercept that reads each request's _meta once.
 // The state of the handshake (the version, the client's capabilities, the
 // subscriptions, the log level) is that of the connection: the one over
@@ -150,6 +150,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"io"
 	"log/slog"
 	"net"
@@ -190,7 +191,7 @@ func serveHTTP(ctx context.Context, addr string, stdout, stderr io.Writer) int {
 	s := newServer(newNotes())
 	h := &streamhttp.Handler{
 		Server:   s.rpc,
-		Protocol: peer.MCP,
+		Protocol: mcp.Protocol(),
 		MCP:      &streamhttp.MCP{Supported: supportedVersions},
 		Logger:   slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
@@ -219,7 +220,7 @@ func run(r io.Reader, w io.Writer, stderr io.Writer) int {
 	s := &stream.Server{
 		Server:   newServer(newNotes()).rpc,
 		Framing:  framing.Line,
-		Protocol: peer.MCP,
+		Protocol: mcp.Protocol(),
 		Limits: peer.Limits{
 			IdleTimeout: -1, // an agent may stay idle as long as it likes
 			ReadTimeout: -1,
@@ -248,7 +249,7 @@ func newServer(n *notes) *server {
 	rand.Read(s.key)
 	// Clients send fields this server does not model (those of later
 	// versions of the protocol, and _meta, which intercept reads).
-	s.rpc = jsonrpc.NewServer(jsonrpc.AllowUnknownFields(), jsonrpc.LimitCode(peer.CodeMCPLimitExceeded), jsonrpc.Intercept(s.intercept))
+	s.rpc = jsonrpc.NewServer(jsonrpc.AllowUnknownFields(), jsonrpc.UseCodes(mcp.Protocol().Codes), jsonrpc.Intercept(s.intercept))
 	s.rpc.MustRegister("server/discover", s.discover)
 	s.rpc.MustRegister("initialize", s.initialize)
 	s.rpc.MustRegister("notifications/initialized", func(struct{}) {})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"io"
 	"os"
 	"os/exec"
@@ -18,7 +19,6 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/internal/tap"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
-	"github.com/jsonrpc-go/jsonrpc/peer"
 )
 
 // build builds the command into a temporary directory and returns the
@@ -39,7 +39,7 @@ func start(t *testing.T, bin string) (*client.Client, *tap.Tap) {
 		t.Fatal(err)
 	}
 	w := tap.New(t, ch)
-	return client.New(w.Channel(), client.UseProtocol(peer.MCP)), w
+	return client.New(w.Channel(), client.UseProtocol(mcp.Protocol())), w
 }
 
 func call[T any](t *testing.T, c *client.Client, method string, params any) T {
@@ -135,7 +135,7 @@ func TestAgentSession(t *testing.T) {
 	var mu sync.Mutex
 	var progress []float64
 	token, stop := c.Conn().OnProgress(func(params json.RawMessage) {
-		var p peer.MCPProgress
+		var p mcp.Progress
 		json.Unmarshal(params, &p)
 		mu.Lock()
 		progress = append(progress, p.Progress)

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"strings"
 	"time"
 
@@ -103,7 +104,7 @@ func (s *server) suiteTool(ctx context.Context, r *request, name string, args js
 			if i > 0 && pause(ctx, 50*time.Millisecond) != nil {
 				return nil, ctx.Err(), true
 			}
-			p.Report(ctx, peer.MCPProgress{Progress: v, Total: 100})
+			p.Report(ctx, mcp.Progress{Progress: v, Total: 100})
 		}
 		return text(r, "Tool with progress executed successfully"), nil, true
 	case "test_sampling":

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"strings"
 	"time"
 
@@ -201,7 +202,7 @@ func sleep(ctx context.Context, ms float64) error {
 				return ctx.Err() // cancelled meanwhile: no more progress
 			}
 			elapsed := float64(time.Since(start).Milliseconds())
-			p.Report(ctx, peer.MCPProgress{
+			p.Report(ctx, mcp.Progress{
 				Progress: min(elapsed, ms),
 				Total:    ms,
 				Message:  fmt.Sprintf("slept %g of %g ms", min(elapsed, ms), ms),

@@ -15,3 +15,7 @@ type NullParams struct{}
 // (a string), by which a server shares its goroutines between clients
 // (jsonrpc.Limits.MaxRunningPerClient).
 type Client struct{}
+
+// Codes is the context key of the error codes (a *jsonrpc.Codes) that a
+// connection's protocol gives the calls it serves.
+type Codes struct{}

@@ -1,0 +1,28 @@
+package a2a_test
+
+import (
+	"testing"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
+	"github.com/jsonrpc-go/jsonrpc/protocol/a2a"
+)
+
+// TestCodes: every code the library chooses under A2A is the profile's,
+// and none falls among the codes A2A defines (-32001 to -32009:
+// jsonrpc.CodeLimitExceeded would be ContentTypeNotSupported).
+func TestCodes(t *testing.T) {
+	p := a2a.Protocol()
+	peertest.CheckCodes(t, p.Codes, []peertest.Range{
+		peertest.JSONRPCPredefined,
+		{a2a.CodeVersionNotSupported, a2a.CodeTaskNotFound, "A2A's own errors"},
+	}, nil)
+	want := p.Codes.WithDefaults()
+	got := peertest.LibraryCodes(t, p)
+	for name, code := range map[string]jsonrpc.Code{"ServerError": want.ServerError, "Deadline": want.Deadline, "Cancelled": want.Cancelled,
+		"Limit": want.Limit, "UnknownToken": want.UnknownToken, "Shutdown": want.Shutdown} {
+		if got[name] != code {
+			t.Errorf("%s answered %d, want the profile's %d", name, got[name], code)
+		}
+	}
+}

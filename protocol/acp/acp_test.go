@@ -1,0 +1,32 @@
+package acp_test
+
+import (
+	"testing"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
+	"github.com/jsonrpc-go/jsonrpc/protocol/acp"
+)
+
+// TestCodes: every code the library chooses under ACP is the profile's,
+// and none is one ACP defines for another meaning (AuthRequired -32000,
+// ResourceNotFound -32002); a cancelled call is ACP's RequestCancelled
+// and a plain error JSON-RPC's Internal error, each the code of its
+// meaning.
+func TestCodes(t *testing.T) {
+	p := acp.Protocol()
+	peertest.CheckCodes(t, p.Codes, []peertest.Range{
+		peertest.JSONRPCPredefined,
+		{acp.CodeAuthRequired, acp.CodeAuthRequired, "ACP's AuthRequired"},
+		{acp.CodeResourceNotFound, acp.CodeResourceNotFound, "ACP's ResourceNotFound"},
+		{-32899, -32801, "LSP's range, whose RequestCancelled (-32800) ACP shares"},
+	}, map[string]jsonrpc.Code{"Cancelled": jsonrpc.CodeCancelled, "ServerError": jsonrpc.CodeInternalError})
+	want := p.Codes.WithDefaults()
+	got := peertest.LibraryCodes(t, p)
+	for name, code := range map[string]jsonrpc.Code{"ServerError": want.ServerError, "Deadline": want.Deadline, "Cancelled": want.Cancelled,
+		"Limit": want.Limit, "UnknownToken": want.UnknownToken, "Shutdown": want.Shutdown} {
+		if got[name] != code {
+			t.Errorf("%s answered %d, want the profile's %d", name, got[name], code)
+		}
+	}
+}

@@ -1,0 +1,41 @@
+package lsp_test
+
+import (
+	"testing"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
+)
+
+// TestCodes: every code the library chooses under LSP is the profile's,
+// and none falls where LSP defines codes of its own for other meanings:
+// -32002 and -32001 (ServerNotInitialized, UnknownErrorCode) and its range
+// -32899 to -32800, where RequestCancelled is the library's Cancelled.
+func TestCodes(t *testing.T) {
+	p := lsp.Protocol()
+	peertest.CheckCodes(t, p.Codes, []peertest.Range{
+		peertest.JSONRPCPredefined,
+		{lsp.CodeServerNotInitialized, lsp.CodeUnknownErrorCode, "LSP's ServerNotInitialized and UnknownErrorCode"},
+		{-32899, -32800, "LSP's own range"},
+	}, map[string]jsonrpc.Code{"Cancelled": jsonrpc.CodeCancelled})
+	want := p.Codes.WithDefaults()
+	got := peertest.LibraryCodes(t, p)
+	for name, code := range map[string]jsonrpc.Code{"ServerError": want.ServerError, "Deadline": want.Deadline, "Cancelled": want.Cancelled,
+		"Limit": want.Limit, "UnknownToken": want.UnknownToken, "Shutdown": want.Shutdown} {
+		if got[name] != code {
+			t.Errorf("%s answered %d, want the profile's %d", name, got[name], code)
+		}
+	}
+}
+
+// TestProtocolIsAValue: each Protocol is a profile of its own; changing
+// one changes no other.
+func TestProtocolIsAValue(t *testing.T) {
+	a := lsp.Protocol()
+	a.TokenPath[0] = "changed"
+	a.CancelMethod = "changed"
+	if b := lsp.Protocol(); b.TokenPath[0] != "workDoneToken" || b.CancelMethod != "$/cancelRequest" {
+		t.Fatalf("a change to one profile reached the next: %+v", b)
+	}
+}

@@ -1,0 +1,34 @@
+package mcp_test
+
+import (
+	"testing"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
+)
+
+// TestCodes: every code the library chooses under MCP is the profile's,
+// and none falls in the range JSON-RPC reserves, which MCP 2026-07-28
+// asks implementations to leave alone (-32000 to -32019) or reserves for
+// its own codes (-32020 to -32099; 2025-11-25 defines -32002 and -32042
+// there): the codes hold under both revisions. Limit and Shutdown differ,
+// so that a client can tell them apart.
+func TestCodes(t *testing.T) {
+	p := mcp.Protocol()
+	peertest.CheckCodes(t, p.Codes, []peertest.Range{
+		{-32768, -32000, "JSON-RPC's reserved range, which MCP 2026-07-28 keeps (legacy, then its own)"},
+		{-32899, -32800, "LSP's range, which MCP's clients often share"},
+	}, nil)
+	if c := p.Codes.WithDefaults(); c.Limit == c.Shutdown {
+		t.Error("MCP's limit and shutdown codes are one")
+	}
+	want := p.Codes.WithDefaults()
+	got := peertest.LibraryCodes(t, p)
+	for name, code := range map[string]jsonrpc.Code{"ServerError": want.ServerError, "Deadline": want.Deadline, "Cancelled": want.Cancelled,
+		"Limit": want.Limit, "UnknownToken": want.UnknownToken, "Shutdown": want.Shutdown} {
+		if got[name] != code {
+			t.Errorf("%s answered %d, want the profile's %d", name, got[name], code)
+		}
+	}
+}
