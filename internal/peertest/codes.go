@@ -27,7 +27,7 @@ type Range struct {
 // JSONRPCPredefined is the range the JSON-RPC specification reserves for
 // its pre-defined errors, less the one it gives implementations (-32099 to
 // -32000).
-var JSONRPCPredefined = Range{-32768, -32100, "JSON-RPC's pre-defined errors"}
+var JSONRPCPredefined = Range{Lo: -32768, Hi: -32100, Why: "JSON-RPC's pre-defined errors"}
 
 // CheckCodes fails t for each code of codes (with their defaults) that
 // falls in one of the reserved ranges, unless own gives it that code: the

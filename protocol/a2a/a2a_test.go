@@ -15,7 +15,7 @@ func TestCodes(t *testing.T) {
 	p := a2a.Protocol()
 	peertest.CheckCodes(t, p.Codes, []peertest.Range{
 		peertest.JSONRPCPredefined,
-		{a2a.CodeVersionNotSupported, a2a.CodeTaskNotFound, "A2A's own errors"},
+		{Lo: a2a.CodeVersionNotSupported, Hi: a2a.CodeTaskNotFound, Why: "A2A's own errors"},
 	}, nil)
 	want := p.Codes.WithDefaults()
 	got := peertest.LibraryCodes(t, p)

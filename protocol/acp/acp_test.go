@@ -17,9 +17,9 @@ func TestCodes(t *testing.T) {
 	p := acp.Protocol()
 	peertest.CheckCodes(t, p.Codes, []peertest.Range{
 		peertest.JSONRPCPredefined,
-		{acp.CodeAuthRequired, acp.CodeAuthRequired, "ACP's AuthRequired"},
-		{acp.CodeResourceNotFound, acp.CodeResourceNotFound, "ACP's ResourceNotFound"},
-		{-32899, -32801, "LSP's range, whose RequestCancelled (-32800) ACP shares"},
+		{Lo: acp.CodeAuthRequired, Hi: acp.CodeAuthRequired, Why: "ACP's AuthRequired"},
+		{Lo: acp.CodeResourceNotFound, Hi: acp.CodeResourceNotFound, Why: "ACP's ResourceNotFound"},
+		{Lo: -32899, Hi: -32801, Why: "LSP's range, whose RequestCancelled (-32800) ACP shares"},
 	}, map[string]jsonrpc.Code{"Cancelled": jsonrpc.CodeCancelled, "ServerError": jsonrpc.CodeInternalError})
 	want := p.Codes.WithDefaults()
 	got := peertest.LibraryCodes(t, p)

@@ -16,8 +16,8 @@ func TestCodes(t *testing.T) {
 	p := lsp.Protocol()
 	peertest.CheckCodes(t, p.Codes, []peertest.Range{
 		peertest.JSONRPCPredefined,
-		{lsp.CodeServerNotInitialized, lsp.CodeUnknownErrorCode, "LSP's ServerNotInitialized and UnknownErrorCode"},
-		{-32899, -32800, "LSP's own range"},
+		{Lo: lsp.CodeServerNotInitialized, Hi: lsp.CodeUnknownErrorCode, Why: "LSP's ServerNotInitialized and UnknownErrorCode"},
+		{Lo: -32899, Hi: -32800, Why: "LSP's own range"},
 	}, map[string]jsonrpc.Code{"Cancelled": jsonrpc.CodeCancelled})
 	want := p.Codes.WithDefaults()
 	got := peertest.LibraryCodes(t, p)

@@ -17,8 +17,8 @@ import (
 func TestCodes(t *testing.T) {
 	p := mcp.Protocol()
 	peertest.CheckCodes(t, p.Codes, []peertest.Range{
-		{-32768, -32000, "JSON-RPC's reserved range, which MCP 2026-07-28 keeps (legacy, then its own)"},
-		{-32899, -32800, "LSP's range, which MCP's clients often share"},
+		{Lo: -32768, Hi: -32000, Why: "JSON-RPC's reserved range, which MCP 2026-07-28 keeps (legacy, then its own)"},
+		{Lo: -32899, Hi: -32800, Why: "LSP's range, which MCP's clients often share"},
 	}, nil)
 	if c := p.Codes.WithDefaults(); c.Limit == c.Shutdown {
 		t.Error("MCP's limit and shutdown codes are one")
