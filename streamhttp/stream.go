@@ -167,17 +167,16 @@ func (st *stream) send(msg []byte, final bool) error {
 		return nil // no one can ever get it
 	}
 	st.seq++
-	// The events of a call's stream are kept before they are written,
-	// for the client whose connection breaks before its answer; those of
-	// the GET stream only when they were not written (no request carries
-	// it, or the write failed): a GET stream lives long, and what it
-	// delivered is not kept for it. A stream whose events are not all
-	// kept starts over in the store at the next one kept, so that a
-	// Last-Event-ID before the gap is answered 400.
-	get := st.call == ""
-	if !get {
-		st.keepLocked(msg)
-	}
+	// Every event is kept before it is written, for the client whose
+	// connection breaks: an event written to a connection that has broken
+	// is lost as surely as one never written, and the server cannot tell
+	// them apart (an event stream has no acknowledgements; the client's
+	// Last-Event-ID is the only one). What a long GET stream keeps is
+	// bounded by the store (the newest events of each stream, and bytes
+	// over all); a stream whose events are not all kept starts over in the
+	// store at the next one kept, so that a Last-Event-ID before the gap
+	// is answered 400.
+	st.keepLocked(msg)
 	delivered := false
 	if o != nil && st.out == o {
 		err := o.event(st.eventID(st.seq), 0, msg)
@@ -189,15 +188,6 @@ func (st *stream) send(msg []byte, final bool) error {
 		} else {
 			delivered = true
 		}
-	}
-	switch {
-	case get && !delivered:
-		st.keepLocked(msg)
-	case get && st.kept:
-		// Delivered after events kept: those kept no longer follow on
-		// from what the store would replay.
-		st.s.h.store().Forget(st.s.id, st.id)
-		st.kept = false
 	}
 	if final {
 		st.finish(msg, delivered)
