@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/jsonrpc-go/jsonrpc"
-	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 )
 
 func TestZeroAllocs(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/jsonrpc-go/jsonrpc"
-	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 )
 
 // Error data is written compact, and data that is not JSON as a string.

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/jsonrpc-go/jsonrpc"
-	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 )
 
 func TestSessions(t *testing.T) {

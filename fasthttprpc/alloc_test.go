@@ -14,8 +14,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/jsonrpc-go/jsonrpc/demo"
 	"github.com/jsonrpc-go/jsonrpc/fasthttprpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 )
 
 // The common path allocates nothing per request in the handler itself

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jsonrpc-go/jsonrpc/demo"
 	"github.com/jsonrpc-go/jsonrpc/fasthttprpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 	"github.com/valyala/fasthttp"
 )

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jsonrpc-go/jsonrpc/demo"
 	"github.com/jsonrpc-go/jsonrpc/fasthttprpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 )
 
 // TestAllowedHosts: on a loopback address the handler answers a Host that

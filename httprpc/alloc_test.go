@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jsonrpc-go/jsonrpc/demo"
 	"github.com/jsonrpc-go/jsonrpc/httprpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 )
 

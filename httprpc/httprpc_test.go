@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
-	"github.com/jsonrpc-go/jsonrpc/demo"
 	"github.com/jsonrpc-go/jsonrpc/httprpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )

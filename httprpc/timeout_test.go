@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jsonrpc-go/jsonrpc/demo"
 	"github.com/jsonrpc-go/jsonrpc/httprpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 )
 
 // A body that stops coming is answered with 408 after ReadTimeout, on a

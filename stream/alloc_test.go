@@ -15,7 +15,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 )
 
 // TestServeAllocs: serving a connection allocates per connection, not per

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jsonrpc-go/jsonrpc/demo"
 	"github.com/jsonrpc-go/jsonrpc/framing"
+	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 )
 
 // BenchmarkPipelined serves one TCP loopback connection: a client goroutine

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 )
 
 // TestAnsweredWhileTheNextMessageIsHalfSent: a request is answered while

@@ -11,8 +11,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/jsonrpc-go/jsonrpc/demo"
 	"github.com/jsonrpc-go/jsonrpc/framing"
+	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 )
 
 // framed returns msg framed by f, as f's Writer frames it.

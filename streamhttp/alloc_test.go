@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 	"github.com/jsonrpc-go/jsonrpc/streamhttp"
 )

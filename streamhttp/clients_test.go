@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 	"github.com/jsonrpc-go/jsonrpc/internal/keys"
 	"github.com/jsonrpc-go/jsonrpc/streamhttp"
 	"github.com/jsonrpc-go/jsonrpc/transport"

@@ -18,7 +18,7 @@ import (
 	jrpc2server "github.com/creachadair/jrpc2/server"
 	sg "github.com/sourcegraph/jsonrpc2"
 
-	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 )
 

@@ -15,7 +15,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc/bench/internal/loadgen"
 	"github.com/jsonrpc-go/jsonrpc/bench/peers/calcpb"
-	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 )
 
 // The gRPC row: what a user would pick instead of JSON-RPC. The same five

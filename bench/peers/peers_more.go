@@ -17,9 +17,9 @@ import (
 
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
-	"github.com/jsonrpc-go/jsonrpc/demo"
 	"github.com/jsonrpc-go/jsonrpc/fasthttprpc"
 	"github.com/jsonrpc-go/jsonrpc/httprpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 	"github.com/valyala/fasthttp"
 )
 

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc/bench/internal/loadgen"
-	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 )
 

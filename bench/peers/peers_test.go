@@ -14,7 +14,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc/bench/internal/loadgen"
 	"github.com/jsonrpc-go/jsonrpc/bench/peers/calcpb"
-	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 )
 
 // TestRows builds and validates every row, runs each briefly, and checks

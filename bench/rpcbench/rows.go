@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/jsonrpc-go/jsonrpc"
-	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 )
 
 // A rowDef is one row of the benchmark: a server built once, the requests a

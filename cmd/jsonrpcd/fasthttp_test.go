@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 )
 
 // -fasthttp serves the same protocol as -http, with fasthttprpc, and shuts

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc/client"
-	"github.com/jsonrpc-go/jsonrpc/demo"
 	"github.com/jsonrpc-go/jsonrpc/framing"
+	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 )
 
 // header frames msg as LSP does.

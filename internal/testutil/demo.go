@@ -1,6 +1,6 @@
 package testutil
 
-import "github.com/jsonrpc-go/jsonrpc/demo"
+import "github.com/jsonrpc-go/jsonrpc/internal/demo"
 
 // CalcMix is demo.Requests, the calculator mix of the benchmarks, as byte
 // slices.

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/jsonrpc-go/jsonrpc/bench/internal/baseline"
-	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 )
 
 // decode json-decodes a response document, using json.Number so that number

@@ -28,7 +28,7 @@ import (
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc/client"
-	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 	"github.com/jsonrpc-go/jsonrpc/ws"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/jsonrpc-go/jsonrpc/client"
-	"github.com/jsonrpc-go/jsonrpc/demo"
+	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 	"github.com/jsonrpc-go/jsonrpc/openrpc/gen/internal/demorpc"
 )
 

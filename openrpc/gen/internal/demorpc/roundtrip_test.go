@@ -16,9 +16,9 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
-	"github.com/jsonrpc-go/jsonrpc/demo"
 	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/httprpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 	"github.com/jsonrpc-go/jsonrpc/openrpc"
 	"github.com/jsonrpc-go/jsonrpc/openrpc/gen/internal/demorpc"
 	"github.com/jsonrpc-go/jsonrpc/stream"
