@@ -39,12 +39,8 @@ func newFastHTTPServer(srv *jsonrpc.Server, cfg config, logger *slog.Logger) *fa
 	return s
 }
 
-// serveFastHTTP starts the -fasthttp listener and returns its host.
-func serveFastHTTP(srv *jsonrpc.Server, cfg config, logger *slog.Logger, errc chan<- error) (host, error) {
-	nl, err := net.Listen("tcp", cfg.fastHTTPAddr)
-	if err != nil {
-		return host{}, err
-	}
+// serveFastHTTP serves -fasthttp on nl and returns its host.
+func serveFastHTTP(nl net.Listener, srv *jsonrpc.Server, cfg config, logger *slog.Logger, errc chan<- error) host {
 	l := newLimitListener(nl, cfg.maxConns)
 	fs := newFastHTTPServer(srv, cfg, with(logger, "transport", "fasthttp"))
 	go func() { errc <- fs.Serve(l) }()
@@ -53,7 +49,7 @@ func serveFastHTTP(srv *jsonrpc.Server, cfg config, logger *slog.Logger, errc ch
 		// fasthttp cannot close the connections that still run a
 		// handler; the process exits after this.
 		close: func() {},
-	}, nil
+	}
 }
 
 // fastHTTPLogger is fasthttp's Logger: its lines at Warn, or nowhere. The

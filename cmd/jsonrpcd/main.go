@@ -540,8 +540,16 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		fmt.Fprintln(stderr, "jsonrpcd: nothing to serve: -http and -tcp are both empty (use -stdio for the console)")
 		return 2
 	}
+	// Every listener first, so that nothing is announced, nor served, when
+	// one of the addresses cannot be had.
+	httpL, tcpL, fastL, err := listenAll(cfg)
+	if err != nil {
+		fmt.Fprintln(stderr, "jsonrpcd:", err)
+		return 1
+	}
 	errc := make(chan error, 3)
 	var hosts []host
+	var announce []string // what stdout says, once every host runs
 	// One budget of large messages for every listener, so that an attack
 	// on all of them together holds no more than on one.
 	cfg.budget = transport.NewBudget(cfg.maxBuffered)
@@ -555,13 +563,8 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		IdleTimeout:       orNone(cfg.idleTimeout),
 	}
 
-	if cfg.httpAddr != "" {
-		nl, err := net.Listen("tcp", cfg.httpAddr)
-		if err != nil {
-			fmt.Fprintln(stderr, "jsonrpcd:", err)
-			return 1
-		}
-		l := newLimitListener(nl, cfg.maxConns)
+	if httpL != nil {
+		l := newLimitListener(httpL, cfg.maxConns)
 		mux := http.NewServeMux()
 		httpLog := with(logger, "transport", "http")
 		mux.Handle("/", &httprpc.Handler{Server: srv, MaxBody: int64(cfg.maxMessage), Budget: cfg.budget, ReadTimeout: orNone(cfg.readTimeout), Logger: httpLog})
@@ -592,6 +595,7 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 				ms, err := newMCPServer(srv)
 				if err != nil {
 					fmt.Fprintln(stderr, "jsonrpcd: -mcp:", err)
+					closeAll(httpL, tcpL, fastL)
 					return 1
 				}
 				sh.Server, sh.Protocol, sh.MCP = ms, peer.MCP, mcpProfile()
@@ -624,22 +628,16 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 			},
 			close: func() { hs.Close() }, // the WebSocket handler closes its connections when ctx ends
 		})
-		fmt.Fprintf(stdout, "jsonrpcd: HTTP on http://%s/\n", l.Addr())
+		announce = append(announce, fmt.Sprintf("HTTP on http://%s/", l.Addr()))
 		if cfg.ws {
-			fmt.Fprintf(stdout, "jsonrpcd: WebSocket on ws://%s/ws\n", l.Addr())
+			announce = append(announce, fmt.Sprintf("WebSocket on ws://%s/ws", l.Addr()))
 		}
 		if cfg.streamable {
-			fmt.Fprintf(stdout, "jsonrpcd: Streamable HTTP on http://%s/mcp\n", l.Addr())
+			announce = append(announce, fmt.Sprintf("Streamable HTTP on http://%s/mcp", l.Addr()))
 		}
 	}
-	if cfg.tcpAddr != "" {
-		nl, err := net.Listen("tcp", cfg.tcpAddr)
-		if err != nil {
-			fmt.Fprintln(stderr, "jsonrpcd:", err)
-			shutdown(hosts, cfg.shutdownTimeout, stderr)
-			return 1
-		}
-		l := newLimitListener(nl, cfg.maxConns)
+	if tcpL != nil {
+		l := newLimitListener(tcpL, cfg.maxConns)
 		ts := &stream.Server{
 			Server:   srv,
 			Framing:  cfg.framing,
@@ -651,17 +649,15 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		}
 		go func() { errc <- ts.Serve(l) }()
 		hosts = append(hosts, host{l: l, shutdown: ts.Shutdown, close: func() { ts.Close() }})
-		fmt.Fprintf(stdout, "jsonrpcd: TCP (%s) on %s\n", framingNames[cfg.framing], l.Addr())
+		announce = append(announce, fmt.Sprintf("TCP (%s) on %s", framingNames[cfg.framing], l.Addr()))
 	}
-	if cfg.fastHTTPAddr != "" {
-		h, err := serveFastHTTP(srv, cfg, logger, errc)
-		if err != nil {
-			fmt.Fprintln(stderr, "jsonrpcd:", err)
-			shutdown(hosts, cfg.shutdownTimeout, stderr)
-			return 1
-		}
+	if fastL != nil {
+		h := serveFastHTTP(fastL, srv, cfg, logger, errc)
 		hosts = append(hosts, h)
-		fmt.Fprintf(stdout, "jsonrpcd: HTTP (fasthttp) on http://%s/\n", h.l.Addr())
+		announce = append(announce, fmt.Sprintf("HTTP (fasthttp) on http://%s/", h.l.Addr()))
+	}
+	for _, line := range announce {
+		fmt.Fprintln(stdout, "jsonrpcd:", line)
 	}
 
 	status := 0
@@ -684,6 +680,63 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		logger.Info("shutdown complete")
 	}
 	return status
+}
+
+// listenAll opens the listeners of -http, -tcp and -fasthttp (nil for an
+// empty flag), or none: when one address cannot be had, it closes those it
+// opened and returns an error that names the flag, and the other flag
+// that names the same address, if any.
+func listenAll(cfg config) (httpL, tcpL, fastL net.Listener, err error) {
+	flags := []struct {
+		name, addr string
+		l          *net.Listener
+	}{
+		{"-http", cfg.httpAddr, &httpL},
+		{"-tcp", cfg.tcpAddr, &tcpL},
+		{"-fasthttp", cfg.fastHTTPAddr, &fastL},
+	}
+	for i, f := range flags {
+		if f.addr == "" {
+			continue
+		}
+		l, err := net.Listen("tcp", f.addr)
+		if err == nil {
+			*f.l = l
+			continue
+		}
+		closeAll(httpL, tcpL, fastL)
+		hint := ""
+		for _, other := range flags[:i] {
+			if other.addr != "" && sameAddr(other.addr, f.addr) {
+				hint = fmt.Sprintf(" (%s has it: give each listener a port of its own)", other.name)
+			}
+		}
+		if hint == "" && errors.Is(err, syscall.EADDRINUSE) {
+			hint = " (another process has it: stop it, or choose another port)"
+		}
+		return nil, nil, nil, fmt.Errorf("%s %s: %w%s", f.name, f.addr, err, hint)
+	}
+	return httpL, tcpL, fastL, nil
+}
+
+// sameAddr reports whether two listen addresses name the same port on
+// the same host, or one of them on every interface.
+func sameAddr(a, b string) bool {
+	ha, pa, errA := net.SplitHostPort(a)
+	hb, pb, errB := net.SplitHostPort(b)
+	if errA != nil || errB != nil {
+		return a == b
+	}
+	return pa == pb && pa != "0" && (ha == hb || ha == "" || hb == "" || ha == "0.0.0.0" || hb == "0.0.0.0" || ha == "::" || hb == "::")
+}
+
+// closeAll closes the listeners that are not nil.
+func closeAll(ls ...net.Listener) {
+	for _, l := range ls {
+		if l != nil {
+			l.Close()
+		}
+	}
 }
 
 // newHTTPServer returns the HTTP server of h, with every timeout of cfg.
