@@ -18,7 +18,7 @@ import (
 // handler (see fasthttprpc's Request bodies). With a logger, the handler
 // logs the requests it refuses and fasthttp's own errors at Warn.
 func newFastHTTPServer(srv *jsonrpc.Server, cfg config, logger *slog.Logger) *fasthttp.Server {
-	h := &fasthttprpc.Handler{Server: srv, MaxBody: cfg.maxMessage, Budget: cfg.budget, Logger: logger}
+	h := &fasthttprpc.Handler{Server: srv, MaxBody: cfg.maxMessage, Budget: cfg.budget, Logger: logger, Health: cfg.probes}
 	s := &fasthttp.Server{
 		Handler:                      h.ServeFastHTTP,
 		ErrorHandler:                 h.ErrorHandler,
