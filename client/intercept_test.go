@@ -134,7 +134,7 @@ func TestIntercept(t *testing.T) {
 				if o.Method == "fail" {
 					err = fmt.Errorf("wrapped: %w", err)
 				}
-				record("<outer %s result=%s results=%d err=%v", o.Method, o.Result, len(o.Results), err)
+				record("<outer %s result=%s results=%d err=%v", o.Method, string(o.Result), len(o.Results), err)
 				return err
 			}
 			inner := func(ctx context.Context, o *client.Outgoing, next func(context.Context) error) error {
