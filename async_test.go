@@ -132,7 +132,7 @@ func TestProcessAsyncBatch(t *testing.T) {
 	for _, m := range resps {
 		ids[fmt.Sprint(m["id"])] = fmt.Sprint(m["result"], m["error"])
 	}
-	want := map[string]string{"1": "10 <nil>", "2": "2 <nil>", "3": "20 <nil>", "4": "<nil> map[code:-32601 message:Method not found]", "<nil>": "<nil> map[code:-32600 message:Invalid Request]"}
+	want := map[string]string{"1": "10 <nil>", "2": "2 <nil>", "3": "20 <nil>", "4": "<nil> map[code:-32601 data:nope message:Method not found]", "<nil>": "<nil> map[code:-32600 message:Invalid Request]"}
 	if fmt.Sprint(ids) != fmt.Sprint(want) || len(resps) != 5 {
 		t.Errorf("got %s", got)
 	}

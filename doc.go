@@ -146,7 +146,11 @@
 // answer with CodeCancelled and CodeDeadline. Params that do not fit give
 // CodeInvalidParams with data naming the param, and the field when the
 // codec names it; a number too large for its param's type (1e400 for a
-// float64, 300 for a uint8) is such a param. JSON has no NaN or
+// float64, 300 for a uint8) is such a param. A call of a method the server
+// does not have answers CodeMethodNotFound with the name as a JSON string
+// in its data, cut to 64 bytes on a rune boundary (ending with "…" when
+// cut), so that neither the answer nor a log of it grows with a hostile
+// name. JSON has no NaN or
 // infinities: a result that is or holds one, whichever codec encodes it
 // and for primitive results too, answers with CodeInternalError and data
 // naming it, "result: +Inf cannot be encoded: JSON has no NaN or

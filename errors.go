@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/jsonrpc-go/jsonrpc/internal/bind"
@@ -83,7 +85,9 @@ func (e *Error) WithData(v any) *Error {
 
 // Error returns "jsonrpc: " followed by the message, the code and, when the
 // error carries data, a short form of it: a string's text, or the JSON value,
-// cut after maxDataText bytes.
+// cut after 200 bytes (on a rune boundary, followed by "…"), with control
+// characters written as Go escapes (\n, \x00, \u2028), so that the text
+// of an error from a peer stays on one line of a log.
 //
 //	jsonrpc: Invalid params (-32602): param "name": want a string
 func (e *Error) Error() string {
@@ -113,14 +117,42 @@ func dataText(data json.RawMessage) string {
 			text = s
 		}
 	}
-	if len(text) > maxDataText {
-		cut := maxDataText
-		for cut > 0 && !utf8.RuneStart(text[cut]) {
-			cut--
+	cut := len(text) > maxDataText
+	if cut {
+		n := maxDataText
+		for n > 0 && !utf8.RuneStart(text[n]) {
+			n--
 		}
-		text = text[:cut] + "…"
+		text = text[:n]
+	}
+	text = escapeControls(text)
+	if cut {
+		text += "…"
 	}
 	return text
+}
+
+// escapeControls returns s with its control characters, U+2028 and U+2029
+// written as strconv.Quote writes them, and the rest as it is.
+func escapeControls(s string) string {
+	i := strings.IndexFunc(s, isLineBreaking)
+	if i < 0 {
+		return s
+	}
+	b := []byte(s[:i])
+	for _, r := range s[i:] {
+		if isLineBreaking(r) {
+			q := strconv.QuoteRune(r)
+			b = append(b, q[1:len(q)-1]...)
+		} else {
+			b = utf8.AppendRune(b, r)
+		}
+	}
+	return string(b)
+}
+
+func isLineBreaking(r rune) bool {
+	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
 }
 
 // Is reports whether target is an *Error with the same code, so that
@@ -207,6 +239,34 @@ func jsonString(s string) json.RawMessage { return wire.AppendQuote(nil, s) }
 // appendError writes a complete error response for e with the given id.
 func appendError(dst []byte, e *Error, id []byte) []byte {
 	return wire.AppendErrorData(dst, int64(e.Code), e.Message, e.Data, id)
+}
+
+// maxMethodData is how many bytes of an unknown method's name the
+// answer CodeMethodNotFound carries as its data: a longer name is cut on a
+// rune boundary at that length and ends with "…" (U+2026), so that a
+// hostile name cannot grow the answer, nor a log of it, past this bound.
+const maxMethodData = 64
+
+// appendMethodNotFound writes the answer to a call of the method name,
+// which the server does not have: "Method not found", with the name, cut
+// to maxMethodData bytes, as a JSON string in its data, escaped as
+// AppendQuote escapes (invalid UTF-8 as U+FFFD).
+func appendMethodNotFound(dst, name, id []byte) []byte {
+	dst = append(dst, wire.ErrorPrefix...)
+	dst = wire.AppendInt(dst, int64(CodeMethodNotFound))
+	dst = append(dst, `,"message":"Method not found","data":`...)
+	if len(name) > maxMethodData {
+		cut := maxMethodData
+		for cut > 0 && !utf8.RuneStart(name[cut]) {
+			cut--
+		}
+		dst = wire.AppendQuote(dst, name[:cut])
+		dst = append(dst[:len(dst)-1], `…"`...) // the name goes on; its text is cut
+	} else {
+		dst = wire.AppendQuote(dst, name)
+	}
+	dst = append(dst, '}')
+	return wire.AppendIDEnd(dst, id)
 }
 
 // Sentinels for the error codes of the specification. Each matches, in

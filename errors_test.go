@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -119,5 +120,76 @@ func TestCodesOutsideTheProtocolsRanges(t *testing.T) {
 	}
 	if jsonrpc.CodeCancelled != -32800 {
 		t.Errorf("CodeCancelled is %d, not LSP's RequestCancelled (-32800)", jsonrpc.CodeCancelled)
+	}
+}
+
+// TestMethodNotFoundName (issue 39): the answer to a call of an unknown
+// method carries the name as its data, escaped by the JSON writer and cut
+// to 64 bytes on a rune boundary, so that however long or hostile the name,
+// the answer, and the line that logs its error, stay bounded and on one
+// line.
+func TestMethodNotFoundName(t *testing.T) {
+	t.Parallel()
+	srv := demo.NewServer()
+	long := strings.Repeat("é", 1<<19) // 1 MiB
+	for _, tc := range []struct {
+		name   string
+		method string // as it is written inside the request's quotes
+		data   string // the data's string
+	}{
+		{"short", `nope`, "nope"},
+		{"exactly 64", strings.Repeat("m", 64), strings.Repeat("m", 64)},
+		{"65", strings.Repeat("m", 65), strings.Repeat("m", 64) + "…"},
+		{"1 MiB ASCII", strings.Repeat("a", 1<<20), strings.Repeat("a", 64) + "…"},
+		{"1 MiB two-byte runes", long, long[:64] + "…"},
+		{"cut inside a rune", "x" + long, "x" + long[:62] + "…"},
+		{"quotes and controls", `a\"b\\c\n\u0000\u2028d`, "a\"b\\c\n\x00\u2028d"},
+		{"escaped dot", `rpc\u002efoo`, "rpc.foo"},
+		{"lone surrogate", `x\ud800y`, "x\ufffdy"},
+		{"escapes past the cut", strings.Repeat(`\n`, 1000), strings.Repeat("\n", 64) + "…"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"`+tc.method+`","id":1}`)
+			if len(got) > 500 {
+				t.Fatalf("answer of %d bytes: %.200s…", len(got), got)
+			}
+			if strings.ContainsAny(got, "\n\x00\u2028") {
+				t.Errorf("answer has a raw line break or NUL: %q", got)
+			}
+			var resp struct{ Error *jsonrpc.Error }
+			if err := json.Unmarshal([]byte(got), &resp); err != nil || resp.Error == nil {
+				t.Fatalf("answer %s: %v", got, err)
+			}
+			if resp.Error.Code != jsonrpc.CodeMethodNotFound || resp.Error.Message != "Method not found" {
+				t.Errorf("answer %s: want code -32601, message Method not found", got)
+			}
+			var data string
+			if err := json.Unmarshal(resp.Error.Data, &data); err != nil || data != tc.data {
+				t.Errorf("data %s, want %q (%v)", resp.Error.Data, tc.data, err)
+			}
+			// What a client logs of it: one bounded line.
+			var log strings.Builder
+			slog.New(slog.NewTextHandler(&log, nil)).Error("call failed", "error", resp.Error)
+			if n := strings.Count(log.String(), "\n"); n != 1 || log.Len() > 400 {
+				t.Errorf("log of %d bytes, %d lines: %q", log.Len(), n, log.String())
+			}
+			if text := resp.Error.Error(); strings.ContainsAny(text, "\n\x00\u2028") || len(text) > 300 {
+				t.Errorf("Error() = %q", text)
+			}
+		})
+	}
+	// Notifications of unknown methods are still not answered.
+	if got := srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"`+strings.Repeat("a", 1000)+`"}`); got != "" {
+		t.Errorf("notification answered %s", got)
+	}
+}
+
+// TestErrorStringControls: Error() writes the control characters of string
+// data as Go escapes, so that the text of a peer's error keeps to one line.
+func TestErrorStringControls(t *testing.T) {
+	t.Parallel()
+	e := &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found", Data: json.RawMessage(`"a\nb\u0000c\u2028d\te"`)}
+	if got, want := e.Error(), `jsonrpc: Method not found (-32601): a\nb\x00c\u2028d\te`; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
 	}
 }

@@ -42,7 +42,7 @@ func ExampleServer_Process_batch() {
 	buf = srv.Process(context.Background(), buf[:0], []byte(`[{"jsonrpc":"2.0","method":"log","params":["a"]},{"jsonrpc":"2.0","method":"log","params":["b"]}]`))
 	fmt.Println(len(buf))
 	// Output:
-	// [{"jsonrpc":"2.0","result":3,"id":1},{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":2},{"jsonrpc":"2.0","result":7,"id":3}]
+	// [{"jsonrpc":"2.0","result":3,"id":1},{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found","data":"divide"},"id":2},{"jsonrpc":"2.0","result":7,"id":3}]
 	// 0
 }
 
@@ -105,7 +105,7 @@ func ExampleServer_RegisterService() {
 	// Output:
 	// {"jsonrpc":"2.0","result":3,"id":1}
 	// {"jsonrpc":"2.0","result":3,"id":2}
-	// {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":3}
+	// {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found","data":"inventory.reset"},"id":3}
 }
 
 func ExampleCallOf() {
@@ -188,7 +188,7 @@ func ExampleSessions() {
 	fmt.Println(ok)
 	// Output:
 	// {"jsonrpc":"2.0","result":"hello, alice","id":1}
-	// {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":2}
+	// {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found","data":"hello"},"id":2}
 	// [alice]
 	// false
 }

@@ -119,7 +119,7 @@ func TestInterceptBefore(t *testing.T) {
 		{
 			name:   "not run for unknown method",
 			before: func(context.Context, *jsonrpc.Call) error { panic("must not run") },
-			req:    call("foobar", "", "1"), want: notFound,
+			req:    call("foobar", "", "1"), want: notFound("foobar"),
 		},
 		{
 			name:   "not run for invalid request",

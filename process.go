@@ -191,7 +191,7 @@ func (s *Server) resolve(ctx context.Context, dst []byte, r *wire.Request) (m *m
 		if id == nil {
 			return nil, dst, false
 		}
-		return nil, appendError(dst, errMethodNotFound, id), false
+		return nil, appendMethodNotFound(dst, name, id), false
 	}
 	return m, dst, true
 }

@@ -76,8 +76,17 @@ var (
 	parseError     = wantError(jsonrpc.CodeParseError, "null")
 	invalidRequest = wantError(jsonrpc.CodeInvalidRequest, "null")
 	invalidParams  = wantError(jsonrpc.CodeInvalidParams, "1")
-	notFound       = wantError(jsonrpc.CodeMethodNotFound, "1")
 )
+
+// notFound is the answer, to the call with id 1, that method is not found:
+// its name is the error's data.
+func notFound(method string) string { return wantNotFound(method, "1") }
+
+// wantNotFound is the answer to the call id that method is not found.
+func wantNotFound(method, id string) string {
+	m, _ := json.Marshal(method)
+	return fmt.Sprintf(`{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found","data":%s},"id":%s}`, m, id)
+}
 
 // ruleServer is a server with the demo methods and methods that exercise the
 // documented behaviours.
@@ -248,12 +257,12 @@ var methodCases = []rpcCase{
 	{name: "object", req: `{"jsonrpc":"2.0","method":{},"id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1")},
 	{name: "missing", req: `{"jsonrpc":"2.0","params":[1],"id":1}`, want: wantError(jsonrpc.CodeInvalidRequest, "1")},
 	{name: "escaped", req: `{"jsonrpc":"2.0","method":"sub\u0074ract","params":[42,23],"id":1}`, want: wantResult("19", "1")},
-	{name: "unknown", req: call("foobar", "", "1"), want: notFound},
-	{name: "case matters", req: call("Subtract", "[42,23]", "1"), want: notFound},
-	{name: "trailing space", req: call("subtract ", "[42,23]", "1"), want: notFound},
-	{name: "empty", req: call("", "", "1"), want: notFound},
-	{name: "rpc.foo", req: call("rpc.foo", "", "1"), want: notFound},
-	{name: "escaped rpc.foo", req: call(`rpc\u002efoo`, "", "1"), want: notFound},
+	{name: "unknown", req: call("foobar", "", "1"), want: notFound("foobar")},
+	{name: "case matters", req: call("Subtract", "[42,23]", "1"), want: notFound("Subtract")},
+	{name: "trailing space", req: call("subtract ", "[42,23]", "1"), want: notFound("subtract ")},
+	{name: "empty", req: call("", "", "1"), want: notFound("")},
+	{name: "rpc.foo", req: call("rpc.foo", "", "1"), want: notFound("rpc.foo")},
+	{name: "escaped rpc.foo", req: call(`rpc\u002efoo`, "", "1"), want: notFound("rpc.foo")},
 	{name: "method from call", req: call("method", "", "1"), want: wantResult(`"method"`, "1")},
 }
 
@@ -327,7 +336,7 @@ var idCases = []rpcCase{
 	{name: "true", req: call("subtract", "[42,23]", "true"), want: invalidRequest, id: "null"},
 	{name: "false", req: call("subtract", "[42,23]", "false"), want: invalidRequest, id: "null"},
 	{name: "invalid kind on error", req: call("foobar", "", "[1]"), want: invalidRequest, id: "null"},
-	{name: "error echoes id", req: call("foobar", "", "1e400"), want: wantError(jsonrpc.CodeMethodNotFound, "1e400"), id: "1e400"},
+	{name: "error echoes id", req: call("foobar", "", "1e400"), want: wantNotFound("foobar", "1e400"), id: "1e400"},
 	{name: "absent", req: call("subtract", "[42,23]", ""), want: ""},
 }
 
@@ -346,7 +355,7 @@ var notificationCases = []rpcCase{
 	{name: "panic", req: call("panic", "", ""), want: ""},
 	{name: "with context", req: call("method", "", ""), want: ""},
 	{name: "id null", req: call("subtract", "[42,23]", "null"), want: wantResult("19", "null")},
-	{name: "id null unknown method", req: call("foobar", "", "null"), want: wantError(jsonrpc.CodeMethodNotFound, "null")},
+	{name: "id null unknown method", req: call("foobar", "", "null"), want: wantNotFound("foobar", "null")},
 	{name: "id null invalid params", req: call("subtract", `["a",1]`, "null"), want: wantError(jsonrpc.CodeInvalidParams, "null"), data: "minuend"},
 }
 
@@ -385,7 +394,7 @@ func TestNotificationRuns(t *testing.T) {
 var errorCases = []rpcCase{
 	{name: "-32700 ignores a readable id", req: `{"jsonrpc":"2.0","method":"subtract","id":1,`, want: parseError, id: "null"},
 	{name: "-32700 ignores id before error", req: `{"id":1,"jsonrpc":"2.0","method":"subtract","params":[1,}`, want: parseError, id: "null"},
-	{name: "-32601", req: call("foobar", "[1]", `"x"`), want: wantError(jsonrpc.CodeMethodNotFound, `"x"`)},
+	{name: "-32601", req: call("foobar", "[1]", `"x"`), want: wantNotFound("foobar", `"x"`)},
 	{name: "-32602 missing positional", req: call("subtract", "[42]", "1"), want: invalidParams, data: "subtrahend"},
 	{name: "-32602 no params", req: call("subtract", "", "1"), want: invalidParams, data: "minuend"},
 	{name: "-32602 too many", req: call("subtract", "[1,2,3]", "1"), want: invalidParams, data: "too many"},
@@ -477,7 +486,7 @@ var batchCases = []rpcCase{
 	{
 		name: "mixed outcomes",
 		req:  "[" + call("foobar", "", `"a"`) + "," + `{"jsonrpc":"2.0","method":1,"id":2}` + "," + call("failPlain", "", "3") + "," + call("get_data", "", "4") + "]",
-		want: "[" + wantError(jsonrpc.CodeMethodNotFound, `"a"`) + "," + wantError(jsonrpc.CodeInvalidRequest, "2") + "," +
+		want: "[" + wantNotFound("foobar", `"a"`) + "," + wantError(jsonrpc.CodeInvalidRequest, "2") + "," +
 			wantErrorMessage(jsonrpc.CodeServerError, "Server error", "3") + "," + wantResult(`["hello",5]`, "4") + "]",
 	},
 	{name: "all notifications", req: "[" + call("update", "[1]", "") + "," + call("foobar", "", "") + "," + call("panic", "", "") + "]", want: ""},
@@ -528,7 +537,7 @@ var bigBatchCases = []rpcCase{
 		`{"jsonrpc":"2.0","method":1,"id":"m"}`, wantError(jsonrpc.CodeInvalidRequest, `"m"`),
 		`{"jsonrpc":"2.0","method":"get_data","params":1,"id":"p"}`, wantError(jsonrpc.CodeInvalidRequest, `"p"`),
 		`{"jsonrpc":"2.0","method":"get_data","id":[1]}`, invalidRequest,
-		call("foobar", "", `"u"`), wantError(jsonrpc.CodeMethodNotFound, `"u"`)),
+		call("foobar", "", `"u"`), wantNotFound("foobar", `"u"`)),
 	bigBatchCase("notifications after 16", 17, call("update", "[1]", ""), "", call("foobar", "", ""), "", call("panic", "", ""), ""),
 	{name: "only notifications", req: "[" + strings.Repeat(call("update", "[1]", "")+",", 20) + call("update", "[1]", "") + "]", want: ""},
 	{name: "notifications then a call", req: "[ " + strings.Repeat(call("update", "[1]", "")+" , ", 20) + call("get_data", "", `"last"`) + " ]", want: "[" + wantResult(`["hello",5]`, `"last"`) + "]"},
@@ -878,7 +887,7 @@ func TestMaxResponse(t *testing.T) {
 		{
 			"batch stops at the limit",
 			"[" + call("big", "[100]", "1") + "," + call("big", "[100]", "2") + "," + call("big", "[100]", "3") + "," + call("big", "[1]", "") + "," + call("nope", "", "5") + "," + call("big", "[1]", `"six"`) + "]",
-			"[" + wantResult(`"`+strings.Repeat("x", 100)+`"`, "1") + "," + wantResult(`"`+strings.Repeat("x", 100)+`"`, "2") + "," + limit("3") + "," + wantError(jsonrpc.CodeMethodNotFound, "5") + "," + limit(`"six"`) + "]",
+			"[" + wantResult(`"`+strings.Repeat("x", 100)+`"`, "1") + "," + wantResult(`"`+strings.Repeat("x", 100)+`"`, "2") + "," + limit("3") + "," + wantNotFound("nope", "5") + "," + limit(`"six"`) + "]",
 			3,
 		},
 		{

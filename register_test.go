@@ -81,8 +81,8 @@ func TestRegisterService(t *testing.T) {
 		{name: "addInt", req: call("svc.addInt", "[1,2]", "1"), want: wantResult("3", "1")},
 		{name: "httpGet", req: call("svc.httpGet", `["/x"]`, "1"), want: wantResult(`"GET /x"`, "1")},
 		{name: "renamed", req: call("ident", "", "1"), want: wantResult(`"the id"`, "1")},
-		{name: "old name", req: call("svc.id", "", "1"), want: notFound},
-		{name: "skipped", req: call("svc.internal", "", "1"), want: notFound},
+		{name: "old name", req: call("svc.id", "", "1"), want: notFound("svc.id")},
+		{name: "skipped", req: call("svc.internal", "", "1"), want: notFound("svc.internal")},
 		{name: "ForMethod names", req: call("svc.greet", `{"name":"Ann"}`, "1"), want: wantResult(`"Hi, Ann"`, "1")},
 		{name: "ForMethod default", req: call("svc.shout", `["ab"]`, "1"), want: wantResult(`"abab"`, "1")},
 		{name: "ForMethod only its method", req: call("svc.addInt", `{"a":1,"b":2}`, "1"), want: invalidParams, data: "named"},
@@ -227,7 +227,7 @@ func TestUnregister(t *testing.T) {
 	if !srv.Unregister("subtract") {
 		t.Fatal(`Unregister("subtract") = false, want true`)
 	}
-	checkCase(t, srv, rpcCase{name: "after", req: req, want: notFound})
+	checkCase(t, srv, rpcCase{name: "after", req: req, want: notFound("subtract")})
 	if srv.Unregister("subtract") {
 		t.Error(`second Unregister("subtract") = true, want false`)
 	}

@@ -55,9 +55,9 @@ func TestSessions(t *testing.T) {
 		t.Errorf("IDs() = %q, want [a b]", ids)
 	}
 	checkCase(t, a, rpcCase{name: "own method", req: call("only_a", "", "1"), want: wantResult(`"a"`, "1")})
-	checkCase(t, root, rpcCase{name: "not on root", req: call("only_a", "", "1"), want: notFound})
-	checkCase(t, b, rpcCase{name: "not on b", req: call("only_a", "", "1"), want: notFound})
-	checkCase(t, a, rpcCase{name: "root methods not on a", req: call("subtract", "[42,23]", "1"), want: notFound})
+	checkCase(t, root, rpcCase{name: "not on root", req: call("only_a", "", "1"), want: notFound("only_a")})
+	checkCase(t, b, rpcCase{name: "not on b", req: call("only_a", "", "1"), want: notFound("only_a")})
+	checkCase(t, a, rpcCase{name: "root methods not on a", req: call("subtract", "[42,23]", "1"), want: notFound("subtract")})
 	if err := a.Register("subtract", func(a, b int) int { return b - a }); err != nil {
 		t.Fatalf("registering a root method name on a session: %v", err)
 	}
@@ -81,7 +81,7 @@ func TestSessions(t *testing.T) {
 	if err != nil || a2 == a {
 		t.Fatalf(`Create("a") after Destroy: %p, %v; want a new session`, a2, err)
 	}
-	checkCase(t, a2, rpcCase{name: "new session is empty", req: call("only_a", "", "1"), want: notFound})
+	checkCase(t, a2, rpcCase{name: "new session is empty", req: call("only_a", "", "1"), want: notFound("only_a")})
 	checkCase(t, root, rpcCase{name: "root still serves", req: call("subtract", "[42,23]", "1"), want: wantResult("19", "1")})
 }
 
@@ -104,7 +104,7 @@ func TestSessionFromMethod(t *testing.T) {
 	y, _ := sessions.Lookup("y")
 	checkCase(t, x, rpcCase{name: "login x", req: call("login", "", "1"), want: wantResult(`"x"`, "1")})
 	checkCase(t, x, rpcCase{name: "secret x", req: call("secret", "", "2"), want: wantResult(`"for x"`, "2")})
-	checkCase(t, y, rpcCase{name: "no secret in y", req: call("secret", "", "1"), want: notFound})
+	checkCase(t, y, rpcCase{name: "no secret in y", req: call("secret", "", "1"), want: notFound("secret")})
 }
 
 // Sessions, registration and processing may run concurrently (run with

@@ -36,6 +36,15 @@
 // its channel breaks, failing the calls in flight with ErrConnectionLost.
 // None of them is on by default.
 //
+// # Interceptors
+//
+// Intercept wraps each call, notification and batch the client sends, on
+// every channel, with the shape of the server's jsonrpc.Intercept: for
+// logs, metrics and traces of outgoing calls (package otelrpc's
+// InstrumentClient is one), credentials (client.WithHTTPHeader on the
+// context given to next), or answers from a cache. Retry is an interceptor
+// too, at its place among the options.
+//
 // # Concurrency
 //
 // A Client is safe for concurrent use by multiple goroutines.
@@ -140,9 +149,11 @@ func (s *session) close() error {
 
 // options are a client's settings.
 type options struct {
-	peer    peer.Options
-	timeout time.Duration
-	retry   *RetryPolicy
+	peer       peer.Options
+	timeout    time.Duration
+	retry      *RetryPolicy  // the last Retry's policy
+	intercepts []Interceptor // outermost first; Retry's among them
+	retryAt    int           // the index of Retry's interceptor; -1: none
 }
 
 // An Option configures a Client.
@@ -165,7 +176,7 @@ func makeOptions(opts []Option) options {
 		// A client waits for its server as long as its calls' contexts
 		// say, and for pushes as long as it lives.
 		Limits: peer.Limits{IdleTimeout: -1, ReadTimeout: -1},
-	}}
+	}, retryAt: -1}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -231,21 +242,20 @@ func Call[T any](ctx context.Context, c Caller, method string, params any) (T, e
 
 // CallRaw calls method with params and returns its result as sent.
 func (c *Client) CallRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	var raw json.RawMessage
-	err := c.do(ctx, method, c.idempotent(ctx, method), func(ctx context.Context, conn *peer.Conn) error {
-		var err error
-		raw, err = conn.CallRaw(ctx, method, params)
-		return err
-	})
-	return raw, err
+	o := &Outgoing{Method: method, Params: params}
+	if err := c.do(ctx, o); err != nil {
+		return nil, err
+	}
+	if o.Result == nil {
+		return json.RawMessage("null"), nil
+	}
+	return o.Result, nil
 }
 
 // Notify sends a notification: a call without an id, which gets no
 // response. It is never retried (see Retry).
 func (c *Client) Notify(ctx context.Context, method string, params any) error {
-	return c.do(ctx, method, false, func(ctx context.Context, conn *peer.Conn) error {
-		return conn.Notify(ctx, method, params)
-	})
+	return c.do(ctx, &Outgoing{Method: method, Params: params, Notification: true})
 }
 
 // A Spec is one call of a batch, as Batch takes it (it is peer.Spec, the
@@ -284,24 +294,21 @@ type Result = peer.Result
 // again as a whole when it failed as a whole; the error answers of single
 // calls in it are never retried.
 func (c *Client) Batch(ctx context.Context, specs []Spec) ([]Result, error) {
-	idempotent := len(specs) > 0
-	for _, s := range specs {
-		idempotent = idempotent && c.idempotent(ctx, s.Method)
+	if specs == nil {
+		specs = []Spec{}
 	}
-	var results []Result
-	err := c.do(ctx, "batch", idempotent, func(ctx context.Context, conn *peer.Conn) error {
-		var err error
-		results, err = conn.Batch(ctx, specs)
-		return err
-	})
-	return results, err
+	o := &Outgoing{Batch: specs}
+	err := c.do(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return o.Results, nil
 }
 
-// do runs one call, notification or batch, what, with f on the connection
-// of the moment: under the Timeout when ctx has no deadline, again on the
-// errors Retry retries when it is idempotent, on a new connection when the
-// client redials.
-func (c *Client) do(ctx context.Context, what string, idempotent bool, f func(context.Context, *peer.Conn) error) error {
+// do sends o through the client's interceptors (Retry's among them), each
+// attempt on the connection of the moment (a new one when the client
+// redials), under the Timeout when ctx has no deadline.
+func (c *Client) do(ctx context.Context, o *Outgoing) error {
 	parent := ctx
 	if d := c.opts.timeout; d > 0 {
 		if _, ok := ctx.Deadline(); !ok {
@@ -310,41 +317,15 @@ func (c *Client) do(ctx context.Context, what string, idempotent bool, f func(co
 			defer cancel()
 		}
 	}
-	var err error
-	attempt := 0
-	waited := false // the deadline ended a wait between attempts
-	for !waited {
-		attempt++
-		var s *session
-		s, err = c.session(ctx)
-		if err == nil {
-			err = c.lost(s, f(ctx, s.conn))
-		}
-		if err == nil {
-			return nil
-		}
-		wait, again := c.retryWait(ctx, s, err, idempotent, attempt)
-		if !again {
-			break
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			if parent.Err() != nil {
-				return parent.Err()
-			}
-			waited = true
-		}
-	}
-	if ctx != parent && parent.Err() == nil && (waited || errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil) {
+	o.client = c
+	err := c.run(ctx, o, 0)
+	if err != nil && ctx != parent && parent.Err() == nil && (o.waited || errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil) {
 		// The Timeout's own deadline passed.
 		var last error
-		if waited {
-			last = err
+		if o.waited {
+			last = o.last
 		}
-		return newTimeoutError(what, c.opts.timeout, attempt, last)
+		return newTimeoutError(o.what(), c.opts.timeout, o.attempts, last)
 	}
 	return err
 }

@@ -39,5 +39,5 @@ func ExampleDial() {
 	fmt.Println(err)
 	// Output:
 	// 19 <nil>
-	// jsonrpc: Method not found (-32601)
+	// jsonrpc: Method not found (-32601): divide
 }

@@ -27,7 +27,7 @@ func ExampleCall() {
 	// Output:
 	// 19 <nil>
 	// -19 <nil>
-	// jsonrpc: Method not found (-32601)
+	// jsonrpc: Method not found (-32601): divide
 }
 
 // A batch sends several calls in one message; each gets its Result, in
@@ -63,6 +63,6 @@ func ExampleClient_Batch() {
 	// Output:
 	// 2
 	// 4
-	// error: jsonrpc: Method not found (-32601)
+	// error: jsonrpc: Method not found (-32601): missing
 	// notification: jsonrpc: no answer: the call was sent as a notification
 }

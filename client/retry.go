@@ -77,6 +77,11 @@ type RetryPolicy struct {
 // is a notification, which has no answer to wait for. A batch is retried
 // as a whole, when each of its methods is idempotent. The waits count in
 // the call's context and in the Timeout.
+//
+// Retry is an interceptor (see Intercept) at its place among the options:
+// the interceptors given before it see a call once, with the error of its
+// last attempt; those given after it see every attempt. Given more than
+// once, the last Retry replaces the earlier ones, at its own place.
 func Retry(p RetryPolicy) Option {
 	if p.Attempts == 0 {
 		p.Attempts = DefaultRetryAttempts
@@ -90,7 +95,57 @@ func Retry(p RetryPolicy) Option {
 	if p.MaxBackoff < p.Backoff {
 		p.MaxBackoff = p.Backoff
 	}
-	return func(o *options) { o.retry = &p }
+	return func(o *options) {
+		o.retry = &p
+		if o.retryAt >= 0 {
+			o.intercepts = append(o.intercepts[:o.retryAt:o.retryAt], o.intercepts[o.retryAt+1:]...)
+		}
+		o.retryAt = len(o.intercepts)
+		o.intercepts = append(o.intercepts, retry)
+	}
+}
+
+// retry is the interceptor of Retry: it sends o again while its attempts
+// fail in a way the policy retries, waiting between them.
+func retry(ctx context.Context, o *Outgoing, next func(context.Context) error) error {
+	c := o.client
+	idempotent := c.idempotentOut(ctx, o)
+	for attempt := 1; ; attempt++ {
+		err := next(ctx)
+		if err == nil {
+			return nil
+		}
+		wait, again := c.retryWait(ctx, o.session, err, idempotent, attempt)
+		if !again {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			o.waited, o.last = true, err
+			return ctx.Err()
+		}
+	}
+}
+
+// idempotentOut reports whether o may be sent again under ctx: a call of
+// an idempotent method, or a batch of such calls only; never a
+// notification.
+func (c *Client) idempotentOut(ctx context.Context, o *Outgoing) bool {
+	switch {
+	case o.Notification:
+		return false
+	case o.Batch != nil:
+		for _, s := range o.Batch {
+			if !c.idempotent(ctx, s.Method) {
+				return false
+			}
+		}
+		return len(o.Batch) > 0
+	}
+	return c.idempotent(ctx, o.Method)
 }
 
 type idempotentKey struct{}

@@ -128,7 +128,7 @@ func TestNilServer(t *testing.T) {
 	ctx.Request.Header.SetContentType("application/json")
 	ctx.Request.SetBodyString(`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`)
 	h.ServeFastHTTP(&ctx)
-	if got, want := string(ctx.Response.Body()), `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":1}`; got != want {
+	if got, want := string(ctx.Response.Body()), `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found","data":"add"},"id":1}`; got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
 }

@@ -212,6 +212,14 @@ type Handler struct {
 	// same-origin pages alone.
 	AllowedOrigins []string
 
+	// Health, when set, has its probes answered at transport.LivePath
+	// (/healthz) and transport.ReadyPath (/readyz): a GET or HEAD of
+	// either is answered 200, or 503 once the Health drains (see
+	// transport.Health), with a line of text, before any routing. Drain
+	// it before fasthttp.Server.Shutdown, which closes the listeners at
+	// once. nil: those paths are JSON-RPC's as any other.
+	Health *transport.Health
+
 	lazy httphost.Lazy // MaxBuffered's budget and Logger within ratelog's bounds, made on first use
 }
 
@@ -232,6 +240,15 @@ func (h *Handler) ServeFastHTTP(ctx *fasthttp.RequestCtx) { h.serve(ctx, h.MaxBo
 // serve answers one HTTP request; limit is the body limit of a streamed
 // body (DefaultMaxBody when <= 0).
 func (h *Handler) serve(ctx *fasthttp.RequestCtx, limit int) {
+	if h.Health != nil && (ctx.IsGet() || ctx.IsHead()) {
+		if status, body, ok := h.Health.Probe(string(ctx.Path())); ok {
+			ctx.Response.Header.SetContentType("text/plain; charset=utf-8")
+			ctx.Response.Header.Set("Cache-Control", "no-store")
+			ctx.SetStatusCode(status)
+			ctx.SetBodyString(body) // fasthttp sends no body for HEAD
+			return
+		}
+	}
 	host := ctx.Host()
 	if err := transport.CheckHost(ctx.LocalAddr(), string(host), h.AllowedHosts); err != nil {
 		h.refuse(ctx, err.Error(), fasthttp.StatusForbidden)

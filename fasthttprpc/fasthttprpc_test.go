@@ -108,7 +108,7 @@ func TestAnswers(t *testing.T) {
 			200, `{"jsonrpc":"2.0","result":19,"id":"x"}`, nil},
 		{"batch", "POST", "application/json-rpc",
 			`[{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1},{"jsonrpc":"2.0","method":"nope","id":2}]`,
-			200, `[{"jsonrpc":"2.0","result":3,"id":1},{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":2}]`, nil},
+			200, `[{"jsonrpc":"2.0","result":3,"id":1},{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found","data":"nope"},"id":2}]`, nil},
 		{"parse error", "POST", "application/json", `{"jsonrpc":"2.0","method":`,
 			200, `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}`, nil},
 		{"empty batch", "POST", "application/json", `[]`,

@@ -69,10 +69,10 @@ func (h *headerReader) Ready() bool {
 			return length < 0 || length <= int64(h.max) && int64(len(b)-pos) >= length
 		}
 		first = false
-		colon := bytes.IndexByte(line, ':')
-		if colon <= 0 {
+		if badHeaderLine(line) != "" {
 			return true // malformed
 		}
+		colon := bytes.IndexByte(line, ':')
 		if wire.EqualFoldASCII(bytes.TrimRight(line[:colon], " \t"), "Content-Length") {
 			n, ok := parseLength(bytes.Trim(line[colon+1:], " \t"))
 			if !ok {
@@ -129,10 +129,10 @@ func (h *headerReader) Read() ([]byte, error) {
 			break
 		}
 		first, h.inMsg = false, true
-		colon := bytes.IndexByte(line, ':')
-		if colon <= 0 {
-			return nil, h.malformed("header line %q has no field name", clip(line))
+		if why := badHeaderLine(line); why != "" {
+			return nil, h.malformed("%s", why)
 		}
+		colon := bytes.IndexByte(line, ':')
 		if !wire.EqualFoldASCII(bytes.TrimRight(line[:colon], " \t"), "Content-Length") {
 			continue // Content-Type and others are ignored
 		}
@@ -189,6 +189,43 @@ func (h *headerReader) skipBody(length int64) error {
 	}
 	return &TooLargeError{Limit: h.max, Length: length, Recoverable: true, ID: h.ids.ID()}
 }
+
+// headerHint ends the errors of a header line that is none: what the
+// framing wants, and the framing the peer may be sending instead.
+const headerHint = `: Header framing wants "Content-Length: N", a blank line, then N bytes of message (for one JSON message a line, use framing.Line)`
+
+// badHeaderLine returns why line, not blank, cannot be a line of a header
+// block, or "" when it can: it must be "Name: value", with a name of the
+// token characters of HTTP (RFC 9110), which a JSON text cannot begin.
+func badHeaderLine(line []byte) string {
+	if t := bytes.TrimLeft(line, " \t"); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+		return fmt.Sprintf("a JSON message %q where a header line was expected%s", clip(line), headerHint)
+	}
+	colon := bytes.IndexByte(line, ':')
+	if colon <= 0 {
+		return fmt.Sprintf("header line %q has no field name%s", clip(line), headerHint)
+	}
+	for _, c := range bytes.TrimRight(line[:colon], " \t") {
+		if c >= 0x80 || !isTokenChar[c] {
+			return fmt.Sprintf("header line %q has an invalid field name%s", clip(line), headerHint)
+		}
+	}
+	return ""
+}
+
+// isTokenChar marks the ASCII bytes of an HTTP token (RFC 9110 5.6.2).
+var isTokenChar = func() (t [128]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	for _, c := range "!#$%&'*+-.^_`|~" {
+		t[c] = true
+	}
+	return t
+}()
 
 func (h *headerReader) malformed(format string, args ...any) error {
 	h.err = fmt.Errorf("%w: %s", ErrMalformed, fmt.Sprintf(format, args...))

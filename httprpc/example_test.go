@@ -45,7 +45,7 @@ func ExampleHandler() {
 	printPost(ts.URL, `{"jsonrpc":"2.0","method"`)                           // JSON-RPC errors are HTTP 200
 	// Output:
 	// 200 OK application/json {"jsonrpc":"2.0","result":3,"id":1}
-	// 200 OK application/json [{"jsonrpc":"2.0","result":7,"id":2},{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":3}]
+	// 200 OK application/json [{"jsonrpc":"2.0","result":7,"id":2},{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found","data":"nope"},"id":3}]
 	// 204 No Content
 	// 200 OK application/json {"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}
 }

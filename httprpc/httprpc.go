@@ -197,6 +197,13 @@ type Handler struct {
 	// keeps its own bounds).
 	Logger *slog.Logger
 
+	// Health, when set, has its probes answered at transport.LivePath
+	// (/healthz) and transport.ReadyPath (/readyz): a GET or HEAD of
+	// either is answered 200, or 503 once the Health drains (see
+	// transport.Health), with a line of text, before any routing. nil:
+	// those paths are JSON-RPC's as any other.
+	Health *transport.Health
+
 	// ClientKey names the client of a request, by which the Server shares
 	// the goroutines of its Blocking calls and the bytes of their request
 	// copies between clients (jsonrpc.Limits.MaxRunningPerClient,
@@ -241,6 +248,9 @@ func (h *Handler) budget() *transport.Budget {
 // ServeHTTP answers one HTTP request as described in Handler's
 // documentation.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.Health != nil && httphost.ServeProbe(w, r, h.Health) {
+		return
+	}
 	if err := transport.CheckRequest(r, h.AllowedHosts, h.AllowedOrigins); err != nil {
 		h.refuse(w, r, err.Error(), http.StatusForbidden)
 		return

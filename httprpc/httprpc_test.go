@@ -551,7 +551,7 @@ func TestHTTPSessions(t *testing.T) {
 	who := `{"jsonrpc":"2.0","method":"whoami","id":1}`
 	result := func(s string) string { return `{"jsonrpc":"2.0","result":"` + s + `","id":1}` }
 	add := demo.Requests[0]
-	notFound := `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":1}`
+	notFound := `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found","data":"add"},"id":1}`
 
 	httpCheckRPC(t, "/s/abc", httpPostJSON(t, c, ts.URL+"/s/abc", who), result("session abc"))
 	httpCheckRPC(t, "/s/a%20b", httpPostJSON(t, c, ts.URL+"/s/a%20b", who), result("session a b"))
@@ -881,7 +881,7 @@ func TestHTTPNilServer(t *testing.T) {
 	ts := httptest.NewServer(&httprpc.Handler{})
 	defer ts.Close()
 	a := httpPostJSON(t, httpClientOf(ts), ts.URL, `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`)
-	if want := `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":1}`; a.status != 200 || a.body != want {
+	if want := `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found","data":"add"},"id":1}`; a.status != 200 || a.body != want {
 		t.Errorf("got %d %s, want 200 %s", a.status, a.body, want)
 	}
 }

@@ -36,7 +36,7 @@ func TestJSONRPC2NPM(t *testing.T) {
 	for name, want := range map[string]string{
 		"add":      `{"step":"add","result":3}`,
 		"subtract": `{"step":"subtract","result":19}`,
-		"nope":     `{"step":"nope","error":{"code":-32601,"message":"Method not found"}}`,
+		"nope":     `{"step":"nope","error":{"code":-32601,"message":"Method not found","data":"nope"}}`,
 		"batch": `{"step":"batch","responses":[{"jsonrpc":"2.0","result":4,"id":10},` +
 			`{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":"param \"subtrahend\": missing required param"},"id":11}]}`,
 		"notify":      `{"step":"notify","status":204,"body":""}`,

@@ -42,10 +42,15 @@
 //
 // # Clients
 //
-// Transport injects the trace context of each HTTP request's context into
-// its headers: a client.HTTP channel whose http.Client uses it sends the
-// context of each call. Meta returns the trace context as the members of a
-// params._meta object, for channels without headers.
+// InstrumentClient, an option of client.New, runs each call, notification
+// and batch of a client in a span of kind client, over every channel, and
+// records rpc.client.duration; over client.HTTP (plain or Streamable HTTP)
+// it sends the span's trace context in the request's headers, so that the
+// server's span is its child. It is a client.Intercept interceptor, and
+// nests with client.Retry as the options are given. Transport injects the
+// trace context of each HTTP request's context into its headers, for an
+// http.Client of a program's own. Meta returns the trace context as the
+// members of a params._meta object, for channels without headers.
 //
 // # Cost
 //

@@ -100,7 +100,7 @@ func TestDollarMethods(t *testing.T) {
 	r.Send(`{"jsonrpc":"2.0","method":"$/setTrace","params":{"value":"off"}}`)
 	r.Send(`{"jsonrpc":"2.0","method":"\u0024\/unknownNotification","params":{}}`)
 	r.Send(`{"jsonrpc":"2.0","id":1,"method":"$/unknownRequest","params":{}}`)
-	if got, want := r.Recv(), `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":1}`; got != want {
+	if got, want := r.Recv(), `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found","data":"$/unknownRequest"},"id":1}`; got != want {
 		t.Errorf("$/ request: got %s, want %s", got, want)
 	}
 	r.Send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)

@@ -33,6 +33,6 @@ func ExampleServer_ServeConn() {
 	fmt.Println("ServeConn:", <-done)
 	// Output:
 	// {"jsonrpc":"2.0","result":3,"id":1}
-	// [{"jsonrpc":"2.0","result":11,"id":2},{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":3}]
+	// [{"jsonrpc":"2.0","result":11,"id":2},{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found","data":"nope"},"id":3}]
 	// ServeConn: <nil>
 }

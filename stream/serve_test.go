@@ -303,7 +303,7 @@ func TestNilHandler(t *testing.T) {
 	dial := serverOn(t, &Server{}, "pipe")
 	c := newClient(t, dial(), framing.Line)
 	c.send(call("add", 1, "[1,2]"))
-	if got, want := c.recv(), `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":1}`; got != want {
+	if got, want := c.recv(), `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found","data":"add"},"id":1}`; got != want {
 		t.Fatalf("got %s, want %s", got, want)
 	}
 }

@@ -101,6 +101,14 @@ type Handler struct {
 	// without these bounds.
 	Logger *slog.Logger
 
+	// Health, when set, has its probes answered at transport.LivePath
+	// (/healthz) and transport.ReadyPath (/readyz), for a Handler served
+	// at the root of its mux: a GET or HEAD of either is answered 200, or
+	// 503 once the Health drains (see transport.Health), with a line of
+	// text, before the Host and Origin checks. Shutdown drains it before
+	// it refuses anything. nil: no probes.
+	Health *transport.Health
+
 	// ClientKey names the client of a request, by which the Server shares
 	// the goroutines of its Blocking calls and the bytes of their request
 	// copies between clients (jsonrpc.Limits.MaxRunningPerClient,
@@ -362,6 +370,9 @@ func (h *Handler) logf(ctx context.Context, what string, err error) {
 // ServeHTTP answers one HTTP request as described in the package
 // documentation.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.Health != nil && httphost.ServeProbe(w, r, h.Health) {
+		return
+	}
 	if err := transport.CheckRequest(r, h.AllowedHosts, h.AllowedOrigins); err != nil {
 		h.refuse(w, r, err.Error(), http.StatusForbidden)
 		return
@@ -675,6 +686,7 @@ func accepts(vals []string) (takesJSON, takesEvents bool) {
 // Call it before http.Server.Shutdown, with the same context: net/http
 // waits for handlers, but does not cancel their methods.
 func (h *Handler) Shutdown(ctx context.Context) error {
+	h.Health.Drain()
 	h.closing.Store(true)
 	h.stopAll()
 	err := h.host.Shutdown(ctx, h.logger())

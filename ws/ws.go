@@ -85,6 +85,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/jsonrpc-go/jsonrpc/internal/httphost"
 	"github.com/jsonrpc-go/jsonrpc/internal/ratelog"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/transport"
@@ -155,6 +156,14 @@ type Handler struct {
 	// ratelog; a Logger whose handler was made by ratelog.New keeps its
 	// own bounds).
 	Logger *slog.Logger
+
+	// Health, when set, has its probes answered at transport.LivePath
+	// (/healthz) and transport.ReadyPath (/readyz), for a Handler served
+	// at the root of its mux: a GET or HEAD of either that asks for no
+	// upgrade is answered 200, or 503 once the Health drains (see
+	// transport.Health), with a line of text. Shutdown drains it before it
+	// refuses anything. nil: no probes.
+	Health *transport.Health
 
 	// ClientKey names the client of an upgrade request, for
 	// Limits.MaxConnsPerClient; "" puts the connection in no client's
@@ -233,6 +242,7 @@ const (
 // that ignore their context. Call it before http.Server.Shutdown, with the
 // same context: net/http does not track WebSocket connections.
 func (h *Handler) Shutdown(ctx context.Context) error {
+	h.Health.Drain()
 	return h.host.Shutdown(ctx, h.Logger)
 }
 
@@ -311,6 +321,9 @@ func (h *Handler) release(c *wsConn) { h.host.Remove(c) }
 // shuts down. It answers 503 Service Unavailable, without upgrading, when
 // MaxConns connections are open or the handler is shutting down.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.Health != nil && r.Header.Get("Upgrade") == "" && httphost.ServeProbe(w, r, h.Health) {
+		return
+	}
 	opts, err := h.checkOrigin(r)
 	if err != nil {
 		h.once.Do(func() { h.init(h.Limits.WithDefaults()) })

@@ -79,7 +79,7 @@ func TestMessages(t *testing.T) {
 	conn := rawConn(t, s.url)
 	for req, want := range map[string]string{
 		`{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}`:                                                       `{"jsonrpc":"2.0","result":19,"id":1}`,
-		`{"jsonrpc":"2.0","method":"foobar","id":"1"}`:                                                                        `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":"1"}`,
+		`{"jsonrpc":"2.0","method":"foobar","id":"1"}`:                                                                        `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found","data":"foobar"},"id":"1"}`,
 		`{"jsonrpc":"2.0","method":"foobar,"params":"bar","baz]`:                                                              `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}`,
 		`[{"jsonrpc":"2.0","method":"sum","params":[1,2,4],"id":"1"},{"jsonrpc":"2.0","method":"notify_hello","params":[7]}]`: `[{"jsonrpc":"2.0","result":7,"id":"1"}]`,
 		`[]`: `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}`,

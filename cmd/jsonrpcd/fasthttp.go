@@ -18,7 +18,7 @@ import (
 // handler (see fasthttprpc's Request bodies). With a logger, the handler
 // logs the requests it refuses and fasthttp's own errors at Warn.
 func newFastHTTPServer(srv *jsonrpc.Server, cfg config, logger *slog.Logger) *fasthttp.Server {
-	h := &fasthttprpc.Handler{Server: srv, MaxBody: cfg.maxMessage, Budget: cfg.budget, Logger: logger,
+	h := &fasthttprpc.Handler{Server: srv, MaxBody: cfg.maxMessage, Budget: cfg.budget, Logger: logger, Health: cfg.probes,
 		AllowedHosts: cfg.allowedHosts, AllowedOrigins: cfg.allowedOrigins}
 	s := &fasthttp.Server{
 		Handler:                      h.ServeFastHTTP,
@@ -40,12 +40,8 @@ func newFastHTTPServer(srv *jsonrpc.Server, cfg config, logger *slog.Logger) *fa
 	return s
 }
 
-// serveFastHTTP starts the -fasthttp listener and returns its host.
-func serveFastHTTP(srv *jsonrpc.Server, cfg config, logger *slog.Logger, errc chan<- error) (host, error) {
-	nl, err := net.Listen("tcp", cfg.fastHTTPAddr)
-	if err != nil {
-		return host{}, err
-	}
+// serveFastHTTP serves -fasthttp on nl and returns its host.
+func serveFastHTTP(nl net.Listener, srv *jsonrpc.Server, cfg config, logger *slog.Logger, errc chan<- error) host {
 	logger = with(logger, "transport", "fasthttp")
 	l := httpListener(nl, cfg, logger)
 	fs := newFastHTTPServer(srv, cfg, logger)
@@ -55,7 +51,7 @@ func serveFastHTTP(srv *jsonrpc.Server, cfg config, logger *slog.Logger, errc ch
 		// fasthttp cannot close the connections that still run a
 		// handler; the process exits after this.
 		close: func() {},
-	}, nil
+	}
 }
 
 // fastHTTPLogger is fasthttp's Logger: its lines at Warn, or nowhere. The

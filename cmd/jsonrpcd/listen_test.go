@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -175,4 +176,69 @@ func TestMaxConns(t *testing.T) {
 		}
 		second.Close()
 	}
+}
+
+// TestListenSamePort (issue 39): -http and -tcp on one address fail before
+// anything is announced or served, with an error that names both flags;
+// an address another process holds is said so.
+func TestListenSamePort(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args func(addr string) []string
+		want string
+	}{
+		{"http and tcp", func(addr string) []string { return []string{"-http", addr, "-tcp", addr} },
+			"-tcp %s: listen tcp %[1]s: bind: address already in use (-http has it: give each listener a port of its own)"},
+		{"held by another", func(addr string) []string { return []string{"-http", "127.0.0.1:0", "-tcp", addr} },
+			"-tcp %s: listen tcp %[1]s: bind: address already in use (another process has it: stop it, or choose another port)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var addr string
+			if tc.name == "held by another" {
+				l, err := net.Listen("tcp", "127.0.0.1:0")
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer l.Close()
+				addr = l.Addr().String()
+			} else {
+				addr = freeAddr(t)
+			}
+			cfg, _, ok := parseFlags(tc.args(addr), io.Discard)
+			if !ok {
+				t.Fatal("flags refused")
+			}
+			var stdout, stderr strings.Builder
+			if status := serveNetwork(t.Context(), demo.NewServer(), cfg, &stdout, &stderr, nil); status != 1 {
+				t.Errorf("status %d, want 1", status)
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("stdout %q, want nothing announced", stdout.String())
+			}
+			if got, want := stderr.String(), fmt.Sprintf("jsonrpcd: "+tc.want+"\n", addr); got != want {
+				t.Errorf("stderr:\n got %q\nwant %q", got, want)
+			}
+			// Nothing is left listening: the -http listener opened first
+			// was closed.
+			if tc.name == "http and tcp" {
+				l, err := net.Listen("tcp", addr)
+				if err != nil {
+					t.Errorf("the address is still held: %v", err)
+				} else {
+					l.Close()
+				}
+			}
+		})
+	}
+}
+
+// freeAddr returns a loopback address whose port was free a moment ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }

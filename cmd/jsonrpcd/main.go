@@ -168,6 +168,18 @@
 //		connection with no call running (default 2m; 0 disables)
 //	-shutdown-timeout D
 //		bound of the graceful shutdown (default 10s)
+//	-health
+//		answer the probes of load balancers and Kubernetes on the HTTP
+//		addresses (-http, -fasthttp; transport.Health): GET /healthz,
+//		liveness, 200 while the process serves; GET /readyz, readiness,
+//		200 until the shutdown begins, then 503 while the calls in flight
+//		complete (default true)
+//	-drain D
+//		on SIGINT or SIGTERM, answer /readyz with 503 and go on serving,
+//		listeners open, for D before closing them, so that a load balancer
+//		that probes /readyz stops sending first: give it the balancer's
+//		probe interval times its failure threshold. A second signal ends
+//		the wait (default 0: the listeners close at once)
 //	-memory-limit MiB
 //		soft limit of the Go runtime's memory (debug.SetMemoryLimit), so
 //		that the collector frees what attacks leave behind before the
@@ -385,10 +397,14 @@ type config struct {
 	maxConnsPerClient    int               // 0: half of maxConns
 	maxBuffered          int64             // of every listener together
 	budget               *transport.Budget // of maxBuffered, shared by the listeners; made by serveNetwork
+	probes               *transport.Health // of -health, shared by the HTTP hosts; made by serveNetwork; nil: none
 
 	readTimeout, writeTimeout, idleTimeout time.Duration // 0: none
 	shutdownTimeout                        time.Duration
-	memoryLimit                            int64 // MiB; 0: the runtime's default
+	health                                 bool            // /healthz and /readyz on the HTTP addresses
+	drain                                  time.Duration   // readiness 503 this long before the listeners close
+	drainEnd                               <-chan struct{} // ends the drain early; nil: a second signal
+	memoryLimit                            int64           // MiB; 0: the runtime's default
 
 	logLevel      slog.Level // levelOff: none
 	metricsAddr   string     // "": no metrics
@@ -434,6 +450,8 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.DurationVar(&cfg.writeTimeout, "write-timeout", defaultWriteTimeout, "time to write an answer; over HTTP from the end of the request's headers, with the read timeout added: it bounds the call too; 0 disables")
 	fs.DurationVar(&cfg.idleTimeout, "idle-timeout", defaultIdleTimeout, "how long a connection with nothing in flight stays open; 0 disables")
 	fs.DurationVar(&cfg.shutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "bound of the graceful shutdown, after which the connections left are closed")
+	fs.BoolVar(&cfg.health, "health", true, "answer GET /healthz (liveness) and /readyz (readiness: 503 once the shutdown begins) on the HTTP addresses")
+	fs.DurationVar(&cfg.drain, "drain", 0, "on SIGINT or SIGTERM, answer /readyz with 503 and keep serving for `D` before closing the listeners, for a load balancer to stop sending first; a second signal ends the wait")
 	fs.Int64Var(&cfg.memoryLimit, "memory-limit", defaultMemoryLimit, "soft limit of the runtime's memory, in `MiB` (0: the runtime's default; GOMEMLIMIT wins)")
 	logLevel := fs.String("log-level", "info", "least severe `level` logged to standard error: debug, info, warn, error or off")
 	fs.StringVar(&cfg.metricsAddr, "metrics", "", "serve Prometheus metrics at http://`ADDR`/metrics (a loopback address, unless -metrics-public); empty: none")
@@ -441,7 +459,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.StringVar(&cfg.otlpURL, "otlp", "", "export a span per call by OTLP/HTTP to `URL` (such as http://127.0.0.1:4318/v1/traces); empty: none")
 	fs.StringVar(&cfg.brokerURL, "broker", "", "carry the feed between replicas on the broker at `URL`: nats://HOST:PORT or redis://HOST:PORT; empty: this process only")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-mcp] [-sessions METHOD [-max-sessions N] [-max-sessions-per-client N] [-session-idle D] [-replica NAME] [-session-store URL]] [-allowed-hosts NAMES] [-allowed-origins ORIGINS] [-stdio] [-framing line|header|raw] [-protocol none|lsp|mcp] [-max-message N] [-max-buffered N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR [-metrics-public]] [-otlp URL] [-broker URL]\n\n")
+		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-mcp] [-sessions METHOD [-max-sessions N] [-max-sessions-per-client N] [-session-idle D] [-replica NAME] [-session-store URL]] [-allowed-hosts NAMES] [-allowed-origins ORIGINS] [-stdio] [-framing line|header|raw] [-protocol none|lsp|mcp] [-max-message N] [-max-buffered N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-health=false] [-drain D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR [-metrics-public]] [-otlp URL] [-broker URL]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -500,7 +518,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 		fmt.Fprintln(stderr, "jsonrpcd:", err)
 		return cfg, 2, false
 	}
-	if cfg.readTimeout < 0 || cfg.writeTimeout < 0 || cfg.idleTimeout < 0 || cfg.shutdownTimeout < 0 {
+	if cfg.readTimeout < 0 || cfg.writeTimeout < 0 || cfg.idleTimeout < 0 || cfg.shutdownTimeout < 0 || cfg.drain < 0 {
 		fmt.Fprintln(stderr, "jsonrpcd: a timeout cannot be negative")
 		return cfg, 2, false
 	}
@@ -561,8 +579,21 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		fmt.Fprintln(stderr, "jsonrpcd: nothing to serve: -http and -tcp are both empty (use -stdio for the console)")
 		return 2
 	}
+	// Every listener first, so that nothing is announced, nor served, when
+	// one of the addresses cannot be had.
+	httpL, tcpL, fastL, err := listenAll(cfg)
+	if err != nil {
+		fmt.Fprintln(stderr, "jsonrpcd:", err)
+		return 1
+	}
 	errc := make(chan error, 3)
 	var hosts []host
+	var announce []string // what stdout says, once every host runs
+	// The probes of every HTTP host; readiness fails when the shutdown
+	// begins, before any listener closes.
+	if cfg.health {
+		cfg.probes = &transport.Health{}
+	}
 	// One budget of large messages for every listener, so that an attack
 	// on all of them together holds no more than on one.
 	cfg.budget = transport.NewBudget(cfg.maxBuffered)
@@ -576,16 +607,11 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		IdleTimeout:       orNone(cfg.idleTimeout),
 	}
 
-	if cfg.httpAddr != "" {
-		nl, err := net.Listen("tcp", cfg.httpAddr)
-		if err != nil {
-			fmt.Fprintln(stderr, "jsonrpcd:", err)
-			return 1
-		}
+	if httpL != nil {
 		httpLog := with(logger, "transport", "http")
-		l := httpListener(nl, cfg, httpLog)
+		l := httpListener(httpL, cfg, httpLog)
 		mux := http.NewServeMux()
-		mux.Handle("/", &httprpc.Handler{Server: srv, MaxBody: int64(cfg.maxMessage), Budget: cfg.budget, ReadTimeout: orNone(cfg.readTimeout), Logger: httpLog,
+		mux.Handle("/", &httprpc.Handler{Server: srv, MaxBody: int64(cfg.maxMessage), Budget: cfg.budget, ReadTimeout: orNone(cfg.readTimeout), Logger: httpLog, Health: cfg.probes,
 			AllowedHosts: cfg.allowedHosts, AllowedOrigins: cfg.allowedOrigins})
 		var wh *ws.Handler
 		if cfg.ws {
@@ -595,6 +621,7 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 				Logger:   with(logger, "transport", "ws"),
 				Limits:   limits,
 				Budget:   cfg.budget,
+				Health:   cfg.probes,
 
 				AllowedHosts:   cfg.allowedHosts,
 				AllowedOrigins: cfg.allowedOrigins,
@@ -614,11 +641,13 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 				Budget:               cfg.budget,
 				AllowedHosts:         cfg.allowedHosts,
 				AllowedOrigins:       cfg.allowedOrigins,
+				Health:               cfg.probes,
 			}
 			if cfg.mcp {
 				ms, err := newMCPServer(srv)
 				if err != nil {
 					fmt.Fprintln(stderr, "jsonrpcd: -mcp:", err)
+					closeAll(httpL, tcpL, fastL)
 					return 1
 				}
 				sh.Server, sh.Protocol, sh.MCP = ms, mcp.Protocol(), mcpProfile()
@@ -651,22 +680,16 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 			},
 			close: func() { hs.Close() }, // the WebSocket handler closes its connections when ctx ends
 		})
-		fmt.Fprintf(stdout, "jsonrpcd: HTTP on http://%s/\n", l.Addr())
+		announce = append(announce, fmt.Sprintf("HTTP on http://%s/", l.Addr()))
 		if cfg.ws {
-			fmt.Fprintf(stdout, "jsonrpcd: WebSocket on ws://%s/ws\n", l.Addr())
+			announce = append(announce, fmt.Sprintf("WebSocket on ws://%s/ws", l.Addr()))
 		}
 		if cfg.streamable {
-			fmt.Fprintf(stdout, "jsonrpcd: Streamable HTTP on http://%s/mcp\n", l.Addr())
+			announce = append(announce, fmt.Sprintf("Streamable HTTP on http://%s/mcp", l.Addr()))
 		}
 	}
-	if cfg.tcpAddr != "" {
-		nl, err := net.Listen("tcp", cfg.tcpAddr)
-		if err != nil {
-			fmt.Fprintln(stderr, "jsonrpcd:", err)
-			shutdown(hosts, cfg.shutdownTimeout, stderr)
-			return 1
-		}
-		l := newLimitListener(nl, cfg.maxConns)
+	if tcpL != nil {
+		l := newLimitListener(tcpL, cfg.maxConns)
 		ts := &stream.Server{
 			Server:   srv,
 			Framing:  cfg.framing,
@@ -678,23 +701,28 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		}
 		go func() { errc <- ts.Serve(l) }()
 		hosts = append(hosts, host{l: l, shutdown: ts.Shutdown, close: func() { ts.Close() }})
-		fmt.Fprintf(stdout, "jsonrpcd: TCP (%s) on %s\n", framingNames[cfg.framing], l.Addr())
+		announce = append(announce, fmt.Sprintf("TCP (%s) on %s", framingNames[cfg.framing], l.Addr()))
 	}
-	if cfg.fastHTTPAddr != "" {
-		h, err := serveFastHTTP(srv, cfg, logger, errc)
-		if err != nil {
-			fmt.Fprintln(stderr, "jsonrpcd:", err)
-			shutdown(hosts, cfg.shutdownTimeout, stderr)
-			return 1
-		}
+	if fastL != nil {
+		h := serveFastHTTP(fastL, srv, cfg, logger, errc)
 		hosts = append(hosts, h)
-		fmt.Fprintf(stdout, "jsonrpcd: HTTP (fasthttp) on http://%s/\n", h.l.Addr())
+		announce = append(announce, fmt.Sprintf("HTTP (fasthttp) on http://%s/", h.l.Addr()))
+	}
+	for _, line := range announce {
+		fmt.Fprintln(stdout, "jsonrpcd:", line)
 	}
 
 	status := 0
 	select {
 	case <-ctx.Done():
+		// Readiness fails first; the listeners stay open for -drain.
+		cfg.probes.Drain()
+		if err := drain(cfg, errc, stdout, logger); err != nil {
+			fmt.Fprintln(stderr, "jsonrpcd:", err)
+			status = 1
+		}
 	case err := <-errc:
+		cfg.probes.Drain()
 		fmt.Fprintln(stderr, "jsonrpcd:", err)
 		status = 1
 	}
@@ -711,6 +739,94 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		logger.Info("shutdown complete")
 	}
 	return status
+}
+
+// drain waits for -drain, the listeners open and /readyz failing, so that
+// a load balancer stops sending before they close; a second SIGINT or
+// SIGTERM (cfg.drainEnd in tests) ends the wait, and a host's failure
+// ends it with its error.
+func drain(cfg config, errc <-chan error, stdout io.Writer, logger *slog.Logger) error {
+	if cfg.drain <= 0 {
+		return nil
+	}
+	var again chan os.Signal // nil (never ready) when the test ends the wait
+	if cfg.drainEnd == nil {
+		again = make(chan os.Signal, 1)
+		signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(again)
+	}
+	// Said once a second signal would be seen.
+	fmt.Fprintf(stdout, "jsonrpcd: draining for %v: /readyz answers 503; a second signal ends the wait\n", cfg.drain)
+	if logger != nil {
+		logger.Info("draining", "for", cfg.drain)
+	}
+	t := time.NewTimer(cfg.drain)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-cfg.drainEnd:
+	case <-again:
+	case err := <-errc:
+		return err
+	}
+	return nil
+}
+
+// listenAll opens the listeners of -http, -tcp and -fasthttp (nil for an
+// empty flag), or none: when one address cannot be had, it closes those it
+// opened and returns an error that names the flag, and the other flag
+// that names the same address, if any.
+func listenAll(cfg config) (httpL, tcpL, fastL net.Listener, err error) {
+	flags := []struct {
+		name, addr string
+		l          *net.Listener
+	}{
+		{"-http", cfg.httpAddr, &httpL},
+		{"-tcp", cfg.tcpAddr, &tcpL},
+		{"-fasthttp", cfg.fastHTTPAddr, &fastL},
+	}
+	for i, f := range flags {
+		if f.addr == "" {
+			continue
+		}
+		l, err := net.Listen("tcp", f.addr)
+		if err == nil {
+			*f.l = l
+			continue
+		}
+		closeAll(httpL, tcpL, fastL)
+		hint := ""
+		for _, other := range flags[:i] {
+			if other.addr != "" && sameAddr(other.addr, f.addr) {
+				hint = fmt.Sprintf(" (%s has it: give each listener a port of its own)", other.name)
+			}
+		}
+		if hint == "" && errors.Is(err, syscall.EADDRINUSE) {
+			hint = " (another process has it: stop it, or choose another port)"
+		}
+		return nil, nil, nil, fmt.Errorf("%s %s: %w%s", f.name, f.addr, err, hint)
+	}
+	return httpL, tcpL, fastL, nil
+}
+
+// sameAddr reports whether two listen addresses name the same port on
+// the same host, or one of them on every interface.
+func sameAddr(a, b string) bool {
+	ha, pa, errA := net.SplitHostPort(a)
+	hb, pb, errB := net.SplitHostPort(b)
+	if errA != nil || errB != nil {
+		return a == b
+	}
+	return pa == pb && pa != "0" && (ha == hb || ha == "" || hb == "" || ha == "0.0.0.0" || hb == "0.0.0.0" || ha == "::" || hb == "::")
+}
+
+// closeAll closes the listeners that are not nil.
+func closeAll(ls ...net.Listener) {
+	for _, l := range ls {
+		if l != nil {
+			l.Close()
+		}
+	}
 }
 
 // newHTTPServer returns the HTTP server of h, with every timeout of cfg.

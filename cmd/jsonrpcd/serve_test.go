@@ -38,9 +38,19 @@ type serving struct {
 // serves srv with it until the test ends or s.cancel is called.
 func startServing(t *testing.T, srv *jsonrpc.Server, args ...string) *serving {
 	t.Helper()
+	return startServingWith(t, srv, nil, args...)
+}
+
+// startServingWith is startServing with set, when not nil, changing the
+// configuration the flags give.
+func startServingWith(t *testing.T, srv *jsonrpc.Server, set func(*config), args ...string) *serving {
+	t.Helper()
 	cfg, status, ok := parseFlags(append([]string{"-http", "127.0.0.1:0", "-tcp", "127.0.0.1:0"}, args...), io.Discard)
 	if !ok {
 		t.Fatalf("flags %q: status %d", args, status)
+	}
+	if set != nil {
+		set(&cfg)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &serving{shuttingDown: make(chan struct{}), done: make(chan int, 1), cancel: cancel, errOut: &testutil.Buffer{}}

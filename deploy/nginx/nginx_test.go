@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -65,7 +67,8 @@ func start(t *testing.T, name string, args ...string) *process {
 
 // startJsonrpcd starts n jsonrpcd processes, HTTP only (WebSocket and
 // Streamable HTTP on it), each on a loopback port of its own, with the
-// flags args added, and returns their addresses.
+// flags args added, waits until each answers its readiness probe
+// (/readyz), and returns their addresses.
 func startJsonrpcd(t *testing.T, n int, args ...string) ([]string, []*process) {
 	t.Helper()
 	bin := proc.Jsonrpcd(t)
@@ -74,7 +77,7 @@ func startJsonrpcd(t *testing.T, n int, args ...string) ([]string, []*process) {
 	for range n {
 		addr := proc.FreeAddr(t)
 		p := start(t, bin, append([]string{"-http", addr, "-tcp", ""}, args...)...)
-		waitListening(t, "jsonrpcd", addr, p.Exited, p.Output)
+		proc.WaitReady(t, "jsonrpcd", "http://"+addr+"/readyz", 10*time.Second, p.Exited, p.Output)
 		addrs, procs = append(addrs, addr), append(procs, p)
 	}
 	return addrs, procs
@@ -95,12 +98,16 @@ func startNginx(t *testing.T, backends []string) string {
 	if err := os.WriteFile(confPath, conf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	proc := start(t, bin, "-p", dir, "-c", confPath, "-e", filepath.Join(dir, "error.log"))
+	np := start(t, bin, "-p", dir, "-c", confPath, "-e", filepath.Join(dir, "error.log"))
 	log := func() string {
 		b, _ := os.ReadFile(filepath.Join(dir, "error.log"))
-		return proc.Output() + string(b)
+		return np.Output() + string(b)
 	}
-	waitListening(t, "nginx", p.Listen, proc.Exited, log)
+	waitListening(t, "nginx", p.Listen, np.Exited, log)
+	// Ready once each process's probe answers through nginx.
+	for i := range backends {
+		proc.WaitReady(t, "nginx", fmt.Sprintf("http://%s/node/%d/readyz", p.Listen, i), 10*time.Second, np.Exited, log)
+	}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("nginx's error log:\n%s", log())
@@ -397,4 +404,112 @@ func TestThroughput(t *testing.T) {
 		}
 	}
 	t.Logf("2 processes / 1 process: %.2fx", rates[1]/rates[0])
+}
+
+// TestDrain (issue 39): jsonrpcd -drain behind nginx. On SIGTERM, process
+// 0's /readyz, reached through nginx, answers 503 at once while /healthz
+// stays 200 and the process goes on answering, listeners open, new calls
+// and the call in flight alike; a second SIGTERM ends the drain, and the
+// call in flight is answered before the process exits with status 0.
+// nginx itself has no active health checks: a balancer that has them
+// probes /readyz of each process, as the test does through /node/N/.
+func TestDrain(t *testing.T) {
+	nginxBinary(t)
+	backends, procs := startJsonrpcd(t, 2, "-drain", "10m")
+	addr := startNginx(t, backends)
+	p := procs[0]
+	// Before the cleanups of start, which send one SIGTERM: the second
+	// ends the drain.
+	t.Cleanup(func() {
+		for _, p := range procs {
+			drainThenStop(p)
+		}
+	})
+	get := func(path string) int {
+		t.Helper()
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	node0 := "http://" + addr + "/node/0/"
+	inFlight := make(chan string, 1)
+	wrote := make(chan struct{})
+	go func() {
+		// sleep answers after 2 s: it is in flight when the signals come
+		// (sent before the first, and the test makes four round trips to
+		// the process before the second).
+		trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { close(wrote) }}
+		req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), http.MethodPost, node0,
+			strings.NewReader(`{"jsonrpc":"2.0","method":"sleep","params":[2000],"id":1}`))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			inFlight <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		inFlight <- strings.TrimSpace(string(b))
+	}()
+
+	<-wrote
+	p.Cmd.Process.Signal(syscall.SIGTERM)
+	if !waitDraining(p) {
+		t.Fatalf("jsonrpcd does not drain after SIGTERM:\n%s", p.Output())
+	}
+	if got := get("/node/0/readyz"); got != http.StatusServiceUnavailable {
+		t.Errorf("draining: /node/0/readyz %d, want 503", got)
+	}
+	if got := get("/node/0/healthz"); got != http.StatusOK {
+		t.Errorf("draining: /node/0/healthz %d, want 200", got)
+	}
+	if got := get("/node/1/readyz"); got != http.StatusOK {
+		t.Errorf("the other process: /node/1/readyz %d, want 200", got)
+	}
+	if got, _ := post(t, node0, nil); got != `{"jsonrpc":"2.0","result":3,"id":1}` {
+		t.Errorf("a call while draining: %s", got)
+	}
+
+	p.Cmd.Process.Signal(syscall.SIGTERM) // ends the drain
+	if got, want := <-inFlight, `{"jsonrpc":"2.0","result":2000,"id":1}`; got != want {
+		t.Errorf("the call in flight: %s, want %s", got, want)
+	}
+	select {
+	case <-p.Exited:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("jsonrpcd does not exit after the drain:\n%s", p.Output())
+	}
+	if code := p.Cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("exit status %d, want 0:\n%s", code, p.Output())
+	}
+}
+
+// waitDraining waits, for 10 s at most, until p says it drains after a
+// SIGTERM, and reports whether it did.
+func waitDraining(p *process) bool {
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(p.Output(), "jsonrpcd: draining"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
+}
+
+// drainThenStop sends p, a jsonrpcd -drain still running, the two SIGTERMs
+// that end it.
+func drainThenStop(p *process) {
+	select {
+	case <-p.Exited:
+		return
+	default:
+	}
+	if !strings.Contains(p.Output(), "jsonrpcd: draining") {
+		p.Cmd.Process.Signal(syscall.SIGTERM)
+		waitDraining(p)
+	}
+	p.Cmd.Process.Signal(syscall.SIGTERM)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/deploy/nginx"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/streamhttp"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // wait bounds each exchange of the Streamable HTTP tests: an event that
@@ -163,8 +164,9 @@ func startGated(t *testing.T) *gatedServer {
 		}
 		return "released", nil
 	}, jsonrpc.Blocking())
-	h := &streamhttp.Handler{Server: srv}
+	h := &streamhttp.Handler{Server: srv, Health: &transport.Health{}}
 	mux := http.NewServeMux()
+	mux.Handle(transport.ReadyPath, h) // the probe startNginx waits for
 	mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		g.mu.Lock()
 		g.headers = append(g.headers, r.Header.Clone())

@@ -588,7 +588,10 @@ func (f *Func) spans(params []byte, args *wire.Args, out [][]byte) error {
 			if n == 0 && wire.SkipSpace(params, 1) == len(params)-1 {
 				break // {} names no params
 			}
-			return &ParamError{Index: -1, Msg: "named params are not accepted: pass an array"}
+			if n == 0 {
+				return &ParamError{Index: -1, Msg: "named params are not accepted: the method takes none (send no params, [] or {})"}
+			}
+			return &ParamError{Index: -1, Msg: "named params are not accepted: pass an array, or register the method with jsonrpc.ParamNames to name its params"}
 		}
 		var (
 			name, value []byte

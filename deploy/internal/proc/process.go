@@ -1,7 +1,9 @@
 package proc
 
 import (
+	"io"
 	"net"
+	"net/http"
 	"os/exec"
 	"syscall"
 	"testing"
@@ -56,6 +58,38 @@ func (p *Process) Stop(d time.Duration) bool {
 func (p *Process) Kill() {
 	p.Cmd.Process.Kill()
 	<-p.Exited
+}
+
+// WaitReady waits, within d, until a GET of url (a readiness probe, such as
+// jsonrpcd's /readyz) is answered 200; it fails the test when exited is
+// closed first or d passes, with log's text and the last answer.
+func WaitReady(t testing.TB, what, url string, d time.Duration, exited <-chan struct{}, log func() string) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	hc := &http.Client{Timeout: time.Second}
+	for {
+		var last string
+		resp, err := hc.Get(url)
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+			last = resp.Status
+		} else {
+			last = err.Error()
+		}
+		select {
+		case <-exited:
+			t.Fatalf("%s exited before %s answered 200:\n%s", what, url, log())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %s not ready after %v: %s\n%s", what, url, d, last, log())
+		}
+		time.Sleep(20 * time.Millisecond) // polls a condition, bounded by deadline
+	}
 }
 
 // WaitListening waits, within d, until addr accepts connections; it fails
