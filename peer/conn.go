@@ -91,17 +91,14 @@ type Conn struct {
 	proto   Protocol
 	codes   jsonrpc.Codes  // proto.Codes with the defaults applied
 	ctxCode *jsonrpc.Codes // &codes, when proto gives codes: the Server's for the calls (jsonrpc.WithCodes)
-	// errCancelled answers a call the peer cancelled, under
-	// Protocol.AnswerCancelled.
-	errCancelled *jsonrpc.Error
-	order        policy
-	maxIn        int
-	maxQ         int
-	caller       bool
-	onIdle       func()
-	logger       *slog.Logger    // Options.Logger; nil logs nothing
-	ctx          context.Context // the context of every dispatch: carries the Conn, the tracker, the inline mark
-	flushes      bool            // t buffers writes: Flush before reading (see Run)
+	order   policy
+	maxIn   int
+	maxQ    int
+	caller  bool
+	onIdle  func()
+	logger  *slog.Logger    // Options.Logger; nil logs nothing
+	ctx     context.Context // the context of every dispatch: carries the Conn, the tracker, the inline mark
+	flushes bool            // t buffers writes: Flush before reading (see Run)
 
 	// The read loop's own.
 	dst   []byte       // inline answers are appended here
@@ -166,6 +163,8 @@ type Conn struct {
 	// on write under mu; nil while there are none. cancels says that the
 	// Protocol has some: the peer may cancel its calls.
 	preempts atomic.Pointer[[]Preempter]
+	pbuf     [2]Preempter // the Protocol's, in place (initPreempters)
+	plist    []Preempter  // pbuf's used part, which preempts points to until Preempt adds one
 	cancels  bool
 	lim      Limits        // Options.Limits, with the defaults applied
 	seqs     sequences     // the sequence results open
@@ -284,11 +283,7 @@ func New(ctx context.Context, t transport.Carrier, opts Options) *Conn {
 	if c.proto.Codes != (jsonrpc.Codes{}) {
 		c.ctxCode = &c.codes
 	}
-	c.errCancelled = jsonrpc.NewError(c.codes.Cancelled, "Request cancelled")
-	if ps := c.proto.preempters(); len(ps) > 0 {
-		c.preempts.Store(&ps)
-		c.cancels = true
-	}
+	c.initPreempters()
 	if c.caller || c.cancels {
 		c.twoWay.Store(true)
 	}
@@ -384,8 +379,8 @@ func (c *Conn) readLoop(end func(error)) (err error) {
 		}
 		msg, err = c.t.Read()
 		if err != nil {
-			var refused *transport.MessageError
-			if !errors.As(err, &refused) {
+			refused, ok := errors.AsType[*transport.MessageError](err)
+			if !ok {
 				return err
 			}
 			c.answerInTurn(transport.AppendError(nil, c.proto.Refuse(refused.Err, false), refused.ID))
@@ -598,7 +593,7 @@ func (c *Conn) cancelledAnswer(in *incoming, resp []byte) []byte {
 	if !c.proto.AnswerCancelled {
 		return nil
 	}
-	return transport.AppendError(nil, c.errCancelled, in.id)
+	return transport.AppendError(nil, c.errCancelled(), in.id)
 }
 
 // slow handles a message when the gate is shut: it runs it if the state
@@ -767,7 +762,7 @@ func (c *Conn) pump() {
 			c.refuse(in.msg, errShutdown, false)
 		case in.cancelled.Load():
 			if c.proto.AnswerCancelled {
-				c.putPump(transport.AppendErrors(nil, in.msg, c.errCancelled))
+				c.putPump(transport.AppendErrors(nil, in.msg, c.errCancelled()))
 			}
 		default:
 			c.runQueued(in)
@@ -972,3 +967,14 @@ func (c *Conn) closedErr() error {
 	defer c.mu.Unlock()
 	return c.err
 }
+
+// errCancelled returns the error that answers a call the peer cancelled,
+// under Protocol.AnswerCancelled, in the Protocol's code.
+func (c *Conn) errCancelled() *jsonrpc.Error {
+	if c.codes.Cancelled == errCancelledDefault.Code {
+		return errCancelledDefault
+	}
+	return jsonrpc.NewError(c.codes.Cancelled, "Request cancelled")
+}
+
+var errCancelledDefault = jsonrpc.NewError(jsonrpc.CodeCancelled, "Request cancelled")

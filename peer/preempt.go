@@ -132,37 +132,47 @@ func (c *Conn) Cancel(id json.RawMessage) bool {
 	return true
 }
 
-// preempters are the preempters the Conn makes of a Protocol's rules,
-// then its Preempt.
-func (p *Protocol) preempters() []Preempter {
-	var ps []Preempter
-	if name, member := p.CancelMethod, p.CancelID; name != "" {
-		ps = append(ps, PreempterFunc(func(c *Conn, m *Message) bool {
-			if !m.Notification() || !m.Is(name) {
-				return false
-			}
-			if id := wire.Member(m.Params(), member); id != nil {
-				c.Cancel(id)
-			}
-			return true
-		}))
+// rules is the Conn as the Preempter of its Protocol's rules: its cancel,
+// progress and work-done cancel notifications.
+type rules Conn
+
+func (r *rules) Preempt(c *Conn, m *Message) bool {
+	p := &c.proto
+	if !m.Notification() {
+		return false
 	}
-	if name := p.ProgressMethod; name != "" {
-		ps = append(ps, PreempterFunc(func(c *Conn, m *Message) bool {
-			return m.Notification() && m.Is(name) && c.progressed(m.Params())
-		}))
+	switch {
+	case p.CancelMethod != "" && m.Is(p.CancelMethod):
+		if id := wire.Member(m.Params(), p.CancelID); id != nil {
+			c.Cancel(id)
+		}
+		return true
+	case p.ProgressMethod != "" && m.Is(p.ProgressMethod):
+		return c.progressed(m.Params())
+	case p.WorkDoneCancel != "" && m.Is(p.WorkDoneCancel):
+		c.cancelWorkDone(m.Params())
+		return true
 	}
-	if name := p.WorkDoneCancel; name != "" {
-		ps = append(ps, PreempterFunc(func(c *Conn, m *Message) bool {
-			if !m.Notification() || !m.Is(name) {
-				return false
-			}
-			c.cancelWorkDone(m.Params())
-			return true
-		}))
+	return false
+}
+
+// initPreempters sets the Conn's preempters: its Protocol's rules, then
+// the Protocol's Preempt, in the Conn's own array, so that a Conn made
+// for each request (Streamable HTTP) makes nothing for them.
+func (c *Conn) initPreempters() {
+	p := &c.proto
+	n := 0
+	if p.CancelMethod != "" || p.ProgressMethod != "" || p.WorkDoneCancel != "" {
+		c.pbuf[n] = (*rules)(c)
+		n++
 	}
 	if p.Preempt != nil {
-		ps = append(ps, p.Preempt)
+		c.pbuf[n] = p.Preempt
+		n++
 	}
-	return ps
+	if n > 0 {
+		c.plist = c.pbuf[:n]
+		c.preempts.Store(&c.plist)
+		c.cancels = true
+	}
 }
