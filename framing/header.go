@@ -26,6 +26,10 @@ type headerReader struct {
 	err   error // sticky malformed-framing error
 	inMsg bool  // a header line of the message being read has been read
 	ids   idScan
+	// ready says that Ready found the next message whole: its body begins
+	// body bytes after in.r and is length bytes long, for Read to take.
+	ready        bool
+	body, length int
 }
 
 func (h *headerReader) Buffered() int { return h.in.buffered() }
@@ -46,6 +50,23 @@ func (h *headerReader) Ready() bool {
 		return false
 	}
 	b := in.buf[in.r:in.w]
+	// The block as this package's Writer and most peers write it, one
+	// Content-Length line, read at once.
+	const field = "Content-Length: "
+	if len(b) > len(field) && string(b[:len(field)]) == field {
+		i, n := len(field), 0
+		for i < len(b) && i < len(field)+9 && b[i] >= '0' && b[i] <= '9' {
+			n = n*10 + int(b[i]-'0')
+			i++
+		}
+		if i > len(field) && len(b) >= i+4 && string(b[i:i+4]) == "\r\n\r\n" && n <= h.max {
+			if len(b)-(i+4) < n {
+				return false // the body is not all in
+			}
+			h.ready, h.body, h.length = true, i+4, n
+			return true
+		}
+	}
 	length := int64(-1)
 	first := true
 	start := 0 // where the block begins, past blank lines
@@ -66,7 +87,11 @@ func (h *headerReader) Ready() bool {
 			}
 			// The end of the block: ready once the body is in (a body
 			// over the limit is skipped as it arrives).
-			return length < 0 || length <= int64(h.max) && int64(len(b)-pos) >= length
+			if length >= 0 && length <= int64(h.max) && int64(len(b)-pos) >= length {
+				h.ready, h.body, h.length = true, pos, int(length)
+				return true
+			}
+			return length < 0
 		}
 		first = false
 		if badHeaderLine(line) != "" {
@@ -90,6 +115,14 @@ func (h *headerReader) Read() ([]byte, error) {
 	defer func() { h.inMsg = false }()
 	in := &h.in
 	in.shrink()
+	if h.ready {
+		// Ready parsed the header block: the body is in hand.
+		h.ready = false
+		start := in.r + h.body
+		body := in.buf[start : start+h.length]
+		in.r = start + h.length
+		return body, nil
+	}
 	// The header block.
 	length := int64(-1)
 	block := 0    // header bytes consumed

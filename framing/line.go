@@ -49,6 +49,7 @@ func (l *lineReader) Ready() bool {
 		}
 		end := in.r + l.scanned + i
 		if !blank(in.buf[in.r:end]) {
+			l.scanned = end - in.r // Read finds the newline at once
 			return true
 		}
 		in.r, l.scanned = end+1, 0
