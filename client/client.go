@@ -242,19 +242,39 @@ func Call[T any](ctx context.Context, c Caller, method string, params any) (T, e
 
 // CallRaw calls method with params and returns its result as sent.
 func (c *Client) CallRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	o := &Outgoing{Method: method, Params: params}
-	if err := c.do(ctx, o); err != nil {
-		return nil, err
+	var result json.RawMessage
+	if c.plain() {
+		// No interceptor and no Timeout: the one attempt, its record on
+		// the stack.
+		o := Outgoing{Method: method, Params: params, client: c}
+		if err := c.attempt(ctx, &o); err != nil {
+			return nil, err
+		}
+		result = o.Result
+	} else {
+		o := &Outgoing{Method: method, Params: params}
+		if err := c.do(ctx, o); err != nil {
+			return nil, err
+		}
+		result = o.Result
 	}
-	if o.Result == nil {
+	if result == nil {
 		return json.RawMessage("null"), nil
 	}
-	return o.Result, nil
+	return result, nil
 }
+
+// plain reports whether the client's calls go straight to their attempt:
+// no interceptor (Retry's included) and no Timeout wraps them.
+func (c *Client) plain() bool { return len(c.opts.intercepts) == 0 && c.opts.timeout <= 0 }
 
 // Notify sends a notification: a call without an id, which gets no
 // response. It is never retried (see Retry).
 func (c *Client) Notify(ctx context.Context, method string, params any) error {
+	if c.plain() {
+		o := Outgoing{Method: method, Params: params, Notification: true, client: c}
+		return c.attempt(ctx, &o)
+	}
 	return c.do(ctx, &Outgoing{Method: method, Params: params, Notification: true})
 }
 
