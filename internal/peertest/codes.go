@@ -118,6 +118,20 @@ func LibraryCodes(t *testing.T, proto peer.Protocol) map[string]jsonrpc.Code {
 	return got
 }
 
+// CheckLibraryCodes runs LibraryCodes under p and fails t for each code
+// that is not the one p's Codes give (with their defaults).
+func CheckLibraryCodes(t *testing.T, p peer.Protocol) {
+	t.Helper()
+	want := reflect.ValueOf(p.Codes.WithDefaults())
+	got := LibraryCodes(t, p)
+	for i := range want.NumField() {
+		name, code := want.Type().Field(i).Name, jsonrpc.Code(want.Field(i).Int())
+		if got[name] != code {
+			t.Errorf("%s answered %d, want the profile's %d", name, got[name], code)
+		}
+	}
+}
+
 // chanConn is a transport.Conn of whole messages over channels: what is
 // sent to in is read, what is written goes to out.
 type chanConn struct {

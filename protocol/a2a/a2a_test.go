@@ -3,7 +3,6 @@ package a2a_test
 import (
 	"testing"
 
-	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
 	"github.com/jsonrpc-go/jsonrpc/protocol/a2a"
 )
@@ -17,12 +16,5 @@ func TestCodes(t *testing.T) {
 		peertest.JSONRPCPredefined,
 		{Lo: a2a.CodeVersionNotSupported, Hi: a2a.CodeTaskNotFound, Why: "A2A's own errors"},
 	}, nil)
-	want := p.Codes.WithDefaults()
-	got := peertest.LibraryCodes(t, p)
-	for name, code := range map[string]jsonrpc.Code{"ServerError": want.ServerError, "Deadline": want.Deadline, "Cancelled": want.Cancelled,
-		"Limit": want.Limit, "UnknownToken": want.UnknownToken, "Shutdown": want.Shutdown} {
-		if got[name] != code {
-			t.Errorf("%s answered %d, want the profile's %d", name, got[name], code)
-		}
-	}
+	peertest.CheckLibraryCodes(t, p)
 }

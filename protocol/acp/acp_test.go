@@ -21,12 +21,5 @@ func TestCodes(t *testing.T) {
 		{Lo: acp.CodeResourceNotFound, Hi: acp.CodeResourceNotFound, Why: "ACP's ResourceNotFound"},
 		{Lo: -32899, Hi: -32801, Why: "LSP's range, whose RequestCancelled (-32800) ACP shares"},
 	}, map[string]jsonrpc.Code{"Cancelled": jsonrpc.CodeCancelled, "ServerError": jsonrpc.CodeInternalError})
-	want := p.Codes.WithDefaults()
-	got := peertest.LibraryCodes(t, p)
-	for name, code := range map[string]jsonrpc.Code{"ServerError": want.ServerError, "Deadline": want.Deadline, "Cancelled": want.Cancelled,
-		"Limit": want.Limit, "UnknownToken": want.UnknownToken, "Shutdown": want.Shutdown} {
-		if got[name] != code {
-			t.Errorf("%s answered %d, want the profile's %d", name, got[name], code)
-		}
-	}
+	peertest.CheckLibraryCodes(t, p)
 }

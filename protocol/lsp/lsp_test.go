@@ -19,14 +19,7 @@ func TestCodes(t *testing.T) {
 		{Lo: lsp.CodeServerNotInitialized, Hi: lsp.CodeUnknownErrorCode, Why: "LSP's ServerNotInitialized and UnknownErrorCode"},
 		{Lo: -32899, Hi: -32800, Why: "LSP's own range"},
 	}, map[string]jsonrpc.Code{"Cancelled": jsonrpc.CodeCancelled})
-	want := p.Codes.WithDefaults()
-	got := peertest.LibraryCodes(t, p)
-	for name, code := range map[string]jsonrpc.Code{"ServerError": want.ServerError, "Deadline": want.Deadline, "Cancelled": want.Cancelled,
-		"Limit": want.Limit, "UnknownToken": want.UnknownToken, "Shutdown": want.Shutdown} {
-		if got[name] != code {
-			t.Errorf("%s answered %d, want the profile's %d", name, got[name], code)
-		}
-	}
+	peertest.CheckLibraryCodes(t, p)
 }
 
 // TestProtocolIsAValue: each Protocol is a profile of its own; changing

@@ -3,7 +3,6 @@ package mcp_test
 import (
 	"testing"
 
-	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
 	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 )
@@ -23,12 +22,5 @@ func TestCodes(t *testing.T) {
 	if c := p.Codes.WithDefaults(); c.Limit == c.Shutdown {
 		t.Error("MCP's limit and shutdown codes are one")
 	}
-	want := p.Codes.WithDefaults()
-	got := peertest.LibraryCodes(t, p)
-	for name, code := range map[string]jsonrpc.Code{"ServerError": want.ServerError, "Deadline": want.Deadline, "Cancelled": want.Cancelled,
-		"Limit": want.Limit, "UnknownToken": want.UnknownToken, "Shutdown": want.Shutdown} {
-		if got[name] != code {
-			t.Errorf("%s answered %d, want the profile's %d", name, got[name], code)
-		}
-	}
+	peertest.CheckLibraryCodes(t, p)
 }
