@@ -132,7 +132,6 @@ type Conn struct {
 	trackers map[string]*tracked // calls in flight and queued, by id, for cancellation
 	pending  map[uint64]chan<- response
 	progress map[string]func(json.RawMessage)
-	workDone map[string]context.CancelFunc // BeginWorkDone's, by token
 	out      outbox
 	locals   map[any]any   // the state of the packages above (Local)
 	onClose  []func(error) // to run once the read loop has ended (OnClose)

@@ -15,7 +15,7 @@ import (
 // messages of its own ahead of the methods, such as a cancel
 // notification, which must reach a call that is running or waiting, and
 // its progress notifications. A Protocol's rules (CancelMethod,
-// ProgressMethod, WorkDoneCancel) are preempters the Conn makes of them,
+// ProgressMethod) are a preempter the Conn makes of them,
 // and Protocol.Preempt adds the protocol's others.
 //
 // Preempt runs on the goroutine that reads the connection, one message at
@@ -132,8 +132,8 @@ func (c *Conn) Cancel(id json.RawMessage) bool {
 	return true
 }
 
-// rules is the Conn as the Preempter of its Protocol's rules: its cancel,
-// progress and work-done cancel notifications.
+// rules is the Conn as the Preempter of its Protocol's rules: its cancel
+// and progress notifications.
 type rules Conn
 
 func (r *rules) Preempt(c *Conn, m *Message) bool {
@@ -149,9 +149,6 @@ func (r *rules) Preempt(c *Conn, m *Message) bool {
 		return true
 	case p.ProgressMethod != "" && m.Is(p.ProgressMethod):
 		return c.progressed(m.Params())
-	case p.WorkDoneCancel != "" && m.Is(p.WorkDoneCancel):
-		c.cancelWorkDone(m.Params())
-		return true
 	}
 	return false
 }
@@ -162,7 +159,7 @@ func (r *rules) Preempt(c *Conn, m *Message) bool {
 func (c *Conn) initPreempters() {
 	p := &c.proto
 	n := 0
-	if p.CancelMethod != "" || p.ProgressMethod != "" || p.WorkDoneCancel != "" {
+	if p.CancelMethod != "" || p.ProgressMethod != "" {
 		c.pbuf[n] = (*rules)(c)
 		n++
 	}

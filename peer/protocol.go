@@ -54,16 +54,6 @@ type Protocol struct {
 	// them. nil turns partial results off.
 	PartialResultPath []string
 
-	// WorkDoneCreate is the request by which a server asks its client for
-	// a progress token of its own, and WorkDoneCancel the notification by
-	// which the client cancels the work reported on it (LSP's
-	// "window/workDoneProgress/create" and "window/workDoneProgress/cancel",
-	// whose params hold the token in ProgressToken's member); see
-	// BeginWorkDone. "" turns them off. WorkDoneCancel is handled by the
-	// Conn itself and not passed to the Server.
-	WorkDoneCreate string
-	WorkDoneCancel string
-
 	// NullParams makes the Server take a request's "params": null as
 	// absent params (jsonrpc.AcceptNullParams) on this connection, as
 	// LSP's clients need: Emacs's sends null params for shutdown and

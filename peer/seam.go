@@ -149,6 +149,10 @@ func (c *Conn) OnClose(f func(err error)) {
 	c.mu.Unlock()
 }
 
+// Protocol returns the Conn's Protocol, as given to New: for a
+// protocol's package to tell whether a call came under its profile.
+func (c *Conn) Protocol() Protocol { return c.proto }
+
 // Limits returns the Conn's limits, with the defaults applied.
 func (c *Conn) Limits() Limits { return c.lim }
 

@@ -320,7 +320,7 @@ func (h *Handler) store() EventStore {
 
 func (h *Handler) protocol() peer.Protocol {
 	p := &h.Protocol
-	if p.CancelMethod == "" && p.ProgressMethod == "" && p.WorkDoneCancel == "" && p.Preempt == nil && p.Codes == (jsonrpc.Codes{}) && !p.NullParams {
+	if p.CancelMethod == "" && p.ProgressMethod == "" && p.Preempt == nil && p.Codes == (jsonrpc.Codes{}) && !p.NullParams {
 		return defaultProtocol()
 	}
 	return h.Protocol

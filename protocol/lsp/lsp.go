@@ -6,7 +6,7 @@
 //	s := &stream.Server{Server: srv, Framing: framing.Header, Protocol: lsp.Protocol()}
 //
 // A method reports progress to its caller with peer.ProgressOf, begins
-// progress of its own with peer.BeginWorkDone, and streams a sequence
+// progress of its own with BeginWorkDone, and streams a sequence
 // result as partial results when the call carries a partialResultToken.
 package lsp
 
@@ -36,7 +36,7 @@ const CodeUnknownToken jsonrpc.Code = -32011
 // with jsonrpc.CodeCancelled (RequestCancelled), "$/progress" with
 // {"token", "value"} for the "workDoneToken" of a call's params, partial
 // results on its "partialResultToken", work-done progress the server
-// begins ("window/workDoneProgress/create" and "/cancel"), and
+// begins (BeginWorkDone, WorkDoneCreate and WorkDoneCancel), and
 // "params": null taken as no params (Emacs's client sends it). Each call
 // returns a profile of its own.
 func Protocol() peer.Protocol {
@@ -49,9 +49,8 @@ func Protocol() peer.Protocol {
 		ProgressValue:     "value",
 		TokenPath:         []string{"workDoneToken"},
 		PartialResultPath: []string{"partialResultToken"},
-		WorkDoneCreate:    "window/workDoneProgress/create",
-		WorkDoneCancel:    "window/workDoneProgress/cancel",
 		NullParams:        true,
+		Preempt:           rules{},
 		Codes:             jsonrpc.Codes{UnknownToken: CodeUnknownToken},
 	}
 }
