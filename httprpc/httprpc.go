@@ -300,7 +300,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	deadline := h.readDeadline(w, r)
 
 	x := httpExchanges.Get().(*httpExchange)
-	b := h.budget()
+	client := transport.ClientOfHostPort(r.RemoteAddr)
+	if h.ClientKey != nil {
+		client = h.ClientKey(r)
+	}
+	b := httphost.ClientBudget(h.budget(), client, r.ContentLength, coding == gzipped)
 	var (
 		req   []byte
 		taken int64
@@ -351,10 +355,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	x.http1 = r.ProtoMajor == 1
 	// The answer is appended to the room after the request.
-	client := transport.ClientOfHostPort(r.RemoteAddr)
-	if h.ClientKey != nil {
-		client = h.ClientKey(r)
-	}
 	httphost.Process(transport.WithContextValueFrom(r.Context(), r, client), srv, req[len(req):], req, x.reply, x.done, x.abandoned)
 	x.w = nil
 	putExchange(x)
