@@ -313,7 +313,7 @@ func (h *Handler) serve(ctx *fasthttp.RequestCtx, limit int) {
 	length := int64(ctx.Request.Header.ContentLength()) // negative: unknown
 	b := h.budget()
 	if streamed || coding == gzipped {
-		b = httphost.ClientBudget(b, client, length, coding == gzipped)
+		b = httphost.ClientBudget(b, client, length, coding == gzipped, &x.last)
 	}
 	switch {
 	case coding == gzipped && streamed:
@@ -471,6 +471,8 @@ type exchange struct {
 	// the requests from one address cost no string each.
 	ip     net.IP
 	client string
+
+	last httphost.LastView // the view of a budget for a client made last
 }
 
 // clientOf is transport.ClientOf(addr), the name of the client of a

@@ -304,7 +304,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.ClientKey != nil {
 		client = h.ClientKey(r)
 	}
-	b := httphost.ClientBudget(h.budget(), client, r.ContentLength, coding == gzipped)
+	b := httphost.ClientBudget(h.budget(), client, r.ContentLength, coding == gzipped, &x.last)
 	var (
 		req   []byte
 		taken int64
@@ -425,11 +425,12 @@ const maxHTTPBuffer = transport.SmallMessage
 type httpExchange struct {
 	buf         []byte
 	w           http.ResponseWriter
-	http1       bool          // the request came over HTTP/1
-	compressMin int           // the smallest answer compressed; 0: none is
-	reply       func([]byte)  // x.write, bound when x is made
-	abandoned   func([]byte)  // x.goexit, bound when x is made
-	done        chan struct{} // capacity 1: reply never waits for the handler
+	http1       bool              // the request came over HTTP/1
+	compressMin int               // the smallest answer compressed; 0: none is
+	reply       func([]byte)      // x.write, bound when x is made
+	abandoned   func([]byte)      // x.goexit, bound when x is made
+	done        chan struct{}     // capacity 1: reply never waits for the handler
+	last        httphost.LastView // the view of a budget for a client made last
 }
 
 // httpExchanges pools httpExchange values; buffers over maxHTTPBuffer are not

@@ -405,7 +405,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	}
 	lim := h.Limits.WithDefaults()
 	client := h.clientKey(r)
-	b := httphost.ClientBudget(h.budget(lim), client, r.ContentLength, r.Header.Get("Content-Encoding") != "")
+	b := httphost.ClientBudget(h.budget(lim), client, r.ContentLength, r.Header.Get("Content-Encoding") != "", nil)
 	body, taken, err := h.readBody(w, r, lim, b)
 	defer b.Give(taken)
 	if err != nil {
