@@ -298,7 +298,12 @@ func (h *Handler) serve(ctx *fasthttp.RequestCtx, limit int) {
 
 	x := exchanges.Get().(*exchange)
 	x.ctx = ctx
-	b := h.budget()
+	var client string
+	if h.ClientKey != nil {
+		client = h.ClientKey(ctx)
+	} else {
+		client = x.clientOf(ctx.RemoteAddr())
+	}
 	var (
 		req, dst []byte
 		taken    int64 // from b, for the body's buffer past 64 KiB
@@ -306,6 +311,10 @@ func (h *Handler) serve(ctx *fasthttp.RequestCtx, limit int) {
 	)
 	streamed := ctx.Request.IsBodyStream()
 	length := int64(ctx.Request.Header.ContentLength()) // negative: unknown
+	b := h.budget()
+	if streamed || coding == gzipped {
+		b = httphost.ClientBudget(b, client, length, coding == gzipped, &x.last)
+	}
 	switch {
 	case coding == gzipped && streamed:
 		req, taken, err = httphost.ReadGzip(x.buf[:0], ctx.RequestBodyStream(), length, int64(limit), b)
@@ -347,12 +356,6 @@ func (h *Handler) serve(ctx *fasthttp.RequestCtx, limit int) {
 		if x.compressMin == 0 {
 			x.compressMin = DefaultCompressMin
 		}
-	}
-	var client string
-	if h.ClientKey != nil {
-		client = h.ClientKey(ctx)
-	} else {
-		client = x.clientOf(ctx.RemoteAddr())
 	}
 	httphost.Process(transport.WithContextValueFrom(ctx, ctx, client), srv, dst, req, x.reply, x.done, x.abandoned)
 	x.ctx = nil
@@ -468,6 +471,8 @@ type exchange struct {
 	// the requests from one address cost no string each.
 	ip     net.IP
 	client string
+
+	last httphost.LastView // the view of a budget for a client made last
 }
 
 // clientOf is transport.ClientOf(addr), the name of the client of a

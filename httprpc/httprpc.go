@@ -300,7 +300,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	deadline := h.readDeadline(w, r)
 
 	x := httpExchanges.Get().(*httpExchange)
-	b := h.budget()
+	client := transport.ClientOfHostPort(r.RemoteAddr)
+	if h.ClientKey != nil {
+		client = h.ClientKey(r)
+	}
+	b := httphost.ClientBudget(h.budget(), client, r.ContentLength, coding == gzipped, &x.last)
 	var (
 		req   []byte
 		taken int64
@@ -351,10 +355,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	x.http1 = r.ProtoMajor == 1
 	// The answer is appended to the room after the request.
-	client := transport.ClientOfHostPort(r.RemoteAddr)
-	if h.ClientKey != nil {
-		client = h.ClientKey(r)
-	}
 	httphost.Process(transport.WithContextValueFrom(r.Context(), r, client), srv, req[len(req):], req, x.reply, x.done, x.abandoned)
 	x.w = nil
 	putExchange(x)
@@ -425,11 +425,12 @@ const maxHTTPBuffer = transport.SmallMessage
 type httpExchange struct {
 	buf         []byte
 	w           http.ResponseWriter
-	http1       bool          // the request came over HTTP/1
-	compressMin int           // the smallest answer compressed; 0: none is
-	reply       func([]byte)  // x.write, bound when x is made
-	abandoned   func([]byte)  // x.goexit, bound when x is made
-	done        chan struct{} // capacity 1: reply never waits for the handler
+	http1       bool              // the request came over HTTP/1
+	compressMin int               // the smallest answer compressed; 0: none is
+	reply       func([]byte)      // x.write, bound when x is made
+	abandoned   func([]byte)      // x.goexit, bound when x is made
+	done        chan struct{}     // capacity 1: reply never waits for the handler
+	last        httphost.LastView // the view of a budget for a client made last
 }
 
 // httpExchanges pools httpExchange values; buffers over maxHTTPBuffer are not

@@ -831,25 +831,22 @@ func handler(srv *jsonrpc.Server) http.Handler { return &httprpc.Handler{Server:
 func TestHTTPMaxBuffered(t *testing.T) {
 	t.Parallel()
 	h := &httprpc.Handler{Server: demo.NewServer(), MaxBuffered: 512 << 10}
-	post := func(body io.Reader, length int) *http.Request {
-		r := httptest.NewRequest(http.MethodPost, "/", body)
-		r.Header.Set("Content-Type", "application/json")
-		r.ContentLength = int64(length)
-		return r
-	}
-	// Two bodies of 300 KiB stall after 250 KiB, each then holding about
-	// 192 KiB of the budget: what its buffer grew to past 64 KiB.
+	post := httpPostFrom("192.0.2.1:1234")
+	// Two bodies of 300 KiB, of two clients, stall after 250 KiB, each
+	// then holding about 192 KiB of the budget: what its buffer grew to
+	// past 64 KiB.
 	req := httpPaddedRequest(t, 300<<10)
 	var wg sync.WaitGroup
 	var stalled []*httpStallingBody
-	for range 2 {
+	for i := range 2 {
 		waiting := make(chan struct{})
 		b := &httpStallingBody{data: []byte(req[:250<<10]), release: make(chan struct{}), waiting: waiting}
 		stalled = append(stalled, b)
-		wg.Go(func() { h.ServeHTTP(httptest.NewRecorder(), post(b, len(req))) })
+		from := httpPostFrom(fmt.Sprintf("192.0.2.%d:1234", 10+i))
+		wg.Go(func() { h.ServeHTTP(httptest.NewRecorder(), from(b, len(req))) })
 		httpWaitFor(t, "the handler to read a stalled body's bytes", waiting)
 	}
-	// A third large body finds no room.
+	// A third large body, of a third client, finds no room.
 	w := httptest.NewRecorder()
 	big := httpPaddedRequest(t, 200<<10)
 	h.ServeHTTP(w, post(strings.NewReader(big), len(big)))
@@ -871,6 +868,64 @@ func TestHTTPMaxBuffered(t *testing.T) {
 	h.ServeHTTP(w, post(strings.NewReader(req), len(req)))
 	if w.Code != http.StatusOK {
 		t.Errorf("a large body after the stalled ones ended: %d, want 200", w.Code)
+	}
+}
+
+// httpPostFrom returns a function that makes a POST of a body of length
+// bytes from the client at addr, for ServeHTTP.
+func httpPostFrom(addr string) func(body io.Reader, length int) *http.Request {
+	return func(body io.Reader, length int) *http.Request {
+		r := httptest.NewRequest(http.MethodPost, "/", body)
+		r.Header.Set("Content-Type", "application/json")
+		r.ContentLength = int64(length)
+		r.RemoteAddr = addr
+		return r
+	}
+}
+
+// One client holds at most its share of MaxBuffered (half of it), so that
+// its unfinished bodies cannot spend another client's room: with one
+// client's stalled body holding most of its share, its next large body is
+// refused as a spent budget is (503 with Retry-After), while another
+// client's is served. Before, one client's unfinished TCP messages took
+// all of a shared budget, and another client's 100 KiB HTTP requests got
+// 503 (issue 34).
+func TestHTTPMaxBufferedPerClient(t *testing.T) {
+	t.Parallel()
+	h := &httprpc.Handler{Server: demo.NewServer(), MaxBuffered: 512 << 10}
+	a, b := httpPostFrom("192.0.2.1:1234"), httpPostFrom("192.0.2.2:1234")
+	// A body of a's stalls after 250 KiB, holding about 192 KiB of a's
+	// 256 KiB.
+	req := httpPaddedRequest(t, 300<<10)
+	waiting := make(chan struct{})
+	stall := &httpStallingBody{data: []byte(req[:250<<10]), release: make(chan struct{}), waiting: waiting}
+	var wg sync.WaitGroup
+	wg.Go(func() { h.ServeHTTP(httptest.NewRecorder(), a(stall, len(req))) })
+	httpWaitFor(t, "the handler to read the stalled body's bytes", waiting)
+
+	big := httpPaddedRequest(t, 200<<10)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, a(strings.NewReader(big), len(big)))
+	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" {
+		t.Errorf("a second large body of the client holding its share: %d, Retry-After %q; want 503 with Retry-After", w.Code, w.Header().Get("Retry-After"))
+	}
+	// Of unknown length, it is refused as it grows past the share.
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, a(strings.NewReader(big), -1))
+	if w.Code != http.StatusServiceUnavailable {
+		t.Errorf("a second large body of unknown length of the client holding its share: %d, want 503", w.Code)
+	}
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, b(strings.NewReader(big), len(big)))
+	if w.Code != http.StatusOK {
+		t.Errorf("a large body of another client: %d %.100s, want 200", w.Code, w.Body)
+	}
+	close(stall.release)
+	wg.Wait()
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, a(strings.NewReader(big), len(big)))
+	if w.Code != http.StatusOK {
+		t.Errorf("a large body of the first client after its stalled one ended: %d, want 200", w.Code)
 	}
 }
 

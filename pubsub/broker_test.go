@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"github.com/jsonrpc-go/jsonrpc/pubsub"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 )
@@ -130,5 +132,73 @@ func TestPublishContext(t *testing.T) {
 	cancel()
 	if _, err := topic.PublishContext(ctx, 1); !errors.Is(err, context.Canceled) {
 		t.Fatalf("PublishContext to a broker that is away: %v, want context.Canceled", err)
+	}
+}
+
+// downBroker is a Broker whose broker is away: Publish and Subscribe fail
+// with err.
+type downBroker struct{ err error }
+
+func (b downBroker) Publish(context.Context, string, []byte) error { return b.err }
+func (b downBroker) Subscribe(context.Context, string, func([]byte)) (func(), error) {
+	return nil, b.err
+}
+
+// A Publish whose Broker fails returns an error that says the broker is
+// unavailable: it matches ErrBrokerUnavailable and the Broker's error, and
+// a method that returns it is answered with the code of a call the server
+// could not serve for now (the call's codes' Shutdown: -32005 by default,
+// -31006 under MCP's), the message "Broker unavailable" and data naming
+// the subject. A context that ended is not an outage. Before, the caller
+// got a bare -32000 "Server error", as for a bug (issue 34).
+func TestBrokerUnavailable(t *testing.T) {
+	down := errors.New("dial tcp 127.0.0.1:6379: connect: connection refused")
+	topic := &pubsub.Topic{Method: "feed", Broker: downBroker{down}, Subject: "feed.values"}
+	defer topic.Close()
+
+	_, err := topic.Publish("x")
+	if !errors.Is(err, pubsub.ErrBrokerUnavailable) || !errors.Is(err, down) {
+		t.Fatalf("Publish with the broker down: %v; want one matching ErrBrokerUnavailable and the Broker's error", err)
+	}
+
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("publish", func(ctx context.Context, s string) (int, error) { return topic.PublishContext(ctx, s) })
+	for _, c := range []struct {
+		name string
+		ctx  context.Context
+		want string
+	}{
+		{"default codes", context.Background(), `{"jsonrpc":"2.0","error":{"code":-32005,"message":"Broker unavailable","data":{"subject":"feed.values"}},"id":1}`},
+		{"MCP's codes", jsonrpc.WithCodes(context.Background(), mcp.Protocol().Codes), `{"jsonrpc":"2.0","error":{"code":-31006,"message":"Broker unavailable","data":{"subject":"feed.values"}},"id":1}`},
+	} {
+		if got := string(srv.Process(c.ctx, nil, []byte(`{"jsonrpc":"2.0","method":"publish","params":["x"],"id":1}`))); got != c.want {
+			t.Errorf("%s: publish answered %s, want %s", c.name, got, c.want)
+		}
+	}
+
+	// A Subscribe whose Broker fails says so too.
+	ts := &pubsub.Topic{Method: "feed", Broker: downBroker{down}}
+	srv.MustRegister("subscribe", func(ctx context.Context) (string, error) {
+		s, err := ts.Subscribe(ctx)
+		if err != nil {
+			return "", err
+		}
+		return s.ID(), nil
+	})
+	a := &stream.Server{Server: srv}
+	cl := dial(t, a)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	_, err = client.Call[string](ctx, cl, "subscribe", nil)
+	if e, ok := errors.AsType[*jsonrpc.Error](err); !ok || e.Code != jsonrpc.CodeLimitExceeded || e.Message != pubsub.BrokerUnavailable || string(e.Data) != `{"subject":"feed"}` {
+		t.Errorf("subscribe with the broker down: %v", err)
+	}
+
+	// The context's own end is the context's error.
+	cctx, ccancel := context.WithCancel(context.Background())
+	ccancel()
+	cancelled := &pubsub.Topic{Method: "feed", Broker: downBroker{cctx.Err()}}
+	if _, err := cancelled.PublishContext(cctx, "x"); errors.Is(err, pubsub.ErrBrokerUnavailable) || !errors.Is(err, context.Canceled) {
+		t.Errorf("Publish under a cancelled context: %v; want context.Canceled, not ErrBrokerUnavailable", err)
 	}
 }

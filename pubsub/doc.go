@@ -30,6 +30,15 @@
 // the peer always learns a subscription's id before its first
 // notification.
 //
+// # Errors
+//
+// When a Topic's Broker fails, Publish and Subscribe return an error that
+// matches ErrBrokerUnavailable (and the Broker's own error), which a
+// method may return as it is: the call is answered "Broker unavailable",
+// with the subject as data, under the code of a call the server could not
+// serve for now (the Shutdown code of the call's connection), not as a
+// bug of the method.
+//
 // # Concurrency
 //
 // A Topic, a Subscription and a MemoryBroker are safe for concurrent use

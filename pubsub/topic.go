@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -164,7 +163,8 @@ var errTooManySubs = jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("t
 // notification, as go-ethereum's clients require. The subscription ends
 // with Unsubscribe, the Overflow policy, or the end of the Conn's read
 // loop (Done). It returns ErrNoConn when ctx has no Conn, and
-// ErrTooManySubscriptions when the Conn has MaxSubscriptions already.
+// ErrTooManySubscriptions when the Conn has MaxSubscriptions already, and
+// an error that matches ErrBrokerUnavailable when its Broker fails.
 func (t *Topic) Subscribe(ctx context.Context) (*Subscription, error) {
 	c := peer.FromContext(ctx)
 	if c == nil {
@@ -225,15 +225,19 @@ func newSubscriptionID() string {
 // Publish sends value, encoded once with encoding/json, to every
 // subscriber, and returns to how many it was queued. With a Broker it
 // hands the value to the Broker, which delivers it to the subscribers of
-// every process, this one included, and returns 0 and the Broker's
-// error.
+// every process, this one included, and returns 0, or the Broker's
+// failure as an error that matches ErrBrokerUnavailable, which a method
+// may return as it is: its answer says the broker is unavailable, under
+// a code a client may retry.
 func (t *Topic) Publish(value any) (int, error) {
 	return t.PublishContext(context.Background(), value)
 }
 
 // PublishContext is Publish with the context of the Broker's Publish,
-// which bounds how long a Broker that is away may take the value. Without
-// a Broker ctx is not used: nothing waits.
+// which bounds how long a Broker that is away may take the value; a
+// method passes its call's context, so that its answer to a broker outage
+// has the code of the call's connection (see ErrBrokerUnavailable).
+// Without a Broker ctx is not used: nothing waits.
 func (t *Topic) PublishContext(ctx context.Context, value any) (int, error) {
 	v, err := json.Marshal(value)
 	if err != nil {
@@ -241,7 +245,10 @@ func (t *Topic) PublishContext(ctx context.Context, value any) (int, error) {
 	}
 	v = wire.UnescapeHTML(v)
 	if t.Broker != nil {
-		return 0, t.Broker.Publish(ctx, t.subject(), v)
+		if err := t.Broker.Publish(ctx, t.subject(), v); err != nil {
+			return 0, brokerFailed(ctx, "publishing to", t.subject(), err)
+		}
+		return 0, nil
 	}
 	return t.deliver(v), nil
 }
@@ -309,7 +316,7 @@ func (t *Topic) join(ctx context.Context) error {
 	}
 	leave, err := t.Broker.Subscribe(ctx, t.subject(), func(v []byte) { t.deliver(v) })
 	if err != nil {
-		return fmt.Errorf("jsonrpc: subscribing to %q: %w", t.subject(), err)
+		return brokerFailed(ctx, "subscribing to", t.subject(), err)
 	}
 	t.leave = leave
 	return nil

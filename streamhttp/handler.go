@@ -404,7 +404,8 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lim := h.Limits.WithDefaults()
-	b := h.budget(lim)
+	client := h.clientKey(r)
+	b := httphost.ClientBudget(h.budget(lim), client, r.ContentLength, r.Header.Get("Content-Encoding") != "", nil)
 	body, taken, err := h.readBody(w, r, lim, b)
 	defer b.Give(taken)
 	if err != nil {
@@ -415,7 +416,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	if srv == nil {
 		srv = noMethods()
 	}
-	ctx := transport.WithContextValueFrom(r.Context(), r, h.clientKey(r))
+	ctx := transport.WithContextValueFrom(r.Context(), r, client)
 
 	var req wire.Request
 	kind, err := wire.Scanner{}.Classify(body, &req)

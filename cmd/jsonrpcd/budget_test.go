@@ -14,9 +14,10 @@ import (
 // message it has not finished sending, a large HTTP request finds no room
 // (503); once that connection is gone, the same request is served. With a
 // budget of its own for each listener, the request would be served all
-// along.
+// along. All the connections here are of one client (127.0.0.1), whose
+// share is all of the budget.
 func TestSharedBudget(t *testing.T) {
-	r := startRun(t, "-max-buffered", "350000")
+	r := startRun(t, "-max-buffered", "350000", "-max-buffered-per-client", "350000")
 	echo := func(n int) string {
 		return `{"jsonrpc":"2.0","method":"echo","params":["` + strings.Repeat("x", n) + `"],"id":1}`
 	}

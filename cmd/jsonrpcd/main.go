@@ -66,7 +66,10 @@
 //		-sessions initialize), one message per POST, cancellation and
 //		progress as MCP has them (mcp.Protocol()), and the demo methods as
 //		tools (tools/list, tools/call), each described by the OpenRPC
-//		document of its params; the tool subscribe subscribes the session
+//		document of its params. A session's tool calls run concurrently,
+//		each on a goroutine of its own, so that a ping is answered and a
+//		notifications/cancelled reaches its call while a tool runs; the
+//		tool subscribe subscribes the session
 //		to the feed, whose values reach it as subscription notifications
 //		on its GET stream. A request of MCP 2026-07-28 is answered
 //		UnsupportedProtocolVersion (default false)
@@ -140,6 +143,11 @@
 //		transport.Budget): past it such a message is refused (503 over
 //		HTTP, an error answer over TCP, close status 1013 on a WebSocket)
 //		(default 64 MiB)
+//	-max-buffered-per-client N
+//		bytes of -max-buffered one client (its IP address) may hold at
+//		once, so that the unfinished messages of one cannot spend the
+//		room of the others: past it its message is refused as past
+//		-max-buffered (default half of -max-buffered)
 //	-max-conns-per-client N
 //		connections one client (its IP address) may hold at once on each
 //		listener, so that one cannot lock the others out: past it a TCP
@@ -396,6 +404,7 @@ type config struct {
 	maxConns             int
 	maxConnsPerClient    int               // 0: half of maxConns
 	maxBuffered          int64             // of every listener together
+	maxBufferedPerClient int64             // of maxBuffered, of one client; 0: half
 	budget               *transport.Budget // of maxBuffered, shared by the listeners; made by serveNetwork
 	probes               *transport.Health // of -health, shared by the HTTP hosts; made by serveNetwork; nil: none
 
@@ -445,6 +454,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.IntVar(&cfg.maxMessage, "max-message", framing.DefaultMaxMessage, "largest request accepted, in `bytes`")
 	fs.IntVar(&cfg.maxConns, "max-conns", defaultMaxConns, "connections open at once on each listener; at the cap, new ones wait to be accepted")
 	fs.Int64Var(&cfg.maxBuffered, "max-buffered", peer.DefaultMaxBuffered, "`bytes` that messages larger than 64 KiB may hold at once, over every listener together")
+	fs.Int64Var(&cfg.maxBufferedPerClient, "max-buffered-per-client", 0, "`bytes` of -max-buffered one client may hold at once (0: half of it)")
 	fs.IntVar(&cfg.maxConnsPerClient, "max-conns-per-client", 0, "connections one client address may hold at once on each listener (0: half of -max-conns)")
 	fs.DurationVar(&cfg.readTimeout, "read-timeout", defaultReadTimeout, "time to read a request: over HTTP its headers and body, over TCP a message once begun; 0 disables")
 	fs.DurationVar(&cfg.writeTimeout, "write-timeout", defaultWriteTimeout, "time to write an answer; over HTTP from the end of the request's headers, with the read timeout added: it bounds the call too; 0 disables")
@@ -459,7 +469,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.StringVar(&cfg.otlpURL, "otlp", "", "export a span per call by OTLP/HTTP to `URL` (such as http://127.0.0.1:4318/v1/traces); empty: none")
 	fs.StringVar(&cfg.brokerURL, "broker", "", "carry the feed between replicas on the broker at `URL`: nats://HOST:PORT or redis://HOST:PORT; empty: this process only")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-mcp] [-sessions METHOD [-max-sessions N] [-max-sessions-per-client N] [-session-idle D] [-replica NAME] [-session-store URL]] [-allowed-hosts NAMES] [-allowed-origins ORIGINS] [-stdio] [-framing line|header|raw] [-protocol none|lsp|mcp] [-max-message N] [-max-buffered N] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-health=false] [-drain D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR [-metrics-public]] [-otlp URL] [-broker URL]\n\n")
+		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-mcp] [-sessions METHOD [-max-sessions N] [-max-sessions-per-client N] [-session-idle D] [-replica NAME] [-session-store URL]] [-allowed-hosts NAMES] [-allowed-origins ORIGINS] [-stdio] [-framing line|header|raw] [-protocol none|lsp|mcp] [-max-message N] [-max-buffered N [-max-buffered-per-client N]] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-health=false] [-drain D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR [-metrics-public]] [-otlp URL] [-broker URL]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -497,6 +507,10 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	}
 	if cfg.maxBuffered <= 0 {
 		fmt.Fprintln(stderr, "jsonrpcd: -max-buffered must be at least 1")
+		return cfg, 2, false
+	}
+	if cfg.maxBufferedPerClient < 0 {
+		fmt.Fprintln(stderr, "jsonrpcd: -max-buffered-per-client must be 0 (half of -max-buffered) or more")
 		return cfg, 2, false
 	}
 	if cfg.maxSessions <= 0 {
@@ -596,7 +610,7 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 	}
 	// One budget of large messages for every listener, so that an attack
 	// on all of them together holds no more than on one.
-	cfg.budget = transport.NewBudget(cfg.maxBuffered)
+	cfg.budget = transport.NewBudgetPerClient(cfg.maxBuffered, cfg.maxBufferedPerClient)
 	// The limits of the WebSocket and TCP connections.
 	limits := peer.Limits{
 		MaxMessage:        cfg.maxMessage,

@@ -88,12 +88,15 @@ func (f *Feed) Unsubscribe(id string) bool { return f.topic.Unsubscribe(id) }
 
 // Publish sends s repeated n times, up to MaxPublish bytes, to every
 // subscriber, and returns to how many it was queued (0 with a Broker,
-// once the Broker has taken it).
-func (f *Feed) Publish(s string, n int) (int, error) {
+// once the Broker has taken it). When the Broker fails, its error matches
+// pubsub.ErrBrokerUnavailable, and the call is answered "Broker
+// unavailable" with the subject as data, under the code of the call's
+// connection for a call it could not serve for now.
+func (f *Feed) Publish(ctx context.Context, s string, n int) (int, error) {
 	if n < 0 || len(s)*n > MaxPublish {
 		return 0, jsonrpc.ErrInvalidParams.WithData(fmt.Sprintf("the value would exceed %d bytes", MaxPublish))
 	}
-	return f.topic.Publish(strings.Repeat(s, n))
+	return f.topic.PublishContext(ctx, strings.Repeat(s, n))
 }
 
 // Len returns the number of subscriptions.

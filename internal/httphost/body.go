@@ -56,7 +56,7 @@ func read(buf []byte, src io.Reader, contentLength, limit int64, b *transport.Bu
 	if contentLength >= 0 {
 		// A body that would not fit in what the budget has left is
 		// refused before any of it is read or any room is made for it.
-		if need := contentLength + 1 - transport.SmallMessage; need > 0 && need > b.Max()-b.Used() {
+		if need := contentLength + 1 - transport.SmallMessage; need > 0 && need > b.Room() {
 			return buf, 0, ErrBusy
 		}
 		// Room for the body and the read that reports EOF.
@@ -242,4 +242,34 @@ func (l *limitReader) Read(p []byte) (int, error) {
 		return n, ErrTooLarge
 	}
 	return n, err
+}
+
+// ClientBudget returns the view of b for client (transport.Budget.Client)
+// that a body of contentLength (-1 when unknown) is read through, so that
+// a large one counts against its client's share: b itself when the body
+// cannot take from b (a declared length within transport.SmallMessage,
+// not gzipped), so that small bodies make no view. The view comes from
+// last when it holds one of b for client, and is kept there otherwise
+// (last may be nil: no reuse).
+func ClientBudget(b *transport.Budget, client string, contentLength int64, gzipped bool, last *LastView) *transport.Budget {
+	if !gzipped && contentLength >= 0 && contentLength < transport.SmallMessage {
+		return b
+	}
+	if last != nil && last.view != nil && last.of == b && last.client == client {
+		return last.view
+	}
+	v := b.Client(client)
+	if last != nil && v != b {
+		*last = LastView{view: v, of: b, client: client}
+	}
+	return v
+}
+
+// A LastView keeps the view that ClientBudget made last, with the pooled
+// state of an exchange, so that the bodies of one client cost no view
+// each: a view holds nothing of its own, and serves every body of its
+// client. The zero value holds none.
+type LastView struct {
+	view, of *transport.Budget
+	client   string
 }
