@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"github.com/jsonrpc-go/jsonrpc/pubsub"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -64,9 +65,12 @@ type RetryPolicy struct {
 //     (-32005) with the data "server shutting down", which this library's
 //     servers (stream, ws and peer) send for a call they received while
 //     shutting down and did not run; under a Protocol with a code of its
-//     own for that refusal (UseProtocol, peer.Protocol.RefusalCode), the
+//     own for that refusal (UseProtocol, peer.Protocol.Codes.Shutdown), the
 //     answer with that code and the same data too (mcp.Protocol()'s
-//     mcp.CodeShuttingDown).
+//     mcp.CodeShuttingDown);
+//   - the same code with the message "Broker unavailable"
+//     (pubsub.BrokerUnavailable), which a topic's publish answers while
+//     its broker is away.
 //
 // Nothing else is retried: not any other JSON-RPC error answer, not another
 // HTTP status, not an error of the call's own (params that do not encode,
@@ -218,7 +222,8 @@ func shutdownCode(p *peer.Protocol) jsonrpc.Code {
 func retryable(err error, shutdown jsonrpc.Code) bool {
 	var je *jsonrpc.Error
 	if errors.As(err, &je) {
-		return (je.Code == jsonrpc.CodeLimitExceeded || je.Code == shutdown) && string(je.Data) == shutdownData
+		return (je.Code == jsonrpc.CodeLimitExceeded || je.Code == shutdown) &&
+			(string(je.Data) == shutdownData || je.Message == pubsub.BrokerUnavailable)
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false

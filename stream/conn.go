@@ -82,7 +82,7 @@ func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, client s
 	}
 	c.ctx, c.cancel = context.WithCancel(transport.WithContextValueFrom(parent, rwc, client))
 	c.stopAf = context.AfterFunc(parent, func() { c.close(parent.Err()) })
-	c.buffered = s.gatesBudget()
+	c.buffered = s.gatesBudget().Client(client)
 	c.rd = st.framing.NewReader(connReader{c}, st.MaxMessage)
 	c.starter, _ = c.rd.(starter)
 	c.wr = st.framing.NewWriter(connWriter{c})

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
 	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 	"io"
 	"net"
 	"os"
@@ -558,6 +559,60 @@ func TestPanicStaysInCall(t *testing.T) {
 	}
 }
 
+// TestMaxBufferedPerClient: a client's unfinished large messages hold at
+// most its share of the budget (half of it by default): past it its next
+// large message is refused with the busy error, and another client's is
+// served meanwhile.
+func TestMaxBufferedPerClient(t *testing.T) {
+	leakCheck(t)
+	srv := &Server{Server: demo.NewServer(), Limits: peer.Limits{MaxBuffered: 1 << 20}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { srv.Serve(ln); close(done) }()
+	defer func() { srv.Close(); <-done }()
+	dialFrom := func(ip string) net.Conn {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+		c, err := d.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Skipf("dial from %s: %v", ip, err)
+		}
+		return c
+	}
+	head := `{"jsonrpc":"2.0","method":"echo","params":["`
+	line := func(n int) string { return head + strings.Repeat("x", n) + `"],"id":1}` }
+	// The first client's unfinished message holds about 472 KiB of its
+	// 512 KiB share (twice what it sent past 64 KiB).
+	stalled := newClient(t, dialFrom("127.0.0.1"), framing.Line)
+	stalled.conn.SetWriteDeadline(time.Now().Add(wait))
+	if _, err := io.WriteString(stalled.conn, line(300 << 10)[:300<<10]); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(wait); srv.gatesBudget().Used() < 2*(300<<10-64<<10); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the stalled message holds %d bytes of the budget", srv.gatesBudget().Used())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	// Its next large message passes its share: refused.
+	busy := newClient(t, dialFrom("127.0.0.1"), framing.Line)
+	errc := busy.sendAsync(line(200 << 10))
+	if got := busy.recv(); !strings.Contains(got, `"code":-32005`) || !strings.Contains(got, "server busy") {
+		t.Fatalf("the first client's second large message: %.100s, want the busy error", got)
+	}
+	busy.expectEOF()
+	<-errc
+	// Another client's large message is served: the budget has room.
+	other := newClient(t, dialFrom("127.0.0.2"), framing.Line)
+	errc = other.sendAsync(line(200 << 10))
+	if got := other.recv(); !strings.HasPrefix(got, `{"jsonrpc":"2.0","result":"xxx`) {
+		t.Fatalf("another client's large message: %.100s, want its echo", got)
+	}
+	<-errc
+}
+
 // MaxBuffered bounds the memory of large messages being read over all the
 // Server's connections: a connection whose message would pass it is
 // answered with the busy error and closed, the others are served, and the
@@ -566,7 +621,10 @@ func TestMaxBuffered(t *testing.T) {
 	leakCheck(t)
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
-			srv := &Server{Server: demo.NewServer(), Limits: peer.Limits{MaxBuffered: 1 << 20}}
+			// One client over TCP: no share of its own, so that two of its
+			// connections can fill the budget (TestMaxBufferedPerClient
+			// holds the share).
+			srv := &Server{Server: demo.NewServer(), Budget: transport.NewBudgetPerClient(1<<20, 1<<20)}
 			dial := serverOn(t, srv, tr)
 			head := `{"jsonrpc":"2.0","method":"echo","params":["`
 			line := func(n int) string { return head + strings.Repeat("x", n) + `"],"id":1}` }

@@ -406,8 +406,8 @@ func (i *impl) Progress(ctx context.Context, p demorpc.ProgressParams) (int64, e
 	return int64(n), err
 }
 
-func (i *impl) Publish(_ context.Context, s string, n int64) (int64, error) {
-	k, err := i.feed.Publish(s, int(n))
+func (i *impl) Publish(ctx context.Context, s string, n int64) (int64, error) {
+	k, err := i.feed.Publish(ctx, s, int(n))
 	return int64(k), err
 }
 
