@@ -258,6 +258,7 @@ func (h *Handler) admit(r *http.Request) (*wsConn, string) {
 		writeTimeout: max(lim.WriteTimeout, 0),
 		closeDone:    make(chan struct{}),
 	}
+	c.pings = newPinger(lim.PingInterval, lim.PongTimeout, c.missedPong)
 	c.timer = time.AfterFunc(time.Hour, c.expire)
 	c.timer.Stop()
 	c.clock = transport.NewReadClock(c.setReadDeadline, lim.IdleTimeout, lim.ReadTimeout)
