@@ -357,9 +357,18 @@ func (c *wsConn) startClose(code websocket.StatusCode, reason string) {
 // missedPong closes the connection whose peer missed a pong (see pinger)
 // with 1011 (internal error, as other WebSocket hosts close on a ping
 // timeout), at once: calls still in flight are cancelled, since their
-// answers would not reach the peer.
-func (c *wsConn) missedPong() {
-	c.startClose(websocket.StatusInternalError, reasonPing)
+// answers would not reach the peer. unsent: the ping could not even be
+// written, and the library has closed the connection, with no close frame
+// (1006, abnormal closure); the read loop may be ending it already, so
+// the close is logged here.
+func (c *wsConn) missedPong(unsent bool) {
+	if !unsent {
+		c.startClose(websocket.StatusInternalError, reasonPing)
+		return
+	}
+	if c.log != nil {
+		c.log.LogAttrs(c.ctx, slog.LevelWarn, "closing", slog.Int("code", int(websocket.StatusAbnormalClosure)), slog.String("reason", reasonPing))
+	}
 }
 
 // stop makes the connection run no further message; once its messages in

@@ -84,7 +84,7 @@ type channel struct {
 
 // missedPong closes the connection whose server missed a pong, at once:
 // a server that does not answer would not answer a close frame either.
-func (c *channel) missedPong() {
+func (c *channel) missedPong(bool) {
 	c.missed.Store(true)
 	c.conn.CloseNow()
 }

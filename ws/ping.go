@@ -2,6 +2,7 @@ package ws
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,7 +27,9 @@ const reasonPing = "ping timeout"
 // reading paused) or no read is under way, and it is lengthened by the
 // time that writes of messages took meanwhile. A ping is missed when
 // timeout passes with one read under way throughout, no write under way,
-// and no pong.
+// and no pong, or when the ping itself cannot be written within the 5
+// seconds the library gives it while no message is being written (the
+// peer takes no bytes; the library then closes the connection).
 //
 // The connection reports its reads (beginRead, endRead) and writes
 // (beginWrite, endWrite); a nil *pinger ignores them.
@@ -34,10 +37,10 @@ type pinger struct {
 	conn     *websocket.Conn
 	interval time.Duration
 	timeout  time.Duration
-	miss     func()        // closes the connection; called at most once
-	stop     chan struct{} // closed by end: no further ping
-	ending   sync.Once     // closes stop
-	done     chan struct{} // closed when the loop has ended
+	miss     func(unsent bool) // closes the connection, or reports that the library closed it (unsent); called at most once
+	stop     chan struct{}     // closed by end: no further ping
+	ending   sync.Once         // closes stop
+	done     chan struct{}     // closed when the loop has ended
 
 	reads   atomic.Uint64 // reads begun
 	reading atomic.Bool   // a read is under way
@@ -47,7 +50,7 @@ type pinger struct {
 
 // newPinger returns the pings of a connection, started by start, or nil
 // when interval or timeout is negative (no pings).
-func newPinger(interval, timeout time.Duration, miss func()) *pinger {
+func newPinger(interval, timeout time.Duration, miss func(unsent bool)) *pinger {
 	if interval < 0 || timeout < 0 {
 		return nil
 	}
@@ -141,12 +144,28 @@ func (p *pinger) ping() bool {
 	answered := make(chan error, 1)
 	go func() { answered <- p.conn.Ping(ctx) }()
 	reads, wrote := p.reads.Load(), p.wrote.Load()
+	wrote0 := wrote
 	t := time.NewTimer(p.timeout)
 	defer t.Stop()
 	for {
 		select {
 		case err := <-answered:
-			return err == nil && !p.stopped()
+			switch {
+			case err == nil:
+				return !p.stopped()
+			case !errors.Is(err, context.DeadlineExceeded):
+				return false // the connection ended
+			case p.writing.Load() > 0 || p.wrote.Load() != wrote0:
+				// The library gives the ping's write 5 s, and it waited
+				// behind a message: WriteTimeout bounds that.
+				return true
+			default:
+				// The ping itself could not be written in 5 s (the
+				// library then closed the connection): the peer takes
+				// nothing.
+				p.miss(true)
+				return false
+			}
 		case <-t.C:
 		}
 		// writing before wrote: a write that ends between the two loads
@@ -166,7 +185,7 @@ func (p *pinger) ping() bool {
 			t.Reset(time.Duration(w - wrote))
 			wrote = w
 		default:
-			p.miss()
+			p.miss(false)
 			cancel()
 			<-answered
 			return false

@@ -133,29 +133,42 @@ func TestPingSilentPeer(t *testing.T) {
 }
 
 // A peer that stops reading altogether (its machine asleep) cannot even
-// take the ping: it is disconnected PingInterval+PongTimeout after it
-// connected, and the connection's goroutines end.
+// take the ping, over a pipe: it is disconnected PingInterval+PongTimeout
+// after it connected, with 1011, or, past the 5 s the library gives the
+// write of a ping, then, with no close frame (1006); the close is logged
+// and the connection's goroutines end.
 func TestPingFrozenPeer(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		log, rec := testutil.NewLog()
-		ps := newPipeServer(t, &ws.Handler{Server: newRPC().Server, Logger: log, Limits: peer.Limits{PingInterval: pingEvery, PongTimeout: pongWait, IdleTimeout: -1}})
-		ps.dial(t) // and never read
-		time.Sleep(pingEvery + pongWait - time.Millisecond)
-		synctest.Wait()
-		if found := rec.Find(t, "closing"); len(found) != 0 {
-			t.Fatalf("closing before PingInterval+PongTimeout: %v", found)
-		}
-		time.Sleep(time.Millisecond)
-		synctest.Wait()
-		found := rec.Find(t, "closing")
-		if len(found) != 1 {
-			t.Fatalf("%d closing records after PingInterval+PongTimeout; the log:\n%s", len(found), rec.String())
-		}
-		testutil.Want(t, found[0], "WARN", map[string]any{"code": float64(websocket.StatusInternalError), "reason": "ping timeout"})
-		if len(rec.Find(t, "connection closed")) != 1 {
-			t.Fatalf("the connection has not ended; the log:\n%s", rec.String())
-		}
-	})
+	for _, tc := range []struct {
+		timeout time.Duration
+		after   time.Duration
+		code    websocket.StatusCode
+	}{
+		{3 * time.Second, 3 * time.Second, websocket.StatusInternalError},
+		{0, 5 * time.Second, websocket.StatusAbnormalClosure},
+	} {
+		t.Run(tc.code.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				log, rec := testutil.NewLog()
+				ps := newPipeServer(t, &ws.Handler{Server: newRPC().Server, Logger: log, Limits: peer.Limits{PingInterval: pingEvery, PongTimeout: tc.timeout, IdleTimeout: -1}})
+				ps.dial(t) // and never read
+				time.Sleep(pingEvery + tc.after - time.Millisecond)
+				synctest.Wait()
+				if found := rec.Find(t, "closing"); len(found) != 0 {
+					t.Fatalf("closing before PingInterval+%v: %v", tc.after, found)
+				}
+				time.Sleep(time.Millisecond)
+				synctest.Wait()
+				found := rec.Find(t, "closing")
+				if len(found) != 1 {
+					t.Fatalf("%d closing records after PingInterval+%v; the log:\n%s", len(found), tc.after, rec.String())
+				}
+				testutil.Want(t, found[0], "WARN", map[string]any{"code": float64(tc.code), "reason": "ping timeout"})
+				if len(rec.Find(t, "connection closed")) != 1 {
+					t.Fatalf("the connection has not ended; the log:\n%s", rec.String())
+				}
+			})
+		})
+	}
 }
 
 // A peer that answers its pings is never closed for them, also while
