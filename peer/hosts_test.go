@@ -72,6 +72,7 @@ func TestLimitsWithDefaults(t *testing.T) {
 		MaxInFlight: peer.DefaultMaxInFlight, MaxQueued: peer.DefaultMaxQueued, MaxPush: peer.DefaultMaxPush,
 		MaxPushBytes: peer.DefaultMaxPushBytes, MaxSubscriptions: peer.DefaultMaxSubscriptions, MaxSequences: peer.DefaultMaxSequences, MaxSeqItems: peer.DefaultMaxSeqItems,
 		IdleTimeout: peer.DefaultIdleTimeout, ReadTimeout: peer.DefaultReadTimeout, WriteTimeout: peer.DefaultWriteTimeout,
+		PingInterval: peer.DefaultPingInterval, PongTimeout: peer.DefaultPongTimeout,
 	}
 	if got != want {
 		t.Errorf("zero: got %+v, want %+v", got, want)

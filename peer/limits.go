@@ -34,6 +34,10 @@ const (
 	DefaultReadTimeout = 30 * time.Second
 	// DefaultWriteTimeout is the default of Limits.WriteTimeout.
 	DefaultWriteTimeout = 30 * time.Second
+	// DefaultPingInterval is the default of Limits.PingInterval.
+	DefaultPingInterval = 30 * time.Second
+	// DefaultPongTimeout is the default of Limits.PongTimeout.
+	DefaultPongTimeout = 15 * time.Second
 )
 
 // Limits bound what the connections of a host (stream.Server, ws.Handler)
@@ -44,9 +48,10 @@ const (
 // documentation says what its peer sees when a limit is reached (an error
 // answer, or a close status over WebSocket).
 //
-// MaxMessage, MaxBuffered, MaxConns and WriteTimeout are the host's: its
-// transport reads and writes the bytes and counts the connections. A Conn
-// applies the others itself.
+// MaxMessage, MaxBuffered, MaxConns, WriteTimeout, PingInterval and
+// PongTimeout are the host's: its transport reads and writes the bytes,
+// counts the connections and pings the peers. A Conn applies the others
+// itself.
 type Limits struct {
 	// MaxMessage is the size limit of one incoming message, in bytes;
 	// <= 0 means DefaultMaxMessage (4 MiB). Nothing is ever allocated
@@ -148,6 +153,22 @@ type Limits struct {
 	// holds up other connections. 0 means DefaultWriteTimeout (30 s); a
 	// negative value, none.
 	WriteTimeout time.Duration
+
+	// PingInterval is how long a connection whose transport has pings of
+	// its own (WebSocket) waits between pings of its peer, so that a peer
+	// that went away without closing (a machine asleep, a network path
+	// dropped) is noticed even while calls are in flight, which hold the
+	// connection past IdleTimeout. 0 means DefaultPingInterval (30 s); a
+	// negative value sends no pings.
+	PingInterval time.Duration
+
+	// PongTimeout is how long the peer may take to answer a ping before
+	// its connection is closed. Only time during which the connection
+	// reads counts: a peer cannot be heard while its connection has paused
+	// its reading (MaxInFlight, or a method that runs on the reading
+	// goroutine), so a live peer is never closed for that. 0 means
+	// DefaultPongTimeout (15 s); a negative value sends no pings.
+	PongTimeout time.Duration
 }
 
 // WithDefaults returns l with each field that means its default (a size
@@ -168,6 +189,8 @@ func (l Limits) WithDefaults() Limits {
 	timeout(&l.IdleTimeout, DefaultIdleTimeout)
 	timeout(&l.ReadTimeout, DefaultReadTimeout)
 	timeout(&l.WriteTimeout, DefaultWriteTimeout)
+	timeout(&l.PingInterval, DefaultPingInterval)
+	timeout(&l.PongTimeout, DefaultPongTimeout)
 	return l
 }
 

@@ -42,6 +42,7 @@ type wsConn struct {
 	writeTimeout time.Duration     // 0: none
 	closeDone    chan struct{}     // closed when the close begun by startClose has ended
 	log          *slog.Logger      // the Handler's Logger with the remote address, or nil
+	pings        *pinger           // PingInterval and PongTimeout; nil: no pings
 
 	clock *transport.ReadClock // the idle and read timeouts, on timer
 
@@ -89,7 +90,11 @@ func (c *wsConn) attach(ctx context.Context, cancel context.CancelFunc, conn *we
 	if c.stopping.Load() {
 		c.shutdown()
 	}
-	return !c.killed.Load()
+	if c.killed.Load() {
+		return false
+	}
+	c.pings.start(conn) // finish ends them
+	return true
 }
 
 // setReadDeadline arms the timer for d (a zero d disarms it), for the
@@ -154,16 +159,19 @@ func (c *wsConn) Read() ([]byte, error) {
 		// then on ends the read.
 		c.inMessage.Store(false)
 		c.reading.Store(true)
+		c.pings.beginRead()
 		c.clock.Before(true, false)
 		_, r, err := c.conn.Reader(context.Background())
 		if err != nil {
 			c.reading.Store(false)
+			c.pings.endRead()
 			return nil, err
 		}
 		c.inMessage.Store(true)
 		c.clock.Before(false, true) // the read timeout
 		c.buf, c.taken, err = readMessage(r, getMsgBuf(), c.limit, c.buffered)
 		c.reading.Store(false)
+		c.pings.endRead()
 		if errors.Is(err, errBudget) {
 			c.startClose(websocket.StatusTryAgainLater, reasonBusy)
 			return nil, err
@@ -202,7 +210,9 @@ func (c *wsConn) Write(ctx context.Context, msg []byte) error {
 		wctx, cancel = context.WithTimeout(wctx, c.writeTimeout)
 		defer cancel()
 	}
+	began := c.pings.beginWrite()
 	err := c.conn.Write(wctx, websocket.MessageText, msg)
+	c.pings.endWrite(began)
 	if err == nil {
 		return nil
 	}
@@ -252,6 +262,7 @@ func (c *wsConn) finish() {
 		c.conn.Close(websocket.StatusInternalError, "")
 	}
 	c.conn.CloseNow()
+	c.pings.end()
 }
 
 // readMessage reads the message r holds into buf, which grows as bytes
@@ -341,6 +352,23 @@ func (c *wsConn) startClose(code websocket.StatusCode, reason string) {
 		conn.Close(code, reason)
 		close(c.closeDone)
 	}()
+}
+
+// missedPong closes the connection whose peer missed a pong (see pinger)
+// with 1011 (internal error, as other WebSocket hosts close on a ping
+// timeout), at once: calls still in flight are cancelled, since their
+// answers would not reach the peer. unsent: the ping could not even be
+// written, and the library has closed the connection, with no close frame
+// (1006, abnormal closure); the read loop may be ending it already, so
+// the close is logged here.
+func (c *wsConn) missedPong(unsent bool) {
+	if !unsent {
+		c.startClose(websocket.StatusInternalError, reasonPing)
+		return
+	}
+	if c.log != nil {
+		c.log.LogAttrs(c.ctx, slog.LevelWarn, "closing", slog.Int("code", int(websocket.StatusAbnormalClosure)), slog.String("reason", reasonPing))
+	}
 }
 
 // stop makes the connection run no further message; once its messages in

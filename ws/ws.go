@@ -73,6 +73,23 @@
 // an error instead of being run, and the connection ends with the WebSocket
 // close handshake (status 1001, going away), so that the peer reads every
 // answer written before the close frame.
+//
+// # Pings
+//
+// A Handler pings each peer every PingInterval (30 s) and closes the
+// connection with status 1011 (internal error, reason "ping timeout") when
+// the peer does not answer within PongTimeout (15 s), so that a peer gone
+// without closing, a machine asleep or a network path dropped, does not
+// hold its connection and its goroutines until IdleTimeout, or for ever
+// while a call is in flight. The WebSocket library reads a pong only while
+// the connection is read, and a connection stops reading at MaxInFlight,
+// or while a method not registered Blocking runs: only time in which a
+// read is under way, and no message is being written, counts toward
+// PongTimeout, so that a live peer is never closed for the server's own
+// pause. A client answers pings while it reads; a client of this package
+// reads all the time, unless methods of its own (client.Serve) hold its
+// reading. A negative PingInterval or PongTimeout sends no pings.
+// DialWith gives a client's channel pings of its server (Pings).
 package ws
 
 import (
@@ -136,6 +153,11 @@ type Handler struct {
 	//     since their answers cannot follow the close frame.
 	//   - WriteTimeout bounds the writing of one message (an answer, or a
 	//     call or notification of a method's).
+	//   - PingInterval spaces the pings of each peer; a peer that misses a
+	//     pong for PongTimeout is disconnected with status 1011 (internal
+	//     error, reason "ping timeout"), logged at Warn, and its calls in
+	//     flight are cancelled. Only time in which the connection reads
+	//     counts (see the package documentation, Pings).
 	peer.Limits
 
 	// Budget, when set, is the budget of MaxBuffered's bytes that the
@@ -147,7 +169,7 @@ type Handler struct {
 	// does, each connection's with its "remote" address: at
 	// slog.LevelDebug a connection opened and closed; at slog.LevelWarn
 	// an upgrade refused (MaxConns, shutting down), a connection closed
-	// for a limit (MaxMessage, MaxBuffered, ReadTimeout), and messages
+	// for a limit (MaxMessage, MaxBuffered, ReadTimeout, PongTimeout), and messages
 	// refused (see peer.Options.Logger); at slog.LevelInfo shutdown
 	// progress. nil logs nothing. Panics of methods are the Server's to
 	// log (jsonrpc.UseLogger). A peer decides how often most of these
@@ -258,6 +280,7 @@ func (h *Handler) admit(r *http.Request) (*wsConn, string) {
 		writeTimeout: max(lim.WriteTimeout, 0),
 		closeDone:    make(chan struct{}),
 	}
+	c.pings = newPinger(lim.PingInterval, lim.PongTimeout, c.missedPong)
 	c.timer = time.AfterFunc(time.Hour, c.expire)
 	c.timer.Stop()
 	c.clock = transport.NewReadClock(c.setReadDeadline, lim.IdleTimeout, lim.ReadTimeout)
