@@ -289,6 +289,7 @@ func (h *Handler) admit(r *http.Request) (*wsConn, string) {
 		client = h.ClientKey(r)
 	}
 	c.client = client
+	c.buffered = h.buffered.Client(client) // its share of the budget
 	switch h.host.AddFrom(c, client, lim.MaxConns, lim.MaxConnsPerClient) {
 	case transport.ErrHostClosed:
 		return nil, reasonShutdown
