@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"time"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
@@ -44,27 +43,9 @@ import (
 // Errors making the instruments are reported to otel.Handle, and the
 // instruments that failed record nothing.
 func InstrumentClient(o Options) client.Option {
-	tp := o.TracerProvider
-	if tp == nil {
-		tp = otel.GetTracerProvider()
-	}
-	mp := o.MeterProvider
-	if mp == nil {
-		mp = otel.GetMeterProvider()
-	}
-	ci := &clientInstrument{
-		tracer:     tp.Tracer(ScopeName, trace.WithSchemaURL(semconv.SchemaURL)),
-		propagator: o.propagator(),
-	}
-	meter := mp.Meter(ScopeName, metric.WithSchemaURL(semconv.SchemaURL))
-	var err error
-	ci.duration, err = meter.Float64Histogram("rpc.client.duration",
-		metric.WithDescription("Measures the duration of outbound RPC."),
-		metric.WithUnit("ms"),
-		metric.WithExplicitBucketBoundaries(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000))
-	if err != nil {
-		otel.Handle(err)
-	}
+	tracer, meter := o.providers()
+	ci := &clientInstrument{tracer: tracer, propagator: o.propagator()}
+	ci.duration = durationHistogram(meter, "rpc.client.duration", "Measures the duration of outbound RPC.")
 	return client.Intercept(ci.intercept)
 }
 

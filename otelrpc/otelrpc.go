@@ -126,27 +126,10 @@ func (o Options) propagator() propagation.TextMapPropagator {
 // interceptor. Errors making the instruments are reported to otel.Handle,
 // and the instruments that failed record nothing.
 func Instrument(o Options) jsonrpc.Option {
-	tp := o.TracerProvider
-	if tp == nil {
-		tp = otel.GetTracerProvider()
-	}
-	mp := o.MeterProvider
-	if mp == nil {
-		mp = otel.GetMeterProvider()
-	}
-	in := &instrument{
-		tracer:     tp.Tracer(ScopeName, trace.WithSchemaURL(semconv.SchemaURL)),
-		propagator: o.propagator(),
-	}
-	meter := mp.Meter(ScopeName, metric.WithSchemaURL(semconv.SchemaURL))
+	tracer, meter := o.providers()
+	in := &instrument{tracer: tracer, propagator: o.propagator()}
+	in.duration = durationHistogram(meter, "rpc.server.duration", "Measures the duration of inbound RPC.")
 	var err error
-	in.duration, err = meter.Float64Histogram("rpc.server.duration",
-		metric.WithDescription("Measures the duration of inbound RPC."),
-		metric.WithUnit("ms"),
-		metric.WithExplicitBucketBoundaries(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000))
-	if err != nil {
-		otel.Handle(err)
-	}
 	in.active, err = meter.Int64UpDownCounter("rpc.server.active_calls",
 		metric.WithDescription("Measures the number of inbound calls running."),
 		metric.WithUnit("{call}"))
@@ -332,4 +315,32 @@ func Meta(ctx context.Context, o Options) map[string]string {
 		return nil
 	}
 	return carrier
+}
+
+// providers returns the tracer and the meter of the package's scope, from
+// o's providers or the global ones.
+func (o Options) providers() (trace.Tracer, metric.Meter) {
+	tp := o.TracerProvider
+	if tp == nil {
+		tp = otel.GetTracerProvider()
+	}
+	mp := o.MeterProvider
+	if mp == nil {
+		mp = otel.GetMeterProvider()
+	}
+	return tp.Tracer(ScopeName, trace.WithSchemaURL(semconv.SchemaURL)), mp.Meter(ScopeName, metric.WithSchemaURL(semconv.SchemaURL))
+}
+
+// durationHistogram makes the histogram of call durations name (ms), or
+// reports the error to otel.Handle: the histogram that failed records
+// nothing.
+func durationHistogram(meter metric.Meter, name, description string) metric.Float64Histogram {
+	h, err := meter.Float64Histogram(name,
+		metric.WithDescription(description),
+		metric.WithUnit("ms"),
+		metric.WithExplicitBucketBoundaries(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000))
+	if err != nil {
+		otel.Handle(err)
+	}
+	return h
 }
