@@ -51,6 +51,7 @@ func root(t *testing.T) string {
 // goCmd is the go command with args, run in dir, with env added to the
 // test's environment.
 func goCmd(t *testing.T, dir string, env []string, args ...string) *exec.Cmd {
+	t.Helper()
 	cmd := exec.Command(goTool(t), args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/ast"
+	"go/format"
 	"go/parser"
 	"go/token"
 	"os"
@@ -114,12 +115,13 @@ func snippetDocs(t *testing.T, dir string) []string {
 
 // A block is a fenced code block of a document.
 type block struct {
-	doc   string // the document, relative to the repository's root
-	line  int    // the line of its first line of code
-	info  string // the fence's info string ("go", "sh", "")
-	code  string // its lines, unindented
-	given string // the declarations of a "<!-- given:" comment above it
-	gline int    // the line where given begins
+	doc     string // the document, relative to the repository's root
+	heading string // the last heading above it ("### A server")
+	line    int    // the line of its first line of code
+	info    string // the fence's info string ("go", "sh", "")
+	code    string // its lines, unindented
+	given   string // the declarations of a "<!-- given:" comment above it
+	gline   int    // the line where given begins
 }
 
 // blocks returns the fenced code blocks of the document doc (its text).
@@ -133,6 +135,7 @@ func blocks(doc string, text []byte) ([]block, error) {
 		comment []string // the HTML comment being read, or the last one
 		cstart  int      // the line where comment begins
 		cend    int      // the line where comment ended, 0 while it is open
+		heading string   // the last heading
 	)
 	sc := bufio.NewScanner(bytes.NewReader(text))
 	sc.Buffer(nil, 1<<20)
@@ -151,6 +154,8 @@ func blocks(doc string, text []byte) ([]block, error) {
 			if strings.Contains(line, "-->") {
 				cend = n
 			}
+		case strings.HasPrefix(line, "#"):
+			heading = line
 		case strings.HasPrefix(trimmed, "<!--"):
 			comment, cstart, cend = []string{line}, n, 0
 			if strings.Contains(line, "-->") {
@@ -159,7 +164,7 @@ func blocks(doc string, text []byte) ([]block, error) {
 		case strings.HasPrefix(trimmed, "```"):
 			indent = line[:len(line)-len(trimmed)]
 			fence = trimmed[:len(trimmed)-len(strings.TrimLeft(trimmed, "`"))]
-			cur = &block{doc: doc, line: n + 1, info: strings.TrimSpace(trimmed[len(fence):])}
+			cur = &block{doc: doc, heading: heading, line: n + 1, info: strings.TrimSpace(trimmed[len(fence):])}
 			if comment != nil && cend == n-1 {
 				c := strings.TrimSpace(strings.Join(comment, "\n"))
 				c = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(c, "<!--"), "-->"))
@@ -344,6 +349,7 @@ func TestSnippets(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles every snippet of the documents")
 	}
+	goTool(t)
 	dir := root(t)
 	mod, work, n := writeSnippetModule(t, dir, snippetDocs(t, dir))
 	if n == 0 {
@@ -382,9 +388,9 @@ func TestBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []block{
-		{doc: "t.md", line: 4, info: "go", code: "srv.MustRegister(\"add\", add)\n", given: " var srv *jsonrpc.Server", gline: 2},
-		{doc: "t.md", line: 12, info: "sh", code: "go run .\n"},
-		{doc: "t.md", line: 15, info: "go", code: "package main\n```\n"},
+		{doc: "t.md", heading: "# t", line: 4, info: "go", code: "srv.MustRegister(\"add\", add)\n", given: " var srv *jsonrpc.Server", gline: 2},
+		{doc: "t.md", heading: "# t", line: 12, info: "sh", code: "go run .\n"},
+		{doc: "t.md", heading: "# t", line: 15, info: "go", code: "package main\n```\n"},
 	}
 	if !slices.Equal(bs, want) {
 		t.Errorf("blocks:\n%+v\nwant\n%+v", bs, want)
@@ -425,5 +431,34 @@ func TestSource(t *testing.T) {
 	}
 	if _, err := (block{doc: "t.md", line: 1, code: "if x { ... }\n"}).source(); err == nil {
 		t.Error("a block with a bare ... parsed")
+	}
+}
+
+// TestSnippetsFormatted: every Go block of the documents is as gofmt
+// writes it, a whole file or a fragment.
+func TestSnippetsFormatted(t *testing.T) {
+	dir := root(t)
+	for _, doc := range snippetDocs(t, dir) {
+		text, err := os.ReadFile(filepath.Join(dir, doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bs, err := blocks(doc, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range bs {
+			if !b.isGo() {
+				continue
+			}
+			got, err := format.Source([]byte(b.code))
+			if err != nil {
+				t.Errorf("%s:%d: %v", b.doc, b.line, err)
+				continue
+			}
+			if string(got) != b.code {
+				t.Errorf("%s:%d: the Go block is not as gofmt writes it:\n%s", b.doc, b.line, got)
+			}
+		}
 	}
 }
