@@ -59,7 +59,7 @@ func markdownTables(t *testing.T, out string) []mdTable {
 // "123 k", "915".
 var rpsCell = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?( [kM])?( to [0-9]+(\.[0-9]+)?( [kM])?)?$`)
 
-// TestDotnet runs the dotnet mode for a few milliseconds and checks the shape
+// TestDotnet runs the dotnet mode for 30 ms a run and checks the shape
 // of its two tables (JSON-RPC.NET's columns, one row per worker count and
 // per transport) and of its -json report, at the defaults and with every
 // flag set.
@@ -78,7 +78,7 @@ func TestDotnet(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "dotnet.json")
-			args := append([]string{"dotnet", "-d", "10ms", "-runs", "1", "-json", path}, tc.flags...)
+			args := append([]string{"dotnet", "-d", "30ms", "-runs", "1", "-json", path}, tc.flags...)
 			code, out, errOut := runCmd(t, args...)
 			if code != 0 {
 				t.Fatalf("rpcbench %q: status %d, stderr:\n%s", args, code, errOut)
@@ -145,7 +145,7 @@ func TestDotnet(t *testing.T) {
 			// The report: a sync row per worker count measured (the
 			// table's and -conns), then the three network rows.
 			rep, _ := readReport(t, path)
-			if rep.Mode != "dotnet" || rep.Duration != "10ms" {
+			if rep.Mode != "dotnet" || rep.Duration != "30ms" {
 				t.Errorf("mode %q duration %q", rep.Mode, rep.Duration)
 			}
 			counts := slices.Clone(tc.workers)
