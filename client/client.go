@@ -60,6 +60,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/enumerator"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
@@ -118,7 +119,7 @@ type session struct {
 func newSession(ch Channel, o peer.Options, end func(*session)) *session {
 	ctx, stop := context.WithCancel(context.Background())
 	s := &session{ch: ch, stop: stop, done: make(chan struct{})}
-	s.conn = peer.New(ctx, ch, o)
+	s.conn = peer.New(enumerator.Enable(ctx), ch, o)
 	go s.conn.Run(func(error) {
 		if end != nil {
 			end(s)
@@ -175,7 +176,7 @@ func makeOptions(opts []Option) options {
 		Order:  peer.Concurrent,
 		// A client waits for its server as long as its calls' contexts
 		// say, and for pushes as long as it lives.
-		Limits: peer.Limits{IdleTimeout: -1, ReadTimeout: -1},
+		Limits: transport.Limits{IdleTimeout: -1, ReadTimeout: -1},
 	}, retryAt: -1}
 	for _, opt := range opts {
 		opt(&o)

@@ -13,6 +13,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/enumerator"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
@@ -90,7 +91,7 @@ func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, client s
 	if r, ok := c.rd.(interface{ Ready() bool }); ok {
 		carrier.Ready = r.Ready
 	}
-	c.peer = peer.New(c.ctx, carrier, peer.Options{
+	c.peer = peer.New(enumerator.Enable(c.ctx), carrier, peer.Options{
 		Server:   st.handler,
 		Order:    st.order,
 		Protocol: st.protocol,
@@ -403,7 +404,7 @@ var errBusy = errors.New("stream: MaxBuffered spent")
 // refuseClient writes, before the connection is served, the one error
 // that refuses it for its client's share (MaxConnsPerClient).
 func (c *conn) refuseClient() {
-	msg := transport.AppendError(nil, c.st.protocol.Refuse(errClientFull, false), nil)
+	msg := transport.AppendError(nil, c.st.protocol.Codes.Refuse(errClientFull, false), nil)
 	if c.wr.Write(msg) == nil {
 		c.wr.Flush()
 	}

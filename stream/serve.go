@@ -46,7 +46,7 @@ const DefaultLingerTimeout = time.Second
 // A Server serves a *jsonrpc.Server over byte streams: the connections of a
 // net.Listener (Serve) or any io.ReadWriteCloser (ServeConn).
 //
-// The zero value is ready to use with the defaults of peer.Limits; set the fields
+// The zero value is ready to use with the defaults of transport.Limits; set the fields
 // before the first call to Serve or ServeConn and do not change them after.
 // A Server's methods are safe for concurrent use.
 //
@@ -78,7 +78,7 @@ type Server struct {
 	Protocol peer.Protocol
 
 	// Limits bound the connections, the same on every host (see
-	// peer.Limits; the zero value means the defaults). Over a byte stream:
+	// transport.Limits; the zero value means the defaults). Over a byte stream:
 	//
 	//   - A message over MaxMessage is answered with
 	//     jsonrpc.CodeLimitExceeded, data naming the limit, and the
@@ -106,7 +106,7 @@ type Server struct {
 	//     ReadTimeout, nor restart the wait; with a Framing whose Reader has
 	//     no Begun method (see framing.Reader), any byte begins one.
 	//   - The timeouts apply to connections that take deadlines.
-	peer.Limits
+	transport.Limits
 
 	// Budget, when set, is the budget of MaxBuffered's bytes that the
 	// server shares with other hosts (see transport.Budget), so that all of
@@ -179,7 +179,7 @@ type settings struct {
 	framing  framing.Framing
 	order    Ordering
 	protocol peer.Protocol
-	peer.Limits
+	transport.Limits
 	linger time.Duration
 }
 

@@ -3,7 +3,6 @@ package streamhttp
 import (
 	"context"
 	"errors"
-	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"log/slog"
 	"mime"
 	"net"
@@ -18,6 +17,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/internal/httphost"
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
@@ -39,7 +39,7 @@ type Handler struct {
 	Protocol peer.Protocol
 
 	// Limits bound the requests, the same as on every host (see
-	// peer.Limits; the zero value means the defaults). Over Streamable
+	// transport.Limits; the zero value means the defaults). Over Streamable
 	// HTTP:
 	//
 	//   - MaxMessage bounds a request's body, as sent and inflated from
@@ -59,7 +59,7 @@ type Handler struct {
 	//     MaxSubscriptions bound each request's connection, as on a
 	//     stream; IdleTimeout does not apply: a request's connection ends
 	//     with its answer.
-	peer.Limits
+	transport.Limits
 
 	// Budget, when set, is the budget of MaxBuffered's bytes that the
 	// handler shares with other hosts (see transport.Budget), so that all of
@@ -320,7 +320,7 @@ func (h *Handler) store() EventStore {
 
 func (h *Handler) protocol() peer.Protocol {
 	p := &h.Protocol
-	if p.CancelMethod == "" && p.ProgressMethod == "" && p.Preempt == nil && p.Codes == (jsonrpc.Codes{}) && !p.NullParams {
+	if p.CancelMethod == "" && p.Preempt == nil && p.Codes == (jsonrpc.Codes{}) && !p.NullParams {
 		return defaultProtocol()
 	}
 	return h.Protocol
@@ -345,11 +345,11 @@ func (h *Handler) logger() *slog.Logger { return h.lazy.Logger(h.Logger) }
 
 // budget returns the handler's MaxBuffered budget, of lim.MaxBuffered
 // bytes (with its default applied).
-func (h *Handler) budget(lim peer.Limits) *transport.Budget {
+func (h *Handler) budget(lim transport.Limits) *transport.Budget {
 	if h.Budget != nil {
 		return h.Budget
 	}
-	return h.lazy.Budget(lim.MaxBuffered, peer.DefaultMaxBuffered)
+	return h.lazy.Budget(lim.MaxBuffered, transport.Limits{}.WithDefaults().MaxBuffered)
 }
 
 // clientKey names r's client (ClientKey).
@@ -485,7 +485,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 
 // serveRequest runs the request body on a connection of its own and
 // writes what it sends: its answer alone, or an event stream.
-func (h *Handler) serveRequest(ctx context.Context, w http.ResponseWriter, r *http.Request, srv transport.Handler, body []byte, takesJSON, takesEvents bool, lim peer.Limits, status func([]byte) int) {
+func (h *Handler) serveRequest(ctx context.Context, w http.ResponseWriter, r *http.Request, srv transport.Handler, body []byte, takesJSON, takesEvents bool, lim transport.Limits, status func([]byte) int) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	keepAlive := h.keepAlive(takesEvents)
@@ -518,7 +518,8 @@ func (h *Handler) serveRequest(ctx context.Context, w http.ResponseWriter, r *ht
 	// answer at once, from the goroutine that ran the call, even when the
 	// Protocol makes it two-way.
 	carrier := transport.Carrier{Conn: x, Traits: transport.Traits{InputInHand: true}}
-	c := peer.New(ctx, carrier, peer.Options{Server: srv, Protocol: proto, Limits: lim, Logger: log})
+	x.base.Context = ctx
+	c := peer.New(&x.base, carrier, peer.Options{Server: srv, Protocol: proto, Limits: lim, Logger: log})
 	c.Run(x.ended)
 	if !x.returned {
 		// A method ended this goroutine with runtime.Goexit: the Conn goes
@@ -582,7 +583,7 @@ func answer(w http.ResponseWriter, status int, resp []byte) {
 
 // readBody reads r's body within the limits, the memory of a large one
 // taken from b.
-func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, lim peer.Limits, b *transport.Budget) ([]byte, int64, error) {
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, lim transport.Limits, b *transport.Budget) ([]byte, int64, error) {
 	limit := int64(lim.MaxMessage)
 	if lim.ReadTimeout > 0 && r.ContentLength != 0 {
 		rc := http.NewResponseController(w)
@@ -602,7 +603,7 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, lim peer.Limi
 var errCoding = errors.New("streamhttp: unsupported Content-Encoding; use gzip or identity")
 
 // bodyError answers a body that could not be read.
-func (h *Handler) bodyError(w http.ResponseWriter, r *http.Request, err error, lim peer.Limits) {
+func (h *Handler) bodyError(w http.ResponseWriter, r *http.Request, err error, lim transport.Limits) {
 	if r.ProtoMajor == 1 {
 		w.Header().Set("Connection", "close") // the body may be left unread
 	}

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
-	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // serveInSession answers a POST of session s: a request runs on the
@@ -13,7 +13,7 @@ import (
 // on the POST's stream; a notification or a response is answered 202 once
 // the Conn has taken it. created says that this request began s: the
 // answer carries its id, and an error answer ends it.
-func (h *Handler) serveInSession(w http.ResponseWriter, r *http.Request, s *session, body []byte, kind wire.MsgKind, req *wire.Request, takesJSON, takesEvents bool, lim peer.Limits, created bool) {
+func (h *Handler) serveInSession(w http.ResponseWriter, r *http.Request, s *session, body []byte, kind wire.MsgKind, req *wire.Request, takesJSON, takesEvents bool, lim transport.Limits, created bool) {
 	if !s.enter() {
 		h.refuse(w, r, errSessionEnded.Error(), http.StatusNotFound)
 		return

@@ -15,6 +15,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/enumerator"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
@@ -121,7 +122,7 @@ var (
 // MaxSessions already or is closing. With revive, it is the session of
 // that state, from the SessionStore; it returns the session of that id
 // instead when the handler holds one already.
-func (h *Handler) newSession(lim peer.Limits, client string, revive *SessionState) (*session, error) {
+func (h *Handler) newSession(lim transport.Limits, client string, revive *SessionState) (*session, error) {
 	if revive == nil && h.Replica != "" && !validReplica(h.Replica) {
 		return nil, errBadReplica
 	}
@@ -173,7 +174,7 @@ func (h *Handler) newSession(lim peer.Limits, client string, revive *SessionStat
 	// Every goroutine that sends writes at once (Traits.Exchanges): a
 	// message for one stream waits for no other's.
 	carrier := transport.Carrier{Conn: (*sessionConn)(s), Traits: transport.Traits{Exchanges: true}}
-	s.conn = peer.New(s.ctx, carrier, peer.Options{Server: srv, Protocol: h.protocol(), Limits: lim, Logger: log})
+	s.conn = peer.New(enumerator.Enable(s.ctx), carrier, peer.Options{Server: srv, Protocol: h.protocol(), Limits: lim, Logger: log})
 	h.sessions[s.id] = s
 	if client != "" {
 		h.clients[client]++
@@ -184,7 +185,7 @@ func (h *Handler) newSession(lim peer.Limits, client string, revive *SessionStat
 
 // lookup returns the session id, if it exists: one the handler holds, or
 // one its SessionStore holds, revived.
-func (h *Handler) lookup(id string, lim peer.Limits) *session {
+func (h *Handler) lookup(id string, lim transport.Limits) *session {
 	h.smu.Lock()
 	s := h.sessions[id]
 	h.smu.Unlock()

@@ -166,7 +166,7 @@ type Conn interface {
 var noMethods = sync.OnceValue(func() *jsonrpc.Server { return jsonrpc.NewServer() })
 
 // ClientOf is the client a connection from addr belongs to, as the hosts
-// of this module name it by default (peer.Limits.MaxConnsPerClient,
+// of this module name it by default (transport.Limits.MaxConnsPerClient,
 // jsonrpc.Limits.MaxRunningPerClient, MaxHeldPerClient): the IP address of a TCP or UDP
 // address (every port of one host is one client), "" (no client) for
 // other addresses, such as a Unix socket's or a pipe's.

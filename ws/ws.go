@@ -105,6 +105,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/internal/httphost"
 	"github.com/jsonrpc-go/jsonrpc/internal/ratelog"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/enumerator"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
@@ -132,7 +133,7 @@ type Handler struct {
 	Protocol peer.Protocol
 
 	// Limits bound the connections, the same on every host (see
-	// peer.Limits; the zero value means the defaults). Over WebSocket:
+	// transport.Limits; the zero value means the defaults). Over WebSocket:
 	//
 	//   - A message over MaxMessage closes the connection with status 1009
 	//     (message too big). It is read only up to the limit, and nothing
@@ -158,7 +159,7 @@ type Handler struct {
 	//     error, reason "ping timeout"), logged at Warn, and its calls in
 	//     flight are cancelled. Only time in which the connection reads
 	//     counts (see the package documentation, Pings).
-	peer.Limits
+	transport.Limits
 
 	// Budget, when set, is the budget of MaxBuffered's bytes that the
 	// handler shares with other hosts (see transport.Budget), so that all of
@@ -302,7 +303,7 @@ func (h *Handler) admit(r *http.Request) (*wsConn, string) {
 }
 
 // init makes the handler's budget and logger; once runs it.
-func (h *Handler) init(lim peer.Limits) {
+func (h *Handler) init(lim transport.Limits) {
 	h.buffered = h.Budget
 	if h.buffered == nil {
 		h.buffered = transport.NewBudget(lim.MaxBuffered)
@@ -398,7 +399,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		log.LogAttrs(ctx, slog.LevelDebug, "connection opened")
 	}
 	c.log = log
-	p := peer.New(ctx, transport.Carrier{Conn: c, Traits: transport.Traits{Clock: c.clock}}, peer.Options{
+	p := peer.New(enumerator.Enable(ctx), transport.Carrier{Conn: c, Traits: transport.Traits{Clock: c.clock}}, peer.Options{
 		Logger:   log,
 		Server:   h.Server,
 		Order:    h.Order,

@@ -241,8 +241,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
-	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"io"
 	"log/slog"
 	"net"
@@ -260,6 +258,8 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 	"github.com/jsonrpc-go/jsonrpc/openrpc"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"github.com/jsonrpc-go/jsonrpc/ratelog"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 	"github.com/jsonrpc-go/jsonrpc/streamhttp"
@@ -450,7 +450,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	framingFlag := fs.String("framing", "line", "framing over TCP and -stdio: `line` (one message per line), header (Content-Length, as LSP) or raw (JSON values back to back)")
 	fs.IntVar(&cfg.maxMessage, "max-message", framing.DefaultMaxMessage, "largest request accepted, in `bytes`")
 	fs.IntVar(&cfg.maxConns, "max-conns", defaultMaxConns, "connections open at once on each listener; at the cap, new ones wait to be accepted")
-	fs.Int64Var(&cfg.maxBuffered, "max-buffered", peer.DefaultMaxBuffered, "`bytes` that messages larger than 64 KiB may hold at once, over every listener together")
+	fs.Int64Var(&cfg.maxBuffered, "max-buffered", transport.Limits{}.WithDefaults().MaxBuffered, "`bytes` that messages larger than 64 KiB may hold at once, over every listener together")
 	fs.Int64Var(&cfg.maxBufferedPerClient, "max-buffered-per-client", 0, "`bytes` of -max-buffered one client may hold at once (0: half of it)")
 	fs.IntVar(&cfg.maxConnsPerClient, "max-conns-per-client", 0, "connections one client address may hold at once on each listener (0: half of -max-conns)")
 	fs.DurationVar(&cfg.readTimeout, "read-timeout", defaultReadTimeout, "time to read a request: over HTTP its headers and body, over TCP a message once begun; 0 disables")
@@ -563,7 +563,7 @@ func serveStdio(ctx context.Context, srv *jsonrpc.Server, stdin io.Reader, stdou
 		Framing:  cfg.framing,
 		Protocol: cfg.protocol,
 		Logger:   with(logger, "transport", "stdio"),
-		Limits: peer.Limits{
+		Limits: transport.Limits{
 			MaxMessage:  cfg.maxMessage,
 			IdleTimeout: -1, // a console may wait as long as it likes
 			ReadTimeout: -1,
@@ -609,7 +609,7 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 	// on all of them together holds no more than on one.
 	cfg.budget = transport.NewBudgetPerClient(cfg.maxBuffered, cfg.maxBufferedPerClient)
 	// The limits of the WebSocket and TCP connections.
-	limits := peer.Limits{
+	limits := transport.Limits{
 		MaxMessage:        cfg.maxMessage,
 		MaxConns:          cfg.maxConns,
 		MaxConnsPerClient: cfg.maxConnsPerClient,
