@@ -88,7 +88,9 @@ type Conn struct {
 	ready   func() bool          // the carrier's Traits.Ready; nil: any Read may wait
 	clock   *transport.ReadClock // the carrier's Traits.Clock, told when the Conn is busy; nil: none
 	srv     transport.Handler
-	fast    *jsonrpc.Server // srv, when it is one: it takes the classified request (registry.ProcessScanned)
+	fast    transport.RequestHandler // srv, when it is one: it takes the classified request
+	batches *jsonrpc.Server          // srv, when it is one: it takes the classified batch (registry.ProcessScannedBatch)
+	given   *jsonrpc.Request         // the carrier's Traits.Classified, until the first message takes it
 	proto   Protocol
 	codes   jsonrpc.Codes  // proto.Codes with the defaults applied
 	ctxCode *jsonrpc.Codes // &codes, when proto gives codes: the Server's for the calls (jsonrpc.WithCodes)
@@ -107,7 +109,7 @@ type Conn struct {
 	first incoming     // the first record, made with the Conn
 	scan  wire.Scanner // the classifier of two-way messages
 	kind  wire.MsgKind // the message being handled, as classified; MsgOther when it was not
-	req   wire.Request // its members, when classified
+	sc    wire.Scanned // it and its members, when classified
 	pmsg  Message      // the message offered to the preempters
 	// A batch's scan, when classified: its first registry.BatchScan
 	// requests (made on the first batch), and ScanBatch's results.
@@ -273,7 +275,9 @@ func New(ctx context.Context, t transport.Carrier, opts Options) *Conn {
 	if c.srv == nil {
 		c.srv = jsonrpc.NewServer()
 	}
-	c.fast, _ = c.srv.(*jsonrpc.Server)
+	c.fast, _ = c.srv.(transport.RequestHandler)
+	c.batches, _ = c.srv.(*jsonrpc.Server)
+	c.given = t.Classified
 	c.codes = c.proto.Codes.WithDefaults()
 	if c.proto.Codes != (jsonrpc.Codes{}) {
 		c.ctxCode = &c.codes
@@ -409,7 +413,7 @@ func (c *Conn) abandoned(msg []byte, end func(error)) {
 // internal/wire (on decoded member names): answers to the Conn's own calls
 // are handled at once, calls and notifications are offered to the
 // preempters, and what the classification found goes on with the message
-// (c.kind, c.req).
+// (c.kind, c.sc).
 func (c *Conn) handle(msg []byte) {
 	// Clipped, as the Server clips it: the spans of the classification
 	// are at the same distances from its end (rebase).
@@ -422,13 +426,18 @@ func (c *Conn) handle(msg []byte) {
 				c.batch = make([]wire.Request, max(registry.BatchScan, 1))
 			}
 			c.kind, c.barr, c.bn, _ = c.scan.ClassifyBatch(msg, c.batch)
-			c.req = c.batch[0]
+			*c.sc.Req() = c.batch[0]
+			c.sc.Set(msg, c.kind)
+		} else if g := c.given; g != nil && sameBytes((*wire.Scanned)(g).Msg(), msg) {
+			c.sc = *(*wire.Scanned)(g)
+			c.kind = c.sc.Kind()
 		} else {
-			c.kind, _ = c.scan.Classify(msg, &c.req)
+			c.kind, _ = c.sc.Classify(c.scan, msg)
 		}
+		c.given = nil
 		switch c.kind {
 		case wire.MsgResponse, wire.MsgResponses:
-			c.deliver(msg, c.kind, &c.req)
+			c.deliver(msg, c.kind, c.sc.Req())
 			return
 		case wire.MsgNotification, wire.MsgRequest:
 			if ps != nil && c.preempt(*ps, c.kind) {
@@ -510,17 +519,26 @@ func (c *Conn) run(in *incoming, msg, dst []byte, reader bool) {
 }
 
 // processScanned hands the read loop's message, classified by handle, to
-// the *jsonrpc.Server with what the classification found, so that the
-// server does not scan it again; false means it did not (the message was
-// not classified, or the server must scan it itself).
+// the Server with what the classification found (a RequestHandler's
+// ProcessRequest; a *jsonrpc.Server's batch), so that it is not scanned
+// again; false means it was not handed on (the message was not
+// classified, or the batch's server must scan it itself).
 func (c *Conn) processScanned(msg, dst []byte, in *incoming) bool {
 	switch c.kind {
 	case wire.MsgRequest, wire.MsgNotification:
-		return registry.ProcessScanned(c.fast, c.ctx, dst, msg, &c.req, in.reply)
+		c.fast.ProcessRequest(c.ctx, dst, (*jsonrpc.Request)(&c.sc), in.reply)
+		return true
 	case wire.MsgBatch:
-		return registry.ProcessScannedBatch(c.fast, c.ctx, dst, msg, c.barr, c.batch, c.bn, nil, in.reply)
+		return c.batches != nil && registry.ProcessScannedBatch(c.batches, c.ctx, dst, msg, c.barr, c.batch, c.bn, nil, in.reply)
 	}
 	return false
+}
+
+// sameBytes reports whether a and b are the same bytes in memory, clipped
+// alike: the spans of a classification are found by their distance from
+// the message's end (rebase).
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && cap(a) == cap(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 func isBatch(msg []byte) bool {
@@ -637,7 +655,7 @@ func (c *Conn) enqueue(msg []byte) {
 	if !in.batch {
 		// The read loop's classification, when it made one, holds for
 		// the copy: its spans are found at the same offsets.
-		kind, r := c.kind, c.req
+		kind, r := c.kind, *c.sc.Req()
 		if kind == wire.MsgOther {
 			kind, _ = c.scan.Classify(in.msg, &r)
 		} else {

@@ -120,11 +120,11 @@ func (c *Conn) Preempt(p Preempter) {
 	c.preempts.Store(&ps)
 }
 
-// preempt offers the message the read loop classified (c.req, of kind) to
+// preempt offers the message the read loop classified (c.sc, of kind) to
 // the preempters ps, and reports whether one handled it.
 func (c *Conn) preempt(ps []Preempter, kind wire.MsgKind) bool {
 	m := &c.pmsg
-	m.c, m.r, m.notify = c, &c.req, kind == wire.MsgNotification
+	m.c, m.r, m.notify = c, c.sc.Req(), kind == wire.MsgNotification
 	for _, p := range ps {
 		if p.Preempt(c, m) {
 			return true

@@ -28,6 +28,7 @@ type exchange struct {
 	writeTimeout time.Duration // 0: none
 	answered     chan struct{} // closed once the answer is written
 	base         partialCtx    // ctx, as the base of its Conn's contexts
+	sc           wire.Scanned  // req, classified: the Conn takes it (Traits.Classified)
 
 	read     bool // Read has returned req; the read loop's only
 	returned bool // Run has returned (ended); the read loop's only

@@ -418,11 +418,17 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := transport.WithContextValueFrom(r.Context(), r, client)
 
-	var req wire.Request
-	kind, err := wire.Scanner{}.Classify(body, &req)
+	// The one scan of the request: it routes the request, and the Conn
+	// that runs it, and the server behind, take it as it is.
+	// Clipped, as the Conn and the server clip it: the spans of the scan
+	// are found by their distance from its end.
+	body = body[:len(body):len(body)]
+	var sc wire.Scanned
+	kind, err := sc.Classify(wire.Scanner{}, body)
+	req := sc.Req()
 	var status func([]byte) int
 	if h.MCP != nil && err == nil {
-		modern, ref := h.MCP.check(r, kind, &req)
+		modern, ref := h.MCP.check(r, kind, req)
 		if ref != nil {
 			answer(w, ref.status, ref.body)
 			return
@@ -441,7 +447,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 				h.refuse(w, r, "streamhttp: unknown or ended session", http.StatusNotFound)
 				return
 			}
-			h.serveInSession(w, r, s, body, kind, &req, takesJSON, takesEvents, lim, false)
+			h.serveInSession(w, r, s, body, kind, req, takesJSON, takesEvents, lim, false)
 			return
 		}
 		if kind == wire.MsgRequest && wire.NameIs(req.Method, h.sessionMethod()) {
@@ -455,7 +461,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 				h.refuse(w, r, err.Error(), status)
 				return
 			}
-			h.serveInSession(w, r, s, body, kind, &req, takesJSON, takesEvents, lim, true)
+			h.serveInSession(w, r, s, body, kind, req, takesJSON, takesEvents, lim, true)
 			return
 		}
 		if h.MCP != nil && kind == wire.MsgRequest {
@@ -470,7 +476,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	case kind == wire.MsgBatch || kind == wire.MsgResponses:
 		answerJSON(w, process(ctx, srv, h.protocol(), body))
 	case kind == wire.MsgRequest:
-		h.serveRequest(ctx, w, r, srv, body, takesJSON, takesEvents, lim, status)
+		h.serveRequest(ctx, w, r, srv, &sc, takesJSON, takesEvents, lim, status)
 	case kind == wire.MsgNotification || kind == wire.MsgResponse:
 		// What the server has to say of a notification is nothing; a
 		// response answers no request of this handler's, which makes
@@ -485,14 +491,15 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 
 // serveRequest runs the request body on a connection of its own and
 // writes what it sends: its answer alone, or an event stream.
-func (h *Handler) serveRequest(ctx context.Context, w http.ResponseWriter, r *http.Request, srv transport.Handler, body []byte, takesJSON, takesEvents bool, lim transport.Limits, status func([]byte) int) {
+func (h *Handler) serveRequest(ctx context.Context, w http.ResponseWriter, r *http.Request, srv transport.Handler, sc *wire.Scanned, takesJSON, takesEvents bool, lim transport.Limits, status func([]byte) int) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	keepAlive := h.keepAlive(takesEvents)
 	x := &exchange{
 		status:       status,
 		w:            w,
-		req:          body,
+		req:          sc.Msg(),
+		sc:           *sc,
 		ctx:          ctx,
 		cancel:       cancel,
 		events:       takesEvents,
@@ -517,7 +524,7 @@ func (h *Handler) serveRequest(ctx context.Context, w http.ResponseWriter, r *ht
 	// The request is all in hand (Traits.InputInHand): the Conn writes its
 	// answer at once, from the goroutine that ran the call, even when the
 	// Protocol makes it two-way.
-	carrier := transport.Carrier{Conn: x, Traits: transport.Traits{InputInHand: true}}
+	carrier := transport.Carrier{Conn: x, Traits: transport.Traits{InputInHand: true, Classified: (*jsonrpc.Request)(&x.sc)}}
 	x.base.Context = ctx
 	c := peer.New(&x.base, carrier, peer.Options{Server: srv, Protocol: proto, Limits: lim, Logger: log})
 	c.Run(x.ended)
