@@ -30,7 +30,19 @@ type PKI struct {
 // NewPKI makes a certificate authority and its server certificate.
 func NewPKI(t testing.TB) *PKI {
 	t.Helper()
-	key := newKey(t)
+	p, err := MakePKI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// MakePKI is NewPKI for an example, which has no testing.TB.
+func MakePKI() (*PKI, error) {
+	key, err := newKey()
+	if err != nil {
+		return nil, err
+	}
 	tmpl := &x509.Certificate{
 		SerialNumber:          big.NewInt(1),
 		Subject:               pkix.Name{CommonName: "test CA", Organization: []string{"jsonrpc-go tests"}},
@@ -42,27 +54,39 @@ func NewPKI(t testing.TB) *PKI {
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	ca, err := x509.ParseCertificate(der)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	p := &PKI{CA: ca, Pool: x509.NewCertPool(), key: key, serial: 1}
 	p.Pool.AddCert(ca)
-	p.Server = p.issue(t, &x509.Certificate{
+	p.Server, err = p.issue(&x509.Certificate{
 		Subject:     pkix.Name{CommonName: "127.0.0.1"},
 		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
 		DNSNames:    []string{"localhost"},
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	})
-	return p
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // Client returns a client certificate for the common name cn.
 func (p *PKI) Client(t testing.TB, cn string) tls.Certificate {
 	t.Helper()
-	return p.issue(t, &x509.Certificate{
+	c, err := p.MakeClient(cn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// MakeClient is Client for an example, which has no testing.TB.
+func (p *PKI) MakeClient(cn string) (tls.Certificate, error) {
+	return p.issue(&x509.Certificate{
 		Subject:     pkix.Name{CommonName: cn, Organization: []string{"jsonrpc-go tests"}},
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 	})
@@ -109,9 +133,11 @@ func (p *PKI) WriteFiles(t testing.TB) (certFile, keyFile, caFile string) {
 }
 
 // issue signs tmpl, valid for a day, with a new key.
-func (p *PKI) issue(t testing.TB, tmpl *x509.Certificate) tls.Certificate {
-	t.Helper()
-	key := newKey(t)
+func (p *PKI) issue(tmpl *x509.Certificate) (tls.Certificate, error) {
+	key, err := newKey()
+	if err != nil {
+		return tls.Certificate{}, err
+	}
 	p.serial++
 	tmpl.SerialNumber = big.NewInt(p.serial)
 	tmpl.NotBefore = time.Now().Add(-time.Hour)
@@ -119,19 +145,15 @@ func (p *PKI) issue(t testing.TB, tmpl *x509.Certificate) tls.Certificate {
 	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, p.CA, &key.PublicKey, p.key)
 	if err != nil {
-		t.Fatal(err)
+		return tls.Certificate{}, err
 	}
 	leaf, err := x509.ParseCertificate(der)
 	if err != nil {
-		t.Fatal(err)
+		return tls.Certificate{}, err
 	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, nil
 }
 
-func newKey(t testing.TB) *ecdsa.PrivateKey {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key
+func newKey() (*ecdsa.PrivateKey, error) {
+	return ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 }
