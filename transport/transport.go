@@ -11,6 +11,12 @@
 // itself with AppendError. What a host serves is a Handler: a
 // *jsonrpc.Server, or what wraps one (middleware, a Router such as
 // SessionRouter, which picks a session by the request's path).
+//
+// A host that authenticates its connections or requests says who is
+// calling with the jsonrpc.Principal it puts in their context
+// (WithContextValues, once per connection or request): TLSPrincipal for
+// a verified client certificate, and the Principal a TokenVerifier gives
+// for a bearer token (BearerToken reads it from an Authorization header).
 package transport
 
 import (
