@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"fmt"
 	"net/url"
 	"testing"
 	"time"
@@ -104,4 +105,18 @@ func TestWithContextValues(t *testing.T) {
 	if got := srv.ProcessString(ctx, `{"jsonrpc":"2.0","method":"who","id":1}`); got != `{"jsonrpc":"2.0","result":"conn bob","id":1}` {
 		t.Errorf("the method sees %s", got)
 	}
+}
+
+// BearerToken reads the token of an Authorization header of the Bearer
+// scheme, as the hosts do before they give it to their TokenVerifier.
+func ExampleBearerToken() {
+	for _, h := range []string{"Bearer mF_9.B5f-4.1JqM", "bearer mF_9.B5f-4.1JqM", "Basic YWxhZGRpbjpvcGVuc2VzYW1l", "Bearer two words"} {
+		token, ok := transport.BearerToken(h)
+		fmt.Printf("%q %v\n", token, ok)
+	}
+	// Output:
+	// "mF_9.B5f-4.1JqM" true
+	// "mF_9.B5f-4.1JqM" true
+	// "" false
+	// "" false
 }
