@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/httprpc"
@@ -180,5 +181,19 @@ func TestNoCredentials(t *testing.T) {
 	defer ts.Close()
 	if _, body := post(t, http.DefaultClient, ts.URL, "Bearer good"); body != `{"jsonrpc":"2.0","result":"","id":1}` {
 		t.Errorf("%s, want anonymous", body)
+	}
+}
+
+// TestExpiredPrincipal: a Principal that Tokens returns expired (from a
+// cache that outlived its token) is refused as an invalid token.
+func TestExpiredPrincipal(t *testing.T) {
+	expired := transport.TokenVerifierFunc(func(ctx context.Context, token string) (*jsonrpc.Principal, error) {
+		return &jsonrpc.Principal{Subject: "bob", Expiry: time.Now().Add(-time.Second)}, nil
+	})
+	ts := httptest.NewServer(&httprpc.Handler{Server: whoamiServer(), Tokens: expired})
+	defer ts.Close()
+	resp, body := post(t, http.DefaultClient, ts.URL, "Bearer old")
+	if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != `Bearer error="invalid_token"` {
+		t.Errorf("%d %q %s, want 401 with invalid_token", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
 	}
 }

@@ -118,3 +118,33 @@ func TestBearerToken(t *testing.T) {
 		}
 	}
 }
+
+// TestCredentialsExpire: a connection whose Principal expires is closed
+// then, with 1008 and "credentials expired".
+func TestCredentialsExpire(t *testing.T) {
+	leaktest.Check(t)
+	tokens := transport.TokenVerifierFunc(func(ctx context.Context, token string) (*jsonrpc.Principal, error) {
+		return &jsonrpc.Principal{Subject: "bob", Expiry: time.Now().Add(100 * time.Millisecond)}, nil
+	})
+	h := &ws.Handler{Server: whoamiServer(), Tokens: tokens}
+	ts := httptest.NewServer(h)
+	defer func() {
+		h.Shutdown(context.Background())
+		ts.Close()
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http"), &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer t"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	if got := exchange(t, conn, `{"jsonrpc":"2.0","method":"whoami","id":1}`); got != `{"jsonrpc":"2.0","result":"bob","id":1}` {
+		t.Errorf("before the expiry: %s", got)
+	}
+	_, _, err = conn.Read(ctx)
+	var ce websocket.CloseError
+	if !errors.As(err, &ce) || ce.Code != websocket.StatusPolicyViolation || ce.Reason != "credentials expired" {
+		t.Errorf("after the expiry: %v, want a close with 1008 and credentials expired", err)
+	}
+}

@@ -133,7 +133,10 @@ import (
 // calling (jsonrpc.PrincipalOf): the Principal that Tokens gave for the
 // upgrade's bearer token, or else that of the verified client certificate
 // of a wss connection (transport.TLSPrincipal), or nil; it is decided once,
-// at the upgrade, and holds for the connection's life.
+// at the upgrade, and holds for the connection's life, which ends when it
+// expires (Principal.Expiry): the connection is closed then with status
+// 1008 (policy violation, reason "credentials expired"), for the client
+// to connect again with new ones.
 //
 // The zero value of each field means its default. A Handler is safe for
 // concurrent use by multiple goroutines; do not change its fields while it
@@ -270,6 +273,7 @@ const (
 	reasonReadTimeout = "read timeout"
 	reasonBusy        = "too many large messages at once"
 	reasonClientFull  = "too many connections from this client"
+	reasonExpired     = "credentials expired"
 )
 
 // Shutdown stops the handler gracefully. From the moment it is called,
@@ -462,6 +466,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.release(c)
 		return
 	}
+	expire := func() bool { return false }
+	if principal != nil && !principal.Expiry.IsZero() {
+		// Its credentials end the connection when they expire.
+		t := time.AfterFunc(time.Until(principal.Expiry), func() { c.startClose(websocket.StatusPolicyViolation, reasonExpired) })
+		expire = t.Stop
+	}
 	returned := false
 	defer func() {
 		if !returned {
@@ -469,6 +479,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	p.Run(func(error) {
+		expire()
 		c.finish()
 		watch()
 		h.release(c)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/transport"
@@ -29,7 +30,8 @@ const (
 // with Unauthorized(w, challenge) and logs err, which says why (with the
 // verifier's error, which the client is not told): with tokens set, a
 // request with neither a bearer token nor a verified certificate, or
-// whose token tokens refuses (or that is not of the form of one).
+// whose token tokens refuses (or that is not of the form of one, or
+// whose Principal has expired: a verifier's cache may outlive a token).
 func Authenticate(ctx context.Context, tokens transport.TokenVerifier, authorization string, cs *tls.ConnectionState) (p *jsonrpc.Principal, challenge string, err error) {
 	if tokens == nil {
 		return transport.TLSPrincipal(cs), "", nil
@@ -51,6 +53,8 @@ func Authenticate(ctx context.Context, tokens transport.TokenVerifier, authoriza
 		return nil, ChallengeInvalidToken, fmt.Errorf("jsonrpc: bearer token refused: %w", err)
 	case p == nil:
 		return nil, ChallengeInvalidToken, errRefused
+	case p.Expired(time.Now()):
+		return nil, ChallengeInvalidToken, errExpired
 	}
 	return p, "", nil
 }
@@ -59,6 +63,7 @@ var (
 	errNoToken   = errors.New("jsonrpc: no bearer token")
 	errMalformed = errors.New("jsonrpc: malformed bearer token")
 	errRefused   = errors.New("jsonrpc: bearer token refused")
+	errExpired   = errors.New("jsonrpc: bearer token refused: its Principal has expired")
 )
 
 // Unauthorized answers a request that Authenticate refused: 401 with
