@@ -67,7 +67,7 @@ type writeDeadliner interface{ SetWriteDeadline(time.Time) error }
 
 var errStopping = errors.New("stream: connection stopping")
 
-func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, client string, st settings) *conn {
+func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, client string, principal *jsonrpc.Principal, st settings) *conn {
 	c := &conn{st: st, srv: s, rwc: rwc}
 	if c.log = s.logger(); c.log != nil {
 		if attrs := remoteAttrs(rwc); attrs != nil {
@@ -81,7 +81,7 @@ func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, client s
 	if d, ok := rwc.(writeDeadliner); ok && d.SetWriteDeadline(time.Time{}) == nil {
 		c.wdl = d
 	}
-	c.ctx, c.cancel = context.WithCancel(transport.WithContextValueFrom(parent, rwc, client))
+	c.ctx, c.cancel = context.WithCancel(transport.WithContextValues(parent, rwc, client, principal))
 	c.stopAf = context.AfterFunc(parent, func() { c.close(parent.Err()) })
 	c.buffered = s.gatesBudget().Client(client)
 	c.rd = st.framing.NewReader(connReader{c}, st.MaxMessage)

@@ -184,7 +184,7 @@ func TestLoggerNil(t *testing.T) {
 	cc, sc := net.Pipe()
 	defer cc.Close()
 	s := &Server{}
-	cn := newConn(s, context.Background(), sc, "", s.settings())
+	cn := newConn(s, context.Background(), sc, "", nil, s.settings())
 	defer cn.close(nil)
 	if cn.log != nil {
 		t.Errorf("a Server without a Logger made a connection logger")

@@ -120,6 +120,23 @@ type Handler struct {
 	// whose calls are of no client.
 	ClientKey func(r *http.Request) string
 
+	// Tokens, when set, verifies the bearer token of each request's
+	// Authorization header (RFC 6750), and its Principal is the calls'
+	// (jsonrpc.PrincipalOf). A request without a token is served only
+	// when its HTTPS connection has a verified client certificate, whose
+	// Principal is then the calls'; otherwise it is answered 401
+	// Unauthorized with a WWW-Authenticate challenge of the Bearer
+	// scheme (Bearer for no token, Bearer error="invalid_token" for a
+	// token Tokens refuses), before anything else is read of it. nil
+	// reads no Authorization header: only a client certificate
+	// authenticates. TLS is the http.Server's (its TLSConfig, ServeTLS).
+	//
+	// A session's calls are those of the Principal whose request began
+	// it; a request of another subject (or of none) that names the
+	// session is answered 404, as if the id named no session. A session
+	// revived from the SessionStore has no Principal, and is no one's.
+	Tokens transport.TokenVerifier
+
 	// MCP, when set, applies the Model Context Protocol's rules to each
 	// request: both eras of MCP on one endpoint, decided per request,
 	// sessions for the handshake era (see MCP). nil serves any JSON-RPC
@@ -377,11 +394,25 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, err.Error(), http.StatusForbidden)
 		return
 	}
+	var principal *jsonrpc.Principal
+	if h.Tokens != nil || r.TLS != nil {
+		var challenge string
+		var err error
+		principal, challenge, err = httphost.Authenticate(r.Context(), h.Tokens, r.Header.Get("Authorization"), r.TLS)
+		if err != nil {
+			if l := h.logger(); l != nil {
+				l.LogAttrs(r.Context(), slog.LevelWarn, "request refused",
+					slog.String("remote", r.RemoteAddr), slog.Int("status", http.StatusUnauthorized), slog.String("error", err.Error()))
+			}
+			httphost.Unauthorized(w, challenge)
+			return
+		}
+	}
 	switch {
 	case r.Method == http.MethodPost:
-		h.servePost(w, r)
+		h.servePost(w, r, principal)
 	case (r.Method == http.MethodGet || r.Method == http.MethodDelete) && h.hasSessions() && !(h.MCP != nil && modernHeader(r)):
-		h.serveSession(w, r)
+		h.serveSession(w, r, principal)
 	default:
 		allow := http.MethodPost
 		if h.hasSessions() && !(h.MCP != nil && modernHeader(r)) {
@@ -393,7 +424,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // servePost answers a POST.
-func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, principal *jsonrpc.Principal) {
 	if !transport.IsJSONContentType(r.Header.Get("Content-Type")) {
 		h.refuse(w, r, "streamhttp: unsupported Content-Type; use application/json", http.StatusUnsupportedMediaType)
 		return
@@ -416,7 +447,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	if srv == nil {
 		srv = noMethods()
 	}
-	ctx := transport.WithContextValueFrom(r.Context(), r, client)
+	ctx := transport.WithContextValues(r.Context(), r, client, principal)
 
 	// The one scan of the request: it routes the request, and the Conn
 	// that runs it, and the server behind, take it as it is.
@@ -441,7 +472,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		if id := r.Header.Values("Mcp-Session-Id"); len(id) > 0 {
 			s := (*session)(nil)
 			if len(id) == 1 && validSessionID(id[0]) {
-				s = h.lookup(id[0], lim)
+				s = h.lookup(id[0], lim, principal)
 			}
 			if s == nil {
 				h.refuse(w, r, "streamhttp: unknown or ended session", http.StatusNotFound)
@@ -451,7 +482,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if kind == wire.MsgRequest && wire.NameIs(req.Method, h.sessionMethod()) {
-			s, err := h.newSession(lim, h.clientKey(r), nil)
+			s, err := h.newSession(lim, h.clientKey(r), principal, nil)
 			if err != nil {
 				w.Header().Set("Retry-After", "1")
 				status := http.StatusServiceUnavailable

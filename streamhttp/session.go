@@ -45,11 +45,12 @@ type session struct {
 	conn   *peer.Conn
 	ctx    context.Context
 	cancel context.CancelFunc
-	in     chan []byte   // the messages POSTed, for Read
-	done   chan struct{} // closed when the session ends
-	client string        // the client that began it
-	prefix string        // of its streams' ids: "" when it began here, random when revived
-	stored bool          // saved in the handler's SessionStore
+	in     chan []byte        // the messages POSTed, for Read
+	done   chan struct{}      // closed when the session ends
+	client string             // the client that began it
+	owner  *jsonrpc.Principal // who began it, whose its calls are; nil: anonymous, or revived
+	prefix string             // of its streams' ids: "" when it began here, random when revived
+	stored bool               // saved in the handler's SessionStore
 
 	mu       sync.Mutex         // protects the fields below
 	calls    map[string]*stream // the streams of the requests running, by id as sent
@@ -122,7 +123,7 @@ var (
 // MaxSessions already or is closing. With revive, it is the session of
 // that state, from the SessionStore; it returns the session of that id
 // instead when the handler holds one already.
-func (h *Handler) newSession(lim transport.Limits, client string, revive *SessionState) (*session, error) {
+func (h *Handler) newSession(lim transport.Limits, client string, owner *jsonrpc.Principal, revive *SessionState) (*session, error) {
 	if revive == nil && h.Replica != "" && !validReplica(h.Replica) {
 		return nil, errBadReplica
 	}
@@ -161,8 +162,14 @@ func (h *Handler) newSession(lim transport.Limits, client string, revive *Sessio
 	} else {
 		s.id, s.client = newSessionID(h.Replica), client
 	}
-	// The session's calls are of the client that opened it.
-	s.ctx, s.cancel = context.WithCancel(transport.WithClient(context.WithValue(context.Background(), sessionKey{}, s), client))
+	// The session's calls are of the client, and the Principal, that
+	// opened it.
+	s.owner = owner
+	ctx := transport.WithClient(context.WithValue(context.Background(), sessionKey{}, s), client)
+	if owner != nil {
+		ctx = jsonrpc.WithPrincipal(ctx, owner)
+	}
+	s.ctx, s.cancel = context.WithCancel(ctx)
 	var log *slog.Logger
 	if h.Logger != nil {
 		log = h.logger().With(slog.String("session", s.id))
@@ -185,10 +192,13 @@ func (h *Handler) newSession(lim transport.Limits, client string, revive *Sessio
 
 // lookup returns the session id, if it exists: one the handler holds, or
 // one its SessionStore holds, revived.
-func (h *Handler) lookup(id string, lim transport.Limits) *session {
+func (h *Handler) lookup(id string, lim transport.Limits, p *jsonrpc.Principal) *session {
 	h.smu.Lock()
 	s := h.sessions[id]
 	h.smu.Unlock()
+	if s != nil && !s.ownedBy(p) {
+		return nil
+	}
 	if s != nil || h.SessionStore == nil {
 		return s
 	}
@@ -200,12 +210,19 @@ func (h *Handler) lookup(id string, lim transport.Limits) *session {
 	if !ok || st.ID != id {
 		return nil
 	}
-	s, err = h.newSession(lim, st.Client, &st)
+	s, err = h.newSession(lim, st.Client, nil, &st)
 	if err != nil {
 		h.logf(context.Background(), "session store: reviving a session", err)
 		return nil
 	}
 	return s
+}
+
+// ownedBy reports whether a request of p may use s: s began anonymous,
+// or p has the subject of the Principal that began it. Another's request
+// finds no session (404), as if the id named none.
+func (s *session) ownedBy(p *jsonrpc.Principal) bool {
+	return s.owner == nil || p != nil && p.Subject == s.owner.Subject
 }
 
 // answered records the answer to the request that began s, when msg is
