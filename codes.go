@@ -64,6 +64,29 @@ func (c Codes) WithDefaults() Codes {
 	return c
 }
 
+// Refuse returns e, an error of the library's own that refuses a call at a
+// limit, or at shutdown when shutdown is set (code CodeLimitExceeded, data
+// naming why), with the code c gives that refusal (Limit, Shutdown) and
+// its message ("Limit exceeded", "Server shutting down"); the data stays.
+// It returns e itself when the code is e's. Hosts call it, with their
+// protocol's codes, for the refusals they answer themselves.
+func (c Codes) Refuse(e *Error, shutdown bool) *Error {
+	c = c.WithDefaults()
+	code, msg := c.Limit, "Limit exceeded"
+	if shutdown {
+		code = c.Shutdown
+		if code != c.Limit {
+			msg = "Server shutting down"
+		}
+	}
+	if code == e.Code {
+		return e
+	}
+	r := *e
+	r.Code, r.Message = code, msg
+	return &r
+}
+
 // UseCodes sets the codes the server chooses itself (see Codes), for the
 // calls whose context gives none. Later calls replace every field.
 func UseCodes(c Codes) Option { return func(cf *config) { cf.codes = c.WithDefaults() } }

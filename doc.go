@@ -191,6 +191,15 @@
 // and session serving the call. Each call has its own Call; nothing in it is
 // shared with another call.
 //
+// PrincipalOf returns who is calling: the Principal (subject, scopes,
+// audience, expiry, raw claims) that the host set from what authenticated
+// the connection or request, a verified client certificate or a bearer
+// token its TokenVerifier accepted (see the hosts and transport), or nil
+// when nothing did. Over a transport that authenticates nothing, such as
+// standard input and output, a program gives one with WithPrincipal on
+// the context it serves with; an interceptor gives its next another the
+// same way.
+//
 // Sessions are method tables of their own, addressed by an id: Sessions
 // holds them, each made with its Options; Create makes one, Lookup
 // finds one without creating it, Destroy removes it and IDs lists them. A

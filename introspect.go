@@ -17,9 +17,6 @@ import (
 func init() {
 	registry.Methods = func(srv any) []registry.Method { return srv.(*Server).describe() }
 	registry.Generation = func(srv any) any { return srv.(*Server).methods.Load() }
-	registry.ProcessScanned = func(srv any, ctx context.Context, dst, req []byte, r *wire.Request, reply func([]byte)) bool {
-		return srv.(*Server).processScanned(ctx, dst, req, r, reply)
-	}
 	registry.ProcessScannedBatch = func(srv any, ctx context.Context, dst, req, arr []byte, reqs []wire.Request, n int, err error, reply func([]byte)) bool {
 		return srv.(*Server).processScannedBatch(ctx, dst, req, arr, reqs, n, err, reply)
 	}

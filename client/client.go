@@ -10,13 +10,16 @@
 //
 // Channels exist for an in-process server (Local), HTTP (HTTP), and byte
 // streams with the framings of package framing: any stream (Stream), TCP and
-// Unix sockets (Dial), and a child process's stdin and stdout (Command).
-// Package ws adds WebSocket (ws.Dial).
+// Unix sockets (Dial), TLS over TCP (DialTLS, with the client's certificate
+// for a server that asks for one), and a child process's stdin and stdout
+// (Command). Package ws adds WebSocket (ws.Dial). Over HTTPS and wss, TLS
+// is the http.Client's (its Transport's TLSClientConfig), and a bearer
+// token a header (HTTPHeader, or the websocket.DialOptions' HTTPHeader).
 //
 // # Calls from the server
 //
-// Over a channel that carries messages both ways (Stream, Dial, Command,
-// ws.Dial), the server may call and notify the client too: a Client made
+// Over a channel that carries messages both ways (Stream, Dial, DialTLS,
+// Command, ws.Dial), the server may call and notify the client too: a Client made
 // with the Serve option answers them with its own *jsonrpc.Server, as a
 // peer.Conn does (a Client is one), and UseProtocol makes it speak a
 // protocol's cancel and progress notifications (lsp.Protocol(), mcp.Protocol()).
@@ -60,6 +63,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/enumerator"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
@@ -118,7 +122,7 @@ type session struct {
 func newSession(ch Channel, o peer.Options, end func(*session)) *session {
 	ctx, stop := context.WithCancel(context.Background())
 	s := &session{ch: ch, stop: stop, done: make(chan struct{})}
-	s.conn = peer.New(ctx, ch, o)
+	s.conn = peer.New(enumerator.Enable(ctx), ch, o)
 	go s.conn.Run(func(error) {
 		if end != nil {
 			end(s)
@@ -175,7 +179,7 @@ func makeOptions(opts []Option) options {
 		Order:  peer.Concurrent,
 		// A client waits for its server as long as its calls' contexts
 		// say, and for pushes as long as it lives.
-		Limits: peer.Limits{IdleTimeout: -1, ReadTimeout: -1},
+		Limits: transport.Limits{IdleTimeout: -1, ReadTimeout: -1},
 	}, retryAt: -1}
 	for _, opt := range opts {
 		opt(&o)

@@ -11,6 +11,8 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/enumerator"
+	"github.com/jsonrpc-go/jsonrpc/protocol/progress"
 )
 
 // emptyArray reports whether the JSON array arr has no element (or is
@@ -88,13 +90,13 @@ func CallSeq[T any](ctx context.Context, c Caller, method string, params any, op
 			failed bool // the pull itself failed: the server has ended the sequence
 		}
 		pull := func() pulled {
-			raw, err := c.CallRaw(ctx, peer.SeqNextMethod, map[string]json.RawMessage{"token": token})
+			raw, err := c.CallRaw(ctx, enumerator.NextMethod, map[string]json.RawMessage{"token": token})
 			if err != nil {
 				return pulled{err: err, failed: true}
 			}
 			p, err := readPage(raw)
 			if err != nil {
-				err = fmt.Errorf("jsonrpc: %s of %s: %w", peer.SeqNextMethod, method, err)
+				err = fmt.Errorf("jsonrpc: %s of %s: %w", enumerator.NextMethod, method, err)
 			}
 			return pulled{p: p, err: err}
 		}
@@ -148,7 +150,7 @@ type seqOptions struct {
 // while its loop takes the items of the answer before, one pull under
 // way at a time as the protocol asks: the loop waits less for the
 // network, and the server runs ahead of it by one answer
-// (peer.Limits.MaxSeqItems items). How many items an answer carries is
+// (transport.Limits.MaxSeqItems items). How many items an answer carries is
 // the server's choice.
 func ReadAhead() SeqOption { return func(o *seqOptions) { o.readAhead = true } }
 
@@ -172,7 +174,7 @@ func callPartial[T any](ctx context.Context, conn *peer.Conn, method string, par
 	ready := make(chan struct{}, 1)
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	withToken, stop, ok := conn.PartialResults(params, func(v json.RawMessage) {
+	withToken, stop, ok := progress.PartialResults(conn, params, func(v json.RawMessage) {
 		mu.Lock()
 		if size += len(v); size > MaxPartialBuffered {
 			over = true
@@ -345,8 +347,8 @@ func abort(ctx context.Context, c Caller, token json.RawMessage) {
 	if n, ok := c.(interface {
 		Notify(context.Context, string, any) error
 	}); ok {
-		n.Notify(ctx, peer.SeqAbortMethod, params)
+		n.Notify(ctx, enumerator.AbortMethod, params)
 		return
 	}
-	c.CallRaw(ctx, peer.SeqAbortMethod, params)
+	c.CallRaw(ctx, enumerator.AbortMethod, params)
 }

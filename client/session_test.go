@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
-	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"iter"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +17,9 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/progress"
 	"github.com/jsonrpc-go/jsonrpc/streamhttp"
 )
 
@@ -55,7 +56,7 @@ func newSessionServer(t *testing.T) *sessionServer {
 	srv.MustRegister("long", func(ctx context.Context, _ struct {
 		Meta json.RawMessage `json:"_meta"`
 	}) (string, error) {
-		prog := peer.ProgressOf(ctx)
+		prog := progress.Of(ctx)
 		prog.Report(ctx, mcp.Progress{Progress: 1})
 		if !streamhttp.CloseStream(ctx) {
 			return "", errors.New("the stream cannot be resumed")
@@ -195,12 +196,12 @@ func TestHTTPResumeCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
-	var progress []string
-	token, stop := c.Conn().OnProgress(func(params json.RawMessage) {
+	var reports []string
+	token, stop := progress.Watch(c.Conn(), func(params json.RawMessage) {
 		var p struct{ Progress float64 }
 		json.Unmarshal(params, &p)
 		mu.Lock()
-		progress = append(progress, string(rune('0'+int(p.Progress))))
+		reports = append(reports, string(rune('0'+int(p.Progress))))
 		mu.Unlock()
 	})
 	defer stop()
@@ -210,8 +211,8 @@ func TestHTTPResumeCall(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if strings.Join(progress, ",") != "1,2" {
-		t.Errorf("progress %v, want 1,2", progress)
+	if strings.Join(reports, ",") != "1,2" {
+		t.Errorf("progress %v, want 1,2", reports)
 	}
 	select {
 	case <-s.gets:

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -147,6 +148,33 @@ func Dial(ctx context.Context, network, addr string, f framing.Framing) (Channel
 		return Channel{}, fmt.Errorf("jsonrpc: Dial: network %q is not a byte stream; use tcp or unix", network)
 	}
 	var d net.Dialer
+	conn, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return Channel{}, err
+	}
+	return Stream(conn, f), nil
+}
+
+// DialTLS is Dial over TLS: it connects to the stream server at addr on
+// network, which is "tcp", "tcp4" or "tcp6", completes the TLS handshake
+// with config, and returns a channel over the connection with framing f
+// (nil means framing.Line), as Stream does. config nil is the zero
+// tls.Config; give it the RootCAs of a server whose authority the system
+// does not trust, and the client's Certificates for a server that asks for
+// them (mutual TLS: stream.Server.TLSConfig). Without a ServerName, the
+// host of addr is the name verified. ctx bounds the connecting and the
+// handshake only.
+//
+// Under TLS 1.3 a server that refuses the client's certificate (or its
+// lack of one) says so after the handshake has completed on the client's
+// side: the first call then fails, with ErrClosed, not DialTLS.
+func DialTLS(ctx context.Context, network, addr string, config *tls.Config, f framing.Framing) (Channel, error) {
+	switch network {
+	case "tcp", "tcp4", "tcp6":
+	default:
+		return Channel{}, fmt.Errorf("jsonrpc: DialTLS: network %q is not TCP", network)
+	}
+	d := tls.Dialer{Config: config}
 	conn, err := d.DialContext(ctx, network, addr)
 	if err != nil {
 		return Channel{}, err

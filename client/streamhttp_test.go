@@ -3,7 +3,6 @@ package client_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -13,6 +12,8 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/progress"
 	"github.com/jsonrpc-go/jsonrpc/streamhttp"
 )
 
@@ -29,7 +30,7 @@ func TestHTTPEventStream(t *testing.T) {
 		N int `json:"n"`
 	}) (int, error) {
 		for i := 1; i <= p.N; i++ {
-			peer.ProgressOf(ctx).Report(ctx, mcp.Progress{Progress: float64(i), Total: float64(p.N)})
+			progress.Of(ctx).Report(ctx, mcp.Progress{Progress: float64(i), Total: float64(p.N)})
 		}
 		peer.FromContext(ctx).Notify(ctx, "notifications/message", map[string]string{"data": "counted"})
 		return p.N, nil
@@ -55,7 +56,7 @@ func TestHTTPEventStream(t *testing.T) {
 	})
 	c := client.New(client.HTTP(ts.URL, nil), client.UseProtocol(mcp.Protocol()), client.Serve(mine))
 	defer c.Close()
-	token, stop := c.Conn().OnProgress(func(params json.RawMessage) {
+	token, stop := progress.Watch(c.Conn(), func(params json.RawMessage) {
 		mu.Lock()
 		got = append(got, "progress "+string(params))
 		mu.Unlock()

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	carrier "github.com/jsonrpc-go/jsonrpc/transport"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -21,7 +20,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc/httprpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
-	"github.com/jsonrpc-go/jsonrpc/peer"
+	carrier "github.com/jsonrpc-go/jsonrpc/transport"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
@@ -134,7 +133,7 @@ func startH2C(t *testing.T, srv *testServer) (client.Channel, func()) {
 // startWS serves srv over WebSocket.
 func startWS(t *testing.T, srv *testServer) (client.Channel, func()) {
 	testutil.SkipOnJS(t, "coder/websocket on js has no server (Accept is a stub) and dials with the host's WebSocket, which cannot reach the program's in-memory network")
-	ts := httptest.NewUnstartedServer(&ws.Handler{Server: srv.Server, Limits: peer.Limits{MaxInFlight: maxInFlight}})
+	ts := httptest.NewUnstartedServer(&ws.Handler{Server: srv.Server, Limits: carrier.Limits{MaxInFlight: maxInFlight}})
 	l := &trackingListener{Listener: ts.Listener}
 	ts.Listener = l
 	ts.Start()
@@ -188,7 +187,7 @@ func streamTransport(name, network string, f framing.Framing, order stream.Order
 			t.Fatal(err)
 		}
 		l := &trackingListener{Listener: nl}
-		s := &stream.Server{Server: srv.Server, Framing: f, Order: order, Limits: peer.Limits{MaxInFlight: maxInFlight}}
+		s := &stream.Server{Server: srv.Server, Framing: f, Order: order, Limits: carrier.Limits{MaxInFlight: maxInFlight}}
 		served := make(chan error, 1)
 		go func() { served <- s.Serve(l) }()
 		t.Cleanup(func() {

@@ -2,7 +2,7 @@
 // github.com/valyala/fasthttp instead of net/http.
 //
 // It answers the protocol of httprpc.Handler (one request document per
-// POST; 404, 405, 415, 413, 408, 400, 204 and 200 as documented there,
+// POST; 401, 404, 405, 415, 413, 408, 400, 204 and 200 as documented there,
 // gzip bodies and answers included) at a fraction
 // of net/http's cost per request: fasthttp reuses its request and response
 // objects and allocates nothing per request in the steady state. Choose it
@@ -104,6 +104,7 @@ package fasthttprpc
 
 import (
 	"bufio"
+	"crypto/tls"
 	"errors"
 	"log/slog"
 	"net"
@@ -114,6 +115,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/httphost"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
@@ -220,6 +222,22 @@ type Handler struct {
 	// once. nil: those paths are JSON-RPC's as any other.
 	Health *transport.Health
 
+	// Tokens, when set, verifies the bearer token of each request's
+	// Authorization header (RFC 6750), and its Principal is the calls'
+	// (jsonrpc.PrincipalOf), as httprpc.Handler's Tokens says: a request
+	// without a token is served only when its TLS connection has a
+	// verified client certificate, whose Principal is then the calls';
+	// otherwise, and for a token Tokens refuses, it is answered 401 with
+	// a WWW-Authenticate challenge of the Bearer scheme, before its path
+	// is routed. nil reads no Authorization header: only a client
+	// certificate authenticates.
+	//
+	// TLS is the fasthttp.Server's (its TLSConfig, or ServeTLS; a
+	// listener of tls.NewListener): give its tls.Config the ClientCAs to
+	// verify client certificates with, and a ClientAuth that verifies
+	// them (tls.VerifyClientCertIfGiven, tls.RequireAndVerifyClientCert).
+	Tokens transport.TokenVerifier
+
 	lazy httphost.Lazy // MaxBuffered's budget and Logger within ratelog's bounds, made on first use
 }
 
@@ -258,6 +276,26 @@ func (h *Handler) serve(ctx *fasthttp.RequestCtx, limit int) {
 	if origin := ctx.Request.Header.Peek("Origin"); len(origin) > 0 {
 		if err := transport.CheckOrigin(string(origin), string(host), h.AllowedOrigins); err != nil {
 			h.refuse(ctx, err.Error(), fasthttp.StatusForbidden)
+			closeIfUnread(ctx)
+			return
+		}
+	}
+	var principal *jsonrpc.Principal
+	if h.Tokens != nil || ctx.IsTLS() {
+		var cs *tls.ConnectionState
+		if ctx.IsTLS() {
+			cs = ctx.TLSConnectionState()
+		}
+		var auth string
+		if h.Tokens != nil {
+			auth = string(ctx.Request.Header.Peek(fasthttp.HeaderAuthorization))
+		}
+		var challenge string
+		var err error
+		principal, challenge, err = httphost.Authenticate(ctx, h.Tokens, auth, cs)
+		if err != nil {
+			h.refuseWhy(ctx, httphost.UnauthorizedText(challenge), err.Error(), fasthttp.StatusUnauthorized)
+			ctx.Response.Header.Set(fasthttp.HeaderWWWAuthenticate, challenge) // after Error, which resets the headers
 			closeIfUnread(ctx)
 			return
 		}
@@ -357,7 +395,7 @@ func (h *Handler) serve(ctx *fasthttp.RequestCtx, limit int) {
 			x.compressMin = DefaultCompressMin
 		}
 	}
-	httphost.Process(transport.WithContextValueFrom(ctx, ctx, client), srv, dst, req, x.reply, x.done, x.abandoned)
+	httphost.Process(transport.WithContextValues(ctx, ctx, client, principal), srv, dst, req, x.reply, x.done, x.abandoned)
 	x.ctx = nil
 	putExchange(x)
 }
@@ -381,7 +419,13 @@ func (h *Handler) bodyError(ctx *fasthttp.RequestCtx, err error, limit int) {
 // refuse answers ctx with the status code and the text why, and logs it.
 // It resets the response's headers: those of the answer are set after it.
 func (h *Handler) refuse(ctx *fasthttp.RequestCtx, why string, code int) {
-	ctx.Error(why, code)
+	h.refuseWhy(ctx, why, why, code)
+}
+
+// refuseWhy is refuse with the text body as the answer's body and why
+// logged.
+func (h *Handler) refuseWhy(ctx *fasthttp.RequestCtx, body, why string, code int) {
+	ctx.Error(body, code)
 	if l := h.logger(); l != nil {
 		l.LogAttrs(ctx, slog.LevelWarn, "request refused",
 			slog.String("remote", ctx.RemoteAddr().String()), slog.String("path", string(ctx.Path())),

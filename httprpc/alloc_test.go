@@ -68,6 +68,41 @@ func TestHandlerAllocs(t *testing.T) {
 	}
 }
 
+// TestTokenAllocs: a request whose bearer token Tokens verifies allocates
+// what one of a handler without Tokens does (the context, which carries
+// the Principal too, and the call's context of a method that takes one),
+// when the verifier allocates nothing itself (a cached Principal).
+func TestTokenAllocs(t *testing.T) {
+	count := func(h *httprpc.Handler, want string) float64 {
+		body := &testutil.RewindBody{B: []byte(whoamiReq)}
+		req, err := http.NewRequest("POST", "/", body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer good")
+		req.ContentLength = int64(len(body.B))
+		w := &allocRW{h: http.Header{}}
+		serve := func() {
+			body.I = 0
+			clear(w.h)
+			w.body.Reset()
+			h.ServeHTTP(w, req)
+		}
+		serve()
+		if got := w.body.String(); got != want {
+			t.Fatalf("answer %s, want %s", got, want)
+		}
+		return testing.AllocsPerRun(200, serve)
+	}
+	srv := whoamiServer()
+	anonymous := count(&httprpc.Handler{Server: srv}, `{"jsonrpc":"2.0","result":"","id":1}`)
+	withToken := count(&httprpc.Handler{Server: srv, Tokens: tokens}, `{"jsonrpc":"2.0","result":"bob","id":1}`)
+	if anonymous != 2 || withToken != anonymous {
+		t.Errorf("%v allocations per request with a token, %v without Tokens; want 2 each", withToken, anonymous)
+	}
+}
+
 // TestGzipAllocs: a gzip request and a compressed answer allocate what an
 // uncompressed one of the same size does (the context, the answer's room
 // past the pooled buffer, its Content-Length) and nothing more: the gzip

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/httphost"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
@@ -53,6 +54,12 @@ const DefaultReadTimeout = 30 * time.Second
 //     (transport.CheckHost, transport.CheckOrigin), so that a web page
 //     cannot call a server on the machine's loopback through DNS
 //     rebinding.
+//   - 401 Unauthorized, with a WWW-Authenticate challenge of the Bearer
+//     scheme (RFC 6750): with Tokens set, a request that bears neither a
+//     bearer token nor a verified client certificate (challenge
+//     Bearer), or whose token Tokens refuses (Bearer
+//     error="invalid_token"). It comes before the path is routed, so
+//     that nobody learns which sessions exist without credentials.
 //   - 404 Not Found: a path that the Server, a transport.Router, refuses
 //     (transport.SessionRouter: a path outside its prefix, or an id that
 //     names no session).
@@ -105,6 +112,9 @@ const DefaultReadTimeout = 30 * time.Second
 // server cancels when the client goes away (closes the connection, or
 // resets the HTTP/2 stream), carrying the *http.Request as
 // the transport's context value: jsonrpc.CallOf(ctx).ContextValue().(*http.Request).
+// jsonrpc.PrincipalOf(ctx) is who makes the request: the Principal that
+// Tokens gave for its bearer token, or else that of the verified client
+// certificate of an HTTPS connection (transport.TLSPrincipal), or nil.
 // The document is answered with ProcessAsync, so that the calls of a batch
 // to methods registered with Blocking run concurrently; the handler waits
 // for the answer, and a method that ignores its context keeps the handler
@@ -184,8 +194,8 @@ type Handler struct {
 	CompressMin int
 
 	// Logger, when set, logs at slog.LevelWarn each request the handler
-	// refuses with a 4xx or 5xx status (an unknown session, a method other
-	// than POST, an unsupported type or coding, a body too large, too slow
+	// refuses with a 4xx or 5xx status (credentials refused, an unknown
+	// session, a method other than POST, an unsupported type or coding, a body too large, too slow
 	// or unreadable, MaxBuffered spent), with the client's address
 	// ("remote"), the path ("path"), the status ("status") and why
 	// ("error"). nil, the default, logs nothing. The jsonrpc.Server logs
@@ -231,6 +241,21 @@ type Handler struct {
 	// same-origin pages alone.
 	AllowedOrigins []string
 
+	// Tokens, when set, verifies the bearer token of each request's
+	// Authorization header (RFC 6750), and its Principal is the calls'
+	// (jsonrpc.PrincipalOf). A request without a token is served only
+	// when its HTTPS connection has a verified client certificate, whose
+	// Principal is then the calls'; otherwise it is answered 401, as is
+	// a request whose token Tokens refuses (see Protocol). nil reads no
+	// Authorization header: only a client certificate authenticates, and
+	// a request without one is anonymous.
+	//
+	// TLS is the http.Server's (its TLSConfig, ServeTLS): to take client
+	// certificates, give its tls.Config the ClientCAs to verify them with
+	// and a ClientAuth that verifies them (tls.VerifyClientCertIfGiven,
+	// or tls.RequireAndVerifyClientCert to refuse a client without one).
+	Tokens transport.TokenVerifier
+
 	lazy httphost.Lazy // MaxBuffered's budget and Logger within ratelog's bounds, made on first use
 }
 
@@ -254,6 +279,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := transport.CheckRequest(r, h.AllowedHosts, h.AllowedOrigins); err != nil {
 		h.refuse(w, r, err.Error(), http.StatusForbidden)
 		return
+	}
+	var principal *jsonrpc.Principal
+	if h.Tokens != nil || r.TLS != nil {
+		var challenge string
+		var err error
+		principal, challenge, err = httphost.Authenticate(r.Context(), h.Tokens, r.Header.Get("Authorization"), r.TLS)
+		if err != nil {
+			h.logRefusal(r, err.Error(), http.StatusUnauthorized)
+			httphost.Unauthorized(w, challenge)
+			return
+		}
 	}
 	srv, ok := route(h.Server, r.URL.Path)
 	if !ok {
@@ -355,7 +391,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	x.http1 = r.ProtoMajor == 1
 	// The answer is appended to the room after the request.
-	httphost.Process(transport.WithContextValueFrom(r.Context(), r, client), srv, req[len(req):], req, x.reply, x.done, x.abandoned)
+	httphost.Process(transport.WithContextValues(r.Context(), r, client, principal), srv, req[len(req):], req, x.reply, x.done, x.abandoned)
 	x.w = nil
 	putExchange(x)
 }
@@ -407,11 +443,17 @@ func (h *Handler) bodyTooLarge(w http.ResponseWriter, r *http.Request, limit int
 
 // refuse answers r with the status code and the text why, and logs it.
 func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, why string, code int) {
+	h.logRefusal(r, why, code)
+	http.Error(w, why, code)
+}
+
+// logRefusal logs that r is answered with the status code, for the reason
+// why.
+func (h *Handler) logRefusal(r *http.Request, why string, code int) {
 	if l := h.logger(); l != nil {
 		l.LogAttrs(r.Context(), slog.LevelWarn, "request refused",
 			slog.String("remote", r.RemoteAddr), slog.String("path", r.URL.Path), slog.Int("status", code), slog.String("error", why))
 	}
-	http.Error(w, why, code)
 }
 
 // maxHTTPBuffer is the largest buffer the pool keeps: bodies larger than

@@ -12,6 +12,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
 	mcpprofile "github.com/jsonrpc-go/jsonrpc/protocol/mcp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/progress"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -106,12 +107,12 @@ func TestClientHTTPWithGoSDKServer(t *testing.T) {
 	}
 
 	var mu sync.Mutex
-	var progress []float64
-	token, stop := c.Conn().OnProgress(func(params json.RawMessage) {
+	var reports []float64
+	token, stop := progress.Watch(c.Conn(), func(params json.RawMessage) {
 		var p struct{ Progress float64 }
 		json.Unmarshal(params, &p)
 		mu.Lock()
-		progress = append(progress, p.Progress)
+		reports = append(reports, p.Progress)
 		mu.Unlock()
 	})
 	defer stop()
@@ -130,7 +131,7 @@ func TestClientHTTPWithGoSDKServer(t *testing.T) {
 		t.Fatalf("tools/call: %+v", res)
 	}
 	mu.Lock()
-	got := append([]float64(nil), progress...)
+	got := append([]float64(nil), reports...)
 	mu.Unlock()
 	if len(got) != 3 || got[0] != 1 || got[1] != 2 || got[2] != 3 {
 		t.Errorf("progress before the result: %v, want [1 2 3]", got)

@@ -3,7 +3,6 @@ package peer
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -28,7 +27,9 @@ type Options struct {
 	// Order is how the peer's messages run; the zero value is Ordered.
 	Order Ordering
 
-	// Protocol names the cancel and progress notifications.
+	// Protocol is the profile of the protocol spoken: its cancel
+	// notification, its messages of its own (progress among them), the
+	// codes the library chooses.
 	Protocol Protocol
 
 	// Caller makes the Conn take every response it reads as the answer
@@ -39,12 +40,12 @@ type Options struct {
 	// request). A client sets it.
 	Caller bool
 
-	// Limits bound the Conn's queues and subscriptions (see Limits; its
-	// zero value means the defaults). A Conn applies MaxInFlight,
-	// MaxQueued, MaxPush, MaxPushBytes, MaxSubscriptions, MaxSequences and
-	// MaxSeqItems; the other limits are its host's, which times its
-	// carrier's reads (transport.ReadClock).
-	Limits
+	// Limits bound the Conn's queues (its zero value means the
+	// defaults). A Conn applies MaxInFlight, MaxQueued, MaxPush and
+	// MaxPushBytes, and gives the packages above it theirs (Conn.Limits);
+	// the others are its host's, which times its carrier's reads
+	// (transport.ReadClock).
+	transport.Limits
 
 	// OnIdle, when set, runs when the last message in flight has been
 	// answered and no call of the Conn's own waits for an answer: the
@@ -87,7 +88,8 @@ type Conn struct {
 	ready   func() bool          // the carrier's Traits.Ready; nil: any Read may wait
 	clock   *transport.ReadClock // the carrier's Traits.Clock, told when the Conn is busy; nil: none
 	srv     transport.Handler
-	fast    *jsonrpc.Server // srv, when it is one: it takes the classified request (registry.ProcessScanned)
+	fast    transport.RequestHandler // srv, when it is one: it takes the classified request
+	given   *jsonrpc.Request         // the carrier's Traits.Classified, until the first message takes it
 	proto   Protocol
 	codes   jsonrpc.Codes  // proto.Codes with the defaults applied
 	ctxCode *jsonrpc.Codes // &codes, when proto gives codes: the Server's for the calls (jsonrpc.WithCodes)
@@ -106,7 +108,7 @@ type Conn struct {
 	first incoming     // the first record, made with the Conn
 	scan  wire.Scanner // the classifier of two-way messages
 	kind  wire.MsgKind // the message being handled, as classified; MsgOther when it was not
-	req   wire.Request // its members, when classified
+	sc    wire.Scanned // it and its members, when classified
 	pmsg  Message      // the message offered to the preempters
 	// A batch's scan, when classified: its first registry.BatchScan
 	// requests (made on the first batch), and ScanBatch's results.
@@ -123,7 +125,7 @@ type Conn struct {
 	gate atomic.Bool // the read loop may dispatch without taking mu: state.open()
 
 	// mu guards the state of the Conn that changes: the peer's messages
-	// (st, trackers), the calls of its own (pending, progress), the
+	// (st, trackers), the calls of its own (pending), the
 	// outbox and the writer (out, see writer.go), subscriptions, and the
 	// end (err). It is the Conn's one mutex.
 	mu       sync.Mutex
@@ -131,7 +133,6 @@ type Conn struct {
 	st       state
 	trackers map[string]*tracked // calls in flight and queued, by id, for cancellation
 	pending  map[uint64]chan<- response
-	progress map[string]func(json.RawMessage)
 	out      outbox
 	locals   map[any]any   // the state of the packages above (Local)
 	onClose  []func(error) // to run once the read loop has ended (OnClose)
@@ -162,13 +163,12 @@ type Conn struct {
 	// on write under mu; nil while there are none. cancels says that the
 	// Protocol has some: the peer may cancel its calls.
 	preempts atomic.Pointer[[]Preempter]
-	pbuf     [2]Preempter // the Protocol's, in place (initPreempters)
+	pbuf     [4]Preempter // the Protocol's, in place while they fit (initPreempters)
 	plist    []Preempter  // pbuf's used part, which preempts points to until Preempt adds one
 	cancels  bool
-	lim      Limits        // Options.Limits, with the defaults applied
-	seqs     sequences     // the sequence results open
-	held     atomic.Int32  // functions waiting for the answer of their call (AfterAnswer)
-	done     chan struct{} // closed when the read loop has ended
+	lim      transport.Limits // Options.Limits, with the defaults applied
+	held     atomic.Int32     // functions waiting for the answer of their call (AfterAnswer)
+	done     chan struct{}    // closed when the read loop has ended
 }
 
 // state is the Conn's bookkeeping of the peer's messages. It changes only
@@ -245,8 +245,6 @@ func (x *connContext) Value(key any) any {
 		if x.c.proto.NullParams {
 			return true
 		}
-	case keys.Sequencer:
-		return keys.SeqSender((*sequencer)(x.c))
 	}
 	return x.Context.Value(key)
 }
@@ -268,7 +266,6 @@ func New(ctx context.Context, t transport.Carrier, opts Options) *Conn {
 		maxIn:     lim.MaxInFlight,
 		maxQ:      lim.MaxQueued,
 		lim:       lim,
-		seqs:      sequences{max: lim.MaxSequences, batch: lim.MaxSeqItems},
 		caller:    opts.Caller,
 		onIdle:    opts.OnIdle,
 		logger:    opts.Logger,
@@ -277,7 +274,8 @@ func New(ctx context.Context, t transport.Carrier, opts Options) *Conn {
 	if c.srv == nil {
 		c.srv = jsonrpc.NewServer()
 	}
-	c.fast, _ = c.srv.(*jsonrpc.Server)
+	c.fast, _ = c.srv.(transport.RequestHandler)
+	c.given = t.Classified
 	c.codes = c.proto.Codes.WithDefaults()
 	if c.proto.Codes != (jsonrpc.Codes{}) {
 		c.ctxCode = &c.codes
@@ -342,7 +340,6 @@ func (c *Conn) finish(err error, end func(error)) {
 	fs := c.onClose
 	c.onClose = nil
 	c.mu.Unlock()
-	c.seqEndAll()
 	close(c.done)
 	for _, f := range fs {
 		f(c.err)
@@ -382,7 +379,7 @@ func (c *Conn) readLoop(end func(error)) (err error) {
 			if !ok {
 				return err
 			}
-			c.answerInTurn(transport.AppendError(nil, c.proto.Refuse(refused.Err, false), refused.ID))
+			c.answerInTurn(transport.AppendError(nil, c.codes.Refuse(refused.Err, false), refused.ID))
 			if !refused.Recoverable {
 				return err
 			}
@@ -409,20 +406,12 @@ func (c *Conn) abandoned(msg []byte, end func(error)) {
 	go c.Run(end)
 }
 
-// TwoWay reports whether the Conn is two-way: it has called its peer, or
-// it is a Caller, or its Protocol has messages of its own (preempters).
-// From then on the read loop never writes to the transport itself, and a
-// transport must not flush before it blocks reading either: a read loop
-// blocked writing while its peer's is blocked writing too would never
-// read again.
-func (c *Conn) TwoWay() bool { return c.twoWay.Load() }
-
 // handle handles one message the read loop read. Once the Conn is
 // two-way or has preempters, the message is classified here, once, by
 // internal/wire (on decoded member names): answers to the Conn's own calls
 // are handled at once, calls and notifications are offered to the
 // preempters, and what the classification found goes on with the message
-// (c.kind, c.req).
+// (c.kind, c.sc).
 func (c *Conn) handle(msg []byte) {
 	// Clipped, as the Server clips it: the spans of the classification
 	// are at the same distances from its end (rebase).
@@ -435,13 +424,18 @@ func (c *Conn) handle(msg []byte) {
 				c.batch = make([]wire.Request, max(registry.BatchScan, 1))
 			}
 			c.kind, c.barr, c.bn, _ = c.scan.ClassifyBatch(msg, c.batch)
-			c.req = c.batch[0]
+			*c.sc.Req() = c.batch[0]
+			c.sc.Set(msg, c.kind)
+		} else if g := (*wire.Scanned)(c.given); g != nil && g.Of(msg) {
+			c.sc = *(*wire.Scanned)(g)
+			c.kind = c.sc.Kind()
 		} else {
-			c.kind, _ = c.scan.Classify(msg, &c.req)
+			c.kind, _ = c.sc.Classify(c.scan, msg)
 		}
+		c.given = nil
 		switch c.kind {
 		case wire.MsgResponse, wire.MsgResponses:
-			c.deliver(msg, c.kind, &c.req)
+			c.deliver(msg, c.kind, c.sc.Req())
 			return
 		case wire.MsgNotification, wire.MsgRequest:
 			if ps != nil && c.preempt(*ps, c.kind) {
@@ -523,15 +517,18 @@ func (c *Conn) run(in *incoming, msg, dst []byte, reader bool) {
 }
 
 // processScanned hands the read loop's message, classified by handle, to
-// the *jsonrpc.Server with what the classification found, so that the
-// server does not scan it again; false means it did not (the message was
-// not classified, or the server must scan it itself).
+// the Server with what the classification found (a RequestHandler's
+// ProcessRequest; a *jsonrpc.Server's batch), so that it is not scanned
+// again; false means it was not handed on (the message was not
+// classified, or the batch's server must scan it itself).
 func (c *Conn) processScanned(msg, dst []byte, in *incoming) bool {
 	switch c.kind {
 	case wire.MsgRequest, wire.MsgNotification:
-		return registry.ProcessScanned(c.fast, c.ctx, dst, msg, &c.req, in.reply)
+		c.fast.ProcessRequest(c.ctx, dst, (*jsonrpc.Request)(&c.sc), in.reply)
+		return true
 	case wire.MsgBatch:
-		return registry.ProcessScannedBatch(c.fast, c.ctx, dst, msg, c.barr, c.batch, c.bn, nil, in.reply)
+		s, ok := c.srv.(*jsonrpc.Server)
+		return ok && registry.ProcessScannedBatch(s, c.ctx, dst, msg, c.barr, c.batch, c.bn, nil, in.reply)
 	}
 	return false
 }
@@ -650,7 +647,7 @@ func (c *Conn) enqueue(msg []byte) {
 	if !in.batch {
 		// The read loop's classification, when it made one, holds for
 		// the copy: its spans are found at the same offsets.
-		kind, r := c.kind, c.req
+		kind, r := c.kind, *c.sc.Req()
 		if kind == wire.MsgOther {
 			kind, _ = c.scan.Classify(in.msg, &r)
 		} else {
@@ -893,14 +890,13 @@ func (t *tracker) Begin(ctx context.Context, id []byte) (context.Context, func()
 
 // callContext is the context of a call that runs on a goroutine of its
 // own: it carries the call's record (in place of the Conn as the mark of
-// an inline call), and its cancel, which the call's end calls, unless a
-// sequence result keeps the context for the items still to come (keep).
+// an inline call), and its cancel, which the call's end calls, unless the
+// context is detached from the call (Detach).
 type callContext struct {
 	context.Context
 	in     *incoming
 	cancel context.CancelFunc
 	kept   atomic.Bool
-	ready  atomic.Pointer[func() bool] // of the live sequence the call returns (LiveSequence)
 }
 
 func (x *callContext) Value(key any) any {
@@ -922,10 +918,15 @@ func (x *callContext) end() {
 	}
 }
 
-// keep keeps the context of the call of ctx past its answer, for its
-// sequence's items, and returns its cancel; nil when ctx is not that of
-// a call that runs on a goroutine of its own.
-func keep(ctx context.Context) context.CancelFunc {
+// Detach keeps the context of the call of ctx alive past the call's
+// answer, and returns the function that ends it, which its keeper must
+// call: how what a call started goes on under its context once the call
+// has answered (the items of a sequence result, pulled later; a stream of
+// events that follows the answer). The context still ends with the
+// connection. Detach returns nil when ctx is not that of a call that runs
+// on a goroutine of its own (registered jsonrpc.Blocking): an inline
+// call's context is the connection's.
+func Detach(ctx context.Context) context.CancelFunc {
 	x, _ := ctx.Value(callKey{}).(*callContext)
 	if x == nil {
 		return nil

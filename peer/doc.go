@@ -28,33 +28,28 @@
 // wait there (ErrNotBlocking) rather than deadlock. Notify never waits for
 // an answer and may be used from any method.
 //
-// # Cancellation and progress
+// # Cancellation
 //
-// A Protocol names the notifications that cancel a call and report its
-// progress; LSP and MCP are provided. A cancel notification is handled
-// ahead of the messages waiting to run: a call still waiting is answered
-// without running, and a running call of a Blocking method sees its
-// context cancelled. The call is then answered with jsonrpc.CodeCancelled
+// A Protocol names the notification that cancels a call (the profiles of
+// LSP, MCP, ACP and A2A are under protocol/). It is handled ahead of the
+// messages waiting to run: a call still waiting is answered without
+// running, and a running call of a Blocking method sees its context
+// cancelled; it is then answered with the Protocol's Codes.Cancelled
 // (LSP), or not at all (MCP). When the context of one of the Conn's own
 // calls ends, Call returns at once and the cancel notification is sent on
-// another goroutine. A method reports progress to its caller with
-// ProgressOf; a caller asks for progress with OnProgress.
-//
-// # Push and sequences
-//
-// Push sends a notification without waiting, behind what the Conn has
-// queued, in a queue bounded by Limits.MaxPush and MaxPushBytes. A method
-// that returns an iter.Seq or iter.Seq2 streams its items as its caller's
-// Protocol shapes them: StreamJsonRpc's $/enumerator protocol by default,
-// LSP partial results when the call carries a partialResultToken.
+// another goroutine. Push sends a notification without waiting, behind
+// what the Conn has queued, bounded by Limits.MaxPush and MaxPushBytes.
 //
 // # The seam
 //
 // A package above the engine reaches a Conn through a few functions and
-// nothing more: PushMessage (a notification encoded once), AfterAnswer (run
-// something once a call's answer is on its way), Local (its state per
-// connection), OnClose, Limits, LimitError (a refusal in the Protocol's
-// code) and LiveSequence. Package pubsub's topics are built on them alone.
-// Below, the engine runs on a transport.Carrier: it calls the carrier,
-// never the reverse, and knows of it only what its Traits declare.
+// nothing more: Preempt (its messages of its own, such as progress,
+// protocol/progress, and $/enumerator pulls, protocol/enumerator),
+// Cancel, PushMessage (a notification encoded once), AfterAnswer (run
+// something once a call's answer is on its way), Detach (a call's context
+// past its answer), Local (its state per connection), OnClose, Limits and
+// LimitError (a refusal in the Protocol's code). Package pubsub's topics
+// are built on them alone. Below, the engine runs on a transport.Carrier:
+// it calls the carrier, never the reverse, and knows of it only what its
+// Traits declare.
 package peer

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
-	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"net"
 	"strings"
 	"testing"
@@ -18,6 +16,8 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
 	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 )
 
@@ -111,44 +111,6 @@ func TestEscapedCancel(t *testing.T) {
 				}
 			})
 		}
-	}
-}
-
-// TestEscapedProgress: a progress notification with an escaped method and
-// token reaches the caller's callback.
-func TestEscapedProgress(t *testing.T) {
-	leaktest.Check(t)
-	srv := jsonrpc.NewServer()
-	srv.MustRegister("work", func(ctx context.Context, _ struct {
-		WorkDoneToken json.RawMessage `json:"workDoneToken"`
-	}) (int, error) {
-		c := peer.FromContext(ctx)
-		tok := peer.ProgressOf(ctx).Token()
-		// The token as an encoder that escapes every letter writes it.
-		esc := ""
-		for _, r := range string(tok[1 : len(tok)-1]) {
-			esc += fmt.Sprintf(`\u%04x`, r)
-		}
-		return 1, c.Notify(ctx, `$/progress`, map[string]any{"token": json.RawMessage(`"` + esc + `"`), "value": 7})
-	}, jsonrpc.Blocking())
-	for _, fr := range framings {
-		t.Run(fr.name, func(t *testing.T) {
-			c := dial(t, &stream.Server{Server: srv, Framing: fr.f, Protocol: lsp.Protocol()}, client.UseProtocol(lsp.Protocol()))
-			got := make(chan string, 1)
-			tok, stop := c.Conn().OnProgress(func(p json.RawMessage) { got <- string(p) })
-			defer stop()
-			if _, err := c.CallRaw(context.Background(), "work", map[string]any{"workDoneToken": json.RawMessage(tok)}); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case p := <-got:
-				if want := `"value":7`; !strings.Contains(p, want) {
-					t.Fatalf("progress %s lacks %s", p, want)
-				}
-			case <-time.After(wait):
-				t.Fatal("the progress with an escaped token did not reach the callback")
-			}
-		})
 	}
 }
 

@@ -8,12 +8,13 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 	"github.com/jsonrpc-go/jsonrpc/streamhttp"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 	"github.com/jsonrpc-go/jsonrpc/ws"
 )
 
 // TestHostsShareTheConnectionSettings: every setting of a connection
 // (peer.Options) that a user of a host chooses is a field of both hosts,
-// of the same name and type; the limits are one type, peer.Limits,
+// of the same name and type; the limits are one type, transport.Limits,
 // embedded in each host and in Options, and no host shadows one of them
 // with a field of its own, so that a limit added once holds on every
 // connection.
@@ -24,7 +25,7 @@ func TestHostsShareTheConnectionSettings(t *testing.T) {
 	}
 	hosts := []reflect.Type{reflect.TypeFor[stream.Server](), reflect.TypeFor[ws.Handler]()}
 	opts := reflect.TypeFor[peer.Options]()
-	limits := reflect.TypeFor[peer.Limits]()
+	limits := reflect.TypeFor[transport.Limits]()
 	// The Streamable HTTP host runs each request as a connection: it
 	// shares the limits, the Server and the Protocol.
 	streamHTTP := reflect.TypeFor[streamhttp.Handler]()
@@ -37,12 +38,12 @@ func TestHostsShareTheConnectionSettings(t *testing.T) {
 	for _, h := range append(hosts, opts, streamHTTP) {
 		f, ok := h.FieldByName("Limits")
 		if !ok || !f.Anonymous || f.Type != limits {
-			t.Errorf("%v does not embed peer.Limits", h)
+			t.Errorf("%v does not embed transport.Limits", h)
 		}
 		for i := range limits.NumField() {
 			name := limits.Field(i).Name
 			if hf, _ := h.FieldByName(name); len(hf.Index) != 2 {
-				t.Errorf("%v.%s is not peer.Limits.%s", h, name, name)
+				t.Errorf("%v.%s is not transport.Limits.%s", h, name, name)
 			}
 		}
 	}
@@ -66,13 +67,13 @@ func TestHostsShareTheConnectionSettings(t *testing.T) {
 // TestLimitsWithDefaults: every field of a zero Limits gets its default, a
 // negative size too, a negative timeout stays none, and a value set stays.
 func TestLimitsWithDefaults(t *testing.T) {
-	got := peer.Limits{}.WithDefaults()
-	want := peer.Limits{
-		MaxMessage: peer.DefaultMaxMessage, MaxBuffered: peer.DefaultMaxBuffered, MaxConns: peer.DefaultMaxConns, MaxConnsPerClient: peer.DefaultMaxConns / 2,
-		MaxInFlight: peer.DefaultMaxInFlight, MaxQueued: peer.DefaultMaxQueued, MaxPush: peer.DefaultMaxPush,
-		MaxPushBytes: peer.DefaultMaxPushBytes, MaxSubscriptions: peer.DefaultMaxSubscriptions, MaxSequences: peer.DefaultMaxSequences, MaxSeqItems: peer.DefaultMaxSeqItems,
-		IdleTimeout: peer.DefaultIdleTimeout, ReadTimeout: peer.DefaultReadTimeout, WriteTimeout: peer.DefaultWriteTimeout,
-		PingInterval: peer.DefaultPingInterval, PongTimeout: peer.DefaultPongTimeout,
+	got := transport.Limits{}.WithDefaults()
+	want := transport.Limits{
+		MaxMessage: transport.Limits{}.WithDefaults().MaxMessage, MaxBuffered: transport.Limits{}.WithDefaults().MaxBuffered, MaxConns: transport.Limits{}.WithDefaults().MaxConns, MaxConnsPerClient: transport.Limits{}.WithDefaults().MaxConns / 2,
+		MaxInFlight: transport.Limits{}.WithDefaults().MaxInFlight, MaxQueued: transport.Limits{}.WithDefaults().MaxQueued, MaxPush: transport.Limits{}.WithDefaults().MaxPush,
+		MaxPushBytes: transport.Limits{}.WithDefaults().MaxPushBytes, MaxSubscriptions: transport.Limits{}.WithDefaults().MaxSubscriptions, MaxSequences: transport.Limits{}.WithDefaults().MaxSequences, MaxSeqItems: transport.Limits{}.WithDefaults().MaxSeqItems,
+		IdleTimeout: transport.Limits{}.WithDefaults().IdleTimeout, ReadTimeout: transport.Limits{}.WithDefaults().ReadTimeout, WriteTimeout: transport.Limits{}.WithDefaults().WriteTimeout,
+		PingInterval: transport.Limits{}.WithDefaults().PingInterval, PongTimeout: transport.Limits{}.WithDefaults().PongTimeout,
 	}
 	if got != want {
 		t.Errorf("zero: got %+v, want %+v", got, want)
@@ -83,8 +84,8 @@ func TestLimitsWithDefaults(t *testing.T) {
 			t.Errorf("%s has no default", v.Type().Field(i).Name)
 		}
 	}
-	set := peer.Limits{MaxMessage: 10, MaxBuffered: -1, IdleTimeout: -1, ReadTimeout: time.Second, MaxConns: 1}.WithDefaults()
-	if set.MaxMessage != 10 || set.MaxBuffered != peer.DefaultMaxBuffered || set.IdleTimeout != -1 || set.ReadTimeout != time.Second || set.MaxConnsPerClient != 1 {
+	set := transport.Limits{MaxMessage: 10, MaxBuffered: -1, IdleTimeout: -1, ReadTimeout: time.Second, MaxConns: 1}.WithDefaults()
+	if set.MaxMessage != 10 || set.MaxBuffered != (transport.Limits{}.WithDefaults().MaxBuffered) || set.IdleTimeout != -1 || set.ReadTimeout != time.Second || set.MaxConnsPerClient != 1 {
 		t.Errorf("set: got %+v", set)
 	}
 }

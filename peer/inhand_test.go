@@ -2,13 +2,13 @@ package peer_test
 
 import (
 	"context"
-	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"io"
 	"sync"
 	"testing"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
@@ -56,7 +56,7 @@ func TestInputInHand(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"add","params":[3,4],"id":2}`,
 	}}
 	c := peer.New(context.Background(), transport.Carrier{Conn: tr, Traits: transport.Traits{InputInHand: true}}, peer.Options{Server: srv, Protocol: mcp.Protocol()})
-	if !c.TwoWay() {
+	if !peer.TwoWay(c) {
 		t.Fatal("the Conn is not two-way under mcp.Protocol()")
 	}
 	c.Run(nil)

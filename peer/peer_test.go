@@ -2,11 +2,8 @@ package peer_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
-	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"net"
 	"strings"
 	"sync"
@@ -21,7 +18,10 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
 	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"github.com/jsonrpc-go/jsonrpc/stream"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // wait bounds every wait of the tests.
@@ -327,80 +327,6 @@ func TestCancelDoesNotDelayCaller(t *testing.T) {
 	})
 }
 
-// TestProgress: a method reports progress on the token its caller sent;
-// the caller's callback gets each report before the call returns.
-func TestProgress(t *testing.T) {
-	leaktest.Check(t)
-	srv := jsonrpc.NewServer()
-	srv.MustRegister("work", func(ctx context.Context, p struct {
-		Steps int             `json:"steps"`
-		Token json.RawMessage `json:"workDoneToken"`
-	}) (int, error) {
-		pr := peer.ProgressOf(ctx)
-		if pr == nil {
-			return 0, errors.New("no progress token")
-		}
-		for i := range p.Steps {
-			if err := pr.Report(ctx, map[string]any{"kind": "report", "percentage": i}); err != nil {
-				return 0, err
-			}
-		}
-		return p.Steps, nil
-	}, jsonrpc.Blocking())
-	c := dial(t, &stream.Server{Server: srv, Protocol: lsp.Protocol()}, client.UseProtocol(lsp.Protocol()))
-	var got []string
-	var mu sync.Mutex
-	token, stop := c.Conn().OnProgress(func(p json.RawMessage) {
-		mu.Lock()
-		got = append(got, string(p))
-		mu.Unlock()
-	})
-	defer stop()
-	n, err := client.Call[int](context.Background(), c, "work", map[string]any{"steps": 3, "workDoneToken": token})
-	if err != nil || n != 3 {
-		t.Fatalf("work = %d, %v", n, err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(got) != 3 || got[2] != `{"token":`+string(token)+`,"value":{"kind":"report","percentage":2}}` {
-		t.Fatalf("progress = %q", got)
-	}
-}
-
-// TestProgressTokenBounded: a token that is not a string or a number, or
-// is longer than MaxProgressToken, gets no progress: each report would
-// echo it.
-func TestProgressTokenBounded(t *testing.T) {
-	leaktest.Check(t)
-	srv := jsonrpc.NewServer()
-	srv.MustRegister("has", func(ctx context.Context, _ struct {
-		Token json.RawMessage `json:"workDoneToken"`
-	}) bool {
-		return peer.ProgressOf(ctx) != nil
-	})
-	r := peertest.NewRaw(t, &stream.Server{Server: srv, Protocol: lsp.Protocol()})
-	for i, tc := range []struct {
-		token string
-		want  bool
-	}{
-		{`"abc"`, true},
-		{`7`, true},
-		{`-1`, true},
-		{`"` + strings.Repeat("x", peer.MaxProgressToken-2) + `"`, true},
-		{`"` + strings.Repeat("x", peer.MaxProgressToken-1) + `"`, false},
-		{`"` + strings.Repeat("x", 1<<20) + `"`, false},
-		{`{"a":1}`, false},
-		{`[1]`, false},
-		{`null`, false},
-		{`true`, false},
-	} {
-		r.Send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"has","params":{"workDoneToken":%s},"id":%d}`, tc.token, i))
-		if got, want := r.Recv(), fmt.Sprintf(`{"jsonrpc":"2.0","result":%v,"id":%d}`, tc.want, i); got != want {
-			t.Errorf("token of %d bytes: %s, want %s", len(tc.token), got, want)
-		}
-	}
-}
-
 // TestCallbacksPastMaxInFlight: with more calls that call back than
 // MaxInFlight lets run, the connection reads on while its own calls wait,
 // so that no call is stuck: each is answered, with its result or, past the
@@ -419,7 +345,7 @@ func TestCallbacksPastMaxInFlight(t *testing.T) {
 				}
 				return strings.ToUpper(who), nil
 			}, jsonrpc.Blocking())
-			c := dial(t, &stream.Server{Server: peertest.CallbackServer(), Order: order, Limits: peer.Limits{MaxInFlight: 2}}, client.Serve(csrv))
+			c := dial(t, &stream.Server{Server: peertest.CallbackServer(), Order: order, Limits: transport.Limits{MaxInFlight: 2}}, client.Serve(csrv))
 			var wg sync.WaitGroup
 			var ok, refused atomic.Int32
 			for i := range 12 {

@@ -2,6 +2,7 @@ package peer
 
 import (
 	"encoding/json"
+	"sync/atomic"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
@@ -14,9 +15,9 @@ import (
 // further (the Server never sees it). It is how a protocol handles
 // messages of its own ahead of the methods, such as a cancel
 // notification, which must reach a call that is running or waiting, and
-// its progress notifications. A Protocol's rules (CancelMethod,
-// ProgressMethod) are a preempter the Conn makes of them,
-// and Protocol.Preempt adds the protocol's others.
+// its progress notifications. A Protocol's cancel notification
+// (CancelMethod) is a preempter the Conn makes of it, and Protocol.Preempt
+// adds the protocol's others (package protocol/progress has progress's).
 //
 // Preempt runs on the goroutine that reads the connection, one message at
 // a time: it must not block, and it must not wait for the peer. It may
@@ -72,13 +73,36 @@ func (m *Message) Reply(result json.RawMessage, e *jsonrpc.Error) {
 	if m.notify {
 		return
 	}
-	var msg []byte
-	if e != nil {
-		msg = transport.AppendError(nil, e, m.r.ID)
-	} else {
-		msg = wire.AppendIDEnd(append([]byte(`{"jsonrpc":"2.0","result":`), result...), m.r.ID)
+	m.c.putReader(appendAnswer(result, e, m.r.ID))
+}
+
+// Hold takes the call out of its turn, for a Preempter that answers it
+// later, from another goroutine (a pull whose producer takes its time):
+// it returns the function that answers the call then, with result, or
+// with e when e is not nil, ahead of answers still waiting their turn.
+// Hold is valid only during Preempt, and the function it returns answers
+// once; for a notification it returns a function that does nothing.
+func (m *Message) Hold() func(result json.RawMessage, e *jsonrpc.Error) {
+	if m.notify {
+		return func(json.RawMessage, *jsonrpc.Error) {}
 	}
-	m.c.putReader(msg)
+	c, id := m.c, append([]byte(nil), m.r.ID...)
+	var once atomic.Bool
+	return func(result json.RawMessage, e *jsonrpc.Error) {
+		if once.Swap(true) {
+			return
+		}
+		c.writeNow(c.ctx, appendAnswer(result, e, id))
+	}
+}
+
+// appendAnswer returns the answer to the call of id: result, or e when e
+// is not nil.
+func appendAnswer(result json.RawMessage, e *jsonrpc.Error, id []byte) []byte {
+	if e != nil {
+		return transport.AppendError(nil, e, id)
+	}
+	return wire.AppendIDEnd(append([]byte(`{"jsonrpc":"2.0","result":`), result...), id)
 }
 
 // Preempt adds p to the Conn's preempters, after its Protocol's: from now
@@ -96,11 +120,11 @@ func (c *Conn) Preempt(p Preempter) {
 	c.preempts.Store(&ps)
 }
 
-// preempt offers the message the read loop classified (c.req, of kind) to
+// preempt offers the message the read loop classified (c.sc, of kind) to
 // the preempters ps, and reports whether one handled it.
 func (c *Conn) preempt(ps []Preempter, kind wire.MsgKind) bool {
 	m := &c.pmsg
-	m.c, m.r, m.notify = c, &c.req, kind == wire.MsgNotification
+	m.c, m.r, m.notify = c, c.sc.Req(), kind == wire.MsgNotification
 	for _, p := range ps {
 		if p.Preempt(c, m) {
 			return true
@@ -132,43 +156,34 @@ func (c *Conn) Cancel(id json.RawMessage) bool {
 	return true
 }
 
-// rules is the Conn as the Preempter of its Protocol's rules: its cancel
-// and progress notifications.
+// rules is the Conn as the Preempter of its Protocol's cancel
+// notification.
 type rules Conn
 
 func (r *rules) Preempt(c *Conn, m *Message) bool {
 	p := &c.proto
-	if !m.Notification() {
+	if !m.Notification() || !m.Is(p.CancelMethod) {
 		return false
 	}
-	switch {
-	case p.CancelMethod != "" && m.Is(p.CancelMethod):
-		if id := wire.Member(m.Params(), p.CancelID); id != nil {
-			c.Cancel(id)
-		}
-		return true
-	case p.ProgressMethod != "" && m.Is(p.ProgressMethod):
-		return c.progressed(m.Params())
+	if id := wire.Member(m.Params(), p.CancelID); id != nil {
+		c.Cancel(id)
 	}
-	return false
+	return true
 }
 
-// initPreempters sets the Conn's preempters: its Protocol's rules, then
-// the Protocol's Preempt, in the Conn's own array, so that a Conn made
-// for each request (Streamable HTTP) makes nothing for them.
+// initPreempters sets the Conn's preempters: its Protocol's cancel
+// notification, then the Protocol's Preempt, in the Conn's own array
+// while they fit, so that a Conn made for each request (Streamable HTTP)
+// makes nothing for them.
 func (c *Conn) initPreempters() {
 	p := &c.proto
-	n := 0
-	if p.CancelMethod != "" || p.ProgressMethod != "" {
-		c.pbuf[n] = (*rules)(c)
-		n++
+	list := c.pbuf[:0]
+	if p.CancelMethod != "" {
+		list = append(list, (*rules)(c))
 	}
-	if p.Preempt != nil {
-		c.pbuf[n] = p.Preempt
-		n++
-	}
-	if n > 0 {
-		c.plist = c.pbuf[:n]
+	list = append(list, p.Preempt...)
+	if len(list) > 0 {
+		c.plist = list
 		c.preempts.Store(&c.plist)
 		c.cancels = true
 	}

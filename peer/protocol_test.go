@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
-	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
-	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"io"
 	"iter"
 	"log/slog"
@@ -17,7 +14,11 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
+	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/enumerator"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"github.com/jsonrpc-go/jsonrpc/pubsub"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 	"github.com/jsonrpc-go/jsonrpc/transport"
@@ -112,54 +113,6 @@ func TestDollarMethods(t *testing.T) {
 	}
 }
 
-// TestProgressTo: a call whose progress token is a param of the method's
-// own, at any position or by name, as StreamJsonRpc sends an IProgress<T>
-// argument, reports through ProgressTo with "$/progress" {token, value}
-// before its answer; a token that is not one (null, an object) reports
-// nothing and the call still runs.
-func TestProgressTo(t *testing.T) {
-	srv := jsonrpc.NewServer()
-	srv.MustRegister("first", func(ctx context.Context, progress json.RawMessage, n int) int {
-		peer.ProgressTo(ctx, progress).Report(ctx, n)
-		return n
-	})
-	srv.MustRegister("last", func(ctx context.Context, a, b int, progress json.RawMessage) int {
-		p := peer.ProgressTo(ctx, progress)
-		p.Report(ctx, a)
-		p.Report(ctx, b)
-		return a + b
-	}, jsonrpc.ParamNames("a", "b", "progress"), jsonrpc.Blocking())
-	r := peertest.NewRaw(t, &stream.Server{Server: srv, Protocol: lsp.Protocol()})
-	for _, c := range []struct {
-		req  string
-		want []string
-	}{
-		{`{"jsonrpc":"2.0","method":"first","params":[5,3],"id":1}`, []string{
-			`{"jsonrpc":"2.0","method":"$/progress","params":{"token":5,"value":3}}`,
-			`{"jsonrpc":"2.0","result":3,"id":1}`}},
-		{`{"jsonrpc":"2.0","method":"last","params":[1,2,"tok"],"id":2}`, []string{
-			`{"jsonrpc":"2.0","method":"$/progress","params":{"token":"tok","value":1}}`,
-			`{"jsonrpc":"2.0","method":"$/progress","params":{"token":"tok","value":2}}`,
-			`{"jsonrpc":"2.0","result":3,"id":2}`}},
-		{`{"jsonrpc":"2.0","method":"last","params":{"progress":7,"b":4,"a":3},"id":3}`, []string{
-			`{"jsonrpc":"2.0","method":"$/progress","params":{"token":7,"value":3}}`,
-			`{"jsonrpc":"2.0","method":"$/progress","params":{"token":7,"value":4}}`,
-			`{"jsonrpc":"2.0","result":7,"id":3}`}},
-		{`{"jsonrpc":"2.0","method":"first","params":[null,1],"id":4}`, []string{`{"jsonrpc":"2.0","result":1,"id":4}`}},
-		{`{"jsonrpc":"2.0","method":"first","params":[{"a":1},1],"id":5}`, []string{`{"jsonrpc":"2.0","result":1,"id":5}`}},
-	} {
-		r.Send(c.req)
-		for _, want := range c.want {
-			if got := r.Recv(); got != want {
-				t.Errorf("%s:\n got %s\nwant %s", c.req, got, want)
-			}
-		}
-	}
-	if peer.ProgressTo(context.Background(), json.RawMessage(`1`)) != nil {
-		t.Error("ProgressTo outside a Conn's call is not nil")
-	}
-}
-
 // TestRefusalCodes: a Protocol's refusals take the codes of its Codes
 // (MCP's outside the ranges MCP reserves), with the message of the
 // refusal; LSP and the zero Protocol keep jsonrpc.CodeLimitExceeded. The
@@ -185,7 +138,7 @@ func TestRefusalCodes(t *testing.T) {
 		{"limit only", peer.Protocol{Codes: jsonrpc.Codes{Limit: -31999}}, true, shutdown, -31999, "Limit exceeded", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := tc.proto.Refuse(tc.e, tc.shutdown)
+			got := tc.proto.Codes.Refuse(tc.e, tc.shutdown)
 			if got.Code != tc.code || got.Message != tc.message || string(got.Data) != string(tc.e.Data) {
 				t.Errorf("Refuse(%v) = %d %q %s, want %d %q %s", tc.shutdown, got.Code, got.Message, got.Data, tc.code, tc.message, tc.e.Data)
 			}
@@ -236,7 +189,7 @@ func (c *chanTransport) Flush() error { return nil }
 // closed and the Conn waited for.
 func runConn(t *testing.T, tr *chanTransport, opts peer.Options) *peer.Conn {
 	t.Helper()
-	c := peer.New(context.Background(), transport.Carrier{Conn: tr}, opts)
+	c := peer.New(enumerator.Enable(context.Background()), transport.Carrier{Conn: tr}, opts)
 	done := make(chan error, 1)
 	go c.Run(func(err error) { done <- err })
 	t.Cleanup(func() {
@@ -335,7 +288,7 @@ func TestLimitRefusalCodes(t *testing.T) {
 			srv.MustRegister("big", func() string { return strings.Repeat("x", 2<<10) })
 			tr := newChanTransport()
 			runConn(t, tr, peer.Options{Server: srv, Protocol: tc.proto,
-				Limits: peer.Limits{MaxSubscriptions: 1, MaxSequences: 1, MaxSeqItems: 1}})
+				Limits: transport.Limits{MaxSubscriptions: 1, MaxSequences: 1, MaxSeqItems: 1}})
 			call := func(msg string) (resp struct {
 				Result json.RawMessage
 				Error  *jsonrpc.Error

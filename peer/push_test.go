@@ -81,7 +81,7 @@ func TestPushBoundedByBytes(t *testing.T) {
 	tr := &stuckTransport{closed: make(chan struct{})}
 	defer tr.Close()
 	const limit, size = 64 << 10, 8 << 10
-	c := peer.New(context.Background(), transport.Carrier{Conn: tr}, peer.Options{Limits: peer.Limits{MaxPush: 1000, MaxPushBytes: limit}})
+	c := peer.New(context.Background(), transport.Carrier{Conn: tr}, peer.Options{Limits: transport.Limits{MaxPush: 1000, MaxPushBytes: limit}})
 	value := strings.Repeat("x", size)
 	accepted := 0
 	for range 1000 {

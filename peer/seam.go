@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // The seam: what a package above the engine (pubsub's topics, a
@@ -154,7 +155,7 @@ func (c *Conn) OnClose(f func(err error)) {
 func (c *Conn) Protocol() Protocol { return c.proto }
 
 // Limits returns the Conn's limits, with the defaults applied.
-func (c *Conn) Limits() Limits { return c.lim }
+func (c *Conn) Limits() transport.Limits { return c.lim }
 
 // LimitError returns e, an error of the library's own with which a call on
 // the Conn is refused at a limit (jsonrpc.CodeLimitExceeded, data naming
@@ -165,15 +166,4 @@ func (c *Conn) LimitError(e *jsonrpc.Error) error {
 		return &refusal{answer: r, of: e}
 	}
 	return e
-}
-
-// LiveSequence marks the sequence result that the call of ctx returns as
-// live (a subscription's values, pubsub.Topic.Values): each answer
-// carries only the items to be had without waiting, which ready tells,
-// and a pull waits for one. It does nothing for a call that does not run
-// on a goroutine of its own (registered jsonrpc.Blocking).
-func LiveSequence(ctx context.Context, ready func() bool) {
-	if x, _ := ctx.Value(callKey{}).(*callContext); x != nil {
-		x.ready.Store(&ready)
-	}
 }

@@ -84,7 +84,7 @@ func TestPreempterOfAProtocolOfItsOwn(t *testing.T) {
 	srv.MustRegister("echo", func(s string) string { return s })
 	acp := peer.Protocol{
 		AnswerCancelled: true,
-		Preempt: peer.PreempterFunc(func(c *peer.Conn, m *peer.Message) bool {
+		Preempt: []peer.Preempter{peer.PreempterFunc(func(c *peer.Conn, m *peer.Message) bool {
 			if !m.Notification() || !m.Is("$/cancel_request") {
 				return false
 			}
@@ -95,7 +95,7 @@ func TestPreempterOfAProtocolOfItsOwn(t *testing.T) {
 				c.Cancel(p.RequestID)
 			}
 			return true
-		}),
+		})},
 	}
 	r := peertest.NewRaw(t, &stream.Server{Server: srv, Protocol: acp})
 	r.Send(`{"jsonrpc":"2.0","method":"session/prompt","id":"p1"}`)

@@ -22,9 +22,9 @@
 // # Bounds
 //
 // Publish never blocks: each connection queues at most
-// peer.Limits.MaxPush notifications and MaxPushBytes bytes of them, and
+// transport.Limits.MaxPush notifications and MaxPushBytes bytes of them, and
 // the Topic's Overflow says what happens past it (Drop, Unsubscribe). A
-// connection holds at most peer.Limits.MaxSubscriptions subscriptions
+// connection holds at most transport.Limits.MaxSubscriptions subscriptions
 // (ErrTooManySubscriptions). What is published before the answer of the
 // subscribe call is on its way waits for it (peer.AfterAnswer), so that
 // the peer always learns a subscription's id before its first

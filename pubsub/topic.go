@@ -39,7 +39,7 @@ const (
 // it, as a notification of Method with the params
 // {"subscription": id, "result": value}, the shape of go-ethereum's
 // eth_subscription. Publish never waits for a subscriber: each Conn has a
-// bounded queue (peer.Limits.MaxPush), and Overflow says what happens when
+// bounded queue (transport.Limits.MaxPush), and Overflow says what happens when
 // it is full. With a Broker, what is published on any process reaches the
 // subscribers of every process. The zero Topic is not ready: set Method.
 // A Topic is safe for concurrent use.
@@ -144,7 +144,7 @@ func (cs *connSubs) close(err error) {
 var ErrNoConn = errors.New("jsonrpc: the call did not come over a two-way connection")
 
 // ErrTooManySubscriptions is the error of Topic.Subscribe on a Conn that
-// has peer.Limits.MaxSubscriptions subscriptions already: a
+// has transport.Limits.MaxSubscriptions subscriptions already: a
 // *jsonrpc.Error (jsonrpc.CodeLimitExceeded), so that a subscribe method
 // that returns it answers its caller with what happened. On a Conn whose
 // Protocol gives its refusals a code of its own (peer.Protocol.Codes:

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
 	"net"
 	"strings"
 	"testing"
@@ -16,8 +15,10 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
 	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
 	"github.com/jsonrpc-go/jsonrpc/pubsub"
 	"github.com/jsonrpc-go/jsonrpc/stream"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // ethServer serves eth_subscribe and eth_unsubscribe on topic, and reports
@@ -65,7 +66,7 @@ func TestSlowSubscriber(t *testing.T) {
 		t.Run(fmt.Sprint(overflow), func(t *testing.T) {
 			topic := &pubsub.Topic{Method: "eth_subscription", Overflow: overflow}
 			subs := make(chan *pubsub.Subscription, 2)
-			s := &stream.Server{Server: ethServer(topic, subs), Limits: peer.Limits{MaxPush: 8, WriteTimeout: -1}}
+			s := &stream.Server{Server: ethServer(topic, subs), Limits: transport.Limits{MaxPush: 8, WriteTimeout: -1}}
 
 			got := make(chan int, 64)
 			fast := dial(t, s, client.Serve(headsClient(got)))
@@ -205,7 +206,7 @@ func TestAnswerBeforeNotification(t *testing.T) {
 					}
 					return s.ID(), nil
 				}, opts...)
-				r := peertest.NewRaw(t, &stream.Server{Server: srv, Protocol: proto, Limits: peer.Limits{MaxPush: 4, MaxSubscriptions: n}})
+				r := peertest.NewRaw(t, &stream.Server{Server: srv, Protocol: proto, Limits: transport.Limits{MaxPush: 4, MaxSubscriptions: n}})
 				for i := range n {
 					r.Send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"subscribe","params":[%d],"id":%d}`, i, i))
 					answer := r.Recv()
@@ -231,7 +232,7 @@ func TestAnswerBeforeNotification(t *testing.T) {
 func TestMaxSubscriptions(t *testing.T) {
 	leaktest.Check(t)
 	topic := &pubsub.Topic{Method: "eth_subscription"}
-	s := &stream.Server{Server: ethServer(topic, nil), Limits: peer.Limits{MaxSubscriptions: 3}}
+	s := &stream.Server{Server: ethServer(topic, nil), Limits: transport.Limits{MaxSubscriptions: 3}}
 	c := dial(t, s)
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()

@@ -8,6 +8,8 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/enumerator"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // Values subscribes to the Topic and returns what is published to it from
@@ -24,10 +26,8 @@ import (
 // token ($/enumerator), and each pull waits for at least one value; with
 // a partial-result token (LSP) each value goes out as it comes. The
 // values wait for the consumer in one bounded queue, that of push: at
-// most MaxPush values and MaxPushBytes bytes of them (the peer.Limits of
-// the Conn of ctx; peer.DefaultMaxPush and DefaultMaxPushBytes without
-// one), and
-// the Topic's Overflow says what happens past it, as for the
+// most MaxPush values and MaxPushBytes bytes of them (the transport.Limits of
+// the Conn of ctx; their defaults without one), and the Topic's Overflow says what happens past it, as for the
 // notifications of Subscribe: Drop skips a value, Unsubscribe ends the
 // sequence with ErrOverflow after the values queued before it. The
 // subscription counts in the Conn's MaxSubscriptions (a sequence that
@@ -47,12 +47,12 @@ func (t *Topic) listen(ctx context.Context) (*Subscription, error) {
 	if err := t.join(ctx); err != nil {
 		return nil, err
 	}
-	max, maxB := peer.DefaultMaxPush, peer.DefaultMaxPushBytes
+	lim := transport.Limits{}.WithDefaults()
 	c := peer.FromContext(ctx)
 	if c != nil {
-		lim := c.Limits()
-		max, maxB = lim.MaxPush, lim.MaxPushBytes
+		lim = c.Limits()
 	}
+	max, maxB := lim.MaxPush, lim.MaxPushBytes
 	s := &Subscription{t: t, c: c, id: newSubscriptionID(), done: make(chan struct{}), q: &valueQueue{ch: make(chan []byte, max), maxB: int64(maxB)}}
 	if c != nil {
 		s.conn = subsOf(c)
@@ -73,7 +73,7 @@ func (t *Topic) listen(ctx context.Context) (*Subscription, error) {
 	s.q.ready = func() bool { return len(s.q.ch) > 0 || s.Err() != nil }
 	// The call's sequence answers with what is queued, not waiting for
 	// more.
-	peer.LiveSequence(ctx, s.q.ready)
+	enumerator.Live(ctx, s.q.ready)
 	return s, nil
 }
 

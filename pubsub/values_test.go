@@ -3,7 +3,6 @@ package pubsub_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
 	"iter"
 	"strings"
 	"testing"
@@ -13,9 +12,10 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
 	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
-	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
 	"github.com/jsonrpc-go/jsonrpc/pubsub"
 	"github.com/jsonrpc-go/jsonrpc/stream"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // tailServer serves tail, a subscription to topic as a sequence result.
@@ -91,7 +91,7 @@ func TestValuesOverflow(t *testing.T) {
 		}},
 	} {
 		topic := &pubsub.Topic{Method: "unused", Overflow: tc.overflow}
-		r := peertest.NewRaw(t, &stream.Server{Server: tailServer(topic), Limits: peer.Limits{MaxPush: 2}})
+		r := peertest.NewRaw(t, &stream.Server{Server: tailServer(topic), Limits: transport.Limits{MaxPush: 2}})
 		r.Send(`{"jsonrpc":"2.0","method":"tail","id":1}`)
 		r.Recv()
 		subscribers(t, topic, 1)

@@ -13,6 +13,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/enumerator"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
@@ -66,7 +67,7 @@ type writeDeadliner interface{ SetWriteDeadline(time.Time) error }
 
 var errStopping = errors.New("stream: connection stopping")
 
-func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, client string, st settings) *conn {
+func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, client string, principal *jsonrpc.Principal, st settings) *conn {
 	c := &conn{st: st, srv: s, rwc: rwc}
 	if c.log = s.logger(); c.log != nil {
 		if attrs := remoteAttrs(rwc); attrs != nil {
@@ -80,7 +81,7 @@ func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, client s
 	if d, ok := rwc.(writeDeadliner); ok && d.SetWriteDeadline(time.Time{}) == nil {
 		c.wdl = d
 	}
-	c.ctx, c.cancel = context.WithCancel(transport.WithContextValueFrom(parent, rwc, client))
+	c.ctx, c.cancel = context.WithCancel(transport.WithContextValues(parent, rwc, client, principal))
 	c.stopAf = context.AfterFunc(parent, func() { c.close(parent.Err()) })
 	c.buffered = s.gatesBudget().Client(client)
 	c.rd = st.framing.NewReader(connReader{c}, st.MaxMessage)
@@ -90,7 +91,7 @@ func newConn(s *Server, parent context.Context, rwc io.ReadWriteCloser, client s
 	if r, ok := c.rd.(interface{ Ready() bool }); ok {
 		carrier.Ready = r.Ready
 	}
-	c.peer = peer.New(c.ctx, carrier, peer.Options{
+	c.peer = peer.New(enumerator.Enable(c.ctx), carrier, peer.Options{
 		Server:   st.handler,
 		Order:    st.order,
 		Protocol: st.protocol,
@@ -403,7 +404,7 @@ var errBusy = errors.New("stream: MaxBuffered spent")
 // refuseClient writes, before the connection is served, the one error
 // that refuses it for its client's share (MaxConnsPerClient).
 func (c *conn) refuseClient() {
-	msg := transport.AppendError(nil, c.st.protocol.Refuse(errClientFull, false), nil)
+	msg := transport.AppendError(nil, c.st.protocol.Codes.Refuse(errClientFull, false), nil)
 	if c.wr.Write(msg) == nil {
 		c.wr.Flush()
 	}

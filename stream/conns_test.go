@@ -15,7 +15,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/internal/demo"
-	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // chanListener is a net.Listener of net.Pipe connections: dial queues the
@@ -82,7 +82,7 @@ func TestMaxConns(t *testing.T) {
 	leakCheck(t)
 	synctest.Test(t, func(t *testing.T) {
 		l := newChanListener(16)
-		s := &Server{Server: demo.NewServer(), Limits: peer.Limits{MaxConns: 2}}
+		s := &Server{Server: demo.NewServer(), Limits: transport.Limits{MaxConns: 2}}
 		served := make(chan error, 1)
 		go func() { served <- s.Serve(l) }()
 		var cs []*client
@@ -188,7 +188,7 @@ func TestMaxConnsNetwork(t *testing.T) {
 	leakCheck(t)
 	for _, tr := range []string{"tcp", "unix"} {
 		t.Run(tr, func(t *testing.T) {
-			dial := serverOn(t, &Server{Server: demo.NewServer(), Limits: peer.Limits{MaxConns: 2, MaxConnsPerClient: 2}}, tr)
+			dial := serverOn(t, &Server{Server: demo.NewServer(), Limits: transport.Limits{MaxConns: 2, MaxConnsPerClient: 2}}, tr)
 			var cs []*client
 			var got []<-chan string
 			for i := range 4 {
@@ -268,7 +268,7 @@ func TestGoroutinesPerConnection(t *testing.T) {
 			}
 		}, jsonrpc.Blocking())
 		before := runtime.NumGoroutine()
-		s := &Server{Server: h, Order: Concurrent, Limits: peer.Limits{MaxInFlight: maxInFlight}}
+		s := &Server{Server: h, Order: Concurrent, Limits: transport.Limits{MaxInFlight: maxInFlight}}
 		cc, done := pipeConn(t, s)
 		c := newClient(t, cc, framing.Line)
 		msgs := make([]string, batches)
@@ -318,7 +318,7 @@ func TestGoroutinesPerConnection(t *testing.T) {
 // names clients otherwise ("" for none: no share).
 func TestMaxConnsPerClient(t *testing.T) {
 	leakCheck(t)
-	s := &Server{Server: demo.NewServer(), Limits: peer.Limits{MaxConns: 4}}
+	s := &Server{Server: demo.NewServer(), Limits: transport.Limits{MaxConns: 4}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -35,6 +35,24 @@
 // message at a time and answers in request order, and Concurrent runs
 // everything at once; all three up to MaxInFlight.
 //
+// # TLS and who is calling
+//
+// With a TLSConfig, the Server serves TLS (over TCP; client.DialTLS dials
+// it); with ClientCAs and a ClientAuth that verifies client certificates,
+// mutual TLS. The handshake runs on the connection's goroutine, within
+// ReadTimeout. A method learns who is calling with jsonrpc.PrincipalOf:
+// the subject of the client's verified certificate, found once per
+// connection (transport.TLSPrincipal). A connection that authenticates
+// nobody, such as standard input and output, has the Principal of the
+// context given to ServeConn, if the program gives one
+// (jsonrpc.WithPrincipal), and none otherwise.
+//
+//	s := &stream.Server{Server: srv, TLSConfig: &tls.Config{
+//		Certificates: []tls.Certificate{cert},
+//		ClientCAs:    clientCAs,
+//		ClientAuth:   tls.RequireAndVerifyClientCert,
+//	}}
+//
 // # Writes
 //
 // Responses are appended to a per-connection buffer, which is written when
@@ -60,7 +78,8 @@
 //     calls of Blocking methods are also bounded server-wide by the
 //     jsonrpc.Server (jsonrpc.Limits.MaxRunning).
 //   - IdleTimeout (2 minutes): the wait for the next message to begin.
-//   - ReadTimeout (30 s): the time to read one message once it has begun.
+//   - ReadTimeout (30 s): the time to read one message once it has begun,
+//     and the TLS handshake.
 //   - WriteTimeout (30 s): the time one write may take.
 //   - LingerTimeout (1 s): how long a connection that the server closes
 //     (Shutdown, a timeout, a framing error) goes on reading, after its

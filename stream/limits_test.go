@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
-	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
-	"github.com/jsonrpc-go/jsonrpc/transport"
 	"io"
 	"net"
 	"os"
@@ -21,6 +18,9 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // tooLargeAnswer is the answer to a message over a limit of 64 bytes, with
@@ -43,7 +43,7 @@ func TestTooLargeAnswered(t *testing.T) {
 	for _, tr := range transports {
 		for _, fr := range framings {
 			t.Run(tr+"/"+fr.name, func(t *testing.T) {
-				dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: fr.f, Limits: peer.Limits{MaxMessage: 64}}, tr)
+				dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: fr.f, Limits: transport.Limits{MaxMessage: 64}}, tr)
 				if fr.f == framing.Raw {
 					for msg, id := range map[string]string{idFirst: `"first"`, idAfter: `null`} {
 						c := newClient(t, dial(), fr.f)
@@ -95,7 +95,7 @@ func TestTooLargeAnsweredAtOnce(t *testing.T) {
 	}{{"none", peer.Protocol{}, tooLargeAnswer}, {"LSP", lsp.Protocol(), tooLargeAnswer}, {"MCP", mcp.Protocol(), mcpAnswer}} {
 		for _, fr := range framings {
 			t.Run(proto.name+"/"+fr.name, func(t *testing.T) {
-				dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: fr.f, Protocol: proto.p, Limits: peer.Limits{MaxMessage: 64}}, "tcp")
+				dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: fr.f, Protocol: proto.p, Limits: transport.Limits{MaxMessage: 64}}, "tcp")
 				c := newClient(t, dial(), fr.f)
 				c.send(msg)
 				id := `7`
@@ -124,7 +124,7 @@ func TestHeaderHugeLength(t *testing.T) {
 	body := []byte(`{"id":"big","params":"` + strings.Repeat("y", 8<<20))
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
-			dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: framing.Header, Limits: peer.Limits{MaxMessage: 64}}, tr)
+			dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: framing.Header, Limits: transport.Limits{MaxMessage: 64}}, tr)
 			conn := dial()
 			c := newClient(t, conn, framing.Header)
 			var before, after runtime.MemStats
@@ -159,7 +159,7 @@ func TestHeaderHugeLength(t *testing.T) {
 
 func TestRawTooLargeCloses(t *testing.T) {
 	leakCheck(t)
-	dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: framing.Raw, Limits: peer.Limits{MaxMessage: 64}}, "pipe")
+	dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: framing.Raw, Limits: transport.Limits{MaxMessage: 64}}, "pipe")
 	c := newClient(t, dial(), framing.Raw)
 	c.sendAsync(`{"jsonrpc":"2.0","id":1,"method":"StringMe","params":["` + strings.Repeat("x", 1000) + `"]}`)
 	if got, want := c.recv(), tooLargeAnswer("1"); got != want {
@@ -211,7 +211,7 @@ func TestMaxInFlight(t *testing.T) {
 	leakCheck(t)
 	synctest.Test(t, func(t *testing.T) {
 		b := newBlockingServer(t)
-		s := &Server{Server: b.h, Order: Concurrent, Limits: peer.Limits{MaxInFlight: 2}}
+		s := &Server{Server: b.h, Order: Concurrent, Limits: transport.Limits{MaxInFlight: 2}}
 		cc, sc := net.Pipe()
 		done := make(chan error, 1)
 		go func() { done <- s.ServeConn(context.Background(), sc) }()
@@ -269,7 +269,7 @@ func TestMaxInFlight(t *testing.T) {
 // after WriteTimeout, and other connections are served meanwhile.
 func TestStalledClient(t *testing.T) {
 	leakCheck(t)
-	s := &Server{Server: demo.NewServer(), Limits: peer.Limits{WriteTimeout: 50 * time.Millisecond}}
+	s := &Server{Server: demo.NewServer(), Limits: transport.Limits{WriteTimeout: 50 * time.Millisecond}}
 	stalled, sc := net.Pipe()
 	defer stalled.Close()
 	done := make(chan error, 1)
@@ -298,7 +298,7 @@ func TestIdleTimeout(t *testing.T) {
 	leakCheck(t)
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
-			dial := serverOn(t, &Server{Server: demo.NewServer(), Limits: peer.Limits{IdleTimeout: 20 * time.Millisecond}}, tr)
+			dial := serverOn(t, &Server{Server: demo.NewServer(), Limits: transport.Limits{IdleTimeout: 20 * time.Millisecond}}, tr)
 			c := newClient(t, dial(), framing.Line)
 			c.send(call("Test2", 1, "[1]"))
 			c.recv()
@@ -313,7 +313,7 @@ func TestReadTimeout(t *testing.T) {
 	leakCheck(t)
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
-			dial := serverOn(t, &Server{Server: demo.NewServer(), Limits: peer.Limits{ReadTimeout: 20 * time.Millisecond, IdleTimeout: time.Hour}}, tr)
+			dial := serverOn(t, &Server{Server: demo.NewServer(), Limits: transport.Limits{ReadTimeout: 20 * time.Millisecond, IdleTimeout: time.Hour}}, tr)
 			c := newClient(t, dial(), framing.Line)
 			c.conn.SetWriteDeadline(time.Now().Add(wait))
 			go c.conn.Write([]byte(`{"jsonrpc":"2.0",`))
@@ -361,7 +361,7 @@ func TestMaxResponseIsTheServers(t *testing.T) {
 	// No write timeout: how long 20 MiB take to cross the pipe depends on
 	// the machine and its load (under -race, beside other suites), so the
 	// only bound on it is the watchdog of recvWithin, against a hang.
-	dial := serverOn(t, &Server{Server: h, Limits: peer.Limits{WriteTimeout: -1}}, "pipe")
+	dial := serverOn(t, &Server{Server: h, Limits: transport.Limits{WriteTimeout: -1}}, "pipe")
 	c := newClient(t, dial(), framing.Line)
 	c.send(call("blob", 1, "[20971520]"))
 	got := c.recvWithin(5 * time.Minute)
@@ -565,7 +565,7 @@ func TestPanicStaysInCall(t *testing.T) {
 // served meanwhile.
 func TestMaxBufferedPerClient(t *testing.T) {
 	leakCheck(t)
-	srv := &Server{Server: demo.NewServer(), Limits: peer.Limits{MaxBuffered: 1 << 20}}
+	srv := &Server{Server: demo.NewServer(), Limits: transport.Limits{MaxBuffered: 1 << 20}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -696,7 +696,7 @@ func TestTooLargeNotBuffered(t *testing.T) {
 	for _, fr := range framings[:2] {
 		t.Run(fr.name, func(t *testing.T) {
 			dial := serverOn(t, &Server{Server: demo.NewServer(), Framing: fr.f,
-				Limits: peer.Limits{MaxMessage: 64, MaxBuffered: 256 << 10}}, "tcp")
+				Limits: transport.Limits{MaxMessage: 64, MaxBuffered: 256 << 10}}, "tcp")
 			c := newClient(t, dial(), fr.f)
 			huge := `{"id":"big","jsonrpc":"2.0","method":"StringMe","params":["` + strings.Repeat("x", 4<<20) + `"]}`
 			sent := c.sendAsync(huge, call("Test2", 1, "[1]"))

@@ -12,7 +12,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/ratelog"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
-	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // Input that makes the server log a warning each time cannot make the log
@@ -25,7 +25,7 @@ import (
 func TestLogBounded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		logger, log := testutil.NewLog()
-		s := &Server{Server: jsonrpc.NewServer(jsonrpc.UseLogger(logger)), Logger: logger, Limits: peer.Limits{MaxMessage: 64}}
+		s := &Server{Server: jsonrpc.NewServer(jsonrpc.UseLogger(logger)), Logger: logger, Limits: transport.Limits{MaxMessage: 64}}
 		c, peer := net.Pipe()
 		served := make(chan error, 1)
 		go func() { served <- s.ServeConn(context.Background(), c) }()

@@ -11,7 +11,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
-	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // logServer starts s, with a Logger, on TCP and returns a function that
@@ -42,7 +42,7 @@ func TestLoggerConnections(t *testing.T) {
 func TestLoggerProtocolErrors(t *testing.T) {
 	leakCheck(t)
 	t.Run("too large", func(t *testing.T) {
-		dial, log := logServer(t, &Server{Server: demo.NewServer(), Limits: peer.Limits{MaxMessage: 64}})
+		dial, log := logServer(t, &Server{Server: demo.NewServer(), Limits: transport.Limits{MaxMessage: 64}})
 		c := newClient(t, dial(), framing.Line)
 		c.send(call("echo", 1, `["`+strings.Repeat("x", 100)+`"]`))
 		c.recv()
@@ -62,7 +62,7 @@ func TestLoggerProtocolErrors(t *testing.T) {
 		testutil.Want(t, log.Wait(t, "connection closed"), "DEBUG", map[string]any{"error": testutil.Contains("malformed")})
 	})
 	t.Run("read timeout", func(t *testing.T) {
-		dial, log := logServer(t, &Server{Server: demo.NewServer(), Limits: peer.Limits{ReadTimeout: 20 * time.Millisecond, IdleTimeout: time.Hour}})
+		dial, log := logServer(t, &Server{Server: demo.NewServer(), Limits: transport.Limits{ReadTimeout: 20 * time.Millisecond, IdleTimeout: time.Hour}})
 		c := newClient(t, dial(), framing.Line)
 		c.conn.SetWriteDeadline(time.Now().Add(wait))
 		go c.conn.Write([]byte(`{"jsonrpc":"2.0",`))
@@ -73,7 +73,7 @@ func TestLoggerProtocolErrors(t *testing.T) {
 	})
 	t.Run("idle timeout", func(t *testing.T) {
 		// Not a protocol error: the connection closes, at Debug.
-		dial, log := logServer(t, &Server{Server: demo.NewServer(), LingerTimeout: -1, Limits: peer.Limits{IdleTimeout: 20 * time.Millisecond}})
+		dial, log := logServer(t, &Server{Server: demo.NewServer(), LingerTimeout: -1, Limits: transport.Limits{IdleTimeout: 20 * time.Millisecond}})
 		c := newClient(t, dial(), framing.Line)
 		c.expectEOF()
 		testutil.Want(t, log.Wait(t, "connection closed"), "DEBUG", map[string]any{"error": testutil.Contains("timeout")})
@@ -86,7 +86,7 @@ func TestLoggerProtocolErrors(t *testing.T) {
 func TestLoggerLimits(t *testing.T) {
 	leakCheck(t)
 	t.Run("MaxConns", func(t *testing.T) {
-		dial, log := logServer(t, &Server{Server: demo.NewServer(), Limits: peer.Limits{MaxConns: 1}})
+		dial, log := logServer(t, &Server{Server: demo.NewServer(), Limits: transport.Limits{MaxConns: 1}})
 		first := newClient(t, dial(), framing.Line)
 		first.send(call("Test2", 1, "[1]"))
 		first.recv()
@@ -101,7 +101,7 @@ func TestLoggerLimits(t *testing.T) {
 	t.Run("MaxBuffered", func(t *testing.T) {
 		// 900 KiB count twice past 64 KiB: more than 256 KiB, long before
 		// the message ends.
-		dial, log := logServer(t, &Server{Server: demo.NewServer(), Limits: peer.Limits{MaxBuffered: 256 << 10}})
+		dial, log := logServer(t, &Server{Server: demo.NewServer(), Limits: transport.Limits{MaxBuffered: 256 << 10}})
 		c := newClient(t, dial(), framing.Line)
 		errc := c.sendAsync(call("echo", 1, `["`+strings.Repeat("x", 900<<10)+`"]`))
 		if got := c.recv(); !strings.Contains(got, "server busy") {
@@ -184,7 +184,7 @@ func TestLoggerNil(t *testing.T) {
 	cc, sc := net.Pipe()
 	defer cc.Close()
 	s := &Server{}
-	cn := newConn(s, context.Background(), sc, "", s.settings())
+	cn := newConn(s, context.Background(), sc, "", nil, s.settings())
 	defer cn.close(nil)
 	if cn.log != nil {
 		t.Errorf("a Server without a Logger made a connection logger")

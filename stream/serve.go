@@ -2,7 +2,9 @@ package stream
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"log/slog"
@@ -46,7 +48,7 @@ const DefaultLingerTimeout = time.Second
 // A Server serves a *jsonrpc.Server over byte streams: the connections of a
 // net.Listener (Serve) or any io.ReadWriteCloser (ServeConn).
 //
-// The zero value is ready to use with the defaults of peer.Limits; set the fields
+// The zero value is ready to use with the defaults of transport.Limits; set the fields
 // before the first call to Serve or ServeConn and do not change them after.
 // A Server's methods are safe for concurrent use.
 //
@@ -59,6 +61,14 @@ const DefaultLingerTimeout = time.Second
 // Timeouts apply to connections that support deadlines (net.Conn, and
 // ReadWriteCloser over deadline-capable files such as pipes); others are
 // served without them.
+//
+// Over TLS (TLSConfig, or the *tls.Conn of a tls.Listen listener), a
+// method learns who is calling with jsonrpc.PrincipalOf: the Principal of
+// the connection's verified client certificate (transport.TLSPrincipal),
+// found once, at the handshake. Other connections authenticate nobody:
+// their calls have the Principal of the context given to ServeConn, if
+// any (jsonrpc.WithPrincipal), as a program serving standard input and
+// output may give one.
 type Server struct {
 	// Server answers the requests. nil serves an empty method table, so
 	// that every call is answered with "Method not found".
@@ -78,7 +88,7 @@ type Server struct {
 	Protocol peer.Protocol
 
 	// Limits bound the connections, the same on every host (see
-	// peer.Limits; the zero value means the defaults). Over a byte stream:
+	// transport.Limits; the zero value means the defaults). Over a byte stream:
 	//
 	//   - A message over MaxMessage is answered with
 	//     jsonrpc.CodeLimitExceeded, data naming the limit, and the
@@ -106,7 +116,22 @@ type Server struct {
 	//     ReadTimeout, nor restart the wait; with a Framing whose Reader has
 	//     no Begun method (see framing.Reader), any byte begins one.
 	//   - The timeouts apply to connections that take deadlines.
-	peer.Limits
+	transport.Limits
+
+	// TLSConfig, when set, serves every connection over TLS with it: those
+	// Serve accepts, and the net.Conns given to ServeConn (another
+	// io.ReadWriteCloser is refused, with an error). With its ClientCAs
+	// and a ClientAuth that verifies client certificates
+	// (tls.RequireAndVerifyClientCert, or tls.VerifyClientCertIfGiven),
+	// the connections are mutual TLS, and the subject of a client's
+	// certificate reaches its calls (see jsonrpc.PrincipalOf). The
+	// handshake runs on the connection's goroutine, before any message,
+	// within ReadTimeout; a connection whose handshake fails or times out
+	// is closed (logged at slog.LevelWarn), and ServeConn returns the
+	// error. A connection that is a *tls.Conn already, as a listener of
+	// tls.Listen accepts them, is served over its own TLS whether
+	// TLSConfig is set or not. nil: plain connections.
+	TLSConfig *tls.Config
 
 	// Budget, when set, is the budget of MaxBuffered's bytes that the
 	// server shares with other hosts (see transport.Budget), so that all of
@@ -179,7 +204,7 @@ type settings struct {
 	framing  framing.Framing
 	order    Ordering
 	protocol peer.Protocol
-	peer.Limits
+	transport.Limits
 	linger time.Duration
 }
 
@@ -351,8 +376,14 @@ func (s *Server) ServeConn(ctx context.Context, c io.ReadWriteCloser) error {
 // back when it ends (forget).
 func (s *Server) serveConn(ctx context.Context, c io.ReadWriteCloser) error {
 	st := s.settings()
+	c, principal, err := s.handshake(ctx, c, st.ReadTimeout)
+	if err != nil {
+		c.Close()
+		s.release()
+		return err
+	}
 	client := s.clientKey(c)
-	cn := newConn(s, ctx, c, client, st)
+	cn := newConn(s, ctx, c, client, principal, st)
 	switch s.host.AddFrom(cn, client, 0, st.MaxConnsPerClient) {
 	case nil:
 	case transport.ErrClientFull:
@@ -375,6 +406,55 @@ func (s *Server) serveConn(ctx context.Context, c io.ReadWriteCloser) error {
 	}
 	return cn.serve()
 }
+
+// handshake returns c over TLS, with its handshake done, and the
+// Principal of its verified client certificate (nil for none): c itself
+// when it is a *tls.Conn, c wrapped with TLSConfig otherwise; c and a nil
+// Principal, unchanged, when it is not a *tls.Conn and TLSConfig is nil.
+// The handshake is bounded by timeout (when positive), ctx, and the
+// Server's Close or Shutdown.
+func (s *Server) handshake(ctx context.Context, c io.ReadWriteCloser, timeout time.Duration) (io.ReadWriteCloser, *jsonrpc.Principal, error) {
+	tc, ok := c.(*tls.Conn)
+	if !ok {
+		if s.TLSConfig == nil {
+			return c, nil, nil
+		}
+		nc, ok := c.(net.Conn)
+		if !ok {
+			return c, nil, errNotNetConn
+		}
+		tc = tls.Server(nc, s.TLSConfig)
+	}
+	var cancel context.CancelFunc
+	if timeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+	} else {
+		ctx, cancel = context.WithCancel(ctx)
+	}
+	defer cancel()
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-s.host.Closed():
+			cancel()
+		case <-done:
+		}
+	}()
+	if err := tc.HandshakeContext(ctx); err != nil {
+		if l := s.logger(); l != nil {
+			l.LogAttrs(ctx, slog.LevelWarn, "TLS handshake failed", append(remoteAttrs(c), slog.String("error", err.Error()))...)
+		}
+		if s.host.Closing() {
+			return tc, nil, ErrServerClosed
+		}
+		return tc, nil, fmt.Errorf("stream: TLS handshake: %w", err)
+	}
+	cs := tc.ConnectionState()
+	return tc, transport.TLSPrincipal(&cs), nil
+}
+
+var errNotNetConn = errors.New("stream: TLSConfig is set, and the connection is not a net.Conn")
 
 // forget removes a connection that has ended and closed, and gives back its
 // slot.

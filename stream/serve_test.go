@@ -15,7 +15,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
-	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // sentinel is sent after each request that expects no response: its
@@ -215,7 +215,7 @@ func TestSequentialReadAhead(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
 			b := newBlockingServer(t)
-			dial := serverOn(t, &Server{Server: b.h, Order: Sequential, Limits: peer.Limits{MaxMessage: 256}}, tr)
+			dial := serverOn(t, &Server{Server: b.h, Order: Sequential, Limits: transport.Limits{MaxMessage: 256}}, tr)
 			c := newClient(t, dial(), framing.Line)
 			c.send(call("wait", 1, "[1]"))
 			b.awaitStarted(t, 1)
@@ -259,7 +259,7 @@ func TestIdleTimeoutDuringCall(t *testing.T) {
 		// timeout of the connection's first wait ends it, on a loaded
 		// machine too (it failed at 30 ms under -race beside other jobs).
 		const idle = 250 * time.Millisecond
-		dial := serverOn(t, &Server{Server: b.h, Order: order, Limits: peer.Limits{IdleTimeout: idle}}, tr)
+		dial := serverOn(t, &Server{Server: b.h, Order: order, Limits: transport.Limits{IdleTimeout: idle}}, tr)
 		c := newClient(t, dial(), framing.Line)
 		c.send(call("wait", 1, "[1]"))
 		b.awaitStarted(t, 1)

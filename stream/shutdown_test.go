@@ -15,7 +15,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/internal/demo"
-	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // shutdownAnswer is the error of a request that Shutdown left unstarted.
@@ -61,7 +61,7 @@ func shutdownRound(t *testing.T, tr string, order Ordering, maxInFlight, round i
 			return 0, ctx.Err()
 		}
 	}, jsonrpc.Blocking())
-	s := &Server{Server: h, Order: order, Limits: peer.Limits{MaxInFlight: maxInFlight}}
+	s := &Server{Server: h, Order: order, Limits: transport.Limits{MaxInFlight: maxInFlight}}
 	addr := "127.0.0.1:0"
 	if tr == "unix" {
 		addr = filepath.Join(t.TempDir(), "s")

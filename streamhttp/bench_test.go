@@ -3,7 +3,6 @@ package streamhttp_test
 import (
 	"bufio"
 	"context"
-	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,8 +14,10 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/httprpc"
-	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/progress"
 	"github.com/jsonrpc-go/jsonrpc/streamhttp"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // BenchmarkPlainCall: one call answered with JSON, over a loopback
@@ -96,7 +97,7 @@ func BenchmarkEvents(b *testing.B) {
 	srv.MustRegister("count", func(ctx context.Context, p struct {
 		N int `json:"n"`
 	}) (int, error) {
-		prog := peer.ProgressOf(ctx)
+		prog := progress.Of(ctx)
 		for i := range p.N {
 			if err := prog.Report(ctx, mcp.Progress{Progress: float64(i)}); err != nil {
 				return 0, err
@@ -104,7 +105,7 @@ func BenchmarkEvents(b *testing.B) {
 		}
 		return p.N, nil
 	}, jsonrpc.Blocking())
-	ts := httptest.NewServer(&streamhttp.Handler{Server: srv, Limits: peer.Limits{MaxPush: 1 << 16}})
+	ts := httptest.NewServer(&streamhttp.Handler{Server: srv, Limits: transport.Limits{MaxPush: 1 << 16}})
 	defer ts.Close()
 	b.ReportAllocs()
 	body := `{"jsonrpc":"2.0","method":"count","params":{"n":` + strconv.Itoa(b.N) + `,"_meta":{"progressToken":1}},"id":1}`

@@ -13,6 +13,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/streamhttp"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // serveFrom serves one request of method (POST with body, or GET of a
@@ -46,7 +47,7 @@ const initReq = `{"jsonrpc":"2.0","method":"initialize","params":{},"id":0}`
 func TestClientShares(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv, _ := newSessionServer(t)
-		h := &streamhttp.Handler{Server: srv, SessionMethod: "initialize", MaxSessions: 4, Limits: peer.Limits{MaxConns: 4}}
+		h := &streamhttp.Handler{Server: srv, SessionMethod: "initialize", MaxSessions: 4, Limits: transport.Limits{MaxConns: 4}}
 		defer h.Close()
 		const attacker, victim = "127.0.0.1:40000", "127.0.0.2:40000"
 		ctx, cancel := context.WithCancel(context.Background())

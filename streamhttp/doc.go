@@ -86,6 +86,14 @@
 // application/json or text/event-stream (406; a GET must take
 // text/event-stream).
 //
+// Who is calling reaches the methods through jsonrpc.PrincipalOf: the
+// Principal that Tokens gives for a request's bearer token (a request
+// without one, or with one refused, is answered 401 with a Bearer
+// challenge, ahead of the checks above but Host and Origin), or that of
+// the verified client certificate of an HTTPS connection. A session's
+// calls are those of the Principal that began it, and the requests of
+// another subject do not find it (404).
+//
 // # Limits
 //
 // Every bound is on by default, and each refusal that may pass says when

@@ -3,14 +3,14 @@ package streamhttp_test
 import (
 	"context"
 	"fmt"
-	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 
 	"github.com/jsonrpc-go/jsonrpc"
-	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/progress"
 	"github.com/jsonrpc-go/jsonrpc/streamhttp"
 )
 
@@ -23,7 +23,7 @@ func ExampleHandler() {
 		Files int `json:"files"`
 	}) (string, error) {
 		for i := 1; i <= p.Files; i++ {
-			peer.ProgressOf(ctx).Report(ctx, mcp.Progress{Progress: float64(i), Total: float64(p.Files)})
+			progress.Of(ctx).Report(ctx, mcp.Progress{Progress: float64(i), Total: float64(p.Files)})
 		}
 		return "indexed", nil
 	}, jsonrpc.Blocking())

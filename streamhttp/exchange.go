@@ -8,7 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jsonrpc-go/jsonrpc/internal/keys"
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
+	"github.com/jsonrpc-go/jsonrpc/protocol/enumerator"
 )
 
 // An exchange is one POST of a request as the transport of the peer.Conn
@@ -25,6 +27,8 @@ type exchange struct {
 	keepAlive    time.Duration // 0: no comments
 	writeTimeout time.Duration // 0: none
 	answered     chan struct{} // closed once the answer is written
+	base         partialCtx    // ctx, as the base of its Conn's contexts
+	sc           wire.Scanned  // req, classified: the Conn takes it (Traits.Classified)
 
 	read     bool // Read has returned req; the read loop's only
 	returned bool // Run has returned (ended); the read loop's only
@@ -242,3 +246,18 @@ func isResponse(msg []byte) bool {
 		pos = wire.SkipValue(msg, value)
 	}
 }
+
+// partialCtx is an exchange's context as the base of its Conn's: partial
+// results on and no pulls (enumerator.PartialOnly, whose caller has no
+// way to pull), in the exchange's own allocation.
+type partialCtx struct{ context.Context }
+
+func (p *partialCtx) Value(key any) any {
+	if _, ok := key.(keys.Sequencer); ok {
+		return partialOnly
+	}
+	return p.Context.Value(key)
+}
+
+// partialOnly is enumerator.PartialOnly's sender, taken once.
+var partialOnly = enumerator.PartialOnly(context.Background()).Value(keys.Sequencer{})

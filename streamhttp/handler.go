@@ -3,7 +3,6 @@ package streamhttp
 import (
 	"context"
 	"errors"
-	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"log/slog"
 	"mime"
 	"net"
@@ -18,6 +17,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/internal/httphost"
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
@@ -39,7 +39,7 @@ type Handler struct {
 	Protocol peer.Protocol
 
 	// Limits bound the requests, the same as on every host (see
-	// peer.Limits; the zero value means the defaults). Over Streamable
+	// transport.Limits; the zero value means the defaults). Over Streamable
 	// HTTP:
 	//
 	//   - MaxMessage bounds a request's body, as sent and inflated from
@@ -59,7 +59,7 @@ type Handler struct {
 	//     MaxSubscriptions bound each request's connection, as on a
 	//     stream; IdleTimeout does not apply: a request's connection ends
 	//     with its answer.
-	peer.Limits
+	transport.Limits
 
 	// Budget, when set, is the budget of MaxBuffered's bytes that the
 	// handler shares with other hosts (see transport.Budget), so that all of
@@ -119,6 +119,23 @@ type Handler struct {
 	// its own; the requests of a session run on the session's connection,
 	// whose calls are of no client.
 	ClientKey func(r *http.Request) string
+
+	// Tokens, when set, verifies the bearer token of each request's
+	// Authorization header (RFC 6750), and its Principal is the calls'
+	// (jsonrpc.PrincipalOf). A request without a token is served only
+	// when its HTTPS connection has a verified client certificate, whose
+	// Principal is then the calls'; otherwise it is answered 401
+	// Unauthorized with a WWW-Authenticate challenge of the Bearer
+	// scheme (Bearer for no token, Bearer error="invalid_token" for a
+	// token Tokens refuses), before anything else is read of it. nil
+	// reads no Authorization header: only a client certificate
+	// authenticates. TLS is the http.Server's (its TLSConfig, ServeTLS).
+	//
+	// A session's calls are those of the Principal whose request began
+	// it; a request of another subject (or of none) that names the
+	// session is answered 404, as if the id named no session. A session
+	// revived from the SessionStore has no Principal, and is no one's.
+	Tokens transport.TokenVerifier
 
 	// MCP, when set, applies the Model Context Protocol's rules to each
 	// request: both eras of MCP on one endpoint, decided per request,
@@ -320,7 +337,7 @@ func (h *Handler) store() EventStore {
 
 func (h *Handler) protocol() peer.Protocol {
 	p := &h.Protocol
-	if p.CancelMethod == "" && p.ProgressMethod == "" && p.Preempt == nil && p.Codes == (jsonrpc.Codes{}) && !p.NullParams {
+	if p.CancelMethod == "" && p.Preempt == nil && p.Codes == (jsonrpc.Codes{}) && !p.NullParams {
 		return defaultProtocol()
 	}
 	return h.Protocol
@@ -345,11 +362,11 @@ func (h *Handler) logger() *slog.Logger { return h.lazy.Logger(h.Logger) }
 
 // budget returns the handler's MaxBuffered budget, of lim.MaxBuffered
 // bytes (with its default applied).
-func (h *Handler) budget(lim peer.Limits) *transport.Budget {
+func (h *Handler) budget(lim transport.Limits) *transport.Budget {
 	if h.Budget != nil {
 		return h.Budget
 	}
-	return h.lazy.Budget(lim.MaxBuffered, peer.DefaultMaxBuffered)
+	return h.lazy.Budget(lim.MaxBuffered, transport.Limits{}.WithDefaults().MaxBuffered)
 }
 
 // clientKey names r's client (ClientKey).
@@ -377,11 +394,25 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, err.Error(), http.StatusForbidden)
 		return
 	}
+	var principal *jsonrpc.Principal
+	if h.Tokens != nil || r.TLS != nil {
+		var challenge string
+		var err error
+		principal, challenge, err = httphost.Authenticate(r.Context(), h.Tokens, r.Header.Get("Authorization"), r.TLS)
+		if err != nil {
+			if l := h.logger(); l != nil {
+				l.LogAttrs(r.Context(), slog.LevelWarn, "request refused",
+					slog.String("remote", r.RemoteAddr), slog.Int("status", http.StatusUnauthorized), slog.String("error", err.Error()))
+			}
+			httphost.Unauthorized(w, challenge)
+			return
+		}
+	}
 	switch {
 	case r.Method == http.MethodPost:
-		h.servePost(w, r)
+		h.servePost(w, r, principal)
 	case (r.Method == http.MethodGet || r.Method == http.MethodDelete) && h.hasSessions() && !(h.MCP != nil && modernHeader(r)):
-		h.serveSession(w, r)
+		h.serveSession(w, r, principal)
 	default:
 		allow := http.MethodPost
 		if h.hasSessions() && !(h.MCP != nil && modernHeader(r)) {
@@ -393,7 +424,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // servePost answers a POST.
-func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, principal *jsonrpc.Principal) {
 	if !transport.IsJSONContentType(r.Header.Get("Content-Type")) {
 		h.refuse(w, r, "streamhttp: unsupported Content-Type; use application/json", http.StatusUnsupportedMediaType)
 		return
@@ -416,13 +447,19 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	if srv == nil {
 		srv = noMethods()
 	}
-	ctx := transport.WithContextValueFrom(r.Context(), r, client)
+	ctx := transport.WithContextValues(r.Context(), r, client, principal)
 
-	var req wire.Request
-	kind, err := wire.Scanner{}.Classify(body, &req)
+	// The one scan of the request: it routes the request, and the Conn
+	// that runs it, and the server behind, take it as it is.
+	// Clipped, as the Conn and the server clip it: the spans of the scan
+	// are found by their distance from its end.
+	body = body[:len(body):len(body)]
+	var sc wire.Scanned
+	kind, err := sc.Classify(wire.Scanner{}, body)
+	req := sc.Req()
 	var status func([]byte) int
 	if h.MCP != nil && err == nil {
-		modern, ref := h.MCP.check(r, kind, &req)
+		modern, ref := h.MCP.check(r, kind, req)
 		if ref != nil {
 			answer(w, ref.status, ref.body)
 			return
@@ -435,17 +472,17 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		if id := r.Header.Values("Mcp-Session-Id"); len(id) > 0 {
 			s := (*session)(nil)
 			if len(id) == 1 && validSessionID(id[0]) {
-				s = h.lookup(id[0], lim)
+				s = h.lookup(id[0], lim, principal)
 			}
 			if s == nil {
 				h.refuse(w, r, "streamhttp: unknown or ended session", http.StatusNotFound)
 				return
 			}
-			h.serveInSession(w, r, s, body, kind, &req, takesJSON, takesEvents, lim, false)
+			h.serveInSession(w, r, s, body, kind, req, takesJSON, takesEvents, lim, false)
 			return
 		}
 		if kind == wire.MsgRequest && wire.NameIs(req.Method, h.sessionMethod()) {
-			s, err := h.newSession(lim, h.clientKey(r), nil)
+			s, err := h.newSession(lim, h.clientKey(r), principal, nil)
 			if err != nil {
 				w.Header().Set("Retry-After", "1")
 				status := http.StatusServiceUnavailable
@@ -455,7 +492,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 				h.refuse(w, r, err.Error(), status)
 				return
 			}
-			h.serveInSession(w, r, s, body, kind, &req, takesJSON, takesEvents, lim, true)
+			h.serveInSession(w, r, s, body, kind, req, takesJSON, takesEvents, lim, true)
 			return
 		}
 		if h.MCP != nil && kind == wire.MsgRequest {
@@ -470,7 +507,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	case kind == wire.MsgBatch || kind == wire.MsgResponses:
 		answerJSON(w, process(ctx, srv, h.protocol(), body))
 	case kind == wire.MsgRequest:
-		h.serveRequest(ctx, w, r, srv, body, takesJSON, takesEvents, lim, status)
+		h.serveRequest(ctx, w, r, srv, &sc, takesJSON, takesEvents, lim, status)
 	case kind == wire.MsgNotification || kind == wire.MsgResponse:
 		// What the server has to say of a notification is nothing; a
 		// response answers no request of this handler's, which makes
@@ -485,14 +522,15 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 
 // serveRequest runs the request body on a connection of its own and
 // writes what it sends: its answer alone, or an event stream.
-func (h *Handler) serveRequest(ctx context.Context, w http.ResponseWriter, r *http.Request, srv transport.Handler, body []byte, takesJSON, takesEvents bool, lim peer.Limits, status func([]byte) int) {
+func (h *Handler) serveRequest(ctx context.Context, w http.ResponseWriter, r *http.Request, srv transport.Handler, sc *wire.Scanned, takesJSON, takesEvents bool, lim transport.Limits, status func([]byte) int) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	keepAlive := h.keepAlive(takesEvents)
 	x := &exchange{
 		status:       status,
 		w:            w,
-		req:          body,
+		req:          sc.Msg(),
+		sc:           *sc,
 		ctx:          ctx,
 		cancel:       cancel,
 		events:       takesEvents,
@@ -517,8 +555,9 @@ func (h *Handler) serveRequest(ctx context.Context, w http.ResponseWriter, r *ht
 	// The request is all in hand (Traits.InputInHand): the Conn writes its
 	// answer at once, from the goroutine that ran the call, even when the
 	// Protocol makes it two-way.
-	carrier := transport.Carrier{Conn: x, Traits: transport.Traits{InputInHand: true}}
-	c := peer.New(ctx, carrier, peer.Options{Server: srv, Protocol: proto, Limits: lim, Logger: log})
+	carrier := transport.Carrier{Conn: x, Traits: transport.Traits{InputInHand: true, Classified: (*jsonrpc.Request)(&x.sc)}}
+	x.base.Context = ctx
+	c := peer.New(&x.base, carrier, peer.Options{Server: srv, Protocol: proto, Limits: lim, Logger: log})
 	c.Run(x.ended)
 	if !x.returned {
 		// A method ended this goroutine with runtime.Goexit: the Conn goes
@@ -582,7 +621,7 @@ func answer(w http.ResponseWriter, status int, resp []byte) {
 
 // readBody reads r's body within the limits, the memory of a large one
 // taken from b.
-func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, lim peer.Limits, b *transport.Budget) ([]byte, int64, error) {
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, lim transport.Limits, b *transport.Budget) ([]byte, int64, error) {
 	limit := int64(lim.MaxMessage)
 	if lim.ReadTimeout > 0 && r.ContentLength != 0 {
 		rc := http.NewResponseController(w)
@@ -602,7 +641,7 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, lim peer.Limi
 var errCoding = errors.New("streamhttp: unsupported Content-Encoding; use gzip or identity")
 
 // bodyError answers a body that could not be read.
-func (h *Handler) bodyError(w http.ResponseWriter, r *http.Request, err error, lim peer.Limits) {
+func (h *Handler) bodyError(w http.ResponseWriter, r *http.Request, err error, lim transport.Limits) {
 	if r.ProtoMajor == 1 {
 		w.Header().Set("Connection", "close") // the body may be left unread
 	}

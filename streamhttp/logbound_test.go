@@ -11,8 +11,8 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 	"github.com/jsonrpc-go/jsonrpc/internal/ratelog"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
-	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/streamhttp"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // A client that makes the handler refuse a thousand requests of each of
@@ -23,7 +23,7 @@ import (
 func TestLogBounded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		logger, log := testutil.NewLog()
-		h := &streamhttp.Handler{Server: demo.NewServer(), Logger: logger, Limits: peer.Limits{MaxMessage: 64}}
+		h := &streamhttp.Handler{Server: demo.NewServer(), Logger: logger, Limits: transport.Limits{MaxMessage: 64}}
 		defer h.Close()
 		const n = 1000
 		big := `{"jsonrpc":"2.0","method":"echo","params":["` + strings.Repeat("x", 100) + `"],"id":1}`

@@ -3,7 +3,6 @@ package streamhttp_test
 import (
 	"context"
 	"errors"
-	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -12,7 +11,8 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
-	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/progress"
 	"github.com/jsonrpc-go/jsonrpc/streamhttp"
 )
 
@@ -32,7 +32,7 @@ func replicaServer(t *testing.T) *jsonrpc.Server {
 	srv.MustRegister("moved", func(ctx context.Context, _ struct {
 		Meta map[string]any `json:"_meta"`
 	}) (string, error) {
-		prog := peer.ProgressOf(ctx)
+		prog := progress.Of(ctx)
 		for i := 1; i <= 3; i++ {
 			if i == 2 && !streamhttp.CloseStream(ctx) {
 				return "", errors.New("the stream cannot be resumed")

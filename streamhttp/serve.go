@@ -4,8 +4,9 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
-	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // serveInSession answers a POST of session s: a request runs on the
@@ -13,7 +14,7 @@ import (
 // on the POST's stream; a notification or a response is answered 202 once
 // the Conn has taken it. created says that this request began s: the
 // answer carries its id, and an error answer ends it.
-func (h *Handler) serveInSession(w http.ResponseWriter, r *http.Request, s *session, body []byte, kind wire.MsgKind, req *wire.Request, takesJSON, takesEvents bool, lim peer.Limits, created bool) {
+func (h *Handler) serveInSession(w http.ResponseWriter, r *http.Request, s *session, body []byte, kind wire.MsgKind, req *wire.Request, takesJSON, takesEvents bool, lim transport.Limits, created bool) {
 	if !s.enter() {
 		h.refuse(w, r, errSessionEnded.Error(), http.StatusNotFound)
 		return
@@ -137,7 +138,7 @@ func (h *Handler) carry(r *http.Request, st *stream, o *sink, keepAlive, idle, l
 }
 
 // serveSession answers a GET or a DELETE of a session.
-func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, principal *jsonrpc.Principal) {
 	ids := r.Header.Values("Mcp-Session-Id")
 	if len(ids) == 0 {
 		h.refuse(w, r, "streamhttp: Mcp-Session-Id header required", http.StatusBadRequest)
@@ -145,7 +146,7 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
 	}
 	var s *session
 	if len(ids) == 1 && validSessionID(ids[0]) {
-		s = h.lookup(ids[0], h.Limits.WithDefaults())
+		s = h.lookup(ids[0], h.Limits.WithDefaults(), principal)
 	}
 	if s == nil {
 		h.refuse(w, r, "streamhttp: unknown or ended session", http.StatusNotFound)

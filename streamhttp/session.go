@@ -15,6 +15,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/enumerator"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
@@ -44,11 +45,12 @@ type session struct {
 	conn   *peer.Conn
 	ctx    context.Context
 	cancel context.CancelFunc
-	in     chan []byte   // the messages POSTed, for Read
-	done   chan struct{} // closed when the session ends
-	client string        // the client that began it
-	prefix string        // of its streams' ids: "" when it began here, random when revived
-	stored bool          // saved in the handler's SessionStore
+	in     chan []byte        // the messages POSTed, for Read
+	done   chan struct{}      // closed when the session ends
+	client string             // the client that began it
+	owner  *jsonrpc.Principal // who began it, whose its calls are; nil: anonymous, or revived
+	prefix string             // of its streams' ids: "" when it began here, random when revived
+	stored bool               // saved in the handler's SessionStore
 
 	mu       sync.Mutex         // protects the fields below
 	calls    map[string]*stream // the streams of the requests running, by id as sent
@@ -121,7 +123,7 @@ var (
 // MaxSessions already or is closing. With revive, it is the session of
 // that state, from the SessionStore; it returns the session of that id
 // instead when the handler holds one already.
-func (h *Handler) newSession(lim peer.Limits, client string, revive *SessionState) (*session, error) {
+func (h *Handler) newSession(lim transport.Limits, client string, owner *jsonrpc.Principal, revive *SessionState) (*session, error) {
 	if revive == nil && h.Replica != "" && !validReplica(h.Replica) {
 		return nil, errBadReplica
 	}
@@ -160,8 +162,14 @@ func (h *Handler) newSession(lim peer.Limits, client string, revive *SessionStat
 	} else {
 		s.id, s.client = newSessionID(h.Replica), client
 	}
-	// The session's calls are of the client that opened it.
-	s.ctx, s.cancel = context.WithCancel(transport.WithClient(context.WithValue(context.Background(), sessionKey{}, s), client))
+	// The session's calls are of the client, and the Principal, that
+	// opened it.
+	s.owner = owner
+	ctx := transport.WithClient(context.WithValue(context.Background(), sessionKey{}, s), client)
+	if owner != nil {
+		ctx = jsonrpc.WithPrincipal(ctx, owner)
+	}
+	s.ctx, s.cancel = context.WithCancel(ctx)
 	var log *slog.Logger
 	if h.Logger != nil {
 		log = h.logger().With(slog.String("session", s.id))
@@ -173,7 +181,7 @@ func (h *Handler) newSession(lim peer.Limits, client string, revive *SessionStat
 	// Every goroutine that sends writes at once (Traits.Exchanges): a
 	// message for one stream waits for no other's.
 	carrier := transport.Carrier{Conn: (*sessionConn)(s), Traits: transport.Traits{Exchanges: true}}
-	s.conn = peer.New(s.ctx, carrier, peer.Options{Server: srv, Protocol: h.protocol(), Limits: lim, Logger: log})
+	s.conn = peer.New(enumerator.Enable(s.ctx), carrier, peer.Options{Server: srv, Protocol: h.protocol(), Limits: lim, Logger: log})
 	h.sessions[s.id] = s
 	if client != "" {
 		h.clients[client]++
@@ -184,10 +192,13 @@ func (h *Handler) newSession(lim peer.Limits, client string, revive *SessionStat
 
 // lookup returns the session id, if it exists: one the handler holds, or
 // one its SessionStore holds, revived.
-func (h *Handler) lookup(id string, lim peer.Limits) *session {
+func (h *Handler) lookup(id string, lim transport.Limits, p *jsonrpc.Principal) *session {
 	h.smu.Lock()
 	s := h.sessions[id]
 	h.smu.Unlock()
+	if s != nil && !s.ownedBy(p) {
+		return nil
+	}
 	if s != nil || h.SessionStore == nil {
 		return s
 	}
@@ -199,12 +210,19 @@ func (h *Handler) lookup(id string, lim peer.Limits) *session {
 	if !ok || st.ID != id {
 		return nil
 	}
-	s, err = h.newSession(lim, st.Client, &st)
+	s, err = h.newSession(lim, st.Client, nil, &st)
 	if err != nil {
 		h.logf(context.Background(), "session store: reviving a session", err)
 		return nil
 	}
 	return s
+}
+
+// ownedBy reports whether a request of p may use s: s began anonymous,
+// or p has the subject of the Principal that began it. Another's request
+// finds no session (404), as if the id named none.
+func (s *session) ownedBy(p *jsonrpc.Principal) bool {
+	return s.owner == nil || p != nil && p.Subject == s.owner.Subject
 }
 
 // answered records the answer to the request that began s, when msg is

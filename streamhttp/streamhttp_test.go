@@ -6,8 +6,6 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
-	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
-	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"io"
 	"iter"
 	"net"
@@ -21,7 +19,11 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/progress"
 	"github.com/jsonrpc-go/jsonrpc/streamhttp"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // wait bounds what a test waits for; it is a failure bound, never a pace.
@@ -39,7 +41,7 @@ func newServer(t *testing.T) (*jsonrpc.Server, *testState) {
 		N    int            `json:"n"`
 		Meta map[string]any `json:"_meta"`
 	}) (int, error) {
-		prog := peer.ProgressOf(ctx)
+		prog := progress.Of(ctx)
 		for i := 1; i <= p.N; i++ {
 			if err := prog.Report(ctx, mcp.Progress{Progress: float64(i), Total: float64(p.N)}); err != nil {
 				return 0, err
@@ -273,7 +275,7 @@ func TestKeepAlive(t *testing.T) {
 func TestRefusals(t *testing.T) {
 	leaktest.Check(t)
 	srv, _ := newServer(t)
-	url := serve(t, &streamhttp.Handler{Server: srv, AllowedOrigins: []string{"https://app.example.com"}, Limits: peer.Limits{MaxMessage: 1024}})
+	url := serve(t, &streamhttp.Handler{Server: srv, AllowedOrigins: []string{"https://app.example.com"}, Limits: transport.Limits{MaxMessage: 1024}})
 	call := `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}`
 	for _, tc := range []struct {
 		name, method, accept, ctype, body string
@@ -363,7 +365,7 @@ func TestDNSRebinding(t *testing.T) {
 func TestMaxConns(t *testing.T) {
 	leaktest.Check(t)
 	srv, st := newServer(t)
-	url := serve(t, &streamhttp.Handler{Server: srv, Limits: peer.Limits{MaxConns: 1}, KeepAlive: -1})
+	url := serve(t, &streamhttp.Handler{Server: srv, Limits: transport.Limits{MaxConns: 1}, KeepAlive: -1})
 	first := make(chan string, 1)
 	go func() {
 		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","method":"hold","id":1}`))
@@ -538,7 +540,7 @@ func TestSeqResult(t *testing.T) {
 			}
 		}
 	})
-	ts := httptest.NewServer(&streamhttp.Handler{Server: srv, Protocol: lsp.Protocol(), Limits: peer.Limits{MaxSeqItems: 2}})
+	ts := httptest.NewServer(&streamhttp.Handler{Server: srv, Protocol: lsp.Protocol(), Limits: transport.Limits{MaxSeqItems: 2}})
 	defer ts.Close()
 	post := func(body string) (string, string) {
 		req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))

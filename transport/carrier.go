@@ -46,6 +46,14 @@ type Traits struct {
 	// it would never read again).
 	InputInHand bool
 
+	// Classified, when set, is the classification of the message the
+	// carrier's first Read returns (the same bytes), by a carrier that
+	// read that message whole and classified it before the connection
+	// began (the Streamable HTTP host, to route the request): the
+	// connection takes it rather than scan the message again. It is read
+	// once, by the goroutine that calls Read.
+	Classified *jsonrpc.Request
+
 	// Clock, when set, times the Conn's reads (see ReadClock): the
 	// connection tells it when calls are in flight and when none is, so
 	// that the wait for the next message times out only once the

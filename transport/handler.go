@@ -19,6 +19,35 @@ type Handler interface {
 	ProcessAsync(ctx context.Context, dst, req []byte, reply func(resp []byte))
 }
 
+// A RequestHandler is a Handler that also takes a request its host has
+// classified already (jsonrpc.Request), so that nothing scans it again: a
+// two-way connection (package peer) classifies every message it reads,
+// and the Streamable HTTP host every request it routes, and each hands
+// such a request to a RequestHandler's ProcessRequest. *jsonrpc.Server is
+// one; a Handler that wraps one (middleware that counts or logs, a
+// router) keeps its host's single scan by being one too, passing the
+// request on with the wrapped handler's ProcessRequest
+// (ProcessRequestOf does it for any Handler).
+type RequestHandler interface {
+	Handler
+	ProcessRequest(ctx context.Context, dst []byte, r *jsonrpc.Request, reply func(resp []byte))
+}
+
+var (
+	_ RequestHandler = (*jsonrpc.Server)(nil)
+	_ RequestHandler = (*sessionRouter)(nil)
+)
+
+// ProcessRequestOf passes r to h: to its ProcessRequest when h is a
+// RequestHandler, and otherwise, as bytes, to its ProcessAsync.
+func ProcessRequestOf(h Handler, ctx context.Context, dst []byte, r *jsonrpc.Request, reply func(resp []byte)) {
+	if rh, ok := h.(RequestHandler); ok {
+		rh.ProcessRequest(ctx, dst, r, reply)
+		return
+	}
+	h.ProcessAsync(ctx, dst, r.Bytes(), reply)
+}
+
 // A Router is a Handler that picks, by the path a request was made to, the
 // Handler that answers it. The HTTP hosts ask it before they read a
 // request, and answer 404 Not Found for a path it refuses (ok false);
@@ -47,6 +76,11 @@ type sessionRouter struct {
 func (r *sessionRouter) ProcessAsync(ctx context.Context, dst, req []byte, reply func(resp []byte)) {
 	h, _ := Route(r.srv, nil, "", "")
 	h.ProcessAsync(ctx, dst, req, reply)
+}
+
+func (r *sessionRouter) ProcessRequest(ctx context.Context, dst []byte, req *jsonrpc.Request, reply func(resp []byte)) {
+	h, _ := Route(r.srv, nil, "", "")
+	ProcessRequestOf(h, ctx, dst, req, reply)
 }
 
 func (r *sessionRouter) Route(path string) (Handler, bool) {

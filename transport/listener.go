@@ -22,7 +22,7 @@ const HTTPRefusal = "HTTP/1.1 429 Too Many Requests\r\n" +
 // The defaults of ListenerLimits.
 const (
 	// DefaultListenerMaxConns is the default of ListenerLimits.MaxConns,
-	// as peer.Limits.MaxConns.
+	// as transport.Limits.MaxConns.
 	DefaultListenerMaxConns = 4096
 	// refusalLinger bounds how long a refused connection is read, after
 	// its refusal is written, so that the client reads the refusal
@@ -33,7 +33,7 @@ const (
 )
 
 // ListenerLimits bound the connections of a listener (LimitListener), as
-// peer.Limits bounds those of a stream or WebSocket host: in all, and per
+// transport.Limits bounds those of a stream or WebSocket host: in all, and per
 // client, so that one client cannot take every connection an HTTP server
 // serves (net/http and fasthttp have no such bound of their own). The
 // zero value means the defaults.
@@ -50,7 +50,7 @@ type ListenerLimits struct {
 	// address (transport.ClientOfHostPort). A connection past it is
 	// refused as soon as it is accepted: Refusal is written to it, and it
 	// is closed. <= 0 means half of MaxConns (at least 1), as
-	// peer.Limits.MaxConnsPerClient; set it to MaxConns to give no client
+	// transport.Limits.MaxConnsPerClient; set it to MaxConns to give no client
 	// a share of its own, as behind a proxy, where every connection is
 	// the proxy's.
 	MaxConnsPerClient int

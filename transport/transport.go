@@ -11,6 +11,12 @@
 // itself with AppendError. What a host serves is a Handler: a
 // *jsonrpc.Server, or what wraps one (middleware, a Router such as
 // SessionRouter, which picks a session by the request's path).
+//
+// A host that authenticates its connections or requests says who is
+// calling with the jsonrpc.Principal it puts in their context
+// (WithContextValues, once per connection or request): TLSPrincipal for
+// a verified client certificate, and the Principal a TokenVerifier gives
+// for a bearer token (BearerToken reads it from an Authorization header).
 package transport
 
 import (
@@ -51,11 +57,23 @@ func WithContextValueFrom(ctx context.Context, v any, client string) context.Con
 	return &valueCtx{Context: ctx, v: v, client: client}
 }
 
-// valueCtx carries a transport's context value and client name.
+// WithContextValues is WithContextValue, WithClient and
+// jsonrpc.WithPrincipal at once, in one allocation, for a host that makes
+// them for every connection or request: p is who authenticated it (see
+// jsonrpc.Principal, TLSPrincipal, TokenVerifier). A nil p keeps the
+// Principal of ctx, if any, as a program may set one on the context a
+// transport that authenticates nothing serves with.
+func WithContextValues(ctx context.Context, v any, client string, p *jsonrpc.Principal) context.Context {
+	return &valueCtx{Context: ctx, v: v, client: client, p: p}
+}
+
+// valueCtx carries a transport's context value, client name and
+// Principal.
 type valueCtx struct {
 	context.Context
 	v      any
 	client string
+	p      *jsonrpc.Principal // nil: ctx's
 }
 
 func (c *valueCtx) Value(key any) any {
@@ -64,6 +82,10 @@ func (c *valueCtx) Value(key any) any {
 		return c.v
 	case keys.Client:
 		return c.client
+	case keys.Principal:
+		if c.p != nil {
+			return c.p
+		}
 	}
 	return c.Context.Value(key)
 }
@@ -166,7 +188,7 @@ type Conn interface {
 var noMethods = sync.OnceValue(func() *jsonrpc.Server { return jsonrpc.NewServer() })
 
 // ClientOf is the client a connection from addr belongs to, as the hosts
-// of this module name it by default (peer.Limits.MaxConnsPerClient,
+// of this module name it by default (transport.Limits.MaxConnsPerClient,
 // jsonrpc.Limits.MaxRunningPerClient, MaxHeldPerClient): the IP address of a TCP or UDP
 // address (every port of one host is one client), "" (no client) for
 // other addresses, such as a Unix socket's or a pipe's.

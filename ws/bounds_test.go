@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
 	"io"
 	"net"
 	"net/http"
@@ -20,6 +19,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
@@ -115,7 +116,7 @@ func closed(r *reader) error {
 func TestMaxConns(t *testing.T) {
 	leaktest.Check(t)
 	s := newRPC()
-	url := serveTCP(t, &ws.Handler{Server: s.Server, Limits: peer.Limits{MaxConns: 2, MaxConnsPerClient: 2}})
+	url := serveTCP(t, &ws.Handler{Server: s.Server, Limits: transport.Limits{MaxConns: 2, MaxConnsPerClient: 2}})
 	ctx := context.Background()
 	var conns []*websocket.Conn
 	for range 2 {
@@ -167,13 +168,13 @@ func TestIdleTimeout(t *testing.T) {
 		set  time.Duration
 		want time.Duration
 	}{
-		{"default", 0, peer.DefaultIdleTimeout},
+		{"default", 0, transport.Limits{}.WithDefaults().IdleTimeout},
 		{"set", 10 * time.Second, 10 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := newRPC()
-				ps := newPipeServer(t, &ws.Handler{Server: s.Server, Limits: peer.Limits{IdleTimeout: tc.set}})
+				ps := newPipeServer(t, &ws.Handler{Server: s.Server, Limits: transport.Limits{IdleTimeout: tc.set}})
 				conn := ps.dial(t)
 				r := readAll(conn)
 				send(t, conn, call("addInt", "1,2", 1))
@@ -226,7 +227,7 @@ func TestIdleTimeout(t *testing.T) {
 func TestIdleTimeoutDisabled(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newRPC()
-		ps := newPipeServer(t, &ws.Handler{Server: s.Server, Limits: peer.Limits{IdleTimeout: -1}})
+		ps := newPipeServer(t, &ws.Handler{Server: s.Server, Limits: transport.Limits{IdleTimeout: -1}})
 		conn := ps.dial(t)
 		r := readAll(conn)
 		time.Sleep(24 * time.Hour)
@@ -249,13 +250,13 @@ func TestReadTimeout(t *testing.T) {
 		set  time.Duration
 		want time.Duration
 	}{
-		{"default", 0, peer.DefaultReadTimeout},
+		{"default", 0, transport.Limits{}.WithDefaults().ReadTimeout},
 		{"set", 5 * time.Second, 5 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := newRPC()
-				ps := newPipeServer(t, &ws.Handler{Server: s.Server, Limits: peer.Limits{ReadTimeout: tc.set, IdleTimeout: time.Hour}})
+				ps := newPipeServer(t, &ws.Handler{Server: s.Server, Limits: transport.Limits{ReadTimeout: tc.set, IdleTimeout: time.Hour}})
 				conn := ps.dial(t)
 				r := readAll(conn)
 				time.Sleep(time.Minute) // idle: the read timeout is not running
@@ -336,7 +337,7 @@ func TestShutdownDeadline(t *testing.T) {
 func TestShutdownRefusesUnstarted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newRPC()
-		h := &ws.Handler{Server: s.Server, Limits: peer.Limits{MaxInFlight: 1}}
+		h := &ws.Handler{Server: s.Server, Limits: transport.Limits{MaxInFlight: 1}}
 		ps := newPipeServer(t, h)
 		conn := ps.dial(t)
 		r := readAll(conn)
@@ -492,7 +493,7 @@ func TestConnGoroutinesBounded(t *testing.T) {
 	leaktest.Check(t)
 	const maxRunning, maxInFlight, batch = 8, 4, 50
 	s := newRPC(jsonrpc.UseLimits(jsonrpc.Limits{MaxRunning: maxRunning, MaxRunningPerClient: maxRunning}))
-	url := serveTCP(t, &ws.Handler{Server: s.Server, Limits: peer.Limits{MaxInFlight: maxInFlight}})
+	url := serveTCP(t, &ws.Handler{Server: s.Server, Limits: transport.Limits{MaxInFlight: maxInFlight}})
 	conn := rawConn(t, url)
 	r := readAll(conn)
 	before := runtime.NumGoroutine()
@@ -574,7 +575,7 @@ func TestDeclaredLengthNotAllocated(t *testing.T) {
 	leaktest.Check(t)
 	const limit = 1 << 20
 	s := newRPC()
-	url := serveTCP(t, &ws.Handler{Server: s.Server, Limits: peer.Limits{MaxMessage: limit}})
+	url := serveTCP(t, &ws.Handler{Server: s.Server, Limits: transport.Limits{MaxMessage: limit}})
 	nc, err := net.Dial("tcp", strings.TrimPrefix(url, "ws://"))
 	if err != nil {
 		t.Fatal(err)
@@ -706,7 +707,7 @@ func testShutdownAnswersMessageInProgress(t *testing.T, proto peer.Protocol) {
 func TestMaxBuffered(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newRPC()
-		ps := newPipeServer(t, &ws.Handler{Server: s.Server, Limits: peer.Limits{MaxBuffered: 256 << 10}})
+		ps := newPipeServer(t, &ws.Handler{Server: s.Server, Limits: transport.Limits{MaxBuffered: 256 << 10}})
 		echo := func(n int) (string, string) {
 			req := `{"jsonrpc":"2.0","method":"echo","params":["` + strings.Repeat("x", n) + `"],"id":1}`
 			return req, `{"jsonrpc":"2.0","result":"` + strings.Repeat("x", n) + `","id":1}`
@@ -770,7 +771,7 @@ func TestMaxBuffered(t *testing.T) {
 func TestMaxConnsPerClient(t *testing.T) {
 	leaktest.Check(t)
 	s := newRPC()
-	url := serveTCP(t, &ws.Handler{Server: s.Server, Limits: peer.Limits{MaxConns: 4},
+	url := serveTCP(t, &ws.Handler{Server: s.Server, Limits: transport.Limits{MaxConns: 4},
 		ClientKey: func(r *http.Request) string { return r.Header.Get("X-Client") }})
 	ctx := context.Background()
 	dial := func(client string) (*websocket.Conn, *http.Response, error) {

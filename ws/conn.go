@@ -37,7 +37,7 @@ import (
 type wsConn struct {
 	buffered     *transport.Budget // the Handler's MaxBuffered
 	limit        int64             // MaxMessage
-	limits       peer.Limits       // the Handler's, with the defaults applied
+	limits       transport.Limits  // the Handler's, with the defaults applied
 	client       string            // the client's name (Handler.ClientKey)
 	writeTimeout time.Duration     // 0: none
 	closeDone    chan struct{}     // closed when the close begun by startClose has ended

@@ -9,7 +9,6 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
@@ -42,14 +41,14 @@ func Dial(ctx context.Context, url string, opts *websocket.DialOptions) (transpo
 // server's itself): Pings does nothing there.
 type Pings struct {
 	// Interval is how long the channel waits between pings; <= 0 sends
-	// none. peer.DefaultPingInterval (30 s) is the interval of a Handler.
+	// none. transport.Limits{}.WithDefaults().PingInterval (30 s) is the interval of a Handler.
 	Interval time.Duration
 
 	// Timeout is how long the server may take to answer a ping before the
 	// channel closes the connection (at once, with no close handshake)
 	// and its reads fail. Only time during which the channel reads
-	// counts (see peer.Limits.PongTimeout). 0 means
-	// peer.DefaultPongTimeout (15 s); a negative value sends no pings.
+	// counts (see transport.Limits.PongTimeout). 0 means
+	// transport.Limits{}.WithDefaults().PongTimeout (15 s); a negative value sends no pings.
 	Timeout time.Duration
 }
 
@@ -64,7 +63,7 @@ func DialWith(ctx context.Context, url string, opts *websocket.DialOptions, ping
 	c := &channel{conn: conn, ctx: ctx, cancel: cancel}
 	if pings.Interval > 0 {
 		if pings.Timeout == 0 {
-			pings.Timeout = peer.DefaultPongTimeout
+			pings.Timeout = transport.Limits{}.WithDefaults().PongTimeout
 		}
 		c.timeout = pings.Timeout
 		c.pings = newPinger(pings.Interval, pings.Timeout, c.missedPong)

@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
-	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/ws"
 )
 
@@ -23,7 +23,7 @@ import (
 func TestLogger(t *testing.T) {
 	leaktest.Check(t)
 	log, rec := testutil.NewLog()
-	h := &ws.Handler{Logger: log, Limits: peer.Limits{MaxMessage: 1024, MaxConns: 1}}
+	h := &ws.Handler{Logger: log, Limits: transport.Limits{MaxMessage: 1024, MaxConns: 1}}
 	s := newServer(t, h)
 
 	conn := rawConn(t, s.url)

@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
-	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"runtime"
 	"strings"
 	"sync"
@@ -16,12 +14,15 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
 	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/progress"
 	"github.com/jsonrpc-go/jsonrpc/ws"
 )
 
@@ -226,7 +227,7 @@ func TestProgress(t *testing.T) {
 		Steps int             `json:"steps"`
 		Token json.RawMessage `json:"workDoneToken"`
 	}) (int, error) {
-		pr := peer.ProgressOf(ctx)
+		pr := progress.Of(ctx)
 		if pr == nil {
 			return 0, errors.New("no progress token")
 		}
@@ -240,7 +241,7 @@ func TestProgress(t *testing.T) {
 	c := dialPeer(t, serveTCP(t, &ws.Handler{Server: srv, Protocol: lsp.Protocol()}), nil)
 	var mu sync.Mutex
 	var got []string
-	token, stop := c.Conn().OnProgress(func(p json.RawMessage) {
+	token, stop := progress.Watch(c.Conn(), func(p json.RawMessage) {
 		mu.Lock()
 		got = append(got, string(p))
 		mu.Unlock()

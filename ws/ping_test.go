@@ -16,10 +16,10 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
-	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/ws"
 )
 
@@ -104,7 +104,7 @@ func dialPings(t *testing.T, ps *pipeServer, answer func() bool) (*websocket.Con
 func TestPingSilentPeer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		log, rec := testutil.NewLog()
-		ps := newPipeServer(t, &ws.Handler{Server: newRPC().Server, Logger: log, Limits: peer.Limits{PingInterval: pingEvery, PongTimeout: pongWait, IdleTimeout: -1}})
+		ps := newPipeServer(t, &ws.Handler{Server: newRPC().Server, Logger: log, Limits: transport.Limits{PingInterval: pingEvery, PongTimeout: pongWait, IdleTimeout: -1}})
 		conn, pings := dialPings(t, ps, func() bool { return false })
 		r := readAll(conn)
 		time.Sleep(pingEvery + pongWait - time.Millisecond)
@@ -149,7 +149,7 @@ func TestPingFrozenPeer(t *testing.T) {
 		t.Run(tc.code.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				log, rec := testutil.NewLog()
-				ps := newPipeServer(t, &ws.Handler{Server: newRPC().Server, Logger: log, Limits: peer.Limits{PingInterval: pingEvery, PongTimeout: tc.timeout, IdleTimeout: -1}})
+				ps := newPipeServer(t, &ws.Handler{Server: newRPC().Server, Logger: log, Limits: transport.Limits{PingInterval: pingEvery, PongTimeout: tc.timeout, IdleTimeout: -1}})
 				ps.dial(t) // and never read
 				time.Sleep(pingEvery + tc.after - time.Millisecond)
 				synctest.Wait()
@@ -177,7 +177,7 @@ func TestPingFrozenPeer(t *testing.T) {
 func TestPingLivePeer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newRPC()
-		ps := newPipeServer(t, &ws.Handler{Server: s.Server, Limits: peer.Limits{PingInterval: pingEvery, PongTimeout: pongWait, MaxInFlight: 1, IdleTimeout: -1}})
+		ps := newPipeServer(t, &ws.Handler{Server: s.Server, Limits: transport.Limits{PingInterval: pingEvery, PongTimeout: pongWait, MaxInFlight: 1, IdleTimeout: -1}})
 		conn, pings := dialPings(t, ps, func() bool { return true })
 		r := readAll(conn)
 		time.Sleep(10 * time.Minute)
@@ -227,7 +227,7 @@ func TestPingLivePeer(t *testing.T) {
 
 // A negative PingInterval or PongTimeout sends no pings.
 func TestPingsOff(t *testing.T) {
-	for _, lim := range []peer.Limits{{PingInterval: -1}, {PongTimeout: -1}} {
+	for _, lim := range []transport.Limits{{PingInterval: -1}, {PongTimeout: -1}} {
 		synctest.Test(t, func(t *testing.T) {
 			lim.IdleTimeout = -1
 			ps := newPipeServer(t, &ws.Handler{Server: newRPC().Server, Limits: lim})
@@ -301,7 +301,7 @@ func TestClientPings(t *testing.T) {
 	})
 	t.Run("live", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			ps := newPipeServer(t, &ws.Handler{Server: newRPC().Server, Limits: peer.Limits{IdleTimeout: -1, PingInterval: -1}})
+			ps := newPipeServer(t, &ws.Handler{Server: newRPC().Server, Limits: transport.Limits{IdleTimeout: -1, PingInterval: -1}})
 			ch, err := ws.DialWith(context.Background(), "ws://pipe/", &websocket.DialOptions{HTTPClient: &http.Client{Transport: ps.tr}}, pings)
 			if err != nil {
 				t.Fatal(err)

@@ -66,6 +66,20 @@
 // error and the connection goes on on a new goroutine, while the goroutine
 // that called ServeHTTP ends, as Goexit ends it.
 //
+// # Who is calling
+//
+// A connection's methods learn who is calling with jsonrpc.PrincipalOf,
+// decided once, at the upgrade: the Principal of the bearer token that
+// Handler.Tokens verified, or of the verified client certificate of a wss
+// connection. TLS is the http.Server's; a client dials wss through the
+// http.Client of its websocket.DialOptions:
+//
+//	opts := &websocket.DialOptions{
+//		HTTPClient: &http.Client{Transport: &http.Transport{TLSClientConfig: tlsConfig}},
+//		HTTPHeader: http.Header{"Authorization": {"Bearer " + token}},
+//	}
+//	ch, err := ws.Dial(ctx, "wss://example.com/ws", opts)
+//
 // # Shutdown
 //
 // Handler.Shutdown closes every connection gracefully: the calls in flight
@@ -102,9 +116,11 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/httphost"
 	"github.com/jsonrpc-go/jsonrpc/internal/ratelog"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/enumerator"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
@@ -113,7 +129,14 @@ import (
 // Server.ProcessAsync, in the order Order says, and methods may call and
 // notify the client over it (see the package documentation). Methods get
 // the connection's context, cancelled when it closes, carrying the
-// upgrade's *http.Request as the transport's context value.
+// upgrade's *http.Request as the transport's context value, and who is
+// calling (jsonrpc.PrincipalOf): the Principal that Tokens gave for the
+// upgrade's bearer token, or else that of the verified client certificate
+// of a wss connection (transport.TLSPrincipal), or nil; it is decided once,
+// at the upgrade, and holds for the connection's life, which ends when it
+// expires (Principal.Expiry): the connection is closed then with status
+// 1008 (policy violation, reason "credentials expired"), for the client
+// to connect again with new ones.
 //
 // The zero value of each field means its default. A Handler is safe for
 // concurrent use by multiple goroutines; do not change its fields while it
@@ -132,7 +155,7 @@ type Handler struct {
 	Protocol peer.Protocol
 
 	// Limits bound the connections, the same on every host (see
-	// peer.Limits; the zero value means the defaults). Over WebSocket:
+	// transport.Limits; the zero value means the defaults). Over WebSocket:
 	//
 	//   - A message over MaxMessage closes the connection with status 1009
 	//     (message too big). It is read only up to the limit, and nothing
@@ -158,7 +181,7 @@ type Handler struct {
 	//     error, reason "ping timeout"), logged at Warn, and its calls in
 	//     flight are cancelled. Only time in which the connection reads
 	//     counts (see the package documentation, Pings).
-	peer.Limits
+	transport.Limits
 
 	// Budget, when set, is the budget of MaxBuffered's bytes that the
 	// handler shares with other hosts (see transport.Budget), so that all of
@@ -168,7 +191,7 @@ type Handler struct {
 	// Logger, when set, receives structured records of what the Handler
 	// does, each connection's with its "remote" address: at
 	// slog.LevelDebug a connection opened and closed; at slog.LevelWarn
-	// an upgrade refused (MaxConns, shutting down), a connection closed
+	// an upgrade refused (credentials, MaxConns, shutting down), a connection closed
 	// for a limit (MaxMessage, MaxBuffered, ReadTimeout, PongTimeout), and messages
 	// refused (see peer.Options.Logger); at slog.LevelInfo shutdown
 	// progress. nil logs nothing. Panics of methods are the Server's to
@@ -220,6 +243,23 @@ type Handler struct {
 	// replace AllowedOrigins). Nil accepts the origins of AllowedOrigins.
 	AcceptOptions *websocket.AcceptOptions
 
+	// Tokens, when set, verifies the bearer token of the upgrade request's
+	// Authorization header (RFC 6750), and its Principal is the calls' of
+	// the connection (jsonrpc.PrincipalOf). An upgrade without a token is
+	// accepted only when its TLS connection has a verified client
+	// certificate, whose Principal is then the calls'; otherwise it is
+	// answered 401 Unauthorized with a WWW-Authenticate challenge of the
+	// Bearer scheme, before the upgrade: Bearer for no token, Bearer
+	// error="invalid_token" for a token Tokens refuses. nil reads no
+	// Authorization header: only a client certificate authenticates.
+	//
+	// TLS (wss) is the http.Server's (its TLSConfig, ServeTLS): to take
+	// client certificates, give its tls.Config the ClientCAs to verify
+	// them with and a ClientAuth that verifies them. A client dials wss
+	// with Dial's websocket.DialOptions.HTTPClient, whose Transport has
+	// the TLSClientConfig; and sends a token with its HTTPHeader.
+	Tokens transport.TokenVerifier
+
 	host     transport.Host    // the connections, and their shutdown
 	once     sync.Once         // makes buffered
 	buffered *transport.Budget // MaxBuffered
@@ -233,6 +273,7 @@ const (
 	reasonReadTimeout = "read timeout"
 	reasonBusy        = "too many large messages at once"
 	reasonClientFull  = "too many connections from this client"
+	reasonExpired     = "credentials expired"
 )
 
 // Shutdown stops the handler gracefully. From the moment it is called,
@@ -302,7 +343,7 @@ func (h *Handler) admit(r *http.Request) (*wsConn, string) {
 }
 
 // init makes the handler's budget and logger; once runs it.
-func (h *Handler) init(lim peer.Limits) {
+func (h *Handler) init(lim transport.Limits) {
 	h.buffered = h.Budget
 	if h.buffered == nil {
 		h.buffered = transport.NewBudget(lim.MaxBuffered)
@@ -357,6 +398,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusForbidden)
 		return
 	}
+	var principal *jsonrpc.Principal
+	if h.Tokens != nil || r.TLS != nil {
+		var challenge string
+		principal, challenge, err = httphost.Authenticate(r.Context(), h.Tokens, r.Header.Get("Authorization"), r.TLS)
+		if err != nil {
+			h.once.Do(func() { h.init(h.Limits.WithDefaults()) })
+			if h.log != nil {
+				h.log.LogAttrs(r.Context(), slog.LevelWarn, "upgrade refused", slog.String("remote", r.RemoteAddr), slog.String("reason", err.Error()))
+			}
+			httphost.Unauthorized(w, challenge)
+			return
+		}
+	}
 	c, refused := h.admit(r)
 	if c == nil {
 		if h.log != nil {
@@ -390,7 +444,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// request's context itself, which net/http cancels when this goroutine
 	// ends: a method that ends it with runtime.Goexit leaves the
 	// connection to a goroutine of its own (see peer.Conn.Run).
-	ctx, cancel := context.WithCancel(transport.WithContextValueFrom(context.WithoutCancel(r.Context()), r, c.client))
+	ctx, cancel := context.WithCancel(transport.WithContextValues(context.WithoutCancel(r.Context()), r, c.client, principal))
 	watch := context.AfterFunc(r.Context(), cancel)
 	var log *slog.Logger
 	if h.log != nil {
@@ -398,7 +452,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		log.LogAttrs(ctx, slog.LevelDebug, "connection opened")
 	}
 	c.log = log
-	p := peer.New(ctx, transport.Carrier{Conn: c, Traits: transport.Traits{Clock: c.clock}}, peer.Options{
+	p := peer.New(enumerator.Enable(ctx), transport.Carrier{Conn: c, Traits: transport.Traits{Clock: c.clock}}, peer.Options{
 		Logger:   log,
 		Server:   h.Server,
 		Order:    h.Order,
@@ -412,6 +466,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.release(c)
 		return
 	}
+	expire := func() bool { return false }
+	if principal != nil && !principal.Expiry.IsZero() {
+		// Its credentials end the connection when they expire.
+		t := time.AfterFunc(time.Until(principal.Expiry), func() { c.startClose(websocket.StatusPolicyViolation, reasonExpired) })
+		expire = t.Stop
+	}
 	returned := false
 	defer func() {
 		if !returned {
@@ -419,6 +479,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	p.Run(func(error) {
+		expire()
 		c.finish()
 		watch()
 		h.release(c)

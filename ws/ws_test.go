@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
-	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 
 	"github.com/coder/websocket"
 
@@ -128,7 +128,7 @@ func TestClientOutOfOrder(t *testing.T) {
 
 func TestMaxInFlight(t *testing.T) {
 	leaktest.Check(t)
-	s := newServer(t, &ws.Handler{Limits: peer.Limits{MaxInFlight: 2}})
+	s := newServer(t, &ws.Handler{Limits: transport.Limits{MaxInFlight: 2}})
 	c := dial(t, s.url)
 	done := make(chan error, 3)
 	for i := range 3 {
@@ -171,7 +171,7 @@ func TestCloseCancelsMethods(t *testing.T) {
 
 func TestMessageTooBig(t *testing.T) {
 	leaktest.Check(t)
-	s := newServer(t, &ws.Handler{Limits: peer.Limits{MaxMessage: 1024}})
+	s := newServer(t, &ws.Handler{Limits: transport.Limits{MaxMessage: 1024}})
 	conn := rawConn(t, s.url)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -12,6 +12,7 @@
 //
 //	rpcbench tcp -d 3s -conns 1 -async -runs 3
 //	rpcbench http -d 3s -conns 16
+//	rpcbench dotnet -d 3s -runs 3
 //	rpcbench twoway -d 1s -runs 3 -callers 16 -subs 100
 //	rpcbench seq -d 1s -runs 3
 //
@@ -34,7 +35,11 @@
 // -server fasthttp, a fasthttp server with a fasthttprpc.Handler) over
 // HTTP/1.1 keep-alive connections, each with a load generator of its own that
 // allocates nothing per request; both add client-side latency percentiles to
-// their rows. The wasm mode measures the calculator mix through Process
+// their rows. The dotnet mode runs the scenarios JSON-RPC.NET 2.0 publishes
+// in its README (Process from 1, 2, 4, ... workers; N connections over HTTP
+// with one request per POST and with batches of 100; N connections over TCP
+// with 256 requests pipelined each) and prints its two tables with the same
+// columns, N being GOMAXPROCS unless -conns says otherwise. The wasm mode measures the calculator mix through Process
 // natively and, built for GOOS=js and GOOS=wasip1 (GOARCH=wasm), under Node
 // and under wazero, in interleaved runs of one command, each after a
 // warm-up long enough for V8's optimizing compiler (-warmup, 1s). The real
@@ -103,6 +108,7 @@ var modes = []mode{
 	{"scale", "release gate: calc-mix req/s at N workers against 1 worker, in paired runs", (*env).scale},
 	{"tcp", "pipelined JSON-RPC over loopback TCP to a stream.Server, against Process", (*env).tcp},
 	{"http", "JSON-RPC over HTTP/1.1 keep-alive to an httprpc.Handler", (*env).httpMode},
+	{"dotnet", "JSON-RPC.NET's published scenarios, printed with the columns of its tables", (*env).dotnet},
 	{"twoway", "two-way connections: calls both ways, cancel latency, push to subscribers", (*env).twoway},
 	{"seq", "sequence results over TCP: items/s pulled 64 and 1 an answer, against notifications", (*env).seq},
 	{"real", "realistic methods (struct params, large results, raw JSON) against their floor", (*env).real},

@@ -71,7 +71,8 @@ type Row struct {
 	// Batch is the batch size of a legacy row (1: single requests).
 	Batch int `json:"batch,omitempty"`
 	// The headline suite adds what each row measures and its median
-	// calls/s over the sync row's.
+	// calls/s over the sync row's; the dotnet mode, what each of its
+	// network rows measures (its Transport cell).
 	What        string  `json:"what,omitempty"`
 	RatioToSync float64 `json:"ratio_to_sync,omitempty"`
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // seqItem is the item the seq rows stream: 200 bytes as a JSON string.
@@ -113,7 +114,7 @@ func newSeqBench() (*seqBench, error) {
 		return nil
 	}, jsonrpc.Blocking())
 	b := &seqBench{}
-	dial := func(lim peer.Limits, opts ...client.Option) (*client.Client, error) {
+	dial := func(lim transport.Limits, opts ...client.Option) (*client.Client, error) {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return nil, err
@@ -128,17 +129,17 @@ func newSeqBench() (*seqBench, error) {
 		return client.New(ch, opts...), nil
 	}
 	var err error
-	if b.c64, err = dial(peer.Limits{MaxSeqItems: 64}); err != nil {
+	if b.c64, err = dial(transport.Limits{MaxSeqItems: 64}); err != nil {
 		b.close()
 		return nil, err
 	}
-	if b.c1, err = dial(peer.Limits{MaxSeqItems: 1}); err != nil {
+	if b.c1, err = dial(transport.Limits{MaxSeqItems: 1}); err != nil {
 		b.close()
 		return nil, err
 	}
 	mine := jsonrpc.NewServer()
 	mine.MustRegister("item", func(s string) { b.got.Add(1) })
-	if b.cn, err = dial(peer.Limits{MaxPush: 1 << 16}, client.Serve(mine)); err != nil {
+	if b.cn, err = dial(transport.Limits{MaxPush: 1 << 16}, client.Serve(mine)); err != nil {
 		b.close()
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
 	"net"
 	"runtime"
 	"sync"
@@ -14,8 +13,10 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
 	"github.com/jsonrpc-go/jsonrpc/pubsub"
 	"github.com/jsonrpc-go/jsonrpc/stream"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // twoway measures two-way connections over loopback TCP (Line framing):
@@ -142,7 +143,7 @@ func newTwowayBench(nsubs int) (*twowayBench, error) {
 		b.stopped <- time.Now()
 		return ctx.Err()
 	}, jsonrpc.Blocking())
-	b.srv = &stream.Server{Server: srv, Protocol: lsp.Protocol(), Limits: peer.Limits{MaxPush: 1024}}
+	b.srv = &stream.Server{Server: srv, Protocol: lsp.Protocol(), Limits: transport.Limits{MaxPush: 1024}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err

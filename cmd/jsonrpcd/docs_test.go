@@ -3,11 +3,14 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -105,7 +108,9 @@ func outputPattern(line string) (*regexp.Regexp, []string) {
 // its output compared likewise, an elided token ("5b0c…") matching any text
 // and standing, in the commands after it, for what it matched. A command
 // the document shows no output of must not fail within a second (a GET
-// stream does not end). The commands of cmd/openrpc-gen are run by its own
+// stream does not end). The files the TLS commands name (ca.crt,
+// server.crt, client.key, ...) are made for the test, in the directory the
+// commands run in. The commands of cmd/openrpc-gen are run by its own
 // tests (TestFromFile, TestFromLiveServerOverHTTP).
 func TestHostingCommands(t *testing.T) {
 	testutil.SkipOnWasm(t, "runs curl, and a WebAssembly program cannot start a process")
@@ -161,9 +166,13 @@ func runHostingBlock(t *testing.T, b []command) {
 		flags = strings.Fields(strings.TrimPrefix(b[0].text, "go run ./cmd/jsonrpcd"))
 	}
 	addrs := map[string]string{} // the document's address: the one jsonrpcd listens on
+	dir := pkiFiles(t)           // the commands' directory, with the files of TLS
 	for i, f := range flags {
-		if f == "-metrics" && i+1 < len(flags) {
+		switch {
+		case f == "-metrics" && i+1 < len(flags):
 			addrs[flags[i+1]], flags[i+1] = "", "127.0.0.1:0"
+		case strings.HasPrefix(f, "-tls-") && i+1 < len(flags):
+			flags[i+1] = filepath.Join(dir, flags[i+1])
 		}
 	}
 	// startRun leaves out WebSocket, which the document's jsonrpcd serves.
@@ -198,6 +207,7 @@ func runHostingBlock(t *testing.T, b []command) {
 			ctx, cancel = context.WithTimeout(context.Background(), time.Second)
 		}
 		cmd := shellCommand(ctx, text)
+		cmd.Dir = dir
 		out, err := cmd.Output()
 		cancel()
 		switch {
@@ -209,6 +219,31 @@ func runHostingBlock(t *testing.T, b []command) {
 			compareOutput(t, c, string(out), subst)
 		}
 	}
+}
+
+// pkiFiles writes, into a temporary directory it returns, the files the
+// document's TLS commands name: a certificate authority (ca.crt), the
+// server's certificate for 127.0.0.1 and its key (server.crt, server.key),
+// and a client's (client.crt, client.key).
+func pkiFiles(t *testing.T) string {
+	t.Helper()
+	pki := testutil.NewPKI(t)
+	certFile, _, _ := pki.WriteFiles(t)
+	dir := filepath.Dir(certFile)
+	client := pki.Client(t, "docs")
+	key, err := x509.MarshalPKCS8PrivateKey(client.PrivateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string]*pem.Block{
+		"client.crt": {Type: "CERTIFICATE", Bytes: client.Certificate[0]},
+		"client.key": {Type: "PRIVATE KEY", Bytes: key},
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), pem.EncodeToMemory(b), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 // compareOutput compares got with the output c shows, line by line, in

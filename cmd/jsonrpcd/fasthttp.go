@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
@@ -45,7 +46,11 @@ func serveFastHTTP(nl net.Listener, srv *jsonrpc.Server, cfg config, logger *slo
 	logger = with(logger, "transport", "fasthttp")
 	l := httpListener(nl, cfg, logger)
 	fs := newFastHTTPServer(srv, cfg, logger)
-	go func() { errc <- fs.Serve(l) }()
+	served := l
+	if cfg.tls != nil {
+		served = tls.NewListener(l, cfg.tls)
+	}
+	go func() { errc <- fs.Serve(served) }()
 	return host{l: l,
 		shutdown: fs.ShutdownWithContext,
 		// fasthttp cannot close the connections that still run a

@@ -10,9 +10,14 @@ import (
 
 // httpListener bounds the connections of an HTTP listener: -max-conns in
 // all, waiting in the backlog past it, and -max-conns-per-client of one
-// client, answered 429 past it (transport.LimitListener).
+// client, answered 429 past it (transport.LimitListener); over TLS, whose
+// handshake has not begun when the listener refuses, closed without a
+// word.
 func httpListener(l net.Listener, cfg config, logger *slog.Logger) net.Listener {
 	lim := transport.ListenerLimits{MaxConns: cfg.maxConns, MaxConnsPerClient: cfg.maxConnsPerClient, Refusal: transport.HTTPRefusal}
+	if cfg.tls != nil {
+		lim.Refusal = ""
+	}
 	if logger != nil {
 		lim.OnRefuse = func(c net.Conn) {
 			logger.Warn("connection refused", "remote", c.RemoteAddr().String(), "reason", "too many connections from this client")

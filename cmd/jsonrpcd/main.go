@@ -228,9 +228,30 @@
 //		and publish answers 0. The connection reconnects by itself; what
 //		is published while a replica is away from the broker is lost to
 //		its subscribers (default empty: the feed of this process only)
+//	-tls-cert FILE, -tls-key FILE
+//		serve every network listener over TLS (TLS 1.2 at least) with
+//		the certificate of FILE, a PEM chain with the leaf first, and
+//		its key: HTTPS and wss on -http (HTTP/2 too, for clients that
+//		negotiate it), HTTPS on -fasthttp, TLS on -tcp (client.DialTLS).
+//		A plain request to the HTTP listener is answered 400, and a
+//		plain TCP connection closed (default empty: plain listeners)
+//	-tls-client-ca FILE
+//		with -tls-cert, require of every client a certificate issued by
+//		an authority of FILE (PEM), and refuse the handshake of a client
+//		without one (mutual TLS); the subject of a client's certificate
+//		is the Principal of its calls (jsonrpc.PrincipalOf) (default
+//		empty: no client certificates asked for)
 //
 // With -stdio, records go to standard error as well, and standard output
 // holds only the answers.
+//
+// Over TLS, curl trusts the authority of the server's certificate with
+// --cacert, and presents a client certificate with --cert and --key:
+//
+//	$ go run ./cmd/jsonrpcd -tls-cert server.crt -tls-key server.key -tls-client-ca ca.crt
+//	$ curl -s --cacert ca.crt --cert client.crt --key client.key -H 'Content-Type: application/json' \
+//	    -d '{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}' https://127.0.0.1:8080/
+//	{"jsonrpc":"2.0","result":3,"id":1}
 //
 // The HTTP server also reads a request's headers within 10 s (or the read
 // timeout, when shorter) and refuses headers over 64 KiB with 431.
@@ -238,11 +259,10 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
-	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"io"
 	"log/slog"
 	"net"
@@ -260,6 +280,8 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 	"github.com/jsonrpc-go/jsonrpc/openrpc"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"github.com/jsonrpc-go/jsonrpc/ratelog"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 	"github.com/jsonrpc-go/jsonrpc/streamhttp"
@@ -417,6 +439,10 @@ type config struct {
 	metricsPublic bool       // -metrics may be an address that is not loopback
 	otlpURL       string     // "": no traces
 	brokerURL     string     // the feed's broker; "": none
+
+	tlsCert, tlsKey string      // -tls-cert, -tls-key: PEM files; "": plain listeners
+	tlsClientCA     string      // -tls-client-ca: PEM file of the clients' authorities; "": no client certificates
+	tls             *tls.Config // of the network listeners, loaded by serveNetwork; nil: plain
 }
 
 // parseFlags reads the command line. ok is false when the command is to
@@ -450,7 +476,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	framingFlag := fs.String("framing", "line", "framing over TCP and -stdio: `line` (one message per line), header (Content-Length, as LSP) or raw (JSON values back to back)")
 	fs.IntVar(&cfg.maxMessage, "max-message", framing.DefaultMaxMessage, "largest request accepted, in `bytes`")
 	fs.IntVar(&cfg.maxConns, "max-conns", defaultMaxConns, "connections open at once on each listener; at the cap, new ones wait to be accepted")
-	fs.Int64Var(&cfg.maxBuffered, "max-buffered", peer.DefaultMaxBuffered, "`bytes` that messages larger than 64 KiB may hold at once, over every listener together")
+	fs.Int64Var(&cfg.maxBuffered, "max-buffered", transport.Limits{}.WithDefaults().MaxBuffered, "`bytes` that messages larger than 64 KiB may hold at once, over every listener together")
 	fs.Int64Var(&cfg.maxBufferedPerClient, "max-buffered-per-client", 0, "`bytes` of -max-buffered one client may hold at once (0: half of it)")
 	fs.IntVar(&cfg.maxConnsPerClient, "max-conns-per-client", 0, "connections one client address may hold at once on each listener (0: half of -max-conns)")
 	fs.DurationVar(&cfg.readTimeout, "read-timeout", defaultReadTimeout, "time to read a request: over HTTP its headers and body, over TCP a message once begun; 0 disables")
@@ -464,9 +490,12 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.StringVar(&cfg.metricsAddr, "metrics", "", "serve Prometheus metrics at http://`ADDR`/metrics (a loopback address, unless -metrics-public); empty: none")
 	fs.BoolVar(&cfg.metricsPublic, "metrics-public", false, "let -metrics listen on an address that is not loopback, or on every interface (:PORT)")
 	fs.StringVar(&cfg.otlpURL, "otlp", "", "export a span per call by OTLP/HTTP to `URL` (such as http://127.0.0.1:4318/v1/traces); empty: none")
+	fs.StringVar(&cfg.tlsCert, "tls-cert", "", "serve every network listener over TLS with the certificate (chain) of the PEM `file`, with -tls-key")
+	fs.StringVar(&cfg.tlsKey, "tls-key", "", "the PEM `file` of -tls-cert's private key")
+	fs.StringVar(&cfg.tlsClientCA, "tls-client-ca", "", "with -tls-cert, require of every client a certificate issued by an authority of the PEM `file` (mutual TLS)")
 	fs.StringVar(&cfg.brokerURL, "broker", "", "carry the feed between replicas on the broker at `URL`: nats://HOST:PORT or redis://HOST:PORT; empty: this process only")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-mcp] [-sessions METHOD [-max-sessions N] [-max-sessions-per-client N] [-session-idle D] [-replica NAME] [-session-store URL]] [-allowed-hosts NAMES] [-allowed-origins ORIGINS] [-stdio] [-framing line|header|raw] [-protocol none|lsp|mcp] [-max-message N] [-max-buffered N [-max-buffered-per-client N]] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-health=false] [-drain D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR [-metrics-public]] [-otlp URL] [-broker URL]\n\n")
+		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-mcp] [-sessions METHOD [-max-sessions N] [-max-sessions-per-client N] [-session-idle D] [-replica NAME] [-session-store URL]] [-allowed-hosts NAMES] [-allowed-origins ORIGINS] [-stdio] [-framing line|header|raw] [-protocol none|lsp|mcp] [-max-message N] [-max-buffered N [-max-buffered-per-client N]] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-health=false] [-drain D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR [-metrics-public]] [-otlp URL] [-broker URL]\n\t[-tls-cert FILE -tls-key FILE [-tls-client-ca FILE]]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -529,6 +558,17 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 		fmt.Fprintln(stderr, "jsonrpcd:", err)
 		return cfg, 2, false
 	}
+	switch {
+	case (cfg.tlsCert == "") != (cfg.tlsKey == ""):
+		fmt.Fprintln(stderr, "jsonrpcd: -tls-cert and -tls-key go together")
+		return cfg, 2, false
+	case cfg.tlsClientCA != "" && cfg.tlsCert == "":
+		fmt.Fprintln(stderr, "jsonrpcd: -tls-client-ca needs -tls-cert and -tls-key")
+		return cfg, 2, false
+	case cfg.tlsCert != "" && cfg.stdio:
+		fmt.Fprintln(stderr, "jsonrpcd: -tls-cert applies to the network listeners, not -stdio")
+		return cfg, 2, false
+	}
 	if cfg.readTimeout < 0 || cfg.writeTimeout < 0 || cfg.idleTimeout < 0 || cfg.shutdownTimeout < 0 || cfg.drain < 0 {
 		fmt.Fprintln(stderr, "jsonrpcd: a timeout cannot be negative")
 		return cfg, 2, false
@@ -563,7 +603,7 @@ func serveStdio(ctx context.Context, srv *jsonrpc.Server, stdin io.Reader, stdou
 		Framing:  cfg.framing,
 		Protocol: cfg.protocol,
 		Logger:   with(logger, "transport", "stdio"),
-		Limits: peer.Limits{
+		Limits: transport.Limits{
 			MaxMessage:  cfg.maxMessage,
 			IdleTimeout: -1, // a console may wait as long as it likes
 			ReadTimeout: -1,
@@ -590,6 +630,13 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		fmt.Fprintln(stderr, "jsonrpcd: nothing to serve: -http and -tcp are both empty (use -stdio for the console)")
 		return 2
 	}
+	if cfg.tlsCert != "" && cfg.tls == nil {
+		var err error
+		if cfg.tls, err = loadTLS(cfg.tlsCert, cfg.tlsKey, cfg.tlsClientCA); err != nil {
+			fmt.Fprintln(stderr, "jsonrpcd:", err)
+			return 1
+		}
+	}
 	// Every listener first, so that nothing is announced, nor served, when
 	// one of the addresses cannot be had.
 	httpL, tcpL, fastL, err := listenAll(cfg)
@@ -609,7 +656,7 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 	// on all of them together holds no more than on one.
 	cfg.budget = transport.NewBudgetPerClient(cfg.maxBuffered, cfg.maxBufferedPerClient)
 	// The limits of the WebSocket and TCP connections.
-	limits := peer.Limits{
+	limits := transport.Limits{
 		MaxMessage:        cfg.maxMessage,
 		MaxConns:          cfg.maxConns,
 		MaxConnsPerClient: cfg.maxConnsPerClient,
@@ -667,7 +714,11 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 			mux.Handle("/mcp", sh)
 		}
 		hs := newHTTPServer(mux, cfg, httpLog)
-		go func() { errc <- hs.Serve(l) }()
+		if cfg.tls != nil {
+			go func() { errc <- hs.ServeTLS(l, "", "") }()
+		} else {
+			go func() { errc <- hs.Serve(l) }()
+		}
 		hosts = append(hosts, host{l: l,
 			shutdown: func(ctx context.Context) error {
 				// net/http does not track WebSocket connections, nor
@@ -691,33 +742,46 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 			},
 			close: func() { hs.Close() }, // the WebSocket handler closes its connections when ctx ends
 		})
-		announce = append(announce, fmt.Sprintf("HTTP on http://%s/", l.Addr()))
+		scheme, wsScheme, name := "http", "ws", "HTTP"
+		if cfg.tls != nil {
+			scheme, wsScheme, name = "https", "wss", "HTTPS"
+		}
+		announce = append(announce, fmt.Sprintf("%s on %s://%s/", name, scheme, l.Addr()))
 		if cfg.ws {
-			announce = append(announce, fmt.Sprintf("WebSocket on ws://%s/ws", l.Addr()))
+			announce = append(announce, fmt.Sprintf("WebSocket on %s://%s/ws", wsScheme, l.Addr()))
 		}
 		if cfg.streamable {
-			announce = append(announce, fmt.Sprintf("Streamable HTTP on http://%s/mcp", l.Addr()))
+			announce = append(announce, fmt.Sprintf("Streamable HTTP on %s://%s/mcp", scheme, l.Addr()))
 		}
 	}
 	if tcpL != nil {
 		l := newLimitListener(tcpL, cfg.maxConns)
 		ts := &stream.Server{
-			Server:   srv,
-			Framing:  cfg.framing,
-			Protocol: cfg.protocol,
-			Order:    stream.Concurrent,
-			Logger:   with(logger, "transport", "tcp"),
-			Limits:   limits,
-			Budget:   cfg.budget,
+			Server:    srv,
+			Framing:   cfg.framing,
+			Protocol:  cfg.protocol,
+			Order:     stream.Concurrent,
+			Logger:    with(logger, "transport", "tcp"),
+			Limits:    limits,
+			Budget:    cfg.budget,
+			TLSConfig: cfg.tls,
 		}
 		go func() { errc <- ts.Serve(l) }()
 		hosts = append(hosts, host{l: l, shutdown: ts.Shutdown, close: func() { ts.Close() }})
-		announce = append(announce, fmt.Sprintf("TCP (%s) on %s", framingNames[cfg.framing], l.Addr()))
+		over := ""
+		if cfg.tls != nil {
+			over = " over TLS"
+		}
+		announce = append(announce, fmt.Sprintf("TCP (%s%s) on %s", framingNames[cfg.framing], over, l.Addr()))
 	}
 	if fastL != nil {
 		h := serveFastHTTP(fastL, srv, cfg, logger, errc)
 		hosts = append(hosts, h)
-		announce = append(announce, fmt.Sprintf("HTTP (fasthttp) on http://%s/", h.l.Addr()))
+		if cfg.tls != nil {
+			announce = append(announce, fmt.Sprintf("HTTPS (fasthttp) on https://%s/", h.l.Addr()))
+		} else {
+			announce = append(announce, fmt.Sprintf("HTTP (fasthttp) on http://%s/", h.l.Addr()))
+		}
 	}
 	for _, line := range announce {
 		fmt.Fprintln(stdout, "jsonrpcd:", line)
@@ -849,6 +913,7 @@ func newHTTPServer(h http.Handler, cfg config, logger *slog.Logger) *http.Server
 	var protocols http.Protocols
 	protocols.SetHTTP1(true)
 	protocols.SetUnencryptedHTTP2(true) // h2c, for clients that ask for it
+	protocols.SetHTTP2(cfg.tls != nil)  // over TLS, for clients that negotiate it
 	headers := readHeaderTimeout
 	if cfg.readTimeout > 0 {
 		headers = min(headers, cfg.readTimeout)
@@ -868,6 +933,7 @@ func newHTTPServer(h http.Handler, cfg config, logger *slog.Logger) *http.Server
 		WriteTimeout:      write,                   // 0: none
 		IdleTimeout:       orNone(cfg.idleTimeout), // 0 would mean ReadTimeout
 		MaxHeaderBytes:    maxHeaderBytes,
+		TLSConfig:         cfg.tls.Clone(), // nil: plain; ServeTLS adds h2 to its copy
 	}
 	if logger != nil {
 		hs.ErrorLog = slog.NewLogLogger(logger.Handler(), slog.LevelWarn)

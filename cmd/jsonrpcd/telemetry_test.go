@@ -50,7 +50,7 @@ func startRun(t *testing.T, args ...string) *running {
 		r.stdout.Write([]byte(line + "\n"))
 		f := strings.Fields(line)
 		switch {
-		case strings.HasPrefix(line, "jsonrpcd: HTTP on "):
+		case strings.HasPrefix(line, "jsonrpcd: HTTP on "), strings.HasPrefix(line, "jsonrpcd: HTTPS on "):
 			r.addr["http"] = f[len(f)-1]
 		case strings.HasPrefix(line, "jsonrpcd: TCP"):
 			r.addr["tcp"] = f[len(f)-1]

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"io"
 	"net"
 	"net/http"
@@ -18,7 +17,8 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/deploy/nginx"
-	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/progress"
 	"github.com/jsonrpc-go/jsonrpc/streamhttp"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
@@ -147,7 +147,7 @@ func startGated(t *testing.T) *gatedServer {
 	srv.MustRegister("gated", func(ctx context.Context, p struct {
 		Meta json.RawMessage `json:"_meta"`
 	}) (string, error) {
-		pr := peer.ProgressOf(ctx)
+		pr := progress.Of(ctx)
 		if pr == nil {
 			return "", errors.New("no progress token")
 		}

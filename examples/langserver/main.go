@@ -42,7 +42,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
 	"io"
 	"iter"
 	"maps"
@@ -58,7 +57,10 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/progress"
 	"github.com/jsonrpc-go/jsonrpc/stream"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 func main() {
@@ -85,7 +87,7 @@ func run(r io.Reader, w io.Writer, stderr io.Writer) int {
 		Server:   ls.srv,
 		Framing:  framing.Header,
 		Protocol: lsp.Protocol(),
-		Limits: peer.Limits{
+		Limits: transport.Limits{
 			IdleTimeout: -1, // an editor may stay idle as long as it likes
 			ReadTimeout: -1,
 		},
@@ -538,7 +540,7 @@ func (ls *server) executeCommand(ctx context.Context, p executeCommandParams) (a
 // asked for it (peer.ProgressOf), and returns ctx's error when ctx ends
 // first.
 func wait(ctx context.Context, d time.Duration) error {
-	p := peer.ProgressOf(ctx) // nil, reporting nothing, without a workDoneToken
+	p := progress.Of(ctx) // nil, reporting nothing, without a workDoneToken
 	pct := func(n int) *int { return &n }
 	p.Report(ctx, workDoneProgress{Kind: "begin", Title: "wait", Cancellable: true, Percentage: pct(0)})
 	start := time.Now()

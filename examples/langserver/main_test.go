@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
 	"os"
 	"os/exec"
 	"strings"
@@ -18,6 +17,8 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/internal/tap"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/progress"
 )
 
 // build builds the command into a temporary directory and returns the
@@ -153,7 +154,7 @@ func TestEditorSession(t *testing.T) {
 	// executeCommand wait 300 ms with a workDoneToken: begin, reports, end.
 	var mu sync.Mutex
 	var kinds []string
-	token, stop := c.Conn().OnProgress(func(params json.RawMessage) {
+	token, stop := progress.Watch(c.Conn(), func(params json.RawMessage) {
 		var p struct {
 			Value struct{ Kind string } `json:"value"`
 		}
@@ -180,7 +181,7 @@ func TestEditorSession(t *testing.T) {
 	// returns at once, the client sends $/cancelRequest, and the server
 	// stops (its progress ends "cancelled") and answers -32800.
 	ended := make(chan string, 1)
-	token, stop = c.Conn().OnProgress(func(params json.RawMessage) {
+	token, stop = progress.Watch(c.Conn(), func(params json.RawMessage) {
 		var p struct {
 			Value struct{ Kind, Message string } `json:"value"`
 		}
@@ -341,7 +342,7 @@ func checkSymbols(t *testing.T, c *client.Client) {
 
 	var mu sync.Mutex
 	var partial []json.RawMessage
-	token, stop := c.Conn().OnProgress(func(params json.RawMessage) {
+	token, stop := progress.Watch(c.Conn(), func(params json.RawMessage) {
 		var p struct{ Value []json.RawMessage }
 		json.Unmarshal(params, &p)
 		mu.Lock()

@@ -150,7 +150,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"io"
 	"log/slog"
 	"net"
@@ -164,8 +163,10 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 	"github.com/jsonrpc-go/jsonrpc/streamhttp"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 func main() {
@@ -221,7 +222,7 @@ func run(r io.Reader, w io.Writer, stderr io.Writer) int {
 		Server:   newServer(newNotes()).rpc,
 		Framing:  framing.Line,
 		Protocol: mcp.Protocol(),
-		Limits: peer.Limits{
+		Limits: transport.Limits{
 			IdleTimeout: -1, // an agent may stay idle as long as it likes
 			ReadTimeout: -1,
 		},

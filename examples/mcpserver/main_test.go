@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"io"
 	"os"
 	"os/exec"
@@ -19,6 +18,8 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/internal/tap"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/progress"
 )
 
 // build builds the command into a temporary directory and returns the
@@ -133,12 +134,12 @@ func TestAgentSession(t *testing.T) {
 
 	// sleep 300 ms with a progress token: progress every 50 ms, rising.
 	var mu sync.Mutex
-	var progress []float64
-	token, stop := c.Conn().OnProgress(func(params json.RawMessage) {
+	var reports []float64
+	token, stop := progress.Watch(c.Conn(), func(params json.RawMessage) {
 		var p mcp.Progress
 		json.Unmarshal(params, &p)
 		mu.Lock()
-		progress = append(progress, p.Progress)
+		reports = append(reports, p.Progress)
 		mu.Unlock()
 	})
 	slept := call[toolResult](t, c, "tools/call", map[string]any{
@@ -149,12 +150,12 @@ func TestAgentSession(t *testing.T) {
 		t.Errorf("sleep answered %+v", slept)
 	}
 	mu.Lock()
-	if len(progress) < 2 {
-		t.Errorf("sleep 300 ms reported progress %v, want at least 2 notifications", progress)
+	if len(reports) < 2 {
+		t.Errorf("sleep 300 ms reported progress %v, want at least 2 notifications", reports)
 	}
-	for i := 1; i < len(progress); i++ {
-		if progress[i] <= progress[i-1] {
-			t.Errorf("progress %v does not rise", progress)
+	for i := 1; i < len(reports); i++ {
+		if reports[i] <= reports[i-1] {
+			t.Errorf("progress %v does not rise", reports)
 			break
 		}
 	}
@@ -165,7 +166,7 @@ func TestAgentSession(t *testing.T) {
 	// progress and sends no answer for that id; a later ping is answered.
 	var after int
 	var cancelledAt time.Time
-	token, stop = c.Conn().OnProgress(func(json.RawMessage) {
+	token, stop = progress.Watch(c.Conn(), func(json.RawMessage) {
 		mu.Lock()
 		if !cancelledAt.IsZero() && time.Since(cancelledAt) > 200*time.Millisecond {
 			after++

@@ -5,11 +5,12 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"strings"
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/progress"
 	"github.com/jsonrpc-go/jsonrpc/streamhttp"
 )
 
@@ -99,7 +100,7 @@ func (s *server) suiteTool(ctx context.Context, r *request, name string, args js
 	case "test_error_handling":
 		return &callToolResult{resultFields: r.complete(), Content: []any{content{Type: "text", Text: "This tool intentionally returns an error for testing"}}, IsError: true}, nil, true
 	case "test_tool_with_progress":
-		p := peer.ProgressOf(ctx) // nil without a progressToken: it reports nothing
+		p := progress.Of(ctx) // nil without a progressToken: it reports nothing
 		for i, v := range []float64{0, 50, 100} {
 			if i > 0 && pause(ctx, 50*time.Millisecond) != nil {
 				return nil, ctx.Err(), true

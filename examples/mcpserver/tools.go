@@ -8,12 +8,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"strings"
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/progress"
 )
 
 // progressEvery is how often sleep reports its progress.
@@ -184,7 +185,7 @@ func isObjectOrNull(v json.RawMessage) bool {
 // when it asked for it (peer.ProgressOf), and returns ctx's error when ctx
 // ends first: cancelled by the client, the call gets no answer.
 func sleep(ctx context.Context, ms float64) error {
-	p := peer.ProgressOf(ctx) // nil, reporting nothing, without a progressToken
+	p := progress.Of(ctx) // nil, reporting nothing, without a progressToken
 	d := time.Duration(ms * float64(time.Millisecond))
 	start := time.Now()
 	tick := time.NewTicker(progressEvery)

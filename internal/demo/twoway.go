@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"strings"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/progress"
 	"github.com/jsonrpc-go/jsonrpc/pubsub"
 )
 
@@ -30,7 +31,7 @@ var errNoConn = jsonrpc.NewError(jsonrpc.CodeServerError, "").WithData("the meth
 //	{"jsonrpc":"2.0","method":"subscription","params":{"subscription":ID,"result":VALUE}}
 //
 // A connection that does not read keeps its notifications in its push
-// queue (peer.Limits.MaxPush, MaxPushBytes), past which they are dropped
+// queue (transport.Limits.MaxPush, MaxPushBytes), past which they are dropped
 // for it alone. With a Broker (SetBroker) the Feeds of several servers
 // are one: what is published on any reaches the subscribers of all.
 // NewFeed makes one; a Feed is safe for concurrent use by multiple
@@ -119,13 +120,13 @@ const MaxSteps = 1000
 // {"progress": i, "total": steps} (mcp.Progress), and returns the
 // number of reports sent. It reports nothing, and returns 0, when the call
 // carries no token its connection's Protocol takes: over plain HTTP, under the
-// zero Protocol, or with a token that is too long (peer.MaxProgressToken).
+// zero Protocol, or with a token that is too long (progress.MaxToken).
 // It is registered Blocking, as progress.
 func Progress(ctx context.Context, p ProgressParams) (int, error) {
 	if p.Steps < 0 || p.Steps > MaxSteps {
 		return 0, jsonrpc.ErrInvalidParams.WithData(fmt.Sprintf("steps must be from 0 to %d", MaxSteps))
 	}
-	pr := peer.ProgressOf(ctx)
+	pr := progress.Of(ctx)
 	if pr == nil {
 		return 0, nil
 	}

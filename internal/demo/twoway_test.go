@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
-	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"net"
 	"strings"
 	"sync"
@@ -17,6 +15,9 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/progress"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 )
 
@@ -121,7 +122,7 @@ func TestProgress(t *testing.T) {
 			defer cancel()
 			var mu sync.Mutex
 			var reports []string
-			token, stop := c.Conn().OnProgress(func(p json.RawMessage) {
+			token, stop := progress.Watch(c.Conn(), func(p json.RawMessage) {
 				mu.Lock()
 				reports = append(reports, string(p))
 				mu.Unlock()
@@ -139,8 +140,8 @@ func TestProgress(t *testing.T) {
 				t.Errorf("reports %q", reports)
 			}
 
-			// A token longer than peer.MaxProgressToken gets no report.
-			long := json.RawMessage(`"` + strings.Repeat("t", peer.MaxProgressToken) + `"`)
+			// A token longer than progress.MaxToken gets no report.
+			long := json.RawMessage(`"` + strings.Repeat("t", progress.MaxToken) + `"`)
 			if n, err := client.Call[int](ctx, c, "progress", tt.params(long)); n != 0 || err != nil {
 				t.Errorf("progress with a long token = %d, %v; want 0", n, err)
 			}

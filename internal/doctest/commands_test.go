@@ -34,6 +34,7 @@ var commandRuns = map[string]string{
 	"cd bench/peers && go run . -workload process -runs 5": ".ci/run, briefly (-d 200ms -runs 1)",
 	"go run ./bench/rpcbench wasm -d 2s -runs 5":           ".ci/run, briefly (-d 200ms -runs 1)",
 	"go run ./docs/explorer/wasm/serve":                    ".ci/run: its page, app.wasm and /rpc",
+	"go run ./bench/rpcbench dotnet -d 3s -runs 3":         ".ci/run, briefly (-d 100ms -runs 1): its tables' lines",
 }
 
 // docCommands returns the commands of the sh blocks of a document: each

@@ -19,3 +19,7 @@ type Client struct{}
 // Codes is the context key of the error codes (a *jsonrpc.Codes) that a
 // connection's protocol gives the calls it serves.
 type Codes struct{}
+
+// Principal is the context key of who is calling (a *jsonrpc.Principal),
+// which a host sets once per connection or request.
+type Principal struct{}

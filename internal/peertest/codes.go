@@ -14,6 +14,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/enumerator"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
@@ -76,7 +77,7 @@ func LibraryCodes(t *testing.T, proto peer.Protocol) map[string]jsonrpc.Code {
 	}, jsonrpc.Blocking())
 
 	pipe := &chanConn{in: make(chan []byte, 16), out: make(chan []byte, 16), closed: make(chan struct{})}
-	c := peer.New(context.Background(), transport.Carrier{Conn: pipe}, peer.Options{Server: srv, Protocol: proto, Limits: peer.Limits{MaxSeqItems: 1}})
+	c := peer.New(enumerator.Enable(context.Background()), transport.Carrier{Conn: pipe}, peer.Options{Server: srv, Protocol: proto, Limits: transport.Limits{MaxSeqItems: 1}})
 	done := make(chan struct{})
 	go c.Run(func(error) { close(done) })
 	t.Cleanup(func() { pipe.Close(); <-done })

@@ -33,18 +33,14 @@ var Generation func(srv any) any
 // package at init.
 var RegisterReserved func(srv any, name string, fn any) error
 
-// ProcessScanned answers req, a single object that the caller has scanned
-// with a wire.Scanner of the default depth into r, as ProcessAsync would,
-// without scanning it again, and reports true; it reports false, having
-// done nothing, when the server must scan req itself (a scanner of another
-// depth, a large request). srv is a *jsonrpc.Server. It is set by the root
-// package at init.
-var ProcessScanned func(srv any, ctx context.Context, dst, req []byte, r *wire.Request, reply func([]byte)) bool
-
-// ProcessScannedBatch is ProcessScanned for a batch that the caller has
-// scanned with wire.Scanner.ScanBatch, of the default depth, into reqs (at
-// least BatchScan records), with its results arr, n and err. It is set by
-// the root package at init.
+// ProcessScannedBatch answers req, a batch that the caller has scanned
+// with wire.Scanner.ScanBatch, of the default depth, into reqs (at least
+// BatchScan records), with its results arr, n and err, as ProcessAsync
+// would, without scanning it again, and reports true; it reports false,
+// having done nothing, when the server must scan req itself (a scanner of
+// another depth, a large request). srv is a *jsonrpc.Server. It is set by
+// the root package at init. (A single request goes through the typed
+// (*jsonrpc.Server).ProcessRequest.)
 var ProcessScannedBatch func(srv any, ctx context.Context, dst, req, arr []byte, reqs []wire.Request, n int, err error, reply func([]byte)) bool
 
 // BatchScan is how many requests of a batch the server's scan records

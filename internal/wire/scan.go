@@ -148,6 +148,7 @@ func SkipSpace(b []byte, i int) int {
 // with the spans of the request members and returns Object. Otherwise it
 // returns the value's kind and leaves r empty.
 func (s Scanner) ScanRequest(doc []byte, r *Request) (Kind, error) {
+	countScan()
 	i := SkipSpace(doc, 0)
 	if i == len(doc) {
 		return Invalid, &SyntaxError{Offset: i, Msg: ErrEmpty}
@@ -206,6 +207,7 @@ func (s Scanner) Validate(doc []byte) ([]byte, error) {
 // elements: its Value is the element's span and, when the element is an
 // object, the other fields are its request members.
 func (s Scanner) ScanBatch(doc []byte, out []Request) (arr []byte, n int, err error) {
+	countScan()
 	i := SkipSpace(doc, 0)
 	if i == len(doc) || doc[i] != '[' {
 		return nil, 0, syntaxAt(doc, i)

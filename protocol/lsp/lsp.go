@@ -5,7 +5,7 @@
 //
 //	s := &stream.Server{Server: srv, Framing: framing.Header, Protocol: lsp.Protocol()}
 //
-// A method reports progress to its caller with peer.ProgressOf, begins
+// A method reports progress to its caller with progress.Of, begins
 // progress of its own with BeginWorkDone, and streams a sequence
 // result as partial results when the call carries a partialResultToken.
 package lsp
@@ -13,6 +13,7 @@ package lsp
 import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/progress"
 )
 
 // The error codes LSP defines in the range JSON-RPC gives implementations
@@ -41,16 +42,17 @@ const CodeUnknownToken jsonrpc.Code = -32011
 // returns a profile of its own.
 func Protocol() peer.Protocol {
 	return peer.Protocol{
-		CancelMethod:      "$/cancelRequest",
-		CancelID:          "id",
-		AnswerCancelled:   true,
-		ProgressMethod:    "$/progress",
-		ProgressToken:     "token",
-		ProgressValue:     "value",
-		TokenPath:         []string{"workDoneToken"},
-		PartialResultPath: []string{"partialResultToken"},
-		NullParams:        true,
-		Preempt:           rules{},
-		Codes:             jsonrpc.Codes{UnknownToken: CodeUnknownToken},
+		CancelMethod:    "$/cancelRequest",
+		CancelID:        "id",
+		AnswerCancelled: true,
+		NullParams:      true,
+		Preempt: []peer.Preempter{&progress.Rules{
+			Method:            "$/progress",
+			Token:             "token",
+			Value:             "value",
+			TokenPath:         []string{"workDoneToken"},
+			PartialResultPath: []string{"partialResultToken"},
+		}, rules{}},
+		Codes: jsonrpc.Codes{UnknownToken: CodeUnknownToken},
 	}
 }

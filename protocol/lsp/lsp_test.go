@@ -6,6 +6,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
 	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/progress"
 )
 
 // TestCodes: every code the library chooses under LSP is the profile's,
@@ -26,9 +27,9 @@ func TestCodes(t *testing.T) {
 // one changes no other.
 func TestProtocolIsAValue(t *testing.T) {
 	a := lsp.Protocol()
-	a.TokenPath[0] = "changed"
+	a.Preempt[0].(*progress.Rules).TokenPath[0] = "changed"
 	a.CancelMethod = "changed"
-	if b := lsp.Protocol(); b.TokenPath[0] != "workDoneToken" || b.CancelMethod != "$/cancelRequest" {
+	if b := lsp.Protocol(); b.Preempt[0].(*progress.Rules).TokenPath[0] != "workDoneToken" || b.CancelMethod != "$/cancelRequest" {
 		t.Fatalf("a change to one profile reached the next: %+v", b)
 	}
 }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"sync"
 
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/progress"
 )
 
 // The methods of LSP's server-initiated work-done progress.
@@ -79,7 +81,7 @@ func canonicalToken(tok []byte) []byte {
 // server's request, on which the server reports the begin, reports and the
 // end of some work, and which the client may cancel.
 type WorkDone struct {
-	p      *peer.Progress
+	p      *progress.Reporter
 	conn   *workDones
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -98,7 +100,7 @@ func BeginWorkDone(ctx context.Context, title string, cancellable bool) (*WorkDo
 	if c == nil {
 		return nil, ErrNoWorkDone
 	}
-	if _, ok := c.Protocol().Preempt.(rules); !ok {
+	if !slices.ContainsFunc(c.Protocol().Preempt, func(p peer.Preempter) bool { _, ok := p.(rules); return ok }) {
 		return nil, ErrNoWorkDone
 	}
 	ws := workDonesOf(c)
@@ -109,7 +111,7 @@ func BeginWorkDone(ctx context.Context, title string, cancellable bool) (*WorkDo
 	if err := c.Call(ctx, WorkDoneCreate, map[string]json.RawMessage{"token": token}, nil); err != nil {
 		return nil, err
 	}
-	w := &WorkDone{p: peer.ProgressTo(ctx, token), conn: ws}
+	w := &WorkDone{p: progress.To(ctx, token), conn: ws}
 	w.ctx, w.cancel = context.WithCancel(ctx)
 	if cancellable {
 		ws.mu.Lock()

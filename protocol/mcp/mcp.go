@@ -16,6 +16,7 @@ package mcp
 import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/progress"
 )
 
 // The codes the library chooses under MCP, where elsewhere it chooses the
@@ -46,18 +47,20 @@ var codes = jsonrpc.Codes{
 // codes above. Each call returns a profile of its own.
 func Protocol() peer.Protocol {
 	return peer.Protocol{
-		CancelMethod:   "notifications/cancelled",
-		CancelID:       "requestId",
-		CancelReason:   "reason",
-		ProgressMethod: "notifications/progress",
-		ProgressToken:  "progressToken",
-		TokenPath:      []string{"_meta", "progressToken"},
-		Codes:          codes,
+		CancelMethod: "notifications/cancelled",
+		CancelID:     "requestId",
+		CancelReason: "reason",
+		Preempt: []peer.Preempter{&progress.Rules{
+			Method:    "notifications/progress",
+			Token:     "progressToken",
+			TokenPath: []string{"_meta", "progressToken"},
+		}},
+		Codes: codes,
 	}
 }
 
 // Progress is the value of an MCP progress notification, for
-// peer.Progress.Report.
+// progress.Reporter.Report.
 type Progress struct {
 	Progress float64 `json:"progress"`
 	Total    float64 `json:"total,omitempty"`

@@ -1,4 +1,4 @@
-package peer_test
+package enumerator_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // BenchmarkSeq: items of 200 bytes a second over one loopback TCP
@@ -40,7 +41,7 @@ func BenchmarkSeq(b *testing.B) {
 		}
 		return nil
 	}, jsonrpc.Blocking())
-	dialTCP := func(b *testing.B, lim peer.Limits, opts ...client.Option) *client.Client {
+	dialTCP := func(b *testing.B, lim transport.Limits, opts ...client.Option) *client.Client {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			b.Fatal(err)
@@ -58,7 +59,7 @@ func BenchmarkSeq(b *testing.B) {
 	}
 	for _, batch := range []int{64, 1} {
 		b.Run("enumerator/batch="+map[int]string{1: "1", 64: "64"}[batch], func(b *testing.B) {
-			c := dialTCP(b, peer.Limits{MaxSeqItems: batch})
+			c := dialTCP(b, transport.Limits{MaxSeqItems: batch})
 			b.ReportAllocs()
 			b.ResetTimer()
 			n := 0
@@ -78,7 +79,7 @@ func BenchmarkSeq(b *testing.B) {
 		var got atomic.Int64
 		mine := jsonrpc.NewServer()
 		mine.MustRegister("item", func(string) { got.Add(1) })
-		c := dialTCP(b, peer.Limits{MaxPush: 1 << 20}, client.Serve(mine))
+		c := dialTCP(b, transport.Limits{MaxPush: 1 << 20}, client.Serve(mine))
 		b.ReportAllocs()
 		b.ResetTimer()
 		if _, err := client.Call[any](context.Background(), c, "push", []int{b.N}); err != nil {

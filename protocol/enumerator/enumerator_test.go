@@ -1,12 +1,10 @@
-package peer_test
+package enumerator_test
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
-	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
 	"iter"
 	"strings"
 	"sync"
@@ -16,8 +14,10 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
-	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
 	"github.com/jsonrpc-go/jsonrpc/stream"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // seqServer has count, a sequence of n numbers that reports on ended when
@@ -82,7 +82,7 @@ func TestSeqEnumerator(t *testing.T) {
 			if err != want {
 				t.Errorf("the producer ended with its context's error %v, want %v", err, want)
 			}
-		case <-time.After(wait):
+		case <-time.After(peertest.Wait):
 			t.Fatal("the producer did not end")
 		}
 	}
@@ -147,7 +147,7 @@ func TestSeqEndsWithConn(t *testing.T) {
 	nc := peertest.ServePipe(t, s)
 	c := client.New(client.Stream(nc, s.Framing))
 	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	ctx, cancel := context.WithTimeout(context.Background(), peertest.Wait)
 	defer cancel()
 	for v, err := range client.CallSeq[int](ctx, c, "count", []int{1000}) {
 		if err != nil {
@@ -163,7 +163,7 @@ func TestSeqEndsWithConn(t *testing.T) {
 		if err != context.Canceled {
 			t.Errorf("the producer's context: %v, want cancelled", err)
 		}
-	case <-time.After(wait):
+	case <-time.After(peertest.Wait):
 		t.Fatal("the producer did not end with the connection")
 	}
 }
@@ -175,8 +175,8 @@ func TestCallSeq(t *testing.T) {
 	leaktest.Check(t)
 	ended := make(chan error, 4)
 	s := &stream.Server{Server: seqServer(ended)}
-	c := dial(t, s)
-	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	c := peertest.DialPipe(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), peertest.Wait)
 	defer cancel()
 	for _, opts := range [][]client.SeqOption{nil, {client.ReadAhead()}} {
 		n := 0
@@ -204,7 +204,7 @@ func TestCallSeq(t *testing.T) {
 			if err != context.Canceled {
 				t.Errorf("the producer after the loop stopped: %v, want cancelled", err)
 			}
-		case <-time.After(wait):
+		case <-time.After(peertest.Wait):
 			t.Fatal("the producer did not end when the loop stopped")
 		}
 	}
@@ -255,7 +255,7 @@ func TestSeqPartialResults(t *testing.T) {
 			}
 		}
 	})
-	r := peertest.NewRaw(t, &stream.Server{Server: srv, Protocol: lsp.Protocol(), Limits: peer.Limits{MaxSeqItems: 40}})
+	r := peertest.NewRaw(t, &stream.Server{Server: srv, Protocol: lsp.Protocol(), Limits: transport.Limits{MaxSeqItems: 40}})
 	r.Send(`{"jsonrpc":"2.0","method":"workspace/symbol","params":{"query":"s","partialResultToken":"p1"},"id":1}`)
 	var names []string
 	for i := range 100 {
@@ -298,7 +298,7 @@ func TestSeqProducerHeld(t *testing.T) {
 			}
 		}
 	})
-	r := peertest.NewRaw(t, &stream.Server{Server: srv, Limits: peer.Limits{MaxSeqItems: 10}})
+	r := peertest.NewRaw(t, &stream.Server{Server: srv, Limits: transport.Limits{MaxSeqItems: 10}})
 	check := func(want int) {
 		t.Helper()
 		mu.Lock()
@@ -351,9 +351,9 @@ func TestCallSeqPartialResults(t *testing.T) {
 			}
 		}
 	})
-	s := &stream.Server{Server: srv, Protocol: lsp.Protocol(), Limits: peer.Limits{MaxSeqItems: 7}}
-	c := dial(t, s, client.UseProtocol(lsp.Protocol()))
-	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	s := &stream.Server{Server: srv, Protocol: lsp.Protocol(), Limits: transport.Limits{MaxSeqItems: 7}}
+	c := peertest.DialPipe(t, s, client.UseProtocol(lsp.Protocol()))
+	ctx, cancel := context.WithTimeout(context.Background(), peertest.Wait)
 	defer cancel()
 	n := 0
 	for v, err := range client.CallSeq[int](ctx, c, "count", map[string]int{"n": 100}) {
@@ -382,7 +382,7 @@ func TestCallSeqPartialResults(t *testing.T) {
 		if err != context.Canceled {
 			t.Errorf("the producer after the loop stopped: %v, want cancelled", err)
 		}
-	case <-time.After(wait):
+	case <-time.After(peertest.Wait):
 		t.Fatal("the producer did not end when the loop stopped")
 	}
 	n = 0

@@ -1,11 +1,10 @@
-package peer_test
+package enumerator_test
 
 import (
 	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
-	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
 	"iter"
 	"net"
 	"net/http"
@@ -19,6 +18,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
+	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 	"github.com/jsonrpc-go/jsonrpc/streamhttp"
 	"github.com/jsonrpc-go/jsonrpc/ws"

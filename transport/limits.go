@@ -1,4 +1,4 @@
-package peer
+package transport
 
 import (
 	"time"
@@ -6,70 +6,58 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/framing"
 )
 
-// The defaults of Limits, for every host and Conn.
+// The defaults of Limits, for every host and peer.Conn (each field says
+// its own).
 const (
-	// DefaultMaxMessage is the default of Limits.MaxMessage.
-	DefaultMaxMessage = framing.DefaultMaxMessage
-	// DefaultMaxBuffered is the default of Limits.MaxBuffered.
-	DefaultMaxBuffered = 64 << 20
-	// DefaultMaxConns is the default of Limits.MaxConns.
-	DefaultMaxConns = 4096
-	// DefaultMaxInFlight is the default of Limits.MaxInFlight.
-	DefaultMaxInFlight = 64
-	// DefaultMaxQueued is the default of Limits.MaxQueued.
-	DefaultMaxQueued = 4 << 20
-	// DefaultMaxPush is the default of Limits.MaxPush.
-	DefaultMaxPush = 256
-	// DefaultMaxPushBytes is the default of Limits.MaxPushBytes.
-	DefaultMaxPushBytes = 1 << 20
-	// DefaultMaxSubscriptions is the default of Limits.MaxSubscriptions.
-	DefaultMaxSubscriptions = 1024
-	// DefaultMaxSequences is the default of Limits.MaxSequences.
-	DefaultMaxSequences = 256
-	// DefaultMaxSeqItems is the default of Limits.MaxSeqItems.
-	DefaultMaxSeqItems = 64
-	// DefaultIdleTimeout is the default of Limits.IdleTimeout.
-	DefaultIdleTimeout = 2 * time.Minute
-	// DefaultReadTimeout is the default of Limits.ReadTimeout.
-	DefaultReadTimeout = 30 * time.Second
-	// DefaultWriteTimeout is the default of Limits.WriteTimeout.
-	DefaultWriteTimeout = 30 * time.Second
-	// DefaultPingInterval is the default of Limits.PingInterval.
-	DefaultPingInterval = 30 * time.Second
-	// DefaultPongTimeout is the default of Limits.PongTimeout.
-	DefaultPongTimeout = 15 * time.Second
+	defaultMaxMessage       = framing.DefaultMaxMessage
+	defaultMaxBuffered      = 64 << 20
+	defaultMaxConns         = 4096
+	defaultMaxInFlight      = 64
+	defaultMaxQueued        = 4 << 20
+	defaultMaxPush          = 256
+	defaultMaxPushBytes     = 1 << 20
+	defaultMaxSubscriptions = 1024
+	defaultMaxSequences     = 256
+	defaultMaxSeqItems      = 64
+	defaultIdleTimeout      = 2 * time.Minute
+	defaultReadTimeout      = 30 * time.Second
+	defaultWriteTimeout     = 30 * time.Second
+	defaultPingInterval     = 30 * time.Second
+	defaultPongTimeout      = 15 * time.Second
 )
 
-// Limits bound what the connections of a host (stream.Server, ws.Handler)
-// and each Conn may hold and how long they may wait. It is one type,
-// embedded in each host and in Options, so that a limit means the same on
-// every connection: the zero value of each field means its default (the
-// constants above), and a negative timeout means none. Each host's
+// Limits bound what the connections of a host (stream.Server, ws.Handler,
+// streamhttp.Handler) and each peer.Conn may hold and how long they may
+// wait. It is one type, embedded in each host and in peer.Options, so that
+// a limit means the same on every connection: the zero value of each field means its default (each
+// field says which), and a negative timeout means none. Each host's
 // documentation says what its peer sees when a limit is reached (an error
 // answer, or a close status over WebSocket).
 //
 // MaxMessage, MaxBuffered, MaxConns, WriteTimeout, PingInterval and
 // PongTimeout are the host's: its transport reads and writes the bytes,
-// counts the connections and pings the peers. A Conn applies the others
-// itself.
+// counts the connections and pings the peers. The Conn applies
+// MaxInFlight, MaxQueued, MaxPush and MaxPushBytes itself; package pubsub
+// applies MaxSubscriptions, package protocol/enumerator MaxSequences and
+// MaxSeqItems.
 type Limits struct {
 	// MaxMessage is the size limit of one incoming message, in bytes;
-	// <= 0 means DefaultMaxMessage (4 MiB). Nothing is ever allocated
+	// <= 0 means 4 MiB. Nothing is ever allocated
 	// from a length the peer declares beyond it.
 	MaxMessage int
 
 	// MaxBuffered bounds the memory that messages larger than 64 KiB hold
 	// while they are read, over all the host's connections together,
 	// counting twice the bytes read past 64 KiB (a buffer that grows as
-	// they arrive holds up to that); <= 0 means DefaultMaxBuffered
-	// (64 MiB). A message that would pass it is refused and its
+	// they arrive holds up to that); <= 0 means 64 MiB.
+	// A message that would pass it is refused and its
 	// connection closed, so that peers that send large messages slowly
 	// cannot hold MaxConns × MaxMessage bytes between them. Messages up to
 	// 64 KiB do not count.
 	MaxBuffered int64
 
 	// MaxConns is how many connections the host serves at once; <= 0
-	// means DefaultMaxConns (4096). The connections being served are not
+	// means 4096. The connections being served are not
 	// affected by one refused or held back.
 	MaxConns int
 
@@ -86,7 +74,7 @@ type Limits struct {
 	// MaxInFlight is how many messages (a call, a notification or a
 	// batch) of one connection may run on goroutines of their own at once
 	// (methods registered jsonrpc.Blocking), and how many more may wait
-	// to run; <= 0 means DefaultMaxInFlight (64). Past it, and while the
+	// to run; <= 0 means 64. Past it, and while the
 	// Order holds messages back, messages wait in a queue of up to
 	// MaxInFlight messages and MaxQueued bytes; when that is full the
 	// Conn stops reading until a message finishes, unless a call of its
@@ -100,29 +88,29 @@ type Limits struct {
 	MaxInFlight int
 
 	// MaxQueued bounds the bytes of the messages of one connection that
-	// wait to run (see MaxInFlight); <= 0 means DefaultMaxQueued (4 MiB).
+	// wait to run (see MaxInFlight); <= 0 means 4 MiB.
 	MaxQueued int
 
 	// MaxPush bounds the notifications a connection holds waiting to be
-	// sent by Conn.Push and Topic.Publish; <= 0 means DefaultMaxPush
-	// (256). Past it they are dropped for that connection only (see
-	// Topic's Overflow).
+	// sent by peer.Conn.Push and pubsub.Topic.Publish; <= 0 means 256.
+	// Past it they are dropped for that connection only (see
+	// pubsub.Topic's Overflow).
 	MaxPush int
 
 	// MaxPushBytes bounds the bytes of those notifications; <= 0 means
-	// DefaultMaxPushBytes (1 MiB), so that a peer that does not read holds
+	// 1 MiB, so that a peer that does not read holds
 	// at most that much of them. One notification larger than it is sent
 	// when none waits.
 	MaxPushBytes int
 
-	// MaxSubscriptions bounds the Topic subscriptions of one connection
-	// that last at once; <= 0 means DefaultMaxSubscriptions (1024). Past
-	// it Topic.Subscribe fails with ErrTooManySubscriptions.
+	// MaxSubscriptions bounds the pubsub.Topic subscriptions of one connection
+	// that last at once; <= 0 means 1024. Past
+	// it Topic.Subscribe fails with pubsub.ErrTooManySubscriptions.
 	MaxSubscriptions int
 
 	// MaxSequences bounds the sequence results of one connection open at
 	// once, each waiting for its consumer to pull its next items
-	// ($/enumerator/next); <= 0 means DefaultMaxSequences (256). Past it a
+	// ($/enumerator/next); <= 0 means 256. Past it a
 	// call whose result is a sequence with more items than its first
 	// answer carries is answered with jsonrpc.CodeLimitExceeded, and its
 	// sequence stopped.
@@ -130,7 +118,7 @@ type Limits struct {
 
 	// MaxSeqItems bounds the items of a sequence result that one answer
 	// carries (the first, and each to $/enumerator/next); <= 0 means
-	// DefaultMaxSeqItems (64). An answer also ends its items once they
+	// 64. An answer also ends its items once they
 	// take 64 KiB. 1 pulls the producer one item at a time, as
 	// StreamJsonRpc's default does.
 	MaxSeqItems int
@@ -138,19 +126,19 @@ type Limits struct {
 	// IdleTimeout is how long a connection with no call in flight may wait
 	// for its next message to begin before it is closed (the wait starts
 	// when the last call in flight is answered, so a call that runs longer
-	// is not cut off). 0 means DefaultIdleTimeout (2 minutes); a negative
+	// is not cut off). 0 means 2 minutes; a negative
 	// value, none.
 	IdleTimeout time.Duration
 
 	// ReadTimeout bounds the time to read one message once it has begun,
 	// so that a peer that stalls inside a message cannot hold the
-	// connection's buffers for ever. 0 means DefaultReadTimeout (30 s); a
+	// connection's buffers for ever. 0 means 30 s; a
 	// negative value, none.
 	ReadTimeout time.Duration
 
 	// WriteTimeout bounds each write to the connection: a peer that does
 	// not read what it is sent is disconnected when it expires, and never
-	// holds up other connections. 0 means DefaultWriteTimeout (30 s); a
+	// holds up other connections. 0 means 30 s; a
 	// negative value, none.
 	WriteTimeout time.Duration
 
@@ -158,7 +146,7 @@ type Limits struct {
 	// its own (WebSocket) waits between pings of its peer, so that a peer
 	// that went away without closing (a machine asleep, a network path
 	// dropped) is noticed even while calls are in flight, which hold the
-	// connection past IdleTimeout. 0 means DefaultPingInterval (30 s); a
+	// connection past IdleTimeout. 0 means 30 s; a
 	// negative value sends no pings.
 	PingInterval time.Duration
 
@@ -167,7 +155,7 @@ type Limits struct {
 	// reads counts: a peer cannot be heard while its connection has paused
 	// its reading (MaxInFlight, or a method that runs on the reading
 	// goroutine), so a live peer is never closed for that. 0 means
-	// DefaultPongTimeout (15 s); a negative value sends no pings.
+	// 15 s; a negative value sends no pings.
 	PongTimeout time.Duration
 }
 
@@ -175,22 +163,22 @@ type Limits struct {
 // <= 0, a timeout of 0) set to that default. A negative timeout stays
 // negative: none.
 func (l Limits) WithDefaults() Limits {
-	size(&l.MaxMessage, DefaultMaxMessage)
-	size(&l.MaxBuffered, DefaultMaxBuffered)
-	size(&l.MaxConns, DefaultMaxConns)
+	size(&l.MaxMessage, defaultMaxMessage)
+	size(&l.MaxBuffered, defaultMaxBuffered)
+	size(&l.MaxConns, defaultMaxConns)
 	size(&l.MaxConnsPerClient, max(l.MaxConns/2, 1))
-	size(&l.MaxInFlight, DefaultMaxInFlight)
-	size(&l.MaxQueued, DefaultMaxQueued)
-	size(&l.MaxPush, DefaultMaxPush)
-	size(&l.MaxPushBytes, DefaultMaxPushBytes)
-	size(&l.MaxSubscriptions, DefaultMaxSubscriptions)
-	size(&l.MaxSequences, DefaultMaxSequences)
-	size(&l.MaxSeqItems, DefaultMaxSeqItems)
-	timeout(&l.IdleTimeout, DefaultIdleTimeout)
-	timeout(&l.ReadTimeout, DefaultReadTimeout)
-	timeout(&l.WriteTimeout, DefaultWriteTimeout)
-	timeout(&l.PingInterval, DefaultPingInterval)
-	timeout(&l.PongTimeout, DefaultPongTimeout)
+	size(&l.MaxInFlight, defaultMaxInFlight)
+	size(&l.MaxQueued, defaultMaxQueued)
+	size(&l.MaxPush, defaultMaxPush)
+	size(&l.MaxPushBytes, defaultMaxPushBytes)
+	size(&l.MaxSubscriptions, defaultMaxSubscriptions)
+	size(&l.MaxSequences, defaultMaxSequences)
+	size(&l.MaxSeqItems, defaultMaxSeqItems)
+	timeout(&l.IdleTimeout, defaultIdleTimeout)
+	timeout(&l.ReadTimeout, defaultReadTimeout)
+	timeout(&l.WriteTimeout, defaultWriteTimeout)
+	timeout(&l.PingInterval, defaultPingInterval)
+	timeout(&l.PongTimeout, defaultPongTimeout)
 	return l
 }
 

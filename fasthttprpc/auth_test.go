@@ -1,0 +1,125 @@
+package fasthttprpc_test
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/fasthttprpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
+	"github.com/jsonrpc-go/jsonrpc/transport"
+)
+
+// whoamiServer answers whoami with the subject of the call's Principal,
+// "" when the call is anonymous.
+func whoamiServer() *jsonrpc.Server {
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("whoami", func(ctx context.Context) string {
+		if p := jsonrpc.PrincipalOf(ctx); p != nil {
+			return p.Subject
+		}
+		return ""
+	})
+	return srv
+}
+
+// serveTLS starts a fasthttp.Server for h over TLS with config on
+// loopback and returns its URL; it is shut down when the test ends.
+func serveTLS(t *testing.T, h fasthttp.RequestHandler, config *tls.Config) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &fasthttp.Server{Handler: h, ReadTimeout: 10 * time.Second, Logger: quiet{}}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.Serve(tls.NewListener(ln, config))
+	}()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		s.ShutdownWithContext(ctx)
+		<-done
+	})
+	return "https://" + ln.Addr().String()
+}
+
+// whoami posts a whoami call to url with c, and the Authorization header
+// auth when it is not empty.
+func whoami(t *testing.T, c *http.Client, url, auth string) (*http.Response, string, error) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","method":"whoami","id":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp, string(b), err
+}
+
+// TestClientCertificatePrincipal: over HTTPS, the subject of the client's
+// verified certificate reaches the method; a client without one is
+// refused where one is required.
+func TestClientCertificatePrincipal(t *testing.T) {
+	pki := testutil.NewPKI(t)
+	h := &fasthttprpc.Handler{Server: whoamiServer()}
+	url := serveTLS(t, h.ServeFastHTTP, pki.ServerConfig(tls.RequireAndVerifyClientCert))
+	alice := &http.Client{Transport: &http.Transport{TLSClientConfig: pki.ClientConfig(pki.Client(t, "alice"))}}
+	defer alice.CloseIdleConnections()
+	if _, body, err := whoami(t, alice, url, ""); err != nil || body != `{"jsonrpc":"2.0","result":"alice","id":1}` {
+		t.Errorf("with a certificate: %s, %v", body, err)
+	}
+	nobody := &http.Client{Transport: &http.Transport{TLSClientConfig: pki.ClientConfig()}}
+	defer nobody.CloseIdleConnections()
+	if resp, body, err := whoami(t, nobody, url, ""); err == nil {
+		t.Errorf("without a certificate where one is required: %d %s, want a refused handshake", resp.StatusCode, body)
+	}
+}
+
+// TestBearerToken: with Tokens, a request's bearer token gives its calls
+// their Principal; a request without one, or with one refused, is
+// answered 401 with the Bearer challenge.
+func TestBearerToken(t *testing.T) {
+	tokens := transport.TokenVerifierFunc(func(ctx context.Context, token string) (*jsonrpc.Principal, error) {
+		if token == "good" {
+			return &jsonrpc.Principal{Subject: "bob"}, nil
+		}
+		return nil, errors.New("unknown token")
+	})
+	h := &fasthttprpc.Handler{Server: whoamiServer(), Tokens: tokens}
+	url := serve(t, h.ServeFastHTTP)
+	if _, body, err := whoami(t, http.DefaultClient, url, "Bearer good"); err != nil || body != `{"jsonrpc":"2.0","result":"bob","id":1}` {
+		t.Errorf("with a token: %s, %v", body, err)
+	}
+	for auth, challenge := range map[string]string{"": "Bearer", "Bearer bad": `Bearer error="invalid_token"`} {
+		resp, body, err := whoami(t, http.DefaultClient, url, auth)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != challenge {
+			t.Errorf("%q: %d %q %q, want 401 %q", auth, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body, challenge)
+		}
+		if strings.Contains(body, "unknown token") {
+			t.Errorf("%q: the body tells the verifier's error: %q", auth, body)
+		}
+	}
+}

@@ -1,0 +1,199 @@
+package httprpc_test
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/httprpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
+	"github.com/jsonrpc-go/jsonrpc/transport"
+)
+
+// whoami answers with the subject of the call's Principal, "" when the
+// call is anonymous.
+func whoamiServer() *jsonrpc.Server {
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("whoami", func(ctx context.Context) string {
+		if p := jsonrpc.PrincipalOf(ctx); p != nil {
+			return p.Subject
+		}
+		return ""
+	})
+	return srv
+}
+
+const whoamiReq = `{"jsonrpc":"2.0","method":"whoami","id":1}`
+
+// post sends whoamiReq to url with c, with the Authorization header auth
+// when it is not empty.
+func post(t *testing.T, c *http.Client, url, auth string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest("POST", url, strings.NewReader(whoamiReq))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, string(b)
+}
+
+// httpsServer serves h over HTTPS on 127.0.0.1 with the certificates of
+// pki, taking client certificates as auth says.
+func httpsServer(t *testing.T, pki *testutil.PKI, h http.Handler, auth tls.ClientAuthType) *httptest.Server {
+	ts := httptest.NewUnstartedServer(h)
+	ts.TLS = pki.ServerConfig(auth)
+	ts.StartTLS()
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+func httpsClient(pki *testutil.PKI, certs ...tls.Certificate) *http.Client {
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: pki.ClientConfig(certs...)}}
+}
+
+// TestClientCertificatePrincipal: the subject of a verified client
+// certificate reaches the method over HTTPS; a client without one is
+// refused where one is required, anonymous where it is optional.
+func TestClientCertificatePrincipal(t *testing.T) {
+	pki := testutil.NewPKI(t)
+	h := &httprpc.Handler{Server: whoamiServer()}
+	alice := pki.Client(t, "alice")
+
+	required := httpsServer(t, pki, h, tls.RequireAndVerifyClientCert)
+	if _, body := post(t, httpsClient(pki, alice), required.URL, ""); body != `{"jsonrpc":"2.0","result":"alice","id":1}` {
+		t.Errorf("with a certificate: %s", body)
+	}
+	req, _ := http.NewRequest("POST", required.URL, strings.NewReader(whoamiReq))
+	req.Header.Set("Content-Type", "application/json")
+	if resp, err := httpsClient(pki).Do(req); err == nil {
+		resp.Body.Close()
+		t.Errorf("without a certificate where one is required: %s, want a refused handshake", resp.Status)
+	}
+
+	optional := httpsServer(t, pki, h, tls.VerifyClientCertIfGiven)
+	if _, body := post(t, httpsClient(pki), optional.URL, ""); body != `{"jsonrpc":"2.0","result":"","id":1}` {
+		t.Errorf("without a certificate where it is optional: %s, want anonymous", body)
+	}
+	if _, body := post(t, httpsClient(pki, alice), optional.URL, ""); body != `{"jsonrpc":"2.0","result":"alice","id":1}` {
+		t.Errorf("with a certificate where it is optional: %s", body)
+	}
+
+	// A certificate of another authority is refused at the handshake.
+	other := testutil.NewPKI(t).Client(t, "mallory")
+	req, _ = http.NewRequest("POST", optional.URL, strings.NewReader(whoamiReq))
+	req.Header.Set("Content-Type", "application/json")
+	if resp, err := httpsClient(pki, other).Do(req); err == nil {
+		resp.Body.Close()
+		t.Errorf("a certificate of another authority: %s, want a refused handshake", resp.Status)
+	}
+}
+
+// tokens accepts the token "good" as bob, with the scope "read".
+var tokens = transport.TokenVerifierFunc(func(ctx context.Context, token string) (*jsonrpc.Principal, error) {
+	if token == "good" {
+		return bob, nil
+	}
+	return nil, errors.New("unknown token")
+})
+
+var bob = &jsonrpc.Principal{Subject: "bob", Scopes: []string{"read"}}
+
+// TestBearerToken: with Tokens, a request's bearer token gives its calls
+// their Principal; a request without one, or with one refused, is
+// answered 401 with the Bearer challenge, before its path is routed.
+func TestBearerToken(t *testing.T) {
+	ts := httptest.NewServer(&httprpc.Handler{Server: whoamiServer(), Tokens: tokens})
+	defer ts.Close()
+	for _, tc := range []struct {
+		name, auth, challenge string
+	}{
+		{"none", "", "Bearer"},
+		{"refused", "Bearer bad", `Bearer error="invalid_token"`},
+		{"malformed", "Bearer a b", `Bearer error="invalid_token"`},
+		{"empty", "Bearer ", `Bearer error="invalid_token"`},
+		{"another scheme", "Basic Ym9iOmJvYg==", "Bearer"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, body := post(t, http.DefaultClient, ts.URL, tc.auth)
+			if resp.StatusCode != http.StatusUnauthorized {
+				t.Fatalf("status %d, want 401: %s", resp.StatusCode, body)
+			}
+			if got := resp.Header.Get("WWW-Authenticate"); got != tc.challenge {
+				t.Errorf("WWW-Authenticate %q, want %q", got, tc.challenge)
+			}
+			if strings.Contains(body, "unknown token") {
+				t.Errorf("the body tells the verifier's error: %q", body)
+			}
+		})
+	}
+	for _, auth := range []string{"Bearer good", "bearer good", "BEARER good"} {
+		resp, body := post(t, http.DefaultClient, ts.URL, auth)
+		if resp.StatusCode != http.StatusOK || body != `{"jsonrpc":"2.0","result":"bob","id":1}` {
+			t.Errorf("%s: %d %s", auth, resp.StatusCode, body)
+		}
+	}
+}
+
+// TestBearerTokenOrCertificate: with Tokens over HTTPS, a verified client
+// certificate authenticates a request without a token; a token, when
+// given, says who calls.
+func TestBearerTokenOrCertificate(t *testing.T) {
+	pki := testutil.NewPKI(t)
+	ts := httpsServer(t, pki, &httprpc.Handler{Server: whoamiServer(), Tokens: tokens}, tls.VerifyClientCertIfGiven)
+	alice := httpsClient(pki, pki.Client(t, "alice"))
+	if _, body := post(t, alice, ts.URL, ""); body != `{"jsonrpc":"2.0","result":"alice","id":1}` {
+		t.Errorf("certificate alone: %s", body)
+	}
+	if _, body := post(t, alice, ts.URL, "Bearer good"); body != `{"jsonrpc":"2.0","result":"bob","id":1}` {
+		t.Errorf("certificate and token: %s", body)
+	}
+	if resp, _ := post(t, alice, ts.URL, "Bearer bad"); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("certificate and a refused token: %d, want 401", resp.StatusCode)
+	}
+	if resp, _ := post(t, httpsClient(pki), ts.URL, ""); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("neither: %d, want 401", resp.StatusCode)
+	}
+}
+
+// TestNoCredentials: a handler without Tokens over plain HTTP serves
+// anonymous calls, whatever Authorization header they carry.
+func TestNoCredentials(t *testing.T) {
+	ts := httptest.NewServer(&httprpc.Handler{Server: whoamiServer()})
+	defer ts.Close()
+	if _, body := post(t, http.DefaultClient, ts.URL, "Bearer good"); body != `{"jsonrpc":"2.0","result":"","id":1}` {
+		t.Errorf("%s, want anonymous", body)
+	}
+}
+
+// TestExpiredPrincipal: a Principal that Tokens returns expired (from a
+// cache that outlived its token) is refused as an invalid token.
+func TestExpiredPrincipal(t *testing.T) {
+	expired := transport.TokenVerifierFunc(func(ctx context.Context, token string) (*jsonrpc.Principal, error) {
+		return &jsonrpc.Principal{Subject: "bob", Expiry: time.Now().Add(-time.Second)}, nil
+	})
+	ts := httptest.NewServer(&httprpc.Handler{Server: whoamiServer(), Tokens: expired})
+	defer ts.Close()
+	resp, body := post(t, http.DefaultClient, ts.URL, "Bearer old")
+	if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != `Bearer error="invalid_token"` {
+		t.Errorf("%d %q %s, want 401 with invalid_token", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
+	}
+}

@@ -1,0 +1,387 @@
+// Package enumerator serves the sequence results of calls over a
+// connection of package peer with StreamJsonRpc's enumerator protocol. A
+// call whose method returns a sequence (see jsonrpc.Server.Register) is
+// answered with its first items and a token,
+//
+//	{"token":1,"values":[...]}
+//
+// (or the values alone, without a token, when they are all of it); the
+// consumer pulls the next items with a request
+//
+//	{"jsonrpc":"2.0","method":"$/enumerator/next","params":{"token":1},"id":7}
+//
+// answered {"values":[...],"finished":false} (at most
+// transport.Limits.MaxSeqItems items an answer), one such request at a time,
+// and ends the sequence early with $/enumerator/abort (a request or a
+// notification, with the same params). The producer is pulled only for an
+// answer: a consumer that does not pull holds it, not the memory of its
+// items. A token that names no open sequence is answered with the
+// Protocol's Codes.UnknownToken (jsonrpc.CodeUnknownToken by default). The
+// sequence ends, and its method's context with it, when its last items
+// are sent, when its method yields an error (the answer to the pull), on
+// abort, and when the connection ends.
+//
+// A call whose caller asks for partial results (LSP's
+// "partialResultToken", see protocol/progress) gets its items as progress
+// notifications instead, and an empty array as its answer.
+//
+// The hosts of this module (stream, ws, client, a Streamable HTTP
+// session) turn it on for every connection (Enable); a call that came in
+// an exchange of its own (one Streamable HTTP POST) has no way to pull,
+// and gets its items as one array, or as partial results when it asks
+// for them (PartialOnly).
+package enumerator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/keys"
+	"github.com/jsonrpc-go/jsonrpc/internal/wire"
+	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/progress"
+)
+
+const (
+	// NextMethod pulls a sequence's next items.
+	NextMethod = "$/enumerator/next"
+	// AbortMethod ends a sequence early.
+	AbortMethod = "$/enumerator/abort"
+)
+
+// batchBytes ends the items of one answer once they take that much.
+const batchBytes = 64 << 10
+
+// Enable returns ctx with the enumerator protocol on, for the Conns made
+// with it as their base context (peer.New): the sequence results of their
+// calls are sent as the package says. Without it, a sequence result is
+// sent as one array.
+func Enable(ctx context.Context) context.Context {
+	return context.WithValue(ctx, keys.Sequencer{}, keys.SeqSender(sender{pulls: true}))
+}
+
+// PartialOnly returns ctx with partial results on, and no pulls: for the
+// Conns of exchanges that hold one request (a Streamable HTTP POST), whose
+// caller has no way to pull. A call that asks for partial results gets
+// them; any other sequence result is sent as one array.
+func PartialOnly(ctx context.Context) context.Context {
+	return context.WithValue(ctx, keys.Sequencer{}, keys.SeqSender(sender{}))
+}
+
+// Live marks the sequence result that the call of ctx returns as live (a
+// subscription's values, pubsub.Topic.Values): each answer carries only
+// the items to be had without waiting, which ready tells, and a pull
+// waits for one.
+func Live(ctx context.Context, ready func() bool) {
+	c, call := peer.FromContext(ctx), jsonrpc.CallOf(ctx)
+	if c == nil || call == nil {
+		return
+	}
+	st := stateOf(c)
+	st.mu.Lock()
+	if st.live == nil {
+		st.live = map[*jsonrpc.Call]func() bool{}
+	}
+	st.live[call] = ready
+	st.mu.Unlock()
+	peer.AfterAnswer(ctx, func() {
+		st.mu.Lock()
+		delete(st.live, call)
+		st.mu.Unlock()
+	})
+}
+
+// state is a Conn's sequences waiting to be pulled.
+type state struct {
+	once sync.Once // the pulls' Preempter and the end, set with the first sequence
+
+	mu    sync.Mutex
+	open  map[uint64]*sequence
+	live  map[*jsonrpc.Call]func() bool // of calls that return a live sequence (Live)
+	next  uint64
+	ended bool // the Conn has ended
+}
+
+type stateKey struct{}
+
+func stateOf(c *peer.Conn) *state {
+	return c.Local(stateKey{}, func() any { return new(state) }).(*state)
+}
+
+// A sequence is one sequence result being pulled.
+type sequence struct {
+	items keys.Items
+	end   context.CancelFunc // of the method's context; never nil
+	max   int                // items per answer (Limits.MaxSeqItems)
+
+	ready   func() bool   // of a live sequence (Live): an item can be had without waiting; nil for others
+	turn    chan struct{} // held (a value in it) by whoever calls batch or stop, which must not run at once
+	err     error         // an error yielded after items, for the next pull; guarded by turn
+	pulling atomic.Bool   // a pull is being answered
+}
+
+func (s *sequence) lock()   { s.turn <- struct{}{} }
+func (s *sequence) unlock() { <-s.turn }
+
+// sender is the SeqSender of the calls on the Conns of an enabled context;
+// pulls is unset for PartialOnly.
+type sender struct{ pulls bool }
+
+// SendSeq answers a call whose result is a sequence with its first items
+// and, when there are more, a token to pull them with.
+func (q sender) SendSeq(ctx context.Context, dst []byte, items keys.Items) ([]byte, error) {
+	c := peer.FromContext(ctx)
+	if c == nil {
+		return dst, keys.ErrNotStreamed
+	}
+	lim := c.Limits()
+	s := &sequence{items: items, end: func() {}, max: lim.MaxSeqItems, turn: make(chan struct{}, 1)}
+	st := stateOf(c)
+	if call := jsonrpc.CallOf(ctx); call != nil {
+		st.mu.Lock()
+		s.ready = st.live[call]
+		st.mu.Unlock()
+	}
+	if p := progress.PartialOf(ctx); p != nil {
+		// Sent within the call, whose context ends with it.
+		return s.sendPartial(ctx, p, dst)
+	}
+	if !q.pulls {
+		return dst, keys.ErrNotStreamed
+	}
+	st.once.Do(func() {
+		c.Preempt(peer.PreempterFunc(st.preempt))
+		c.OnClose(func(error) { st.endAll() })
+	})
+	if end := peer.Detach(ctx); end != nil {
+		s.end = end
+	}
+	start := len(dst)
+	dst = append(dst, `{"values":`...)
+	dst, finished, err := s.batch(dst, false)
+	if err != nil {
+		s.stop()
+		return dst[:start], err
+	}
+	if finished {
+		s.stop()
+		return append(dst, '}'), nil
+	}
+	token, ok := st.add(s, lim.MaxSequences)
+	if !ok {
+		s.stop()
+		return dst[:start], c.LimitError(errTooMany(lim.MaxSequences))
+	}
+	dst = append(dst, `,"token":`...)
+	dst = strconv.AppendUint(dst, token, 10)
+	return append(dst, '}'), nil
+}
+
+func errTooMany(n int) *jsonrpc.Error {
+	return jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("more than " + strconv.Itoa(n) + " sequence results open on the connection")
+}
+
+// sendPartial sends every item of s as partial results on p, a batch a
+// progress notification whose value is the batch's array, from the call's
+// goroutine, which each notification holds until the connection takes it;
+// the answer is then an empty array. The sequence ends with the call: an
+// error it yields answers the call, after the items before it; a
+// cancelled call keeps what was sent (LSP).
+func (s *sequence) sendPartial(ctx context.Context, p *progress.Reporter, dst []byte) ([]byte, error) {
+	defer s.stop()
+	buf := make([]byte, 0, 1024)
+	for {
+		items, finished, err := s.batch(buf[:0], true)
+		if err != nil {
+			return dst, err
+		}
+		if len(items) > 2 { // not []
+			if err := p.Report(ctx, json.RawMessage(items)); err != nil {
+				return dst, err
+			}
+		}
+		if finished {
+			return append(dst, "[]"...), nil
+		}
+		if err := ctx.Err(); err != nil {
+			return dst, err
+		}
+		buf = items
+	}
+}
+
+// batch appends the next items as a JSON array, and reports whether they
+// are the last. Of a live sequence it takes only the items to be had
+// without waiting, and waits for the first only when wait is set: the
+// first answer goes at once, and a pull waits for one item.
+func (s *sequence) batch(dst []byte, wait bool) ([]byte, bool, error) {
+	s.lock()
+	defer s.unlock()
+	if err := s.err; err != nil {
+		return dst, true, err
+	}
+	dst = append(dst, '[')
+	start := len(dst)
+	for n := 0; n < s.max && len(dst)-start < batchBytes; n++ {
+		if s.ready != nil && (n > 0 || !wait) && !s.ready() {
+			break
+		}
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		out, ok, err := s.items.Next(dst)
+		if err != nil && n > 0 {
+			// The items before it go first; the next pull gets the error.
+			s.err = err
+			return append(dst[:len(dst)-1], ']'), false, nil
+		}
+		if err != nil {
+			return dst, true, err
+		}
+		if !ok {
+			if n > 0 {
+				dst = dst[:len(dst)-1]
+			}
+			return append(dst, ']'), true, nil
+		}
+		dst = out
+	}
+	return append(dst, ']'), false, nil
+}
+
+// stop ends the sequence: its method's context first, so that a method
+// waiting on it returns, then its items.
+func (s *sequence) stop() {
+	s.end()
+	s.lock()
+	s.items.Stop()
+	s.unlock()
+}
+
+// add opens s under a new token; false past max open, or once the Conn
+// has ended.
+func (st *state) add(s *sequence, max int) (uint64, bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.ended || len(st.open) >= max {
+		return 0, false
+	}
+	if st.open == nil {
+		st.open = map[uint64]*sequence{}
+	}
+	st.next++
+	st.open[st.next] = s
+	return st.next, true
+}
+
+// take returns the open sequence of token, and forgets it when forget is
+// set.
+func (st *state) take(token uint64, forget bool) *sequence {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	s := st.open[token]
+	if forget {
+		delete(st.open, token)
+	}
+	return s
+}
+
+// endAll ends every open sequence, as the Conn ends.
+func (st *state) endAll() {
+	st.mu.Lock()
+	open := st.open
+	st.open, st.ended = nil, true
+	st.mu.Unlock()
+	for _, s := range open {
+		go s.stop() // a method that ignores its context holds its own goroutine only
+	}
+}
+
+// preempt handles a pull or an abort: the Preempter of a Conn that has
+// opened a sequence.
+func (st *state) preempt(c *peer.Conn, m *peer.Message) bool {
+	var abort bool
+	switch {
+	case m.Is(NextMethod):
+	case m.Is(AbortMethod):
+		abort = true
+	default:
+		return false
+	}
+	token, ok := tokenOf(m.Params())
+	switch {
+	case !ok:
+		m.Reply(nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "").WithData("the params of "+NextMethod+" and "+AbortMethod+" are {\"token\": t} or [t], t a token of a sequence result"))
+	case abort:
+		if s := st.take(token, true); s != nil {
+			go s.stop()
+		}
+		m.Reply([]byte("null"), nil) // an unknown token is ended already
+	case m.Notification():
+		// A pull as a notification has nobody to answer.
+	default:
+		s := st.take(token, false)
+		if s == nil {
+			code := c.Protocol().Codes.WithDefaults().UnknownToken
+			m.Reply(nil, jsonrpc.NewError(code, "No such sequence").WithData("no open sequence result has the token "+strconv.FormatUint(token, 10)))
+			return true
+		}
+		if !s.pulling.CompareAndSwap(false, true) {
+			m.Reply(nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "").WithData("a "+NextMethod+" of this token is being answered: pull one batch at a time"))
+			return true
+		}
+		go st.pull(c, token, s, m.Hold())
+	}
+	return true
+}
+
+// pull answers a pull of s with its next items, on a goroutine of its own
+// (the producer may take its time).
+func (st *state) pull(c *peer.Conn, token uint64, s *sequence, answer func(json.RawMessage, *jsonrpc.Error)) {
+	res, finished, err := s.batch(append(make([]byte, 0, 256), `{"values":`...), true)
+	if err != nil || finished {
+		st.take(token, true)
+		s.stop()
+	}
+	s.pulling.Store(false) // before the answer: the consumer's next pull may follow it at once
+	if err != nil {
+		answer(nil, errorOf(c, err))
+		return
+	}
+	res = append(res, `,"finished":`...)
+	res = strconv.AppendBool(res, finished)
+	answer(append(res, '}'), nil)
+}
+
+// errorOf is the error object of a pull's error: the method's
+// *jsonrpc.Error as it is (a refusal at a limit, LimitError's, under the
+// Protocol's code), a cancellation as the Protocol's Codes.Cancelled, and
+// any other error as its Codes.ServerError without its text, as the
+// server answers a method's plain error.
+func errorOf(c *peer.Conn, err error) *jsonrpc.Error {
+	if e, ok := errors.AsType[*jsonrpc.Error](err); ok && e != nil {
+		return e
+	}
+	codes := c.Protocol().Codes.WithDefaults()
+	if errors.Is(err, context.Canceled) {
+		return jsonrpc.NewError(codes.Cancelled, "Request cancelled")
+	}
+	return jsonrpc.NewError(codes.ServerError, "")
+}
+
+// tokenOf reads the token of a pull or an abort: {"token": t} or [t].
+func tokenOf(params []byte) (uint64, bool) {
+	var v []byte
+	switch wire.KindOf(params) {
+	case wire.Object:
+		v = wire.Member(params, "token")
+	case wire.Array:
+		v, _, _ = wire.NextElement(params, 0)
+	}
+	return wire.ParseUint(v, 64)
+}

@@ -1,0 +1,153 @@
+package streamhttp_test
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
+	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
+	"github.com/jsonrpc-go/jsonrpc/streamhttp"
+	"github.com/jsonrpc-go/jsonrpc/transport"
+)
+
+// whoamiServer answers whoami, and begin (which begins sessions), with
+// the subject of the call's Principal, "" when the call is anonymous.
+func whoamiServer() *jsonrpc.Server {
+	srv := jsonrpc.NewServer()
+	who := func(ctx context.Context) string {
+		if p := jsonrpc.PrincipalOf(ctx); p != nil {
+			return p.Subject
+		}
+		return ""
+	}
+	srv.MustRegister("whoami", who)
+	srv.MustRegister("begin", who)
+	return srv
+}
+
+// tokens accepts the tokens "bob" and "carol" as those subjects.
+var tokens = transport.TokenVerifierFunc(func(ctx context.Context, token string) (*jsonrpc.Principal, error) {
+	switch token {
+	case "bob", "carol":
+		return &jsonrpc.Principal{Subject: token}, nil
+	}
+	return nil, errors.New("unknown token")
+})
+
+// send posts body to url with c and the headers (pairs of name and
+// value), and returns the status, the headers and the body.
+func send(t *testing.T, c *http.Client, url, body string, header ...string) (int, http.Header, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+// TestClientCertificatePrincipal: over HTTPS, the subject of the client's
+// verified certificate reaches the method.
+func TestClientCertificatePrincipal(t *testing.T) {
+	leaktest.Check(t)
+	pki := testutil.NewPKI(t)
+	h := &streamhttp.Handler{Server: whoamiServer()}
+	ts := httptest.NewUnstartedServer(h)
+	ts.TLS = pki.ServerConfig(tls.RequireAndVerifyClientCert)
+	ts.StartTLS()
+	defer ts.Close()
+	c := &http.Client{Transport: &http.Transport{TLSClientConfig: pki.ClientConfig(pki.Client(t, "alice"))}}
+	defer c.CloseIdleConnections()
+	if status, _, body := send(t, c, ts.URL, `{"jsonrpc":"2.0","method":"whoami","id":1}`); body != `{"jsonrpc":"2.0","result":"alice","id":1}` {
+		t.Errorf("%d %s", status, body)
+	}
+}
+
+// TestBearerTokenSessions: with Tokens, a request's bearer token gives its
+// calls their Principal; a session's calls are those of the Principal
+// that began it, and a request of another subject that names it finds
+// none (404); a request without a token, or with one refused, is
+// answered 401 with the Bearer challenge, GET and DELETE included.
+func TestBearerTokenSessions(t *testing.T) {
+	leaktest.Check(t)
+	h := &streamhttp.Handler{Server: whoamiServer(), Tokens: tokens, SessionMethod: "begin"}
+	ts := httptest.NewServer(h)
+	defer func() {
+		h.Shutdown(context.Background())
+		ts.Close()
+	}()
+	c := ts.Client()
+	const whoami = `{"jsonrpc":"2.0","method":"whoami","id":2}`
+
+	if status, _, body := send(t, c, ts.URL, whoami, "Authorization", "Bearer carol"); status != 200 || body != `{"jsonrpc":"2.0","result":"carol","id":2}` {
+		t.Errorf("without a session: %d %s", status, body)
+	}
+	status, hd, body := send(t, c, ts.URL, `{"jsonrpc":"2.0","method":"begin","id":1}`, "Authorization", "Bearer bob")
+	id := hd.Get("Mcp-Session-Id")
+	if status != 200 || id == "" || body != `{"jsonrpc":"2.0","result":"bob","id":1}` {
+		t.Fatalf("begin: %d %q %s", status, id, body)
+	}
+	if status, _, body := send(t, c, ts.URL, whoami, "Authorization", "Bearer bob", "Mcp-Session-Id", id); status != 200 || body != `{"jsonrpc":"2.0","result":"bob","id":2}` {
+		t.Errorf("in bob's session, as bob: %d %s", status, body)
+	}
+	if status, _, body := send(t, c, ts.URL, whoami, "Authorization", "Bearer carol", "Mcp-Session-Id", id); status != http.StatusNotFound {
+		t.Errorf("in bob's session, as carol: %d %s, want 404", status, body)
+	}
+	for _, tc := range []struct{ method, auth, challenge string }{
+		{http.MethodPost, "", "Bearer"},
+		{http.MethodPost, "Bearer mallory", `Bearer error="invalid_token"`},
+		{http.MethodGet, "", "Bearer"},
+		{http.MethodDelete, "Bearer mallory", `Bearer error="invalid_token"`},
+	} {
+		req, _ := http.NewRequest(tc.method, ts.URL, strings.NewReader(whoami))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", id)
+		if tc.auth != "" {
+			req.Header.Set("Authorization", tc.auth)
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != tc.challenge {
+			t.Errorf("%s with %q: %d %q, want 401 %q", tc.method, tc.auth, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), tc.challenge)
+		}
+	}
+	// The session lives on for bob, whom a DELETE of carol's could not end.
+	req, _ := http.NewRequest(http.MethodDelete, ts.URL, nil)
+	req.Header.Set("Mcp-Session-Id", id)
+	req.Header.Set("Authorization", "Bearer carol")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("DELETE of bob's session as carol: %d, want 404", resp.StatusCode)
+	}
+	if status, _, body := send(t, c, ts.URL, whoami, "Authorization", "Bearer bob", "Mcp-Session-Id", id); status != 200 || body != `{"jsonrpc":"2.0","result":"bob","id":2}` {
+		t.Errorf("in bob's session after carol's DELETE: %d %s", status, body)
+	}
+}
