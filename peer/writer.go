@@ -129,9 +129,11 @@ func (c *Conn) writeAll(buf []byte, ends []int, ctxs []context.Context) {
 }
 
 // writeNow writes msg from a goroutine that may block: itself, when the
-// writer is free, or through the outbox, behind what waits there, to be
-// written whatever becomes of ctx. It returns the error of a write it
-// made itself.
+// writer is free, behind what waits in the outbox, or through the outbox
+// when someone else holds the writer, to be written whatever becomes of
+// ctx. Either way nothing queued before it goes after it. It returns the
+// error of a write it made itself (of the last flush, when it wrote what
+// waited too).
 func (c *Conn) writeNow(ctx context.Context, msg []byte) error {
 	if len(msg) == 0 {
 		return nil
@@ -157,6 +159,17 @@ func (c *Conn) writeNow(ctx context.Context, msg []byte) error {
 		return nil
 	}
 	c.out.writing = true
+	if len(c.out.ends) > 0 {
+		// What waits in the outbox was sent before msg (the read loop's
+		// answers to the calls before this one): it goes first.
+		if ctx == c.ctx {
+			c.addLocked(msg)
+		} else {
+			c.addCtxLocked(context.WithoutCancel(ctx), msg)
+		}
+		c.mu.Unlock()
+		return c.drain()
+	}
 	c.mu.Unlock()
 	err := c.t.Write(ctx, msg)
 	if ferr := c.drain(); err == nil {
