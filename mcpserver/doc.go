@@ -88,7 +88,9 @@
 //     progress, when the client gave a progressToken (package
 //     protocol/progress; it reports nothing otherwise);
 //   - Log(ctx, level, data) sends a log message (notifications/message),
-//     unless the session asked for more severe ones (logging/setLevel);
+//     unless the session asked for more severe ones (logging/setLevel),
+//     or, to a stateless request, at the level its _meta asks for
+//     (io.modelcontextprotocol/logLevel; none without it);
 //   - ctx is cancelled when the client cancels the call
 //     (notifications/cancelled), after which the call gets no answer,
 //     or when the input ends (answered -32603);

@@ -42,15 +42,19 @@ type logParams struct {
 // Log sends the client of the call of ctx a log message
 // (notifications/message) at level, with data (any value that encodes to
 // JSON: a string, an object), from the logger named after the server,
-// unless the client's session asked for more severe messages alone
-// (logging/setLevel: every message goes by default, and to the stateless
-// requests of 2026-07-28). Over Streamable HTTP the message goes on the
+// unless the client asked for more severe messages alone: a session with
+// logging/setLevel (every message goes by default), a stateless request
+// of 2026-07-28 with its _meta io.modelcontextprotocol/logLevel (without
+// which it gets none). Over Streamable HTTP the message goes on the
 // call's stream, before its answer. It returns the error of the sending.
 func Log(ctx context.Context, level Level, data any) error {
 	r := RequestOf(ctx)
 	c := peer.FromContext(ctx)
 	if r == nil || c == nil {
 		return errNoCall
+	}
+	if r.Stateless && (r.logLevel < 0 || level.severity() < r.logLevel) {
+		return nil
 	}
 	if !r.Stateless {
 		if ss := r.srv.sessionOf(ctx, false); ss != nil {

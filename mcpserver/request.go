@@ -34,6 +34,7 @@ const (
 	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
 	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
 	metaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
+	metaLogLevel           = "io.modelcontextprotocol/logLevel"
 )
 
 // The error codes MCP defines that a Server answers with.
@@ -76,8 +77,9 @@ type Request struct {
 	// Capabilities are the client's, for this request.
 	Capabilities ClientCapabilities
 
-	srv *Server
-	err *jsonrpc.Error // the answer, when refused before its method runs
+	srv      *Server
+	logLevel int            // a stateless request's _meta logLevel, as severity; -1 for none
+	err      *jsonrpc.Error // the answer, when refused before its method runs
 }
 
 // AtLeast reports whether r is served under revision v or a later one.
@@ -149,7 +151,7 @@ func parseCapabilities(raw json.RawMessage) (ClientCapabilities, bool) {
 //     2026-07-28 alone lacks the _meta it requires (-32602), and, but for
 //     initialize and ping, so does any request before initialize.
 func (s *Server) classify(ctx context.Context, method string, params json.RawMessage, notification bool) *Request {
-	r := &Request{srv: s}
+	r := &Request{srv: s, logLevel: -1}
 	var members map[string]json.RawMessage
 	if json.Unmarshal(params, &members) != nil {
 		members = nil // no params, or not an object: the method's binding answers
@@ -186,6 +188,13 @@ func (s *Server) classify(ctx context.Context, method string, params json.RawMes
 		if info, ok := meta[metaClientInfo]; ok && !isImplementation(info) {
 			r.err = invalidParams("_meta %q must be an Implementation, with a name and a version", metaClientInfo)
 			return r
+		}
+		if raw, ok := meta[metaLogLevel]; ok {
+			l, _ := stringOf(raw)
+			if r.logLevel = Level(l).severity(); r.logLevel < 0 {
+				r.err = invalidParams("_meta %q must be a level of logging: debug, info, notice, warning, error, critical, alert or emergency", metaLogLevel)
+				return r
+			}
 		}
 		if handshakeOnly[method] {
 			r.err = jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "").WithData(method + " is not a method of MCP " + Version20260728)

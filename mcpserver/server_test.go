@@ -214,8 +214,19 @@ func TestProgressLogCancel(t *testing.T) {
 		t.Errorf("work: %s\n%s", a, got)
 	}
 	_, before = w.answer2("4", stateless("{}", `"name":"work","arguments":{"steps":1}`))
+	if len(before) != 0 {
+		t.Errorf("work at 2026-07-28 without a logLevel: %v, want no messages and no progress", before)
+	}
+	_, before = w.answer2("4", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"debug"},"name":"work","arguments":{"steps":1}}`)
 	if len(before) != 2 || !strings.Contains(before[0], `"level":"debug"`) {
-		t.Errorf("work at 2026-07-28: %v, want both messages and no progress", before)
+		t.Errorf("work at 2026-07-28 with logLevel debug: %v, want both messages and no progress", before)
+	}
+	_, before = w.answer2("4", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"error"},"name":"work","arguments":{"steps":1}}`)
+	if len(before) != 0 {
+		t.Errorf("work at 2026-07-28 with logLevel error: %v, want none", before)
+	}
+	if a, _ := w.answer2("4", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"loud"},"name":"work","arguments":{"steps":1}}`); code(a) != -32602 {
+		t.Errorf("logLevel loud: %s, want -32602", a)
 	}
 	w.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"work","arguments":{"steps":500},"_meta":{"progressToken":"c"}}}`)
 	w.next()
