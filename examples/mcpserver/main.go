@@ -53,7 +53,9 @@
 // test_error_handling, test_tool_with_progress, test_sampling,
 // test_elicitation, test_elicitation_sep1034_defaults,
 // test_elicitation_sep1330_enums, json_schema_2020_12_tool (its schema
-// given whole) and test_reconnection (which, over HTTP in a session, ends
+// given whole, with 2020-12's allOf, anyOf, if/then/else and $anchor),
+// the diagnostic tools of 2026-07-28 (test_missing_capability,
+// test_streaming_elicitation, test_logging_tool) and test_reconnection (which, over HTTP in a session, ends
 // its stream's connection before it answers, for the client to resume
 // it); the resources test://static-text, test://static-binary and
 // test://watched-resource, and the template test://template/{id}/data;

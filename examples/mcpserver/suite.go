@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/mcpserver"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
@@ -35,7 +36,12 @@ var (
 		`"untitledMulti":{"type":"array","description":"Pick some","items":{"type":"string","enum":["option1","option2","option3"]}},` +
 		`"titledMulti":{"type":"array","description":"Pick some","items":{"anyOf":[{"const":"value1","title":"First Choice"},{"const":"value2","title":"Second Choice"},{"const":"value3","title":"Third Choice"}]}}` +
 		`}}`)
-	schema202012 = json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"}},"additionalProperties":false}`)
+	schema202012 = json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",` +
+		`"$defs":{"address":{"$anchor":"address","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},` +
+		`"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"country":{"type":"string"}},` +
+		`"allOf":[{"anyOf":[{"required":["name"]},{"required":["address"]},{"not":{"required":["country"]}}]}],` +
+		`"if":{"properties":{"country":{"const":"FR"}},"required":["country"]},"then":{"required":["address"]},"else":{},` +
+		`"additionalProperties":false}`)
 )
 
 type none = struct{}
@@ -136,6 +142,30 @@ func addSuite(s *mcpserver.Server) {
 		}
 		return "Reconnection test completed successfully", nil
 	}, mcpserver.Description("Closes its event stream before it answers, for the client to resume it."))
+
+	// The diagnostic tools of the suite's scenario server-stateless
+	// (2026-07-28): one that needs the sampling capability, one that asks
+	// the user (input required, never a request on the call's stream), one
+	// that logs (only at the level a request's _meta asks for).
+	mcpserver.AddTool(s, "test_missing_capability", func(ctx context.Context, _ none) (string, error) {
+		if !mcpserver.RequestOf(ctx).Capabilities.Has("sampling") {
+			return "", jsonrpc.NewError(mcpserver.CodeMissingCapability, "Missing required client capability").
+				WithData(map[string]any{"requiredCapabilities": map[string]any{"sampling": map[string]any{}}})
+		}
+		return "the client declared sampling", nil
+	}, mcpserver.Description("Needs a client that declares sampling."))
+	mcpserver.AddTool(s, "test_streaming_elicitation", func(ctx context.Context, _ none) (*mcpserver.Result, error) {
+		if mcpserver.RequestOf(ctx).Stateless {
+			return &mcpserver.Result{ResultType: "input_required", Extra: map[string]any{
+				"inputRequests": map[string]any{"user": map[string]any{"method": "elicitation/create", "params": map[string]any{"mode": "form", "message": "Please provide your information", "requestedSchema": elicitUserSchema}}},
+			}}, nil
+		}
+		return elicit(ctx, "Please provide your information", elicitUserSchema, "User response: ")
+	}, mcpserver.Description("Asks the user, as input required under 2026-07-28."))
+	mcpserver.AddTool(s, "test_logging_tool", func(ctx context.Context, _ none) (string, error) {
+		mcpserver.Log(ctx, mcpserver.LevelInfo, "a message at info")
+		return "logged at info", nil
+	}, mcpserver.Description("Logs one message at info."))
 
 	static := func(mime, text string, blob []byte) func(context.Context, string) ([]mcpserver.ResourceContents, error) {
 		return func(_ context.Context, uri string) ([]mcpserver.ResourceContents, error) {
