@@ -82,8 +82,11 @@ type Option func(*config)
 func UseCodec(c Codec) Option { return func(cf *config) { cf.codec = c } }
 
 // AllowUnknownFields makes the server's methods ignore what names no param
-// or field: named params that match no param name and object members, at
-// any depth, that match no field of the struct they are decoded into.
+// or field: named params that match no param name (all of them, for a
+// method that takes none) and object members, at any depth, that match no
+// field of the struct they are decoded into. Under MCP, where every request
+// of 2026-07-28 carries a "_meta" in its params, it lets every method take
+// them (package mcpserver serves with it).
 // Without it, the default, both are refused with CodeInvalidParams and data
 // naming the member.
 func AllowUnknownFields() Option { return func(cf *config) { cf.allowUnknown = true } }

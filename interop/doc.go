@@ -10,7 +10,9 @@
 // library's client.HTTP drives the MCP Go SDK's Streamable HTTP server
 // (a session, progress, the server's calls, its GET stream). The MCP Go
 // SDK's client and the TypeScript SDK's (mcpts/jsonrpcd.mjs) drive
-// cmd/jsonrpcd -mcp too, its demo methods as tools. go-ethereum's RPC
+// cmd/jsonrpcd -mcp too, its demo methods as tools, and the TypeScript
+// SDK's the README's MCP quick start, built as it is written
+// (mcpts/quickstart.mjs). go-ethereum's RPC
 // client drives an Ethereum-style API on this library's HTTP, WebSocket
 // and IPC hosts (hex quantities, a balance past 2^64, a batch, a revert's
 // code and data, eth_subscribe), and the client of creachadair/jrpc2 a

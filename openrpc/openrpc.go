@@ -17,9 +17,11 @@
 // booleans, integers (unsigned ones with a minimum of 0), numbers, strings,
 // pointers, slices and maps as nullable, arrays, structs by their json tags
 // (a field with omitempty or omitzero is not required, embedded structs'
-// fields are promoted), time.Time as a date-time string, and types with
-// their own JSON methods and interfaces as any value. Named struct types are
-// components of the document, referred to with "$ref".
+// fields are promoted, a field's tag description:"..." is its schema's
+// description), time.Time as a date-time string, and types with their own
+// JSON methods and interfaces as any value. Named struct types are
+// components of the document, referred to with "$ref". SchemaOf makes the
+// same schemas outside a document, for JSON Schema's own uses.
 //
 // Register serves the document as rpc.discover, the method that the
 // OpenRPC specification's service discovery names: discovery is off until
@@ -58,7 +60,7 @@ func Describe(srv *jsonrpc.Server, info Info) (*Document, error) {
 	}
 	ms := registry.Methods(srv)
 	slices.SortFunc(ms, func(a, b registry.Method) int { return cmp.Compare(a.Name, b.Name) })
-	g := newGenerator()
+	g := newGenerator("#/components/schemas/")
 	doc := &Document{OpenRPC: Version, Info: info, Methods: make([]Method, 0, len(ms))}
 	for _, m := range ms {
 		if strings.HasPrefix(m.Name, "rpc.") {

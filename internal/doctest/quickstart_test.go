@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -195,16 +197,37 @@ func testService(t *testing.T, service, callit string) {
 	}
 }
 
-// testMCP: an agent's session with the MCP server: initialize, the two
-// tools listed, each called.
+// testMCP: an agent's session with the MCP server over Streamable HTTP
+// (2025-11-25: initialize, then the session's calls): the two tools
+// listed with their schemas, each called, one with structured content.
 func testMCP(t *testing.T, tools string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	ch, err := client.Command(exec.Command(tools), framing.Line)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := client.New(ch, client.UseProtocol(mcp.Protocol()))
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(tools, "-http", addr)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the MCP server does not listen on %s: %v", addr, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	c := client.New(client.HTTP("http://"+addr+"/mcp", nil, client.HTTPHeader(http.Header{"MCP-Protocol-Version": {"2025-11-25"}})),
+		client.UseProtocol(mcp.Protocol()))
+	defer c.Close()
 	var init struct {
 		ProtocolVersion string
 		Capabilities    struct{ Tools json.RawMessage }
@@ -212,7 +235,7 @@ func testMCP(t *testing.T, tools string) {
 	}
 	if err := c.Conn().Call(ctx, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "test-agent", "version": "1.0.0"}}, &init); err != nil ||
-		init.ProtocolVersion != "2025-11-25" || init.Capabilities.Tools == nil || init.ServerInfo.Name == "" {
+		init.ProtocolVersion != "2025-11-25" || init.Capabilities.Tools == nil || init.ServerInfo.Name != "quickstart" {
 		t.Fatalf("initialize: %+v, %v", init, err)
 	}
 	if err := c.Notify(ctx, "notifications/initialized", nil); err != nil {
@@ -220,35 +243,27 @@ func testMCP(t *testing.T, tools string) {
 	}
 	list, err := client.Call[struct {
 		Tools []struct {
-			Name        string
-			InputSchema struct{ Type string }
+			Name         string
+			InputSchema  struct{ Type string }
+			OutputSchema *struct{ Type string }
 		}
 	}](ctx, c, "tools/list", map[string]any{})
-	if err != nil || len(list.Tools) != 2 || list.Tools[0].Name != "add" || list.Tools[1].Name != "shout" ||
-		list.Tools[0].InputSchema.Type != "object" {
+	if err != nil || len(list.Tools) != 2 || list.Tools[0].Name != "upper" || list.Tools[1].Name != "count" ||
+		list.Tools[0].InputSchema.Type != "object" || list.Tools[1].OutputSchema == nil {
 		t.Fatalf("tools/list: %+v, %v", list, err)
 	}
-	type content struct {
-		Content []struct{ Type, Text string }
+	type result struct {
+		Content           []struct{ Type, Text string }
+		StructuredContent map[string]int
+		IsError           bool
 	}
-	for _, tc := range []struct {
-		name, want string
-		args       map[string]any
-	}{
-		{"add", "3", map[string]any{"a": 1, "b": 2}},
-		{"shout", "HELLO, 世界", map[string]any{"text": "hello, 世界"}},
-	} {
-		got, err := client.Call[content](ctx, c, "tools/call", map[string]any{"name": tc.name, "arguments": tc.args,
-			"_meta": map[string]any{"progressToken": 1}})
-		if err != nil || len(got.Content) != 1 || got.Content[0].Type != "text" || got.Content[0].Text != tc.want {
-			t.Errorf("tools/call %s: %+v, %v; want the text %q", tc.name, got, err, tc.want)
-		}
+	up, err := client.Call[result](ctx, c, "tools/call", map[string]any{"name": "upper", "arguments": map[string]any{"text": "hello, 世界"}})
+	if err != nil || len(up.Content) != 1 || up.Content[0].Text != "HELLO, 世界" || up.IsError {
+		t.Errorf("tools/call upper: %+v, %v", up, err)
 	}
-	if _, err := client.Call[content](ctx, c, "tools/call", map[string]any{"name": "divide", "arguments": map[string]any{}}); jsonrpc.ErrorCode(err) != jsonrpc.CodeInvalidParams {
-		t.Errorf("tools/call of an unknown tool: %v, want -32602", err)
-	}
-	if err := c.Close(); err != nil {
-		t.Errorf("the server, its input closed: %v", err)
+	n, err := client.Call[result](ctx, c, "tools/call", map[string]any{"name": "count", "arguments": map[string]any{"text": "one two three"}})
+	if err != nil || n.StructuredContent["words"] != 3 || n.IsError {
+		t.Errorf("tools/call count: %+v, %v", n, err)
 	}
 }
 
