@@ -238,6 +238,12 @@ type Handler struct {
 	// them (tls.VerifyClientCertIfGiven, tls.RequireAndVerifyClientCert).
 	Tokens transport.TokenVerifier
 
+	// AllowAnonymous serves a request that bears neither a bearer token
+	// nor a verified client certificate, with Tokens set, without a
+	// Principal, instead of answering it 401, as httprpc.Handler's
+	// AllowAnonymous says: the Server's policies decide.
+	AllowAnonymous bool
+
 	lazy httphost.Lazy // MaxBuffered's budget and Logger within ratelog's bounds, made on first use
 }
 
@@ -292,7 +298,7 @@ func (h *Handler) serve(ctx *fasthttp.RequestCtx, limit int) {
 		}
 		var challenge string
 		var err error
-		principal, challenge, err = httphost.Authenticate(ctx, h.Tokens, auth, cs)
+		principal, challenge, err = httphost.Authenticate(ctx, h.Tokens, h.AllowAnonymous, auth, cs)
 		if err != nil {
 			h.refuseWhy(ctx, httphost.UnauthorizedText(challenge), err.Error(), fasthttp.StatusUnauthorized)
 			ctx.Response.Header.Set(fasthttp.HeaderWWWAuthenticate, challenge) // after Error, which resets the headers
@@ -395,8 +401,13 @@ func (h *Handler) serve(ctx *fasthttp.RequestCtx, limit int) {
 			x.compressMin = DefaultCompressMin
 		}
 	}
-	httphost.Process(transport.WithContextValues(ctx, ctx, client, principal), srv, dst, req, x.reply, x.done, x.abandoned)
-	x.ctx = nil
+	rc := httphost.WithRequest(ctx, ctx, client, principal)
+	x.rc, x.single = rc, httphost.Single(req)
+	httphost.Process(rc, srv, dst, req, x.reply, x.done, x.abandoned)
+	if x.refused != 0 {
+		h.logRefusal(ctx, "jsonrpc: call refused for who is calling", x.refused)
+	}
+	x.ctx, x.rc, x.refused = nil, nil, 0
 	putExchange(x)
 }
 
@@ -426,6 +437,12 @@ func (h *Handler) refuse(ctx *fasthttp.RequestCtx, why string, code int) {
 // logged.
 func (h *Handler) refuseWhy(ctx *fasthttp.RequestCtx, body, why string, code int) {
 	ctx.Error(body, code)
+	h.logRefusal(ctx, why, code)
+}
+
+// logRefusal logs that ctx is answered with the status code, for the
+// reason why.
+func (h *Handler) logRefusal(ctx *fasthttp.RequestCtx, why string, code int) {
 	if l := h.logger(); l != nil {
 		l.LogAttrs(ctx, slog.LevelWarn, "request refused",
 			slog.String("remote", ctx.RemoteAddr().String()), slog.String("path", string(ctx.Path())),
@@ -506,7 +523,10 @@ func isJSON(ct []byte) bool {
 type exchange struct {
 	buf         []byte
 	ctx         *fasthttp.RequestCtx
-	compressMin int // the smallest answer compressed; 0: none is
+	rc          *httphost.Request // the calls' context: the server's refusals
+	single      bool              // the request is one object, not a batch
+	refused     int               // the status of a single request's call refused for who calls; 0 for none
+	compressMin int               // the smallest answer compressed; 0: none is
 	reply       func([]byte)
 	abandoned   func([]byte)  // x.goexit, bound when x is made
 	done        chan struct{} // capacity 1: reply never waits for the handler
@@ -558,6 +578,23 @@ func putExchange(x *exchange) {
 // the server's, when a Blocking method answered.)
 func (x *exchange) write(resp []byte) {
 	ctx := x.ctx
+	if x.single {
+		if ref := x.rc.Refused(); ref != nil {
+			// A single request whose call was refused for who calls:
+			// the status and challenge of RFC 6750, the error object
+			// as the body.
+			status, challenge := httphost.RefusalAnswer(ref, "")
+			ctx.Response.Header.Set(fasthttp.HeaderWWWAuthenticate, challenge)
+			ctx.SetStatusCode(status)
+			x.refused = status
+			if len(resp) > 0 {
+				ctx.SetContentType("application/json")
+				ctx.SetBody(resp)
+			}
+			x.done <- struct{}{}
+			return
+		}
+	}
 	if len(resp) == 0 {
 		ctx.SetStatusCode(fasthttp.StatusNoContent)
 	} else {

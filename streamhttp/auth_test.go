@@ -151,3 +151,63 @@ func TestBearerTokenSessions(t *testing.T) {
 		t.Errorf("in bob's session after carol's DELETE: %d %s", status, body)
 	}
 }
+
+// TestPolicyStatus (issue 35): a request of one call that the server
+// refuses for who is calling is answered as MCP's authorization asks,
+// in the codes of the handler's protocol (MCP's), the error as its
+// body: 401 with the Bearer challenge when the call needs a Principal
+// and the request (let through by AllowAnonymous) has none, 403 with
+// error="insufficient_scope" and the scopes when its Principal lacks
+// one; on a connection of its own and in a session alike; a refused
+// notification with its status and no body; a batch 200.
+func TestPolicyStatus(t *testing.T) {
+	leaktest.Check(t)
+	srv := jsonrpc.NewServer(jsonrpc.RequireAuth())
+	srv.MustRegister("begin", func() string { return "begun" })
+	srv.MustRegister("ping", func() string { return "pong" }, jsonrpc.Public())
+	srv.MustRegister("remove", func() bool { return true }, jsonrpc.RequireScopes("files:write"))
+	scoped := transport.TokenVerifierFunc(func(ctx context.Context, token string) (*jsonrpc.Principal, error) {
+		if token == "bob" {
+			return &jsonrpc.Principal{Subject: "bob", Scopes: []string{"files:read"}}, nil
+		}
+		return nil, errors.New("unknown token")
+	})
+	h := &streamhttp.Handler{Server: srv, Tokens: scoped, AllowAnonymous: true, SessionMethod: "begin"}
+	ts := httptest.NewServer(h)
+	defer func() {
+		h.Shutdown(context.Background())
+		ts.Close()
+	}()
+	c := ts.Client()
+	const (
+		unauthenticated = `{"jsonrpc":"2.0","error":{"code":-31011,"message":"Authentication required"},"id":1}`
+		forbidden       = `{"jsonrpc":"2.0","error":{"code":-31012,"message":"Insufficient scope","data":{"scope":"files:write"}},"id":1}`
+		insufficient    = `Bearer error="insufficient_scope", scope="files:write"`
+	)
+	check := func(name string, status int, hd http.Header, body string, wantStatus int, wantChallenge, wantBody string) {
+		t.Helper()
+		if status != wantStatus || hd.Get("WWW-Authenticate") != wantChallenge || body != wantBody {
+			t.Errorf("%s: %d %q %s\nwant %d %q %s", name, status, hd.Get("WWW-Authenticate"), body, wantStatus, wantChallenge, wantBody)
+		}
+	}
+	status, hd, body := send(t, c, ts.URL, `{"jsonrpc":"2.0","method":"remove","id":1}`)
+	check("anonymous", status, hd, body, 401, "Bearer", unauthenticated)
+	status, hd, body = send(t, c, ts.URL, `{"jsonrpc":"2.0","method":"ping","id":1}`)
+	check("anonymous, public", status, hd, body, 200, "", `{"jsonrpc":"2.0","result":"pong","id":1}`)
+	status, hd, body = send(t, c, ts.URL, `{"jsonrpc":"2.0","method":"remove","id":1}`, "Authorization", "Bearer bob")
+	check("a scope missing", status, hd, body, 403, insufficient, forbidden)
+	status, hd, body = send(t, c, ts.URL, `{"jsonrpc":"2.0","method":"remove"}`, "Authorization", "Bearer bob")
+	check("a notification, a scope missing", status, hd, body, 403, insufficient, "")
+	status, hd, body = send(t, c, ts.URL, `[{"jsonrpc":"2.0","method":"remove","id":1}]`, "Authorization", "Bearer bob")
+	check("a batch", status, hd, body, 200, "", "["+forbidden+"]")
+
+	status, hd, _ = send(t, c, ts.URL, `{"jsonrpc":"2.0","method":"begin","id":1}`, "Authorization", "Bearer bob")
+	id := hd.Get("Mcp-Session-Id")
+	if status != 200 || id == "" {
+		t.Fatalf("begin: %d %q", status, id)
+	}
+	status, hd, body = send(t, c, ts.URL, `{"jsonrpc":"2.0","method":"remove","id":1}`, "Authorization", "Bearer bob", "Mcp-Session-Id", id)
+	check("in a session, a scope missing", status, hd, body, 403, insufficient, forbidden)
+	status, hd, body = send(t, c, ts.URL, `{"jsonrpc":"2.0","method":"ping","id":1}`, "Authorization", "Bearer bob", "Mcp-Session-Id", id)
+	check("in a session, allowed", status, hd, body, 200, "", `{"jsonrpc":"2.0","result":"pong","id":1}`)
+}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jsonrpc-go/jsonrpc/internal/httphost"
 	"github.com/jsonrpc-go/jsonrpc/internal/keys"
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 	"github.com/jsonrpc-go/jsonrpc/protocol/enumerator"
@@ -19,6 +20,7 @@ import (
 // nothing came before it, an event stream otherwise.
 type exchange struct {
 	status       func(resp []byte) int // the status of a JSON answer; nil: 200
+	rc           *httphost.Request     // the calls' context: the server's refusals
 	w            http.ResponseWriter
 	req          []byte
 	ctx          context.Context // the request's: its end (the client gone) ends Read
@@ -117,6 +119,13 @@ func (x *exchange) Write(_ context.Context, msg []byte) error {
 			code := http.StatusOK
 			if x.status != nil {
 				code = x.status(msg)
+			}
+			if ref := x.rc.Refused(); ref != nil {
+				// The call was refused for who calls: the status and
+				// challenge of RFC 6750, the error as the body.
+				var challenge string
+				code, challenge = httphost.RefusalAnswer(ref, "")
+				x.w.Header().Set("WWW-Authenticate", challenge)
 			}
 			answer(x.w, code, msg)
 			x.finish()

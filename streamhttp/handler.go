@@ -137,6 +137,16 @@ type Handler struct {
 	// revived from the SessionStore has no Principal, and is no one's.
 	Tokens transport.TokenVerifier
 
+	// AllowAnonymous serves a request that bears neither a bearer token
+	// nor a verified client certificate, with Tokens set, without a
+	// Principal, instead of answering it 401: the Server's policies
+	// decide (jsonrpc.RequireAuth, RequireScopes, Public), so that a
+	// method declared Public answers anybody, and a request whose call
+	// needs a Principal is answered 401 with the challenge (see the
+	// package documentation). A token that Tokens refuses is answered
+	// 401 still. A session begun anonymously is no one's.
+	AllowAnonymous bool
+
 	// MCP, when set, applies the Model Context Protocol's rules to each
 	// request: both eras of MCP on one endpoint, decided per request,
 	// sessions for the handshake era (see MCP). nil serves any JSON-RPC
@@ -398,7 +408,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.Tokens != nil || r.TLS != nil {
 		var challenge string
 		var err error
-		principal, challenge, err = httphost.Authenticate(r.Context(), h.Tokens, r.Header.Get("Authorization"), r.TLS)
+		principal, challenge, err = httphost.Authenticate(r.Context(), h.Tokens, h.AllowAnonymous, r.Header.Get("Authorization"), r.TLS)
 		if err != nil {
 			if l := h.logger(); l != nil {
 				l.LogAttrs(r.Context(), slog.LevelWarn, "request refused",
@@ -447,7 +457,8 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, principal *j
 	if srv == nil {
 		srv = noMethods()
 	}
-	ctx := transport.WithContextValues(r.Context(), r, client, principal)
+	rc := httphost.WithRequest(r.Context(), r, client, principal)
+	ctx := context.Context(rc)
 
 	// The one scan of the request: it routes the request, and the Conn
 	// that runs it, and the server behind, take it as it is.
@@ -507,12 +518,19 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, principal *j
 	case kind == wire.MsgBatch || kind == wire.MsgResponses:
 		answerJSON(w, process(ctx, srv, h.protocol(), body))
 	case kind == wire.MsgRequest:
-		h.serveRequest(ctx, w, r, srv, &sc, takesJSON, takesEvents, lim, status)
+		h.serveRequest(ctx, rc, w, r, srv, &sc, takesJSON, takesEvents, lim, status)
 	case kind == wire.MsgNotification || kind == wire.MsgResponse:
 		// What the server has to say of a notification is nothing; a
 		// response answers no request of this handler's, which makes
 		// none.
 		process(ctx, srv, h.protocol(), body)
+		if ref := rc.Refused(); ref != nil {
+			// A notification refused for who sent it.
+			code, challenge := httphost.RefusalAnswer(ref, "")
+			w.Header().Set("WWW-Authenticate", challenge)
+			w.WriteHeader(code)
+			return
+		}
 		w.WriteHeader(http.StatusAccepted)
 	default:
 		// An object that is neither: the server's invalid request.
@@ -522,12 +540,13 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, principal *j
 
 // serveRequest runs the request body on a connection of its own and
 // writes what it sends: its answer alone, or an event stream.
-func (h *Handler) serveRequest(ctx context.Context, w http.ResponseWriter, r *http.Request, srv transport.Handler, sc *wire.Scanned, takesJSON, takesEvents bool, lim transport.Limits, status func([]byte) int) {
+func (h *Handler) serveRequest(ctx context.Context, rc *httphost.Request, w http.ResponseWriter, r *http.Request, srv transport.Handler, sc *wire.Scanned, takesJSON, takesEvents bool, lim transport.Limits, status func([]byte) int) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	keepAlive := h.keepAlive(takesEvents)
 	x := &exchange{
 		status:       status,
+		rc:           rc,
 		w:            w,
 		req:          sc.Msg(),
 		sc:           *sc,

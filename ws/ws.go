@@ -260,6 +260,15 @@ type Handler struct {
 	// the TLSClientConfig; and sends a token with its HTTPHeader.
 	Tokens transport.TokenVerifier
 
+	// AllowAnonymous accepts an upgrade that bears neither a bearer token
+	// nor a verified client certificate, with Tokens set, as a
+	// connection without a Principal, instead of answering it 401: the
+	// Server's policies decide each call (jsonrpc.RequireAuth,
+	// RequireScopes, Public), answering a call that needs a Principal
+	// with Codes.Unauthenticated. A token that Tokens refuses is answered
+	// 401 still.
+	AllowAnonymous bool
+
 	host     transport.Host    // the connections, and their shutdown
 	once     sync.Once         // makes buffered
 	buffered *transport.Budget // MaxBuffered
@@ -401,7 +410,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var principal *jsonrpc.Principal
 	if h.Tokens != nil || r.TLS != nil {
 		var challenge string
-		principal, challenge, err = httphost.Authenticate(r.Context(), h.Tokens, r.Header.Get("Authorization"), r.TLS)
+		principal, challenge, err = httphost.Authenticate(r.Context(), h.Tokens, h.AllowAnonymous, r.Header.Get("Authorization"), r.TLS)
 		if err != nil {
 			h.once.Do(func() { h.init(h.Limits.WithDefaults()) })
 			if h.log != nil {

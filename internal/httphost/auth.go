@@ -29,10 +29,12 @@ const (
 // err is nil when the request may go on; otherwise the host answers it
 // with Unauthorized(w, challenge) and logs err, which says why (with the
 // verifier's error, which the client is not told): with tokens set, a
-// request with neither a bearer token nor a verified certificate, or
-// whose token tokens refuses (or that is not of the form of one, or
-// whose Principal has expired: a verifier's cache may outlive a token).
-func Authenticate(ctx context.Context, tokens transport.TokenVerifier, authorization string, cs *tls.ConnectionState) (p *jsonrpc.Principal, challenge string, err error) {
+// request with neither a bearer token nor a verified certificate, unless
+// anonymous is set (it then goes on without a Principal, for the server's
+// policies to decide), or whose token tokens refuses (or that is not of
+// the form of one, or whose Principal has expired: a verifier's cache may
+// outlive a token).
+func Authenticate(ctx context.Context, tokens transport.TokenVerifier, anonymous bool, authorization string, cs *tls.ConnectionState) (p *jsonrpc.Principal, challenge string, err error) {
 	if tokens == nil {
 		return transport.TLSPrincipal(cs), "", nil
 	}
@@ -42,7 +44,7 @@ func Authenticate(ctx context.Context, tokens transport.TokenVerifier, authoriza
 	case bearerScheme(authorization):
 		return nil, ChallengeInvalidToken, errMalformed
 	default:
-		if p := transport.TLSPrincipal(cs); p != nil {
+		if p := transport.TLSPrincipal(cs); p != nil || anonymous {
 			return p, "", nil
 		}
 		return nil, ChallengeNoToken, errNoToken
