@@ -211,3 +211,45 @@ func TestPolicyStatus(t *testing.T) {
 	status, hd, body = send(t, c, ts.URL, `{"jsonrpc":"2.0","method":"ping","id":1}`, "Authorization", "Bearer bob", "Mcp-Session-Id", id)
 	check("in a session, allowed", status, hd, body, 200, "", `{"jsonrpc":"2.0","result":"pong","id":1}`)
 }
+
+// TestStepUp (issue 35): in a session, the calls are those of the
+// subject that began it, with the Principal of that subject's latest
+// request: a token with more scopes, sent after a 403, takes effect in
+// the session without a new one; another subject's token finds no
+// session.
+func TestStepUp(t *testing.T) {
+	leaktest.Check(t)
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("begin", func() string { return "begun" })
+	srv.MustRegister("remove", func() bool { return true }, jsonrpc.RequireScopes("files:write"))
+	scoped := transport.TokenVerifierFunc(func(ctx context.Context, token string) (*jsonrpc.Principal, error) {
+		switch token {
+		case "bob-read":
+			return &jsonrpc.Principal{Subject: "bob", Scopes: []string{"files:read"}}, nil
+		case "bob-write":
+			return &jsonrpc.Principal{Subject: "bob", Scopes: []string{"files:read", "files:write"}}, nil
+		case "carol-write":
+			return &jsonrpc.Principal{Subject: "carol", Scopes: []string{"files:write"}}, nil
+		}
+		return nil, errors.New("unknown token")
+	})
+	h := &streamhttp.Handler{Server: srv, Tokens: scoped, SessionMethod: "begin"}
+	ts := httptest.NewServer(h)
+	defer func() {
+		h.Shutdown(context.Background())
+		ts.Close()
+	}()
+	c := ts.Client()
+	_, hd, _ := send(t, c, ts.URL, `{"jsonrpc":"2.0","method":"begin","id":1}`, "Authorization", "Bearer bob-read")
+	id := hd.Get("Mcp-Session-Id")
+	const remove = `{"jsonrpc":"2.0","method":"remove","id":2}`
+	if status, _, body := send(t, c, ts.URL, remove, "Authorization", "Bearer bob-read", "Mcp-Session-Id", id); status != 403 {
+		t.Errorf("remove with files:read: %d %s, want 403", status, body)
+	}
+	if status, _, body := send(t, c, ts.URL, remove, "Authorization", "Bearer carol-write", "Mcp-Session-Id", id); status != 404 {
+		t.Errorf("remove as carol in bob's session: %d %s, want 404", status, body)
+	}
+	if status, _, body := send(t, c, ts.URL, remove, "Authorization", "Bearer bob-write", "Mcp-Session-Id", id); status != 200 || body != `{"jsonrpc":"2.0","result":true,"id":2}` {
+		t.Errorf("remove after the step up: %d %s", status, body)
+	}
+}

@@ -131,10 +131,13 @@ type Handler struct {
 	// reads no Authorization header: only a client certificate
 	// authenticates. TLS is the http.Server's (its TLSConfig, ServeTLS).
 	//
-	// A session's calls are those of the Principal whose request began
-	// it; a request of another subject (or of none) that names the
-	// session is answered 404, as if the id named no session. A session
-	// revived from the SessionStore has no Principal, and is no one's.
+	// A session's calls are those of the subject whose request began it,
+	// with the Principal of that subject's latest request, so that a
+	// token with more scopes, sent after a 403, takes effect in the
+	// session (MCP's step-up authorization); a request of another
+	// subject (or of none) that names the session is answered 404, as if
+	// the id named no session. A session revived from the SessionStore
+	// has no Principal, and is no one's.
 	Tokens transport.TokenVerifier
 
 	// AllowAnonymous serves a request that bears neither a bearer token
