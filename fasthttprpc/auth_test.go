@@ -172,3 +172,27 @@ func TestPolicyStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestResourceMetadata (issue 35): the handler publishes its metadata
+// (RFC 9728) and names it in the challenge of its 401.
+func TestResourceMetadata(t *testing.T) {
+	meta := &transport.ResourceMetadata{Resource: "https://files.example.com/", AuthorizationServers: []string{"https://auth.example.com"}}
+	tokens := transport.TokenVerifierFunc(func(ctx context.Context, token string) (*jsonrpc.Principal, error) { return nil, errors.New("no") })
+	url := serve(t, (&fasthttprpc.Handler{Server: whoamiServer(), Tokens: tokens, ResourceMetadata: meta}).ServeFastHTTP)
+	resp, err := http.Get(url + transport.WellKnownResourcePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" || string(b) != `{"resource":"https://files.example.com/","authorization_servers":["https://auth.example.com"]}` {
+		t.Errorf("the metadata: %d %q %s", resp.StatusCode, resp.Header.Get("Content-Type"), b)
+	}
+	resp, _, err = whoami(t, http.DefaultClient, url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `Bearer resource_metadata="https://files.example.com/.well-known/oauth-protected-resource"`; resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != want {
+		t.Errorf("no token: %d %q, want 401 %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), want)
+	}
+}

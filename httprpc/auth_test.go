@@ -285,3 +285,41 @@ func TestPolicyStatus(t *testing.T) {
 		t.Errorf("without AllowAnonymous, anonymous: %d %q, want the host's 401", status, challenge)
 	}
 }
+
+// TestResourceMetadata (issue 35): with ResourceMetadata the handler
+// publishes it at its well-known path (RFC 9728), before any check of
+// credentials, and names its URL in every challenge: the host's 401 and
+// the 401 and 403 of the server's policies.
+func TestResourceMetadata(t *testing.T) {
+	meta := &transport.ResourceMetadata{Resource: "https://files.example.com/rpc", AuthorizationServers: []string{"https://auth.example.com"}}
+	const rm = `resource_metadata="https://files.example.com/.well-known/oauth-protected-resource/rpc"`
+	for _, anonymous := range []bool{false, true} {
+		ts := httptest.NewServer(&httprpc.Handler{Server: scopedServer(), Tokens: bobTokens, AllowAnonymous: anonymous, ResourceMetadata: meta})
+		for _, path := range []string{meta.Path(), transport.WellKnownResourcePath} {
+			resp, err := http.Get(ts.URL + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 || string(b) != `{"resource":"https://files.example.com/rpc","authorization_servers":["https://auth.example.com"]}` {
+				t.Errorf("GET %s: %d %s", path, resp.StatusCode, b)
+			}
+		}
+		for _, tc := range []struct {
+			auth, doc string
+			status    int
+			challenge string
+		}{
+			{"", `{"jsonrpc":"2.0","method":"whoami","id":1}`, 401, `Bearer ` + rm}, // the host's, or the policy's
+			{"Bearer eve", `{"jsonrpc":"2.0","method":"whoami","id":1}`, 401, `Bearer error="invalid_token", ` + rm},
+			{"Bearer bob", `{"jsonrpc":"2.0","method":"remove","id":1}`, 403, `Bearer error="insufficient_scope", scope="files:read files:write", ` + rm},
+		} {
+			status, challenge, _ := postDoc(t, ts.URL, tc.auth, tc.doc)
+			if status != tc.status || challenge != tc.challenge {
+				t.Errorf("anonymous %v, %q %s: %d %q, want %d %q", anonymous, tc.auth, tc.doc, status, challenge, tc.status, tc.challenge)
+			}
+		}
+		ts.Close()
+	}
+}

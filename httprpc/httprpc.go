@@ -274,6 +274,16 @@ type Handler struct {
 	// Protocol). A token that Tokens refuses is answered 401 still.
 	AllowAnonymous bool
 
+	// ResourceMetadata, when set, is the metadata of the resource the
+	// handler serves (RFC 9728), for clients that obtain tokens from an
+	// OAuth authorization server (MCP's authorization): a GET of its
+	// Path, or of transport.WellKnownResourcePath, is answered with it
+	// before anything else is checked, and every WWW-Authenticate
+	// challenge the handler sends names its URL as resource_metadata.
+	// Mounted elsewhere than at the root of the paths, the handler does
+	// not see those requests: mount the metadata there too.
+	ResourceMetadata *transport.ResourceMetadata
+
 	lazy httphost.Lazy // MaxBuffered's budget and Logger within ratelog's bounds, made on first use
 }
 
@@ -294,6 +304,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.Health != nil && httphost.ServeProbe(w, r, h.Health) {
 		return
 	}
+	if h.ResourceMetadata.Serves(r.URL.Path) {
+		h.ResourceMetadata.ServeHTTP(w, r)
+		return
+	}
 	if err := transport.CheckRequest(r, h.AllowedHosts, h.AllowedOrigins); err != nil {
 		h.refuse(w, r, err.Error(), http.StatusForbidden)
 		return
@@ -305,7 +319,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		principal, challenge, err = httphost.Authenticate(r.Context(), h.Tokens, h.AllowAnonymous, r.Header.Get("Authorization"), r.TLS)
 		if err != nil {
 			h.logRefusal(r, err.Error(), http.StatusUnauthorized)
-			httphost.Unauthorized(w, challenge)
+			httphost.Unauthorized(w, challenge, httphost.Metadata(h.ResourceMetadata))
 			return
 		}
 	}
@@ -409,13 +423,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	x.http1 = r.ProtoMajor == 1
 	rc := httphost.WithRequest(r.Context(), r, client, principal)
-	x.rc, x.single = rc, httphost.Single(req)
+	x.rc, x.single, x.meta = rc, httphost.Single(req), h.ResourceMetadata
 	// The answer is appended to the room after the request.
 	httphost.Process(rc, srv, req[len(req):], req, x.reply, x.done, x.abandoned)
 	if x.refused != 0 {
 		h.logRefusal(r, "jsonrpc: call refused for who is calling", x.refused)
 	}
-	x.w, x.rc, x.refused = nil, nil, 0
+	x.w, x.rc, x.meta, x.refused = nil, nil, nil, 0
 	putExchange(x)
 }
 
@@ -499,6 +513,8 @@ type httpExchange struct {
 	abandoned   func([]byte)      // x.goexit, bound when x is made
 	done        chan struct{}     // capacity 1: reply never waits for the handler
 	last        httphost.LastView // the view of a budget for a client made last
+
+	meta *transport.ResourceMetadata // what the challenge of a refusal names
 }
 
 // httpExchanges pools httpExchange values; buffers over maxHTTPBuffer are not
@@ -526,7 +542,7 @@ func (x *httpExchange) write(resp []byte) {
 			// A single request whose call was refused for who calls:
 			// the status and challenge of RFC 6750, the error object
 			// as the body.
-			status, challenge := httphost.RefusalAnswer(ref, "")
+			status, challenge := httphost.RefusalAnswer(ref, httphost.Metadata(x.meta))
 			w.Header().Set("WWW-Authenticate", challenge)
 			x.refused = status
 			if len(resp) == 0 {

@@ -253,3 +253,43 @@ func TestStepUp(t *testing.T) {
 		t.Errorf("remove after the step up: %d %s", status, body)
 	}
 }
+
+// TestResourceMetadata (issue 35): the handler publishes its metadata
+// (RFC 9728) and names it in its challenges, as MCP's authorization asks:
+// the 401 of a request without a token, and the 403 of a call without a
+// scope, in a session too.
+func TestResourceMetadata(t *testing.T) {
+	leaktest.Check(t)
+	meta := &transport.ResourceMetadata{Resource: "https://mcp.example.com/mcp", AuthorizationServers: []string{"https://auth.example.com"}, ScopesSupported: []string{"files:write"}}
+	const rm = `resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"`
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("begin", func() string { return "begun" })
+	srv.MustRegister("remove", func() bool { return true }, jsonrpc.RequireScopes("files:write"))
+	h := &streamhttp.Handler{Server: srv, Tokens: tokens, SessionMethod: "begin", ResourceMetadata: meta}
+	ts := httptest.NewServer(h)
+	defer func() {
+		h.Shutdown(context.Background())
+		ts.Close()
+	}()
+	c := ts.Client()
+	resp, err := c.Get(ts.URL + "/.well-known/oauth-protected-resource/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(b) != `{"resource":"https://mcp.example.com/mcp","authorization_servers":["https://auth.example.com"],"scopes_supported":["files:write"]}` {
+		t.Errorf("the metadata: %d %s", resp.StatusCode, b)
+	}
+	if status, hd, _ := send(t, c, ts.URL, `{"jsonrpc":"2.0","method":"remove","id":1}`); status != 401 || hd.Get("WWW-Authenticate") != "Bearer "+rm {
+		t.Errorf("no token: %d %q", status, hd.Get("WWW-Authenticate"))
+	}
+	want := `Bearer error="insufficient_scope", scope="files:write", ` + rm
+	if status, hd, _ := send(t, c, ts.URL, `{"jsonrpc":"2.0","method":"remove","id":1}`, "Authorization", "Bearer bob"); status != 403 || hd.Get("WWW-Authenticate") != want {
+		t.Errorf("no scope: %d %q", status, hd.Get("WWW-Authenticate"))
+	}
+	_, hd, _ := send(t, c, ts.URL, `{"jsonrpc":"2.0","method":"begin","id":1}`, "Authorization", "Bearer bob")
+	if status, hd, _ := send(t, c, ts.URL, `{"jsonrpc":"2.0","method":"remove","id":2}`, "Authorization", "Bearer bob", "Mcp-Session-Id", hd.Get("Mcp-Session-Id")); status != 403 || hd.Get("WWW-Authenticate") != want {
+		t.Errorf("no scope, in a session: %d %q", status, hd.Get("WWW-Authenticate"))
+	}
+}

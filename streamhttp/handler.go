@@ -150,6 +150,16 @@ type Handler struct {
 	// 401 still. A session begun anonymously is no one's.
 	AllowAnonymous bool
 
+	// ResourceMetadata, when set, is the metadata of the resource the
+	// handler serves (RFC 9728), for clients that obtain tokens from an
+	// OAuth authorization server (MCP's authorization): a GET of its
+	// Path, or of transport.WellKnownResourcePath, is answered with it
+	// before anything else is checked, and every WWW-Authenticate
+	// challenge the handler sends names its URL as resource_metadata.
+	// Mounted elsewhere than at the root of the paths, the handler does
+	// not see those requests: mount the metadata there too.
+	ResourceMetadata *transport.ResourceMetadata
+
 	// MCP, when set, applies the Model Context Protocol's rules to each
 	// request: both eras of MCP on one endpoint, decided per request,
 	// sessions for the handshake era (see MCP). nil serves any JSON-RPC
@@ -403,6 +413,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.Health != nil && httphost.ServeProbe(w, r, h.Health) {
 		return
 	}
+	if h.ResourceMetadata.Serves(r.URL.Path) {
+		h.ResourceMetadata.ServeHTTP(w, r)
+		return
+	}
 	if err := transport.CheckRequest(r, h.AllowedHosts, h.AllowedOrigins); err != nil {
 		h.refuse(w, r, err.Error(), http.StatusForbidden)
 		return
@@ -417,7 +431,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				l.LogAttrs(r.Context(), slog.LevelWarn, "request refused",
 					slog.String("remote", r.RemoteAddr), slog.Int("status", http.StatusUnauthorized), slog.String("error", err.Error()))
 			}
-			httphost.Unauthorized(w, challenge)
+			httphost.Unauthorized(w, challenge, httphost.Metadata(h.ResourceMetadata))
 			return
 		}
 	}
@@ -529,7 +543,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, principal *j
 		process(ctx, srv, h.protocol(), body)
 		if ref := rc.Refused(); ref != nil {
 			// A notification refused for who sent it.
-			code, challenge := httphost.RefusalAnswer(ref, "")
+			code, challenge := httphost.RefusalAnswer(ref, httphost.Metadata(h.ResourceMetadata))
 			w.Header().Set("WWW-Authenticate", challenge)
 			w.WriteHeader(code)
 			return
@@ -550,6 +564,7 @@ func (h *Handler) serveRequest(ctx context.Context, rc *httphost.Request, w http
 	x := &exchange{
 		status:       status,
 		rc:           rc,
+		meta:         h.ResourceMetadata,
 		w:            w,
 		req:          sc.Msg(),
 		sc:           *sc,

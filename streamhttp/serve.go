@@ -250,7 +250,7 @@ func (h *Handler) callStatus(w http.ResponseWriter, msg []byte) int {
 	if ref == nil {
 		return http.StatusOK
 	}
-	code, challenge := httphost.RefusalAnswer(ref, "")
+	code, challenge := httphost.RefusalAnswer(ref, httphost.Metadata(h.ResourceMetadata))
 	w.Header().Set("WWW-Authenticate", challenge)
 	return code
 }

@@ -192,3 +192,29 @@ func TestAllowAnonymous(t *testing.T) {
 		t.Errorf("a token refused: %v", err)
 	}
 }
+
+// TestResourceMetadata (issue 35): the handler publishes its metadata
+// (RFC 9728) and names it in the challenge of a refused upgrade.
+func TestResourceMetadata(t *testing.T) {
+	leaktest.Check(t)
+	meta := &transport.ResourceMetadata{Resource: "https://chat.example.com/ws"}
+	tokens := transport.TokenVerifierFunc(func(ctx context.Context, token string) (*jsonrpc.Principal, error) { return nil, errors.New("no") })
+	h := &ws.Handler{Server: whoamiServer(), Tokens: tokens, ResourceMetadata: meta}
+	ts := httptest.NewServer(h)
+	defer func() {
+		h.Shutdown(context.Background())
+		ts.Close()
+	}()
+	resp, err := http.Get(ts.URL + meta.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("the metadata: %d", resp.StatusCode)
+	}
+	_, resp, err = callWhoami(t, "ws"+strings.TrimPrefix(ts.URL, "http"), nil)
+	if want := `Bearer resource_metadata="https://chat.example.com/.well-known/oauth-protected-resource/ws"`; err == nil || resp == nil || resp.Header.Get("WWW-Authenticate") != want {
+		t.Errorf("no token: %v, want 401 %q", err, want)
+	}
+}

@@ -69,11 +69,34 @@ var (
 )
 
 // Unauthorized answers a request that Authenticate refused: 401 with
-// challenge as its WWW-Authenticate header and a line of text that says
-// which of the two challenges it is, no more.
-func Unauthorized(w http.ResponseWriter, challenge string) {
-	w.Header().Set("WWW-Authenticate", challenge)
+// challenge as its WWW-Authenticate header, with the resource_metadata
+// attribute when metadata (the URL of the resource's metadata) is not "",
+// and a line of text that says which of the two challenges it is, no
+// more.
+func Unauthorized(w http.ResponseWriter, challenge, metadata string) {
+	w.Header().Set("WWW-Authenticate", WithMetadata(challenge, metadata))
 	http.Error(w, UnauthorizedText(challenge), http.StatusUnauthorized)
+}
+
+// WithMetadata returns the Bearer challenge challenge with the attribute
+// resource_metadata (RFC 9728, section 5.1) of the URL metadata, or
+// challenge itself when metadata is "".
+func WithMetadata(challenge, metadata string) string {
+	switch {
+	case metadata == "":
+		return challenge
+	case challenge == ChallengeNoToken:
+		return Challenge("", "", metadata)
+	}
+	return challenge + ", " + Challenge("", "", metadata)[len("Bearer "):]
+}
+
+// Metadata returns the URL of m, "" for a nil m.
+func Metadata(m *transport.ResourceMetadata) string {
+	if m == nil {
+		return ""
+	}
+	return m.URL()
 }
 
 // UnauthorizedText is the text of Unauthorized's answer.
