@@ -293,3 +293,46 @@ func TestResourceMetadata(t *testing.T) {
 		t.Errorf("no scope, in a session: %d %q", status, hd.Get("WWW-Authenticate"))
 	}
 }
+
+// TestSessionOwnerAcrossReplicas (issue 35): the subject that began a
+// session is kept with it in the SessionStore: on another replica, the
+// requests of another subject, or of none, find no session (404), and
+// the subject's own revive it, with their Principal.
+func TestSessionOwnerAcrossReplicas(t *testing.T) {
+	leaktest.Check(t)
+	sessions := &streamhttp.MemorySessions{}
+	newReplica := func(name string) (*streamhttp.Handler, string) {
+		srv := whoamiServer()
+		srv.MustRegister("initialize", func(struct{}) map[string]string { return map[string]string{"protocolVersion": "2025-11-25"} })
+		h := &streamhttp.Handler{Server: srv, Tokens: tokens, SessionMethod: "initialize", Replica: name, SessionStore: sessions}
+		ts := httptest.NewServer(h)
+		t.Cleanup(func() {
+			h.Shutdown(context.Background())
+			ts.Close()
+		})
+		return h, ts.URL
+	}
+	_, urlA := newReplica("a")
+	hb, urlB := newReplica("b")
+	_, hd, body := send(t, http.DefaultClient, urlA, `{"jsonrpc":"2.0","method":"initialize","params":{},"id":1}`, "Authorization", "Bearer bob")
+	id := hd.Get("Mcp-Session-Id")
+	if id == "" {
+		t.Fatalf("initialize: %s", body)
+	}
+	if st, ok, _ := sessions.Load(id); !ok || st.Subject != "bob" {
+		t.Fatalf("stored: %+v %v, want bob's", st, ok)
+	}
+	const whoami = `{"jsonrpc":"2.0","method":"whoami","id":2}`
+	if status, _, body := send(t, http.DefaultClient, urlB, whoami, "Authorization", "Bearer carol", "Mcp-Session-Id", id); status != http.StatusNotFound {
+		t.Errorf("carol on b: %d %s, want 404", status, body)
+	}
+	if hb.Sessions() != 0 {
+		t.Errorf("carol's request revived bob's session on b")
+	}
+	if status, _, body := send(t, http.DefaultClient, urlB, whoami, "Authorization", "Bearer bob", "Mcp-Session-Id", id); status != 200 || body != `{"jsonrpc":"2.0","result":"bob","id":2}` {
+		t.Errorf("bob on b: %d %s", status, body)
+	}
+	if status, _, body := send(t, http.DefaultClient, urlB, whoami, "Authorization", "Bearer carol", "Mcp-Session-Id", id); status != http.StatusNotFound {
+		t.Errorf("carol on b, once revived: %d %s, want 404", status, body)
+	}
+}

@@ -146,8 +146,9 @@
 // SessionStore shared by the replicas (package redisrpc keeps one in
 // Redis) lets a replica serve a session it does not hold, begun by another
 // or before it restarted: the session is revived on a new connection, with
-// its id, the MCP protocol version its initialize negotiated and its client
-// (SessionState, SessionOf). With an EventStore shared too, a stream
+// its id, the MCP protocol version its initialize negotiated, its client
+// and the subject of the Principal that began it, whose requests alone
+// find it (SessionState, SessionOf). With an EventStore shared too, a stream
 // resumed with Last-Event-ID on a replica that did not carry it replays
 // the events it missed; the call that sent them ran on the replica that
 // ended and runs no more, so what was kept is all the client gets. DELETE

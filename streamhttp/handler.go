@@ -136,8 +136,9 @@ type Handler struct {
 	// token with more scopes, sent after a 403, takes effect in the
 	// session (MCP's step-up authorization); a request of another
 	// subject (or of none) that names the session is answered 404, as if
-	// the id named no session. A session revived from the SessionStore
-	// has no Principal, and is no one's.
+	// the id named no session. The subject is kept with the session in
+	// the SessionStore, so that on another replica too only its requests
+	// find it, and revive it with their Principal.
 	Tokens transport.TokenVerifier
 
 	// AllowAnonymous serves a request that bears neither a bearer token

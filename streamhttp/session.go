@@ -221,12 +221,33 @@ func (h *Handler) lookup(id string, lim transport.Limits, p *jsonrpc.Principal) 
 	if !ok || st.ID != id {
 		return nil
 	}
-	s, err = h.newSession(lim, st.Client, nil, &st)
+	// Another subject's requests find no session here either; the
+	// subject's own revive it, theirs.
+	var owner *jsonrpc.Principal
+	if st.Subject != "" {
+		if p == nil || p.Subject != st.Subject {
+			return nil
+		}
+		owner = p
+	}
+	s, err = h.newSession(lim, st.Client, owner, &st)
 	if err != nil {
 		h.logf(context.Background(), "session store: reviving a session", err)
 		return nil
 	}
+	if !s.ownedBy(p) {
+		return nil // revived meanwhile by another's request: not p's
+	}
 	return s
+}
+
+// stateLocked returns what the SessionStore keeps of s; s.mu is held.
+func (s *session) stateLocked() SessionState {
+	st := SessionState{ID: s.id, Version: s.version, Client: s.client}
+	if s.owner != nil {
+		st.Subject = s.owner.Subject
+	}
+	return st
 }
 
 // ownedBy reports whether a request of p may use s: s began anonymous,
@@ -268,7 +289,7 @@ func (s *session) answered(id []byte, msg []byte) {
 	if v, ok := wire.Unquote(wire.Member(result, "protocolVersion"), false); ok {
 		s.version = v
 	}
-	state := SessionState{ID: s.id, Version: s.version, Client: s.client}
+	state := s.stateLocked()
 	store := s.h.SessionStore
 	if store != nil {
 		s.stored, s.saved = true, time.Now()
@@ -308,7 +329,7 @@ func (s *session) enter() bool {
 	resave := s.stored && time.Since(s.saved) >= s.h.resaveEvery()
 	if resave {
 		s.saved = time.Now()
-		state = SessionState{ID: s.id, Version: s.version, Client: s.client}
+		state = s.stateLocked()
 	}
 	s.mu.Unlock()
 	if resave {
