@@ -335,4 +335,18 @@ func TestSessionOwnerAcrossReplicas(t *testing.T) {
 	if status, _, body := send(t, http.DefaultClient, urlB, whoami, "Authorization", "Bearer carol", "Mcp-Session-Id", id); status != http.StatusNotFound {
 		t.Errorf("carol on b, once revived: %d %s, want 404", status, body)
 	}
+	// A stream resumed with Last-Event-ID checks it too.
+	req, _ := http.NewRequest(http.MethodGet, urlB, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Authorization", "Bearer carol")
+	req.Header.Set("Mcp-Session-Id", id)
+	req.Header.Set("Last-Event-ID", "1-1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("carol resuming a stream of bob's session: %d, want 404", resp.StatusCode)
+	}
 }
