@@ -251,6 +251,7 @@ type config struct {
 	intercepts   []func(ctx context.Context, c *Call, next func(context.Context) error) error
 	nexts        []func(context.Context) error // the interceptors' next functions (chain); nil without interceptors
 	details      bool                          // ErrorDetails
+	requireAuth  bool                          // RequireAuth
 	logger       *slog.Logger                  // UseLogger; nil logs nothing
 
 	// running counts the calls of Blocking methods on goroutines of their
@@ -288,8 +289,10 @@ type Server struct {
 type method struct {
 	name     string
 	fn       *bind.Func
-	blocking bool // ProcessAsync runs its calls on their own goroutines
-	call     bool // its calls need their Call in the context
+	blocking bool   // ProcessAsync runs its calls on their own goroutines
+	call     bool   // its calls need their Call in the context
+	guard    *guard // who may call it; nil: anybody
+	public   bool   // declared Public
 }
 
 // NewServer returns a server with an empty method table and the given

@@ -66,7 +66,23 @@ type Method struct {
 	// Either.
 	ParamStructure string `json:"paramStructure,omitempty"`
 	Deprecated     bool   `json:"deprecated,omitempty"`
+	// Auth says who may call the method (the extension x-auth):
+	// AuthRequired for a method whose calls require a Principal
+	// (jsonrpc.RequireScopes, or a method without a policy of its own on
+	// a server that has jsonrpc.RequireAuth), AuthPublic for a method
+	// declared jsonrpc.Public, "" for a method without a policy on a
+	// server that requires none: anybody's.
+	Auth string `json:"x-auth,omitempty"`
+	// Scopes are the scopes a call of the method requires, all of them
+	// (jsonrpc.RequireScopes; the extension x-scopes).
+	Scopes []string `json:"x-scopes,omitempty"`
 }
+
+// The values of Method.Auth.
+const (
+	AuthRequired = "required"
+	AuthPublic   = "public"
+)
 
 // The values of Method.ParamStructure.
 const (

@@ -94,13 +94,15 @@ var snippetImports = map[string]string{
 	"otelrpc":     "github.com/jsonrpc-go/jsonrpc/otelrpc",
 	"natsrpc":     "github.com/jsonrpc-go/jsonrpc/natsrpc",
 	"redisrpc":    "github.com/jsonrpc-go/jsonrpc/redisrpc",
+	"oauth":       "github.com/jsonrpc-go/jsonrpc/oauth",
+	"jwtauth":     "github.com/jsonrpc-go/jsonrpc/jwtauth",
 	"ethrpc":      snippetModule + "/ethrpc",
 	"demorpc":     snippetModule + "/demorpc",
 }
 
 // snippetWorkspace lists the modules of the repository that snippets may
 // import, beside the snippets' own.
-var snippetWorkspace = []string{".", "codec/fast", "fasthttprpc", "natsrpc", "otelrpc", "redisrpc"}
+var snippetWorkspace = []string{".", "codec/fast", "fasthttprpc", "jwtauth", "natsrpc", "otelrpc", "redisrpc"}
 
 // snippetDocs returns the documents whose Go blocks are checked, relative
 // to the repository's root: README.md and docs/*.md.

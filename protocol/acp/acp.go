@@ -27,15 +27,19 @@ const CodeUnknownToken jsonrpc.Code = -32011
 // cancels a call in flight, which is then answered with RequestCancelled
 // (-32800, jsonrpc.CodeCancelled); a method's plain Go error answers
 // Internal error (-32603), as ACP's own libraries answer, since ACP gives
-// -32000 to AuthRequired. Each call returns a profile of its own.
+// -32000 to AuthRequired, which answers a call that requires a Principal
+// made by none (jsonrpc.RequireScopes, RequireAuth: Codes.Unauthenticated);
+// a Principal without a scope the method requires gets
+// jsonrpc.CodeForbidden (-32013). Each call returns a profile of its own.
 func Protocol() peer.Protocol {
 	return peer.Protocol{
 		CancelMethod:    "$/cancel_request",
 		CancelID:        "requestId",
 		AnswerCancelled: true,
 		Codes: jsonrpc.Codes{
-			ServerError:  jsonrpc.CodeInternalError,
-			UnknownToken: CodeUnknownToken,
+			ServerError:     jsonrpc.CodeInternalError,
+			UnknownToken:    CodeUnknownToken,
+			Unauthenticated: CodeAuthRequired,
 		},
 	}
 }
