@@ -77,14 +77,45 @@ type wireMsg struct {
 	} `json:"error"`
 }
 
+// A logWriter writes what the client sends to the agent, and keeps it in
+// log. While held is set, it holds a session/cancel back until the next
+// $/cancel_request has been written: the SDK's Prompt, when its context
+// ends, sends both, $/cancel_request from a goroutine of its own, and the
+// agent answers the one it reads first (-32800, or stopReason
+// "cancelled"). It is safe for concurrent use.
 type logWriter struct {
 	w   io.Writer
 	log *wireLog
+
+	mu   sync.Mutex
+	hold bool
+	held []byte
 }
 
-func (l logWriter) Write(p []byte) (int, error) {
+func (l *logWriter) holdSessionCancel() {
+	l.mu.Lock()
+	l.hold = true
+	l.mu.Unlock()
+}
+
+func (l *logWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.hold && bytes.Contains(p, []byte(`"method":"session/cancel"`)) {
+		l.held = append([]byte(nil), p...)
+		return len(p), nil
+	}
 	l.log.add(p)
-	return l.w.Write(p)
+	n, err := l.w.Write(p)
+	if err == nil && l.hold && bytes.Contains(p, []byte(`"method":"$/cancel_request"`)) {
+		l.hold = false
+		if l.held != nil {
+			l.log.add(l.held)
+			_, err = l.w.Write(l.held)
+			l.held = nil
+		}
+	}
+	return n, err
 }
 
 type logReader struct {
@@ -277,7 +308,8 @@ func TestACPGoSDK(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "notes.txt")
 	cl := &goClient{files: map[string]string{path: "first line\nsecond line\n"}, permit: "allow"}
-	conn := acpsdk.NewClientSideConnection(cl, logWriter{stdin, &sent}, logReader{stdout, &received})
+	toAgent := &logWriter{w: stdin, log: &sent}
+	conn := acpsdk.NewClientSideConnection(cl, toAgent, logReader{stdout, &received})
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -321,9 +353,10 @@ func TestACPGoSDK(t *testing.T) {
 	}
 
 	// $/cancel_request of a running prompt: the SDK sends it when the
-	// call's context ends, and returns at once; the agent's answer is
-	// on the wire.
+	// call's context ends, and session/cancel too, and returns at once;
+	// the agent's answer is on the wire.
 	before := len(ks)
+	toAgent.holdSessionCancel()
 	pctx, pcancel := context.WithCancel(ctx)
 	errc := make(chan error, 1)
 	go func() { _, err := prompt(pctx, "wait"); errc <- err }()
@@ -402,5 +435,91 @@ func TestACPGoSDK(t *testing.T) {
 	cl.setPermit("allow")
 	if resp, err := prompt(ctx, "hello"); err != nil || resp.StopReason != acpsdk.StopReasonEndTurn {
 		t.Errorf("a turn after the cancelled ones: %+v, %v", resp, err)
+	}
+}
+
+// TestACPTypeScript drives examples/acpagent with the official ACP
+// TypeScript SDK from npm (npm ci in acpts/), which spawns it: its client
+// app (@agentclientprotocol/sdk 2.4.0, client().connectWith) and its
+// ClientSideConnection (1.9.0, the last line that has it). Each:
+// initialize, a session, a turn that reads a file through the client with
+// its permission and streams its updates (checked against the SDK's
+// schemas as it reads them), a prompt cancelled through an AbortSignal
+// ($/cancel_request), answered -32800 within 100 ms, session/cancel while
+// the turn streams and while the user is asked for permission (the app's
+// handler sees the agent's $/cancel_request abort its signal), a turn
+// after them, and the agent's exit when its input ends.
+func TestACPTypeScript(t *testing.T) {
+	node, dir := needNode(t, "acpts", "@agentclientprotocol/sdk", "acp-sdk-1")
+	bin := buildExample(t, "acpagent")
+	for _, mode := range []string{"app", "conn"} {
+		t.Run(mode, func(t *testing.T) {
+			work := t.TempDir()
+			steps, order := runSteps(t, node, filepath.Join(dir, "client.mjs"), mode, bin, work)
+			want := []string{"initialize", "session", "read", "cancel_request", "session_cancel", "permission_cancel", "after", "exit"}
+			if strings.Join(order, " ") != strings.Join(want, " ") {
+				t.Fatalf("steps %v, want %v", order, want)
+			}
+			var init struct {
+				ProtocolVersion int
+				Agent           string
+			}
+			step(t, steps, "initialize", &init)
+			if init.ProtocolVersion != 1 || init.Agent != "acpagent" {
+				t.Errorf("initialize: %s", steps["initialize"])
+			}
+			var read struct {
+				StopReason string
+				Updates    []string
+				Read       []string
+				ToolCall   bool
+				Options    []string
+				Content    string
+				Last       string
+			}
+			step(t, steps, "read", &read)
+			if read.StopReason != "end_turn" ||
+				strings.Join(read.Updates, " ") != "agent_message_chunk tool_call:pending tool_call_update:in_progress tool_call_update:completed agent_message_chunk" ||
+				len(read.Read) != 1 || read.Read[0] != filepath.Join(work, "notes.txt") || !read.ToolCall ||
+				strings.Join(read.Options, " ") != "allow_once reject_once" || read.Content != "first line\nsecond line\n" ||
+				!strings.Contains(read.Last, "has 2 lines (23 bytes)") {
+				t.Errorf("the read turn: %s", steps["read"])
+			}
+			var cr struct {
+				Code int
+				MS   float64
+			}
+			step(t, steps, "cancel_request", &cr)
+			if cr.Code != -32800 || cr.MS > 100 {
+				t.Errorf("$/cancel_request: %s, want the error -32800 within 100 ms", steps["cancel_request"])
+			}
+			var sc struct {
+				StopReason string
+				Updates    int
+			}
+			step(t, steps, "session_cancel", &sc)
+			if sc.StopReason != "cancelled" || sc.Updates < 2 {
+				t.Errorf("session/cancel: %s", steps["session_cancel"])
+			}
+			var pc struct {
+				StopReason string
+				Read       int
+				Aborted    int
+			}
+			step(t, steps, "permission_cancel", &pc)
+			wantAborted := 0
+			if mode == "app" {
+				wantAborted = 1
+			}
+			if pc.StopReason != "cancelled" || pc.Read != 1 || pc.Aborted != wantAborted {
+				t.Errorf("session/cancel while permission is asked: %s, want cancelled, nothing more read, %d aborted", steps["permission_cancel"], wantAborted)
+			}
+			if string(steps["after"]) != `{"step":"after","stopReason":"end_turn","last":"You said: hello"}` {
+				t.Errorf("the turn after: %s", steps["after"])
+			}
+			if string(steps["exit"]) != `{"step":"exit","code":0,"signal":null}` {
+				t.Errorf("exit: %s, want status 0", steps["exit"])
+			}
+		})
 	}
 }
