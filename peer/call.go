@@ -66,13 +66,22 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 }
 
 // Notify sends the peer a notification: a call without an id, which gets
-// no answer.
+// no answer. Once the peer has ended its input (io.EOF: it sends nothing
+// more, as an editor closes a server's standard input) it may still read,
+// and the answers of the calls still running still go to it: so do their
+// notifications, until the transport is closed.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	msg, err := appendRequest(nil, method, params, 0)
 	if err != nil {
 		return err
 	}
-	return c.send(ctx, msg)
+	if err := c.closedErr(); err != nil && err != errClosedEOF {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return c.writeNow(ctx, msg)
 }
 
 // A Spec is one call of a batch.

@@ -1,13 +1,16 @@
 package peer_test
 
 import (
+	"bytes"
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 )
 
@@ -38,5 +41,29 @@ func TestAnswersBeforeLaterNotifications(t *testing.T) {
 	}
 	if got, want := r.Recv(), `{"jsonrpc":"2.0","method":"update","params":["s1"]}`; got != want {
 		t.Fatalf("second message %s, want the notification %s", got, want)
+	}
+}
+
+// TestNotifyAfterInputEnds: once the peer has ended its input (an editor
+// closes the agent's standard input) a call still running may still send
+// notifications before its answer, as its answer is still sent. (The
+// stream host cancels the calls in flight at the end of the input: this
+// one finishes its work regardless.)
+func TestNotifyAfterInputEnds(t *testing.T) {
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("turn", func(ctx context.Context) (string, error) {
+		c := peer.FromContext(ctx)
+		<-c.Done() // the read loop has ended: the input is over
+		return "done", c.Notify(context.WithoutCancel(ctx), "update", []string{"late"})
+	}, jsonrpc.Blocking())
+	var out bytes.Buffer
+	in := strings.NewReader(`{"jsonrpc":"2.0","method":"turn","id":1}` + "\n")
+	s := &stream.Server{Server: srv, Protocol: mcp.Protocol()} // a cancelled call's answer is its own
+	if err := s.ServeConn(context.Background(), stream.ReadWriteCloser(in, &out)); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"jsonrpc":"2.0","method":"update","params":["late"]}` + "\n" + `{"jsonrpc":"2.0","result":"done","id":1}` + "\n"
+	if got := out.String(); got != want {
+		t.Errorf("written:\n%s\nwant:\n%s", got, want)
 	}
 }
