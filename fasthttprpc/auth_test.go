@@ -19,19 +19,6 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
-// whoamiServer answers whoami with the subject of the call's Principal,
-// "" when the call is anonymous.
-func whoamiServer() *jsonrpc.Server {
-	srv := jsonrpc.NewServer()
-	srv.MustRegister("whoami", func(ctx context.Context) string {
-		if p := jsonrpc.PrincipalOf(ctx); p != nil {
-			return p.Subject
-		}
-		return ""
-	})
-	return srv
-}
-
 // serveTLS starts a fasthttp.Server for h over TLS with config on
 // loopback and returns its URL; it is shut down when the test ends.
 func serveTLS(t *testing.T, h fasthttp.RequestHandler, config *tls.Config) string {
@@ -81,7 +68,7 @@ func whoami(t *testing.T, c *http.Client, url, auth string) (*http.Response, str
 // refused where one is required.
 func TestClientCertificatePrincipal(t *testing.T) {
 	pki := testutil.NewPKI(t)
-	h := &fasthttprpc.Handler{Server: whoamiServer()}
+	h := &fasthttprpc.Handler{Server: testutil.WhoamiServer()}
 	url := serveTLS(t, h.ServeFastHTTP, pki.ServerConfig(tls.RequireAndVerifyClientCert))
 	alice := &http.Client{Transport: &http.Transport{TLSClientConfig: pki.ClientConfig(pki.Client(t, "alice"))}}
 	defer alice.CloseIdleConnections()
@@ -105,7 +92,7 @@ func TestBearerToken(t *testing.T) {
 		}
 		return nil, errors.New("unknown token")
 	})
-	h := &fasthttprpc.Handler{Server: whoamiServer(), Tokens: tokens}
+	h := &fasthttprpc.Handler{Server: testutil.WhoamiServer(), Tokens: tokens}
 	url := serve(t, h.ServeFastHTTP)
 	if _, body, err := whoami(t, http.DefaultClient, url, "Bearer good"); err != nil || body != `{"jsonrpc":"2.0","result":"bob","id":1}` {
 		t.Errorf("with a token: %s, %v", body, err)
@@ -178,7 +165,7 @@ func TestPolicyStatus(t *testing.T) {
 func TestResourceMetadata(t *testing.T) {
 	meta := &transport.ResourceMetadata{Resource: "https://files.example.com/", AuthorizationServers: []string{"https://auth.example.com"}}
 	tokens := transport.TokenVerifierFunc(func(ctx context.Context, token string) (*jsonrpc.Principal, error) { return nil, errors.New("no") })
-	url := serve(t, (&fasthttprpc.Handler{Server: whoamiServer(), Tokens: tokens, ResourceMetadata: meta}).ServeFastHTTP)
+	url := serve(t, (&fasthttprpc.Handler{Server: testutil.WhoamiServer(), Tokens: tokens, ResourceMetadata: meta}).ServeFastHTTP)
 	resp, err := http.Get(url + transport.WellKnownResourcePath)
 	if err != nil {
 		t.Fatal(err)

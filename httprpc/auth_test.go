@@ -17,19 +17,6 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
-// whoami answers with the subject of the call's Principal, "" when the
-// call is anonymous.
-func whoamiServer() *jsonrpc.Server {
-	srv := jsonrpc.NewServer()
-	srv.MustRegister("whoami", func(ctx context.Context) string {
-		if p := jsonrpc.PrincipalOf(ctx); p != nil {
-			return p.Subject
-		}
-		return ""
-	})
-	return srv
-}
-
 const whoamiReq = `{"jsonrpc":"2.0","method":"whoami","id":1}`
 
 // post sends whoamiReq to url with c, with the Authorization header auth
@@ -75,7 +62,7 @@ func httpsClient(pki *testutil.PKI, certs ...tls.Certificate) *http.Client {
 // refused where one is required, anonymous where it is optional.
 func TestClientCertificatePrincipal(t *testing.T) {
 	pki := testutil.NewPKI(t)
-	h := &httprpc.Handler{Server: whoamiServer()}
+	h := &httprpc.Handler{Server: testutil.WhoamiServer()}
 	alice := pki.Client(t, "alice")
 
 	required := httpsServer(t, pki, h, tls.RequireAndVerifyClientCert)
@@ -121,7 +108,7 @@ var bob = &jsonrpc.Principal{Subject: "bob", Scopes: []string{"read"}}
 // their Principal; a request without one, or with one refused, is
 // answered 401 with the Bearer challenge, before its path is routed.
 func TestBearerToken(t *testing.T) {
-	ts := httptest.NewServer(&httprpc.Handler{Server: whoamiServer(), Tokens: tokens})
+	ts := httptest.NewServer(&httprpc.Handler{Server: testutil.WhoamiServer(), Tokens: tokens})
 	defer ts.Close()
 	for _, tc := range []struct {
 		name, auth, challenge string
@@ -158,7 +145,7 @@ func TestBearerToken(t *testing.T) {
 // given, says who calls.
 func TestBearerTokenOrCertificate(t *testing.T) {
 	pki := testutil.NewPKI(t)
-	ts := httpsServer(t, pki, &httprpc.Handler{Server: whoamiServer(), Tokens: tokens}, tls.VerifyClientCertIfGiven)
+	ts := httpsServer(t, pki, &httprpc.Handler{Server: testutil.WhoamiServer(), Tokens: tokens}, tls.VerifyClientCertIfGiven)
 	alice := httpsClient(pki, pki.Client(t, "alice"))
 	if _, body := post(t, alice, ts.URL, ""); body != `{"jsonrpc":"2.0","result":"alice","id":1}` {
 		t.Errorf("certificate alone: %s", body)
@@ -177,7 +164,7 @@ func TestBearerTokenOrCertificate(t *testing.T) {
 // TestNoCredentials: a handler without Tokens over plain HTTP serves
 // anonymous calls, whatever Authorization header they carry.
 func TestNoCredentials(t *testing.T) {
-	ts := httptest.NewServer(&httprpc.Handler{Server: whoamiServer()})
+	ts := httptest.NewServer(&httprpc.Handler{Server: testutil.WhoamiServer()})
 	defer ts.Close()
 	if _, body := post(t, http.DefaultClient, ts.URL, "Bearer good"); body != `{"jsonrpc":"2.0","result":"","id":1}` {
 		t.Errorf("%s, want anonymous", body)
@@ -190,7 +177,7 @@ func TestExpiredPrincipal(t *testing.T) {
 	expired := transport.TokenVerifierFunc(func(ctx context.Context, token string) (*jsonrpc.Principal, error) {
 		return &jsonrpc.Principal{Subject: "bob", Expiry: time.Now().Add(-time.Second)}, nil
 	})
-	ts := httptest.NewServer(&httprpc.Handler{Server: whoamiServer(), Tokens: expired})
+	ts := httptest.NewServer(&httprpc.Handler{Server: testutil.WhoamiServer(), Tokens: expired})
 	defer ts.Close()
 	resp, body := post(t, http.DefaultClient, ts.URL, "Bearer old")
 	if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != `Bearer error="invalid_token"` {

@@ -17,21 +17,6 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
-// whoamiServer answers whoami, and begin (which begins sessions), with
-// the subject of the call's Principal, "" when the call is anonymous.
-func whoamiServer() *jsonrpc.Server {
-	srv := jsonrpc.NewServer()
-	who := func(ctx context.Context) string {
-		if p := jsonrpc.PrincipalOf(ctx); p != nil {
-			return p.Subject
-		}
-		return ""
-	}
-	srv.MustRegister("whoami", who)
-	srv.MustRegister("begin", who)
-	return srv
-}
-
 // tokens accepts the tokens "bob" and "carol" as those subjects.
 var tokens = transport.TokenVerifierFunc(func(ctx context.Context, token string) (*jsonrpc.Principal, error) {
 	switch token {
@@ -71,7 +56,7 @@ func send(t *testing.T, c *http.Client, url, body string, header ...string) (int
 func TestClientCertificatePrincipal(t *testing.T) {
 	leaktest.Check(t)
 	pki := testutil.NewPKI(t)
-	h := &streamhttp.Handler{Server: whoamiServer()}
+	h := &streamhttp.Handler{Server: testutil.WhoamiServer("begin")}
 	ts := httptest.NewUnstartedServer(h)
 	ts.TLS = pki.ServerConfig(tls.RequireAndVerifyClientCert)
 	ts.StartTLS()
@@ -90,7 +75,7 @@ func TestClientCertificatePrincipal(t *testing.T) {
 // answered 401 with the Bearer challenge, GET and DELETE included.
 func TestBearerTokenSessions(t *testing.T) {
 	leaktest.Check(t)
-	h := &streamhttp.Handler{Server: whoamiServer(), Tokens: tokens, SessionMethod: "begin"}
+	h := &streamhttp.Handler{Server: testutil.WhoamiServer("begin"), Tokens: tokens, SessionMethod: "begin"}
 	ts := httptest.NewServer(h)
 	defer func() {
 		h.Shutdown(context.Background())
@@ -302,7 +287,7 @@ func TestSessionOwnerAcrossReplicas(t *testing.T) {
 	leaktest.Check(t)
 	sessions := &streamhttp.MemorySessions{}
 	newReplica := func(name string) (*streamhttp.Handler, string) {
-		srv := whoamiServer()
+		srv := testutil.WhoamiServer("begin")
 		srv.MustRegister("initialize", func(struct{}) map[string]string { return map[string]string{"protocolVersion": "2025-11-25"} })
 		h := &streamhttp.Handler{Server: srv, Tokens: tokens, SessionMethod: "initialize", Replica: name, SessionStore: sessions}
 		ts := httptest.NewServer(h)

@@ -22,19 +22,6 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/ws"
 )
 
-// whoamiServer answers whoami with the subject of the call's Principal,
-// "" when the call is anonymous.
-func whoamiServer() *jsonrpc.Server {
-	srv := jsonrpc.NewServer()
-	srv.MustRegister("whoami", func(ctx context.Context) string {
-		if p := jsonrpc.PrincipalOf(ctx); p != nil {
-			return p.Subject
-		}
-		return ""
-	})
-	return srv
-}
-
 // callWhoami dials url with opts and calls whoami.
 func callWhoami(t *testing.T, url string, opts *websocket.DialOptions) (string, *http.Response, error) {
 	t.Helper()
@@ -60,7 +47,7 @@ func callWhoami(t *testing.T, url string, opts *websocket.DialOptions) (string, 
 func TestClientCertificatePrincipal(t *testing.T) {
 	leaktest.Check(t)
 	pki := testutil.NewPKI(t)
-	h := &ws.Handler{Server: whoamiServer()}
+	h := &ws.Handler{Server: testutil.WhoamiServer()}
 	ts := httptest.NewUnstartedServer(h)
 	ts.TLS = pki.ServerConfig(tls.VerifyClientCertIfGiven)
 	ts.StartTLS()
@@ -91,7 +78,7 @@ func TestBearerToken(t *testing.T) {
 		}
 		return nil, errors.New("unknown token")
 	})
-	h := &ws.Handler{Server: whoamiServer(), Tokens: tokens}
+	h := &ws.Handler{Server: testutil.WhoamiServer(), Tokens: tokens}
 	ts := httptest.NewServer(h)
 	defer func() {
 		h.Shutdown(context.Background())
@@ -126,7 +113,7 @@ func TestCredentialsExpire(t *testing.T) {
 	tokens := transport.TokenVerifierFunc(func(ctx context.Context, token string) (*jsonrpc.Principal, error) {
 		return &jsonrpc.Principal{Subject: "bob", Expiry: time.Now().Add(100 * time.Millisecond)}, nil
 	})
-	h := &ws.Handler{Server: whoamiServer(), Tokens: tokens}
+	h := &ws.Handler{Server: testutil.WhoamiServer(), Tokens: tokens}
 	ts := httptest.NewServer(h)
 	defer func() {
 		h.Shutdown(context.Background())
@@ -199,7 +186,7 @@ func TestResourceMetadata(t *testing.T) {
 	leaktest.Check(t)
 	meta := &transport.ResourceMetadata{Resource: "https://chat.example.com/ws"}
 	tokens := transport.TokenVerifierFunc(func(ctx context.Context, token string) (*jsonrpc.Principal, error) { return nil, errors.New("no") })
-	h := &ws.Handler{Server: whoamiServer(), Tokens: tokens, ResourceMetadata: meta}
+	h := &ws.Handler{Server: testutil.WhoamiServer(), Tokens: tokens, ResourceMetadata: meta}
 	ts := httptest.NewServer(h)
 	defer func() {
 		h.Shutdown(context.Background())
