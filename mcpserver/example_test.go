@@ -2,7 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
-	"os"
+	"fmt"
 	"strings"
 
 	"github.com/jsonrpc-go/jsonrpc/mcpserver"
@@ -31,7 +31,9 @@ func ExampleAddTool() {
 {"jsonrpc":"2.0","id":3,"method":"tools/list"}
 {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"forecast","arguments":{"city":"Lyon"}}}
 `)
-	s.ServeStream(context.Background(), input, os.Stdout)
+	var out strings.Builder // ServeStream closes what it serves when its input ends
+	s.ServeStream(context.Background(), input, &out)
+	fmt.Print(out.String())
 	// Output:
 	// {"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"logging":{}},"serverInfo":{"name":"weather","version":"1.0.0"}},"id":2}
 	// {"jsonrpc":"2.0","result":{"tools":[{"name":"forecast","description":"Tomorrow's temperature in a city.","inputSchema":{"type":"object","properties":{"city":{"type":"string","description":"The city to report on."}},"required":["city"]},"outputSchema":{"type":"object","properties":{"celsius":{"type":"number"},"city":{"type":"string"}},"required":["city","celsius"]}}]},"id":3}
