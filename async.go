@@ -93,7 +93,7 @@ func (s *Server) processAsync(ctx context.Context, dst, req []byte, r *wire.Requ
 			sc.Req = wire.AppendLong(sc.Req[:0], req)
 			held := new(wire.Request)
 			*held = *r
-			rebase(held, req, sc.Req)
+			held.Rebase(req, sc.Req)
 			cctx, end := keys.Begin(ctx, held.ID)
 			go s.runSuspended(cctx, end, client, sc, m, held, reply)
 			return
@@ -140,21 +140,6 @@ func goexitAnswer(dst []byte, r *wire.Request) []byte {
 		return dst
 	}
 	return appendError(dst, errGoexit, r.ID)
-}
-
-// rebase moves the spans of r from old to new, a copy of old.
-func rebase(r *wire.Request, old, new []byte) {
-	move := func(span []byte) []byte {
-		if span == nil {
-			return nil
-		}
-		off := cap(old) - cap(span)
-		return new[off : off+len(span)]
-	}
-	r.Version, r.Method, r.Params, r.ID, r.Value = move(r.Version), move(r.Method), move(r.Params), move(r.ID), move(r.Value)
-	for i := range r.Args.Elems {
-		r.Args.Elems[i] = move(r.Args.Elems[i])
-	}
 }
 
 // asyncBatch collects the answers of the blocking calls of a batch.
@@ -223,7 +208,7 @@ func (s *Server) batchScanned(ctx context.Context, dst, req, arr []byte, reqs []
 		b.held = len(req)
 		sc.Req = wire.AppendLong(sc.Req[:0], req)
 		for i := range held {
-			rebase(&held[i].r, req, sc.Req)
+			held[i].r.Rebase(req, sc.Req)
 		}
 	} else {
 		b.inline = true

@@ -47,7 +47,7 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 	}
 	msg, err := appendRequest(nil, method, params, first)
 	if err == nil {
-		err = c.send(ctx, msg)
+		err = c.send(ctx, msg, false)
 	}
 	if err != nil {
 		c.forget(first, 1, false)
@@ -75,13 +75,7 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	if err != nil {
 		return err
 	}
-	if err := c.closedErr(); err != nil && err != errClosedEOF {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return c.writeNow(ctx, msg)
+	return c.send(ctx, msg, true)
 }
 
 // A Spec is one call of a batch.
@@ -145,7 +139,7 @@ func (c *Conn) Batch(ctx context.Context, specs []Spec) ([]Result, error) {
 		}
 	}
 	msg = append(msg, ']')
-	if err := c.send(ctx, msg); err != nil {
+	if err := c.send(ctx, msg, false); err != nil {
 		c.forget(first, calls, false)
 		return nil, err
 	}
@@ -237,9 +231,10 @@ func (c *Conn) sendCancels(ids []uint64) {
 }
 
 // send sends msg, a call or notification of the Conn's own: it writes it
-// and flushes, or queues it behind the writer (see writeNow).
-func (c *Conn) send(ctx context.Context, msg []byte) error {
-	if err := c.closedErr(); err != nil {
+// and flushes, or queues it behind the writer (see writeNow). A
+// notification still goes once the peer's input has ended cleanly.
+func (c *Conn) send(ctx context.Context, msg []byte, notify bool) error {
+	if err := c.closedErr(); err != nil && (!notify || err != errClosedEOF) {
 		return err
 	}
 	if err := ctx.Err(); err != nil {

@@ -94,8 +94,6 @@ type Conn struct {
 	codes   jsonrpc.Codes  // proto.Codes with the defaults applied
 	ctxCode *jsonrpc.Codes // &codes, when proto gives codes: the Server's for the calls (jsonrpc.WithCodes)
 	order   policy
-	maxIn   int
-	maxQ    int
 	caller  bool
 	onIdle  func()
 	logger  *slog.Logger    // Options.Logger; nil logs nothing
@@ -263,8 +261,6 @@ func New(ctx context.Context, t transport.Carrier, opts Options) *Conn {
 		srv:       opts.Server,
 		proto:     opts.Protocol,
 		order:     opts.Order.policy(),
-		maxIn:     lim.MaxInFlight,
-		maxQ:      lim.MaxQueued,
 		lim:       lim,
 		caller:    opts.Caller,
 		onIdle:    opts.OnIdle,
@@ -414,7 +410,7 @@ func (c *Conn) abandoned(msg []byte, end func(error)) {
 // (c.kind, c.sc).
 func (c *Conn) handle(msg []byte) {
 	// Clipped, as the Server clips it: the spans of the classification
-	// are at the same distances from its end (rebase).
+	// are at the same distances from its end (wire.Rebase).
 	msg = msg[:len(msg):len(msg)]
 	c.kind = wire.MsgOther
 	ps := c.preempts.Load()
@@ -599,7 +595,7 @@ func (c *Conn) slow(msg []byte) {
 	st := &c.st
 	for {
 		switch {
-		case st.stopping && len(st.queue) == 0 && !st.pumping && c.order.admit(st, c.maxIn):
+		case st.stopping && len(st.queue) == 0 && !st.pumping && c.order.admit(st, c.lim.MaxInFlight):
 			c.mu.Unlock()
 			c.refuse(msg, errShutdown, true)
 			return
@@ -635,7 +631,7 @@ func (c *Conn) slow(msg []byte) {
 
 // room reports whether the queue has room for msg.
 func (c *Conn) room(st *state, msg []byte) bool {
-	return len(st.queue) < c.maxIn && (len(st.queue) == 0 || st.queued+len(msg) <= c.maxQ)
+	return len(st.queue) < c.lim.MaxInFlight && (len(st.queue) == 0 || st.queued+len(msg) <= c.lim.MaxQueued)
 }
 
 // enqueue queues a copy of msg, registering its id for cancellation.
@@ -651,7 +647,7 @@ func (c *Conn) enqueue(msg []byte) {
 		if kind == wire.MsgOther {
 			kind, _ = c.scan.Classify(in.msg, &r)
 		} else {
-			r.ID = rebase(r.ID, msg, in.msg)
+			r.ID = wire.Rebase(r.ID, msg, in.msg)
 		}
 		in.notify = kind == wire.MsgNotification
 		if kind == wire.MsgRequest {
@@ -691,7 +687,7 @@ func (c *Conn) answerInTurn(resp []byte) {
 
 // open reports whether a message may be dispatched at once.
 func (c *Conn) open(st *state) bool {
-	return !st.stopping && len(st.queue) == 0 && !st.pumping && c.order.admit(st, c.maxIn)
+	return !st.stopping && len(st.queue) == 0 && !st.pumping && c.order.admit(st, c.lim.MaxInFlight)
 }
 
 // update changes the state through f, under mu, checks the invariants, sets
@@ -708,7 +704,7 @@ func (c *Conn) update(f func(*state)) {
 		panic(fmt.Sprintf("peer: bad state %+v", *st))
 	}
 	c.gate.Store(c.open(st))
-	pump := len(st.queue) > 0 && !st.pumping && (c.refusesNow(st) || c.order.admit(st, c.maxIn))
+	pump := len(st.queue) > 0 && !st.pumping && (c.refusesNow(st) || c.order.admit(st, c.lim.MaxInFlight))
 	if pump {
 		st.pumping = true
 	}
@@ -734,7 +730,7 @@ func (c *Conn) pump() {
 		var in *incoming
 		stopping := false
 		c.update(func(st *state) {
-			if len(st.queue) == 0 || !c.refusesNow(st) && !c.order.admit(st, c.maxIn) {
+			if len(st.queue) == 0 || !c.refusesNow(st) && !c.order.admit(st, c.lim.MaxInFlight) {
 				st.pumping = false
 				return
 			}
@@ -949,15 +945,6 @@ func (c *Conn) untrack(key string, tr *tracked) {
 	if cur, ok := c.trackers[key]; ok && (tr == nil || cur == tr) {
 		delete(c.trackers, key)
 	}
-}
-
-// rebase returns the span of old that sub is, in the copy of old at new.
-func rebase(sub, old, new []byte) []byte {
-	if sub == nil {
-		return nil
-	}
-	off := cap(old) - cap(sub)
-	return new[off : off+len(sub)]
 }
 
 // closedErr returns the error the Conn's calls fail with once its read

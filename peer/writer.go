@@ -145,33 +145,28 @@ func (c *Conn) writeNow(ctx context.Context, msg []byte) error {
 		return c.t.Flush()
 	}
 	c.mu.Lock()
-	if c.out.writing {
+	writing, behind := c.out.writing, len(c.out.ends) > 0
+	if writing || behind {
+		// Behind what waits in the outbox (the read loop's answers to
+		// the calls before this one): as good as sent to the caller, who
+		// may end ctx as soon as this returns, so its values go with it,
+		// its end does not (a transport may skip a Write whose ctx ended).
 		if ctx == c.ctx {
 			c.addLocked(msg)
 		} else {
-			// Queued, it is as good as sent to the caller, who may end
-			// ctx as soon as this returns: its values go with it, its
-			// end does not (a transport may skip a Write whose ctx has
-			// ended).
 			c.addCtxLocked(context.WithoutCancel(ctx), msg)
 		}
+	}
+	if writing { // its holder writes it
 		c.mu.Unlock()
 		return nil
 	}
 	c.out.writing = true
-	if len(c.out.ends) > 0 {
-		// What waits in the outbox was sent before msg (the read loop's
-		// answers to the calls before this one): it goes first.
-		if ctx == c.ctx {
-			c.addLocked(msg)
-		} else {
-			c.addCtxLocked(context.WithoutCancel(ctx), msg)
-		}
-		c.mu.Unlock()
-		return c.drain()
-	}
 	c.mu.Unlock()
-	err := c.t.Write(ctx, msg)
+	var err error
+	if !behind {
+		err = c.t.Write(ctx, msg)
+	}
 	if ferr := c.drain(); err == nil {
 		err = ferr
 	}
@@ -236,7 +231,7 @@ func (c *Conn) writeQueued() {
 // than MaxQueued bytes wait; c.mu is held.
 func (c *Conn) putLocked(resp []byte) {
 	o := &c.out
-	for len(o.buf) > 0 && len(o.buf)+len(resp) > c.maxQ {
+	for len(o.buf) > 0 && len(o.buf)+len(resp) > c.lim.MaxQueued {
 		c.startWriterLocked()
 		c.waitLocked()
 	}

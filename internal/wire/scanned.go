@@ -39,6 +39,26 @@ func (s *Scanned) Kind() MsgKind { return s.kind }
 // Req returns the message's members.
 func (s *Scanned) Req() *Request { return &s.req }
 
+// Rebase returns the span of old that sub is, in new, a copy of old: the
+// spans of a scan are found again by their distance from the message's
+// end (both clipped, cap equal to len). A nil span stays nil.
+func Rebase(sub, old, new []byte) []byte {
+	if sub == nil {
+		return nil
+	}
+	off := cap(old) - cap(sub)
+	return new[off : off+len(sub)]
+}
+
+// Rebase moves the spans of r from old to new, a copy of old (see the
+// function Rebase).
+func (r *Request) Rebase(old, new []byte) {
+	r.Version, r.Method, r.Params, r.ID, r.Value = Rebase(r.Version, old, new), Rebase(r.Method, old, new), Rebase(r.Params, old, new), Rebase(r.ID, old, new), Rebase(r.Value, old, new)
+	for i := range r.Args.Elems {
+		r.Args.Elems[i] = Rebase(r.Args.Elems[i], old, new)
+	}
+}
+
 // scans counts the scans of messages while a test asks (CountScans).
 var scans atomic.Pointer[atomic.Int64]
 
