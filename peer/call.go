@@ -66,7 +66,12 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 }
 
 // Notify sends the peer a notification: a call without an id, which gets
-// no answer.
+// no answer. When another goroutine is writing to the peer and more than
+// Limits.MaxQueued bytes wait to be written, Notify (and Call) waits for
+// room first, or until ctx ends, so that a peer that does not read holds
+// back whoever sends it more; a method that runs on the goroutine that
+// reads the connection (one not registered jsonrpc.Blocking) does not
+// wait, under its own context.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	msg, err := appendRequest(nil, method, params, 0)
 	if err != nil {

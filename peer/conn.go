@@ -575,7 +575,7 @@ func (in *incoming) onReply(resp []byte) {
 		}
 		return
 	}
-	c.writeNow(c.ctx, resp)
+	c.answer(resp)
 	in.phase.Store(answered) // the record is not used again
 	if c.held.Load() > 0 {
 		c.afterAnswer(in)

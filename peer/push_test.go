@@ -4,15 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
+	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 	"github.com/jsonrpc-go/jsonrpc/transport"
@@ -167,4 +170,47 @@ func TestNotifyQueuedOutlivesItsContext(t *testing.T) {
 	if err := <-first; err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestAnswersHeldBack: the answers of Blocking calls to a peer that does
+// not read wait for room in the connection's write queue (MaxQueued), so
+// that their calls stay in flight and, at MaxInFlight, the connection
+// stops reading: a peer that sends calls and reads nothing gets only a
+// few run. Before, each answer was queued at once, its call left the
+// count, and every call the peer sent ran, its answer held in memory.
+func TestAnswersHeldBack(t *testing.T) {
+	leaktest.Check(t)
+	const size = 32 << 10
+	var ran atomic.Int64
+	srv := jsonrpc.NewServer()
+	big := strings.Repeat("x", size)
+	srv.MustRegister("big", func() string { ran.Add(1); return big }, jsonrpc.Blocking())
+	lim := transport.Limits{MaxInFlight: 8, MaxQueued: 64 << 10}
+	r := peertest.NewRaw(t, &stream.Server{Server: srv, Limits: lim})
+	r.StopReading()
+	t.Cleanup(r.ResumeReading)
+	const calls = 500
+	sent := make(chan struct{})
+	go func() {
+		defer close(sent)
+		for i := range calls {
+			r.Send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"big","id":%d}`, i))
+		}
+	}()
+	last := int64(-1)
+	for n := ran.Load(); n != last; n = ran.Load() {
+		last = n
+		time.Sleep(100 * time.Millisecond)
+	}
+	// The write under way, the queue (MaxQueued, and the answer that
+	// passes it), and MaxInFlight calls waiting for room.
+	if limit := int64(1 + lim.MaxQueued/size + 1 + lim.MaxInFlight); last > limit {
+		t.Errorf("%d calls ran for a peer that reads nothing, want at most %d", last, limit)
+	}
+	// Once the peer reads, every call is answered.
+	r.ResumeReading()
+	for range calls {
+		r.Recv()
+	}
+	<-sent
 }

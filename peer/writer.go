@@ -25,6 +25,17 @@ import "context"
 // A carrier that sends each message in an exchange of its own (an HTTP
 // request, Traits.Exchanges) is written by every goroutine that sends at
 // once: a message that waits for its answer holds up no other.
+//
+// A goroutine that finds the writer held waits while the outbox holds
+// more than MaxQueued bytes (room), so that what a peer does not read
+// holds back the goroutines that produce it, as the holder of the writer
+// is held back by its own write: the answers of calls that ran on
+// goroutines of their own, the notifications they send (a sequence's
+// partial results), their calls, the answers of held pulls. The read
+// loop never waits for room (it queues, or writes itself), nor does a
+// method that runs on it or on the pump (their contexts carry the inline
+// mark), nor anyone while the read loop holds the writer: it drains the
+// outbox only between its own answers.
 
 // outbox holds the messages waiting for the writer; guarded by c.mu.
 type outbox struct {
@@ -34,6 +45,7 @@ type outbox struct {
 	spare   []byte
 	spends  []int
 	writing bool // someone holds the writer
+	reader  bool // the holder is the read loop of a one-way Conn (readerWrites)
 	pushes  int  // notifications of Push and Publish in buf (MaxPush)
 	pushB   int  // their bytes (MaxPushBytes)
 }
@@ -79,6 +91,7 @@ func (c *Conn) drain() error {
 	flushed := false
 	var err error
 	c.mu.Lock()
+	o.reader = false // whoever drains makes progress: room is worth waiting for
 	for {
 		if len(o.ends) == 0 {
 			if flushed {
@@ -131,8 +144,21 @@ func (c *Conn) writeAll(buf []byte, ends []int, ctxs []context.Context) {
 // writeNow writes msg from a goroutine that may block: itself, when the
 // writer is free, or through the outbox, behind what waits there, to be
 // written whatever becomes of ctx. It returns the error of a write it
-// made itself.
+// made itself. A message of the Conn's own (ctx not the Conn's) waits
+// for room in the outbox first (roomLocked), unless ctx is that of a
+// method that runs on the read loop or the pump.
 func (c *Conn) writeNow(ctx context.Context, msg []byte) error {
+	return c.write(ctx, msg, ctx != c.ctx && !c.inlineCtx(ctx))
+}
+
+// answer sends the answer of a call that ran on a goroutine of its own,
+// from that goroutine, or of a held call (Message.Hold): as writeNow,
+// held back while the outbox is full (roomLocked).
+func (c *Conn) answer(msg []byte) { c.write(c.ctx, msg, true) }
+
+// write is writeNow; hold says to wait for room in the outbox, and ctx's
+// end stops the wait (the message is not sent then).
+func (c *Conn) write(ctx context.Context, msg []byte, hold bool) error {
 	if len(msg) == 0 {
 		return nil
 	}
@@ -143,6 +169,12 @@ func (c *Conn) writeNow(ctx context.Context, msg []byte) error {
 		return c.t.Flush()
 	}
 	c.mu.Lock()
+	if hold && c.out.writing {
+		if err := c.roomLocked(ctx, len(msg)); err != nil {
+			c.mu.Unlock()
+			return err
+		}
+	}
 	if c.out.writing {
 		if ctx == c.ctx {
 			c.addLocked(msg)
@@ -163,6 +195,28 @@ func (c *Conn) writeNow(ctx context.Context, msg []byte) error {
 		err = ferr
 	}
 	return err
+}
+
+// roomLocked waits, while someone else holds the writer, for the outbox
+// to have room for n more bytes: while it holds more than MaxQueued bytes
+// and the holder is not the read loop, which drains it only between its
+// own answers; a message larger than MaxQueued waits for an empty outbox.
+// It returns ctx's error when ctx ends first. c.mu is held.
+func (c *Conn) roomLocked(ctx context.Context, n int) error {
+	o := &c.out
+	for o.writing && !o.reader && len(o.buf) > 0 && len(o.buf)+n > c.maxQ {
+		if err := c.waitLockedCtx(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// inlineCtx reports whether ctx is that of a method running on the read
+// loop or the pump, which must not wait for the writer (room).
+func (c *Conn) inlineCtx(ctx context.Context) bool {
+	v, _ := ctx.Value(inlineKey{}).(*Conn)
+	return v == c
 }
 
 // putReader sends an answer of the read loop (one it made inline, or the
@@ -196,6 +250,7 @@ func (c *Conn) putReader(resp []byte) {
 			return
 		}
 		c.out.writing = true
+		c.out.reader = true
 		c.readerWrites = true
 		c.mu.Unlock()
 	}
@@ -329,6 +384,24 @@ func (c *Conn) waitLocked() {
 	c.mu.Unlock()
 	<-ch
 	c.mu.Lock()
+}
+
+// waitLockedCtx is waitLocked that returns ctx's error when ctx ends
+// first. c.mu is held.
+func (c *Conn) waitLockedCtx(ctx context.Context) error {
+	if c.changed == nil {
+		c.changed = make(chan struct{})
+	}
+	ch := c.changed
+	c.mu.Unlock()
+	var err error
+	select {
+	case <-ch:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	c.mu.Lock()
+	return err
 }
 
 // wakeLocked wakes those who wait for a change; c.mu is held.

@@ -88,7 +88,15 @@ type Limits struct {
 	MaxInFlight int
 
 	// MaxQueued bounds the bytes of the messages of one connection that
-	// wait to run (see MaxInFlight); <= 0 means 4 MiB.
+	// wait to run (see MaxInFlight); <= 0 means 4 MiB. It also bounds
+	// the bytes waiting to be written to a peer that reads slowly or not
+	// at all: past it, the answer of a call that ran on a goroutine of
+	// its own, and what such a call sends its peer (notifications,
+	// partial results, calls), wait for the connection to write what
+	// waits before them, so that the call stays in flight (MaxInFlight)
+	// and the connection stops reading, as a single call is held back by
+	// its own write. Notifications of Push and Publish are bounded by
+	// MaxPush and MaxPushBytes instead.
 	MaxQueued int
 
 	// MaxPush bounds the notifications a connection holds waiting to be
