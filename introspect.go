@@ -21,6 +21,7 @@ func init() {
 		return srv.(*Server).processScannedBatch(ctx, dst, req, arr, reqs, n, err, reply)
 	}
 	registry.BatchScan = batchScan
+	registry.KeepRunning = keepRunning
 	registry.RegisterReserved = func(srv any, name string, fn any) error {
 		return srv.(*Server).registerReserved(name, fn)
 	}

@@ -199,7 +199,7 @@ func (s *Server) resolve(ctx context.Context, dst []byte, r *wire.Request) (m *m
 // call runs a resolved request and appends its response to dst.
 func (s *Server) call(ctx context.Context, dst []byte, m *method, r *wire.Request) []byte {
 	if s.cfg.nexts != nil || m.call {
-		return s.callWithInfo(ctx, dst, m, r)
+		return s.callWithInfo(ctx, dst, m, r, nil)
 	}
 	id := r.ID
 	start := len(dst)

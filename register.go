@@ -202,7 +202,7 @@ func (s *Server) build(name string, fn any, mc *methodConfig, recv reflect.Value
 	}
 	// A method that returns a sequence runs on a goroutine of its own, as
 	// Blocking: its items are pulled as its connection can send them.
-	return &method{name: name, fn: f, blocking: mc.blocking || f.Seq, call: f.Context || resolve != nil}, nil
+	return &method{name: name, fn: f, blocking: mc.blocking || f.Seq, call: f.Context || resolve != nil || f.Seq}, nil
 }
 
 func checkName(name string) error {

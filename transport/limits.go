@@ -121,7 +121,11 @@ type Limits struct {
 	// ($/enumerator/next); <= 0 means 256. Past it a
 	// call whose result is a sequence with more items than its first
 	// answer carries is answered with jsonrpc.CodeLimitExceeded, and its
-	// sequence stopped.
+	// sequence stopped. An open sequence also counts as a running call
+	// of its server, over all connections, and of its client
+	// (jsonrpc.Limits.MaxRunning and MaxRunningPerClient): its producer
+	// keeps the share its call held, and past either the sequence is
+	// refused alike.
 	MaxSequences int
 
 	// MaxSeqItems bounds the items of a sequence result that one answer

@@ -2,14 +2,19 @@ package enumerator_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"iter"
+	"net"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
 	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
 	"github.com/jsonrpc-go/jsonrpc/protocol/lsp"
@@ -76,4 +81,108 @@ func TestPartialResultsHeldBack(t *testing.T) {
 		t.Errorf("the producers yielded %d bytes for a peer that reads nothing, want at most %d", got, limit)
 	}
 	t.Logf("%d calls yielded %d KiB for a peer that reads nothing", calls, got>>10)
+}
+
+// namedConn is a connection whose client is name (stream.Server's
+// ClientKey).
+type namedConn struct {
+	net.Conn
+	name string
+}
+
+// TestSeqRunningShares: a sequence result left open, its producer waiting
+// to be pulled, counts against the server's running calls
+// (jsonrpc.Limits.MaxRunning) and its client's share of them
+// (MaxRunningPerClient), over all the client's connections: past its
+// share a client's next sequence is refused with the limit code, while
+// another client opens its own; past MaxRunning every client's is; an
+// abort or the end of a connection gives the share back. Before, only
+// MaxSequences of each connection bounded them, so that one client's
+// connections could keep any number of producers.
+func TestSeqRunningShares(t *testing.T) {
+	leaktest.Check(t)
+	srv := jsonrpc.NewServer(jsonrpc.UseLimits(jsonrpc.Limits{MaxRunning: 6, MaxRunningPerClient: 3}))
+	srv.MustRegister("count", func(ctx context.Context, n int) iter.Seq[int] {
+		return func(yield func(int) bool) {
+			for i := range n {
+				if ctx.Err() != nil || !yield(i) {
+					return
+				}
+			}
+		}
+	})
+	s := &stream.Server{Server: srv, Limits: transport.Limits{MaxSeqItems: 1}, ClientKey: func(c io.ReadWriteCloser) string { return c.(namedConn).name }}
+	t.Cleanup(func() { s.Close() })
+	dial := func(name string) *client.Client {
+		cc, sc := net.Pipe()
+		go s.ServeConn(context.Background(), namedConn{sc, name})
+		c := client.New(client.Stream(cc, s.Framing))
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), peertest.Wait)
+	defer cancel()
+	// open opens a sequence on c and returns its token, or the error.
+	open := func(c *client.Client) (int, error) {
+		raw, err := c.Conn().CallRaw(ctx, "count", []int{100})
+		if err != nil {
+			return 0, err
+		}
+		var res struct{ Token int }
+		if err := json.Unmarshal(raw, &res); err != nil || res.Token == 0 {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		return res.Token, nil
+	}
+	refused := func(c *client.Client, who string) {
+		t.Helper()
+		_, err := open(c)
+		if e, ok := errors.AsType[*jsonrpc.Error](err); !ok || e.Code != jsonrpc.CodeLimitExceeded || !strings.Contains(err.Error(), "MaxRunning") {
+			t.Errorf("%s past its share: %v, want the limit error naming MaxRunning", who, err)
+		}
+	}
+	// One client over two connections: three open, the fourth refused.
+	a1, a2 := dial("a"), dial("a")
+	var tokens []int
+	for _, c := range []*client.Client{a1, a2, a1} {
+		tok, err := open(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tokens = append(tokens, tok)
+	}
+	refused(a2, "client a")
+	// Another client has its share.
+	b := dial("b")
+	for range 3 {
+		if _, err := open(b); err != nil {
+			t.Fatalf("client b beside a at its share: %v", err)
+		}
+	}
+	// The server's whole: a third client is refused.
+	refused(dial("c"), "client c with the server at MaxRunning")
+	// An abort gives a's share back.
+	if err := a1.Conn().Call(ctx, "$/enumerator/abort", []int{tokens[0]}, nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { _, err := open(a2); return err == nil })
+	// So does the end of a connection: a2's two, then two on a new one.
+	a2.Close()
+	a3 := dial("a")
+	for range 2 {
+		waitFor(t, func() bool { _, err := open(a3); return err == nil })
+	}
+	refused(a3, "client a again")
+}
+
+// waitFor waits until ok, or fails t.
+func waitFor(t *testing.T, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(peertest.Wait)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

@@ -15,7 +15,11 @@
 // and ends the sequence early with $/enumerator/abort (a request or a
 // notification, with the same params). The producer is pulled only for an
 // answer: a consumer that does not pull holds it, not the memory of its
-// items. A token that names no open sequence is answered with the
+// items. An open sequence counts as a running call of its server and of
+// its client (jsonrpc.Limits.MaxRunning, MaxRunningPerClient), as well as
+// against the connection's transport.Limits.MaxSequences; past any of
+// them a call whose sequence would stay open is answered with the limit
+// code. A token that names no open sequence is answered with the
 // Protocol's Codes.UnknownToken (jsonrpc.CodeUnknownToken by default). The
 // sequence ends, and its method's context with it, when its last items
 // are sent, when its method yields an error (the answer to the pull), on
@@ -42,6 +46,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/internal/keys"
+	"github.com/jsonrpc-go/jsonrpc/internal/registry"
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/protocol/progress"
@@ -115,9 +120,10 @@ func stateOf(c *peer.Conn) *state {
 
 // A sequence is one sequence result being pulled.
 type sequence struct {
-	items keys.Items
-	end   context.CancelFunc // of the method's context; never nil
-	max   int                // items per answer (Limits.MaxSeqItems)
+	items   keys.Items
+	end     context.CancelFunc // of the method's context; never nil
+	release func()             // gives back its share of the server's MaxRunning; never nil
+	max     int                // items per answer (Limits.MaxSeqItems)
 
 	ready   func() bool   // of a live sequence (Live): an item can be had without waiting; nil for others
 	turn    chan struct{} // held (a value in it) by whoever calls batch or stop, which must not run at once
@@ -140,7 +146,7 @@ func (q sender) SendSeq(ctx context.Context, dst []byte, items keys.Items) ([]by
 		return dst, keys.ErrNotStreamed
 	}
 	lim := c.Limits()
-	s := &sequence{items: items, end: func() {}, max: lim.MaxSeqItems, turn: make(chan struct{}, 1)}
+	s := &sequence{items: items, end: func() {}, release: func() {}, max: lim.MaxSeqItems, turn: make(chan struct{}, 1)}
 	st := stateOf(c)
 	if call := jsonrpc.CallOf(ctx); call != nil {
 		st.mu.Lock()
@@ -172,6 +178,15 @@ func (q sender) SendSeq(ctx context.Context, dst []byte, items keys.Items) ([]by
 		s.stop()
 		return append(dst, '}'), nil
 	}
+	// Open, its producer waits to be pulled: it keeps the call's share of
+	// the server's running calls (jsonrpc.Limits.MaxRunning, and its
+	// client's), or takes one when the call had none.
+	release, ok := registry.KeepRunning(ctx)
+	if !ok {
+		s.stop()
+		return dst[:start], c.LimitError(errNoRoom)
+	}
+	s.release = release
 	token, ok := st.add(s, lim.MaxSequences)
 	if !ok {
 		s.stop()
@@ -181,6 +196,10 @@ func (q sender) SendSeq(ctx context.Context, dst []byte, items keys.Items) ([]by
 	dst = strconv.AppendUint(dst, token, 10)
 	return append(dst, '}'), nil
 }
+
+// errNoRoom refuses a sequence result that would stay open when its
+// server's running calls are at their limit, or its client's share.
+var errNoRoom = jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("too many calls and sequence results running on the server, or for this client (jsonrpc.Limits.MaxRunning, MaxRunningPerClient)")
 
 func errTooMany(n int) *jsonrpc.Error {
 	return jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "").WithData("more than " + strconv.Itoa(n) + " sequence results open on the connection")
@@ -255,12 +274,14 @@ func (s *sequence) batch(dst []byte, wait bool) ([]byte, bool, error) {
 }
 
 // stop ends the sequence: its method's context first, so that a method
-// waiting on it returns, then its items.
+// waiting on it returns, then its items; then it gives back its share of
+// the server's running calls.
 func (s *sequence) stop() {
 	s.end()
 	s.lock()
 	s.items.Stop()
 	s.unlock()
+	s.release()
 }
 
 // add opens s under a new token; false past max open, or once the Conn
