@@ -19,6 +19,7 @@ const (
 	defaultMaxSubscriptions = 1024
 	defaultMaxSequences     = 256
 	defaultMaxSeqItems      = 64
+	defaultMaxSeqBytes      = 1 << 20
 	defaultIdleTimeout      = 2 * time.Minute
 	defaultReadTimeout      = 30 * time.Second
 	defaultWriteTimeout     = 30 * time.Second
@@ -135,6 +136,17 @@ type Limits struct {
 	// StreamJsonRpc's default does.
 	MaxSeqItems int
 
+	// MaxSeqBytes bounds the bytes of the items of sequence results that
+	// one connection has produced and not yet sent (its answers and
+	// partial results not yet written, or queued within MaxQueued);
+	// <= 0 means 1 MiB. A producer waits for the connection to take what
+	// waits before it makes its next item (an answer that has items goes
+	// without waiting), and at most 4 of a connection's sequences make an
+	// item at once, so that a peer that does not read holds at most this
+	// many bytes and 4 items of them. The items of a live sequence
+	// (pubsub.Topic.Values) count, but wait only for the bytes.
+	MaxSeqBytes int
+
 	// IdleTimeout is how long a connection with no call in flight may wait
 	// for its next message to begin before it is closed (the wait starts
 	// when the last call in flight is answered, so a call that runs longer
@@ -186,6 +198,7 @@ func (l Limits) WithDefaults() Limits {
 	size(&l.MaxSubscriptions, defaultMaxSubscriptions)
 	size(&l.MaxSequences, defaultMaxSequences)
 	size(&l.MaxSeqItems, defaultMaxSeqItems)
+	size(&l.MaxSeqBytes, defaultMaxSeqBytes)
 	timeout(&l.IdleTimeout, defaultIdleTimeout)
 	timeout(&l.ReadTimeout, defaultReadTimeout)
 	timeout(&l.WriteTimeout, defaultWriteTimeout)

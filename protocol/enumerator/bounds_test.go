@@ -186,3 +186,51 @@ func waitFor(t *testing.T, ok func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestSeqBytesHeld: the items of sequence results that a connection has
+// produced and not sent are bounded by its budget (MaxSeqBytes) and a few
+// items, for a peer that reads nothing: in the first answers of many
+// calls, and in the answers of many pulls of open sequences at once.
+// Before, every call in flight and every pull made its items, 64 and 32
+// answers of them here, and with 1 MiB items and 256 calls on each of 8
+// connections a server reached 8 GiB.
+func TestSeqBytesHeld(t *testing.T) {
+	leaktest.Check(t)
+	const size = 16 << 10
+	lim := transport.Limits{MaxQueued: 64 << 10, MaxSeqBytes: 256 << 10}
+	// The write under way and the queue (one batch each, and the one
+	// that passes MaxQueued), the budget, and the item each producer
+	// makes past it: a batch is 64 KiB and an item.
+	batch := int64(64<<10 + size)
+	limit := 3*batch + int64(lim.MaxQueued+lim.MaxSeqBytes) + 4*size
+	t.Run("first answers", func(t *testing.T) {
+		var produced atomic.Int64
+		r := peertest.NewRaw(t, &stream.Server{Server: endless(size, &produced), Limits: lim})
+		r.StopReading()
+		t.Cleanup(r.ResumeReading)
+		for i := range 64 {
+			r.Send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"items","params":{"query":"q"},"id":%d}`, i))
+		}
+		if got := settle(&produced); got > limit {
+			t.Errorf("64 calls made %d KiB of items for a peer that reads nothing, want at most %d", got>>10, limit>>10)
+		}
+	})
+	t.Run("pulls", func(t *testing.T) {
+		var produced atomic.Int64
+		r := peertest.NewRaw(t, &stream.Server{Server: endless(size, &produced), Limits: lim})
+		const open = 32
+		for i := range open {
+			r.Send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"items","params":{"query":"q"},"id":%d}`, i))
+			r.Recv()
+		}
+		opened := produced.Load()
+		r.StopReading()
+		t.Cleanup(r.ResumeReading)
+		for i := range open {
+			r.Send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"$/enumerator/next","params":[%d],"id":%d}`, i+1, 100+i))
+		}
+		if got := settle(&produced) - opened; got > limit {
+			t.Errorf("%d pulls made %d KiB of items for a peer that reads nothing, want at most %d", open, got>>10, limit>>10)
+		}
+	})
+}

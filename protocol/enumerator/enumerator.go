@@ -15,7 +15,10 @@
 // and ends the sequence early with $/enumerator/abort (a request or a
 // notification, with the same params). The producer is pulled only for an
 // answer: a consumer that does not pull holds it, not the memory of its
-// items. An open sequence counts as a running call of its server and of
+// items, nor more of them than the connection's budget allows: the items
+// its sequences have produced and the connection has not yet taken are
+// bounded by transport.Limits.MaxSeqBytes, and at most 4 sequences of a
+// connection make an item at once. An open sequence counts as a running call of its server and of
 // its client (jsonrpc.Limits.MaxRunning, MaxRunningPerClient), as well as
 // against the connection's transport.Limits.MaxSequences; past any of
 // them a call whose sequence would stay open is answered with the limit
@@ -61,6 +64,12 @@ const (
 
 // batchBytes ends the items of one answer once they take that much.
 const batchBytes = 64 << 10
+
+// producers is how many sequences of one Conn may produce an item at once
+// (a live sequence waiting for a value is not one): with the byte budget
+// (transport.Limits.MaxSeqBytes), what a Conn's producers hold that its
+// peer has not taken is at most the budget and this many items.
+const producers = 4
 
 // Enable returns ctx with the enumerator protocol on, for the Conns made
 // with it as their base context (peer.New): the sequence results of their
@@ -110,6 +119,15 @@ type state struct {
 	live  map[*jsonrpc.Call]func() bool // of calls that return a live sequence (Live)
 	next  uint64
 	ended bool // the Conn has ended
+
+	// The byte budget (transport.Limits.MaxSeqBytes): the bytes of items
+	// produced for answers and partial results that the Conn has not yet
+	// taken (written, or queued within MaxQueued: peer.AfterAnswer, the
+	// return of an answer or a report), and the producers at work.
+	maxUnsent int
+	unsent    int
+	producing int
+	room      chan struct{} // closed when unsent or producing falls; made by a waiter
 }
 
 type stateKey struct{}
@@ -124,6 +142,11 @@ type sequence struct {
 	end     context.CancelFunc // of the method's context; never nil
 	release func()             // gives back its share of the server's MaxRunning; never nil
 	max     int                // items per answer (Limits.MaxSeqItems)
+
+	st      *state
+	done    <-chan struct{} // of the method's context: its producer gives up waiting for the budget
+	quit    chan struct{}   // closed when the sequence stops (stop)
+	stopped atomic.Bool
 
 	ready   func() bool   // of a live sequence (Live): an item can be had without waiting; nil for others
 	turn    chan struct{} // held (a value in it) by whoever calls batch or stop, which must not run at once
@@ -146,13 +169,14 @@ func (q sender) SendSeq(ctx context.Context, dst []byte, items keys.Items) ([]by
 		return dst, keys.ErrNotStreamed
 	}
 	lim := c.Limits()
-	s := &sequence{items: items, end: func() {}, release: func() {}, max: lim.MaxSeqItems, turn: make(chan struct{}, 1)}
 	st := stateOf(c)
+	s := &sequence{items: items, end: func() {}, release: func() {}, max: lim.MaxSeqItems, turn: make(chan struct{}, 1), st: st, done: ctx.Done(), quit: make(chan struct{})}
+	st.mu.Lock()
+	st.maxUnsent = lim.MaxSeqBytes
 	if call := jsonrpc.CallOf(ctx); call != nil {
-		st.mu.Lock()
 		s.ready = st.live[call]
-		st.mu.Unlock()
 	}
+	st.mu.Unlock()
 	if p := progress.PartialOf(ctx); p != nil {
 		// Sent within the call, whose context ends with it.
 		return s.sendPartial(ctx, p, dst)
@@ -169,7 +193,9 @@ func (q sender) SendSeq(ctx context.Context, dst []byte, items keys.Items) ([]by
 	}
 	start := len(dst)
 	dst = append(dst, `{"values":`...)
-	dst, finished, err := s.batch(dst, false)
+	dst, counted, finished, err := s.batch(dst, false)
+	// Its items are the Conn's once it has taken the answer.
+	peer.AfterAnswer(ctx, func() { st.sent(counted) })
 	if err != nil {
 		s.stop()
 		return dst[:start], err
@@ -215,14 +241,19 @@ func (s *sequence) sendPartial(ctx context.Context, p *progress.Reporter, dst []
 	defer s.stop()
 	buf := make([]byte, 0, 1024)
 	for {
-		items, finished, err := s.batch(buf[:0], true)
+		items, counted, finished, err := s.batch(buf[:0], true)
 		if err != nil {
+			s.st.sent(counted)
 			return dst, err
 		}
 		if len(items) > 2 { // not []
-			if err := p.Report(ctx, json.RawMessage(items)); err != nil {
+			err := p.Report(ctx, json.RawMessage(items))
+			s.st.sent(counted) // the Conn has taken them
+			if err != nil {
 				return dst, err
 			}
+		} else {
+			s.st.sent(counted)
 		}
 		if finished {
 			return append(dst, "[]"...), nil
@@ -235,14 +266,16 @@ func (s *sequence) sendPartial(ctx context.Context, p *progress.Reporter, dst []
 }
 
 // batch appends the next items as a JSON array, and reports whether they
-// are the last. Of a live sequence it takes only the items to be had
+// are the last, and the bytes of items it counted against the Conn's
+// budget, which its caller gives back (state.sent) once the Conn has
+// taken them. Of a live sequence it takes only the items to be had
 // without waiting, and waits for the first only when wait is set: the
 // first answer goes at once, and a pull waits for one item.
-func (s *sequence) batch(dst []byte, wait bool) ([]byte, bool, error) {
+func (s *sequence) batch(dst []byte, wait bool) (out []byte, counted int, finished bool, err error) {
 	s.lock()
 	defer s.unlock()
 	if err := s.err; err != nil {
-		return dst, true, err
+		return dst, 0, true, err
 	}
 	dst = append(dst, '[')
 	start := len(dst)
@@ -250,33 +283,51 @@ func (s *sequence) batch(dst []byte, wait bool) ([]byte, bool, error) {
 		if s.ready != nil && (n > 0 || !wait) && !s.ready() {
 			break
 		}
+		// The budget: an answer that has items, or the first answer of
+		// a live sequence, goes without waiting for it.
+		mayWait := n == 0 && (s.ready == nil || wait)
+		if !s.st.startItem(s, mayWait) {
+			if !mayWait {
+				break
+			}
+			return dst, counted, true, context.Canceled
+		}
 		if n > 0 {
 			dst = append(dst, ',')
 		}
-		out, ok, err := s.items.Next(dst)
+		next, ok, err := s.items.Next(dst)
+		size := 0
+		if ok {
+			size = len(next) - len(dst)
+		}
+		s.st.endItem(s, size)
+		counted += size
 		if err != nil && n > 0 {
 			// The items before it go first; the next pull gets the error.
 			s.err = err
-			return append(dst[:len(dst)-1], ']'), false, nil
+			return append(dst[:len(dst)-1], ']'), counted, false, nil
 		}
 		if err != nil {
-			return dst, true, err
+			return dst, counted, true, err
 		}
 		if !ok {
 			if n > 0 {
 				dst = dst[:len(dst)-1]
 			}
-			return append(dst, ']'), true, nil
+			return append(dst, ']'), counted, true, nil
 		}
-		dst = out
+		dst = next
 	}
-	return append(dst, ']'), false, nil
+	return append(dst, ']'), counted, false, nil
 }
 
 // stop ends the sequence: its method's context first, so that a method
 // waiting on it returns, then its items; then it gives back its share of
 // the server's running calls.
 func (s *sequence) stop() {
+	if s.stopped.CompareAndSwap(false, true) {
+		close(s.quit)
+	}
 	s.end()
 	s.lock()
 	s.items.Stop()
@@ -317,6 +368,7 @@ func (st *state) endAll() {
 	st.mu.Lock()
 	open := st.open
 	st.open, st.ended = nil, true
+	st.wakeLocked()
 	st.mu.Unlock()
 	for _, s := range open {
 		go s.stop() // a method that ignores its context holds its own goroutine only
@@ -364,12 +416,13 @@ func (st *state) preempt(c *peer.Conn, m *peer.Message) bool {
 // pull answers a pull of s with its next items, on a goroutine of its own
 // (the producer may take its time).
 func (st *state) pull(c *peer.Conn, token uint64, s *sequence, answer func(json.RawMessage, *jsonrpc.Error)) {
-	res, finished, err := s.batch(append(make([]byte, 0, 256), `{"values":`...), true)
+	res, counted, finished, err := s.batch(append(make([]byte, 0, 256), `{"values":`...), true)
 	if err != nil || finished {
 		st.take(token, true)
 		s.stop()
 	}
 	s.pulling.Store(false) // before the answer: the consumer's next pull may follow it at once
+	defer st.sent(counted) // once the Conn has taken the answer
 	if err != nil {
 		answer(nil, errorOf(c, err))
 		return
@@ -377,6 +430,78 @@ func (st *state) pull(c *peer.Conn, token uint64, s *sequence, answer func(json.
 	res = append(res, `,"finished":`...)
 	res = strconv.AppendBool(res, finished)
 	answer(append(res, '}'), nil)
+}
+
+// startItem waits for the Conn's budget to let s produce an item: fewer
+// than MaxSeqBytes bytes unsent and, for a sequence that is not live,
+// fewer than producers at work. Without mayWait it does not wait; it
+// reports false then, and when s stops, its method's context ends or the
+// Conn ends while it waits.
+func (st *state) startItem(s *sequence, mayWait bool) bool {
+	live := s.ready != nil
+	st.mu.Lock()
+	for st.unsent >= st.maxUnsent || !live && st.producing >= producers {
+		if st.ended {
+			break
+		}
+		if !mayWait {
+			st.mu.Unlock()
+			return false
+		}
+		if st.room == nil {
+			st.room = make(chan struct{})
+		}
+		room := st.room
+		st.mu.Unlock()
+		select {
+		case <-room:
+		case <-s.quit:
+			return false
+		case <-s.done:
+			return false
+		}
+		st.mu.Lock()
+	}
+	if st.ended {
+		st.mu.Unlock()
+		return false
+	}
+	if !live {
+		st.producing++
+	}
+	st.mu.Unlock()
+	return true
+}
+
+// endItem ends the work of a producer that startItem let go, which made
+// an item of n bytes.
+func (st *state) endItem(s *sequence, n int) {
+	st.mu.Lock()
+	if s.ready == nil {
+		st.producing--
+	}
+	st.unsent += n
+	st.wakeLocked()
+	st.mu.Unlock()
+}
+
+// sent counts n bytes of items as taken by the Conn.
+func (st *state) sent(n int) {
+	if n <= 0 {
+		return
+	}
+	st.mu.Lock()
+	st.unsent -= n
+	st.wakeLocked()
+	st.mu.Unlock()
+}
+
+// wakeLocked wakes the producers waiting for the budget; st.mu is held.
+func (st *state) wakeLocked() {
+	if st.room != nil {
+		close(st.room)
+		st.room = nil
+	}
 }
 
 // errorOf is the error object of a pull's error: the method's
