@@ -22,6 +22,9 @@ func init() {
 	}
 	registry.BatchScan = batchScan
 	registry.KeepRunning = keepRunning
+	registry.ConnMethod = func(name string, fn any, names ...string) (any, error) {
+		return NewServer().build(name, fn, &methodConfig{names: names, blocking: true}, reflect.Value{}, nil)
+	}
 	registry.RegisterReserved = func(srv any, name string, fn any) error {
 		return srv.(*Server).registerReserved(name, fn)
 	}

@@ -188,12 +188,25 @@ func (s *Server) resolve(ctx context.Context, dst []byte, r *wire.Request) (m *m
 		}
 	}
 	if m = s.lookup(name); m == nil {
+		m = connMethod(ctx, name)
+	}
+	if m == nil {
 		if id == nil {
 			return nil, dst, false
 		}
 		return nil, appendMethodNotFound(dst, name, id), false
 	}
 	return m, dst, true
+}
+
+// connMethod returns the method name of the protocol of the connection of
+// ctx (keys.Methods), or nil: for the methods the server lacks.
+func connMethod(ctx context.Context, name []byte) *method {
+	if look, ok := ctx.Value(keys.Methods{}).(keys.MethodLookup); ok {
+		m, _ := look(name).(*method)
+		return m
+	}
+	return nil
 }
 
 // call runs a resolved request and appends its response to dst.

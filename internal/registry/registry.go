@@ -53,6 +53,13 @@ var ProcessScannedBatch func(srv any, ctx context.Context, dst, req, arr []byte,
 // reports true. It is set by the root package at init.
 var KeepRunning func(ctx context.Context) (release func(), ok bool)
 
+// ConnMethod binds fn as a method of a connection's protocol, name, that
+// runs as a Blocking method, with its params named names, and returns it
+// for a keys.MethodLookup: the Server of a call over a connection whose
+// context carries the lookup runs it when it has no method of that name.
+// It is set by the root package at init.
+var ConnMethod func(name string, fn any, names ...string) (any, error)
+
 // BatchScan is how many requests of a batch the server's scan records
 // (the rest are found again as they are answered); set by the root
 // package at init.

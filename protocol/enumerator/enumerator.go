@@ -13,7 +13,9 @@
 // answered {"values":[...],"finished":false} (at most
 // transport.Limits.MaxSeqItems items an answer), one such request at a time,
 // and ends the sequence early with $/enumerator/abort (a request or a
-// notification, with the same params). The producer is pulled only for an
+// notification, with the same params). Both are methods of the
+// connection, as StreamJsonRpc serves them: a batch may carry them, and
+// its answer carries theirs. The producer is pulled only for an
 // answer: a consumer that does not pull holds it, not the memory of its
 // items, nor more of them than the connection's budget allows: the items
 // its sequences have produced and the connection has not yet taken are
@@ -76,6 +78,7 @@ const producers = 4
 // calls are sent as the package says. Without it, a sequence result is
 // sent as one array.
 func Enable(ctx context.Context) context.Context {
+	ctx = context.WithValue(ctx, keys.Methods{}, keys.MethodLookup(methods))
 	return context.WithValue(ctx, keys.Sequencer{}, keys.SeqSender(sender{pulls: true}))
 }
 
@@ -389,47 +392,128 @@ func (st *state) preempt(c *peer.Conn, m *peer.Message) bool {
 	token, ok := tokenOf(m.Params())
 	switch {
 	case !ok:
-		m.Reply(nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "").WithData("the params of "+NextMethod+" and "+AbortMethod+" are {\"token\": t} or [t], t a token of a sequence result"))
+		m.Reply(nil, errParams)
 	case abort:
-		if s := st.take(token, true); s != nil {
-			go s.stop()
-		}
+		st.abort(token)
 		m.Reply([]byte("null"), nil) // an unknown token is ended already
 	case m.Notification():
 		// A pull as a notification has nobody to answer.
 	default:
-		s := st.take(token, false)
-		if s == nil {
-			code := c.Protocol().Codes.WithDefaults().UnknownToken
-			m.Reply(nil, jsonrpc.NewError(code, "No such sequence").WithData("no open sequence result has the token "+strconv.FormatUint(token, 10)))
+		s, e := st.startPull(c, token)
+		if e != nil {
+			m.Reply(nil, e)
 			return true
 		}
-		if !s.pulling.CompareAndSwap(false, true) {
-			m.Reply(nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "").WithData("a "+NextMethod+" of this token is being answered: pull one batch at a time"))
-			return true
-		}
-		go st.pull(c, token, s, m.Hold())
+		answer := m.Hold()
+		go func() {
+			res, counted, e := st.pull(c, token, s)
+			answer(res, e)
+			st.sent(counted) // the Conn has taken the answer
+		}()
 	}
 	return true
 }
 
-// pull answers a pull of s with its next items, on a goroutine of its own
-// (the producer may take its time).
-func (st *state) pull(c *peer.Conn, token uint64, s *sequence, answer func(json.RawMessage, *jsonrpc.Error)) {
+var errParams = jsonrpc.NewError(jsonrpc.CodeInvalidParams, "").WithData("the params of " + NextMethod + " and " + AbortMethod + " are {\"token\": t} or [t], t a token of a sequence result")
+
+// abort ends the sequence of token, if it is open.
+func (st *state) abort(token uint64) {
+	if s := st.take(token, true); s != nil {
+		go s.stop()
+	}
+}
+
+// startPull returns the open sequence of token, marked as being pulled,
+// or the error to answer a pull of it with: an unknown token, or a pull
+// of it under way.
+func (st *state) startPull(c *peer.Conn, token uint64) (*sequence, *jsonrpc.Error) {
+	s := st.take(token, false)
+	if s == nil {
+		code := c.Protocol().Codes.WithDefaults().UnknownToken
+		return nil, jsonrpc.NewError(code, "No such sequence").WithData("no open sequence result has the token " + strconv.FormatUint(token, 10))
+	}
+	if !s.pulling.CompareAndSwap(false, true) {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "").WithData("a " + NextMethod + " of this token is being answered: pull one batch at a time")
+	}
+	return s, nil
+}
+
+// pull makes the answer to a pull of s (startPull), with its next items,
+// or the error to answer with; counted is the bytes of items its caller
+// gives back to the Conn's budget (state.sent) once the Conn has taken
+// the answer. The producer may take its time: its caller is a goroutine
+// of its own.
+func (st *state) pull(c *peer.Conn, token uint64, s *sequence) (res json.RawMessage, counted int, e *jsonrpc.Error) {
 	res, counted, finished, err := s.batch(append(make([]byte, 0, 256), `{"values":`...), true)
 	if err != nil || finished {
 		st.take(token, true)
 		s.stop()
 	}
 	s.pulling.Store(false) // before the answer: the consumer's next pull may follow it at once
-	defer st.sent(counted) // once the Conn has taken the answer
 	if err != nil {
-		answer(nil, errorOf(c, err))
-		return
+		return nil, counted, errorOf(c, err)
 	}
 	res = append(res, `,"finished":`...)
 	res = strconv.AppendBool(res, finished)
-	answer(append(res, '}'), nil)
+	return append(res, '}'), counted, nil
+}
+
+// The pulls and aborts as methods of the connection (keys.Methods), which
+// its Server runs for those that its preempter does not see: inside a
+// batch, and before the connection's first sequence. StreamJsonRpc
+// serves them as methods of the connection too (local RPC methods), so a
+// batch that carries them is answered as it would answer any method.
+var nextMethod, abortMethod = connMethod(NextMethod, callNext), connMethod(AbortMethod, callAbort)
+
+func connMethod(name string, fn any) any {
+	m, err := registry.ConnMethod(name, fn, "token")
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// methods finds the connection's methods of a Conn with pulls (Enable).
+func methods(name []byte) any {
+	switch string(name) {
+	case NextMethod:
+		return nextMethod
+	case AbortMethod:
+		return abortMethod
+	}
+	return nil
+}
+
+// callNext is $/enumerator/next run by the Server, on a goroutine of its
+// own (as a Blocking method).
+func callNext(ctx context.Context, token json.RawMessage) (json.RawMessage, error) {
+	c := peer.FromContext(ctx)
+	tok, ok := wire.ParseUint(token, 64)
+	if c == nil || !ok {
+		return nil, errParams
+	}
+	st := stateOf(c)
+	s, e := st.startPull(c, tok)
+	if e != nil {
+		return nil, e
+	}
+	res, counted, e := st.pull(c, tok, s)
+	peer.AfterAnswer(ctx, func() { st.sent(counted) })
+	if e != nil {
+		return nil, e
+	}
+	return res, nil
+}
+
+// callAbort is $/enumerator/abort run by the Server.
+func callAbort(ctx context.Context, token json.RawMessage) (json.RawMessage, error) {
+	c := peer.FromContext(ctx)
+	tok, ok := wire.ParseUint(token, 64)
+	if c == nil || !ok {
+		return nil, errParams
+	}
+	stateOf(c).abort(tok)
+	return json.RawMessage("null"), nil
 }
 
 // startItem waits for the Conn's budget to let s produce an item: fewer
