@@ -342,6 +342,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "jsonrpcd:", err)
 		return 1
 	}
+	logRedis(cfg, logger)
 	if cfg.brokerURL != "" {
 		b, closeBroker, err := dialBroker(ctx, cfg.brokerURL, logger)
 		if err != nil {
