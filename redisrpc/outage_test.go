@@ -81,7 +81,8 @@ func begin(t *testing.T, url string) string {
 // a few StoreTimeouts; a request for a session only the store holds is
 // answered 503 with Retry-After and the JSON-RPC error "Session store
 // unavailable" under MCP's shutdown code, for the client to retry; once
-// Redis is awake, its events are kept again. Before, each event waited
+// Redis is awake, the handler uses it again (that session is revived, a
+// new one saved). Before, each event waited
 // for Redis under its stream's lock, and every session's calls with it
 // (0 calls a second).
 func TestStoreAsleep(t *testing.T) {
