@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
 	"github.com/jsonrpc-go/jsonrpc/internal/peertest"
 	"github.com/jsonrpc-go/jsonrpc/peer"
+	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
@@ -213,4 +215,89 @@ func TestAnswersHeldBack(t *testing.T) {
 		r.Recv()
 	}
 	<-sent
+}
+
+// exchangeTransport is a carrier that sends each message in an exchange
+// of its own (Traits.Exchanges), as a Streamable HTTP session does: it
+// reads the messages of in, and records each message it writes, in the
+// order its writes end, taking slow to write each notification (as a
+// session keeps an event in its store before it writes it).
+type exchangeTransport struct {
+	in     chan []byte
+	closed chan struct{}
+	once   sync.Once
+	slow   time.Duration
+	mu     sync.Mutex
+	wrote  []string
+}
+
+func (e *exchangeTransport) Read() ([]byte, error) {
+	select {
+	case m := <-e.in:
+		return m, nil
+	case <-e.closed:
+		return nil, io.EOF
+	}
+}
+
+func (e *exchangeTransport) Write(_ context.Context, msg []byte) error {
+	if strings.Contains(string(msg), `"method"`) {
+		time.Sleep(e.slow)
+	}
+	e.mu.Lock()
+	e.wrote = append(e.wrote, string(msg))
+	e.mu.Unlock()
+	return nil
+}
+
+func (e *exchangeTransport) Flush() error { return nil }
+func (e *exchangeTransport) Close() error { e.once.Do(func() { close(e.closed) }); return nil }
+
+// TestCallsMessagesInOrder: over a carrier whose senders write at once
+// (Traits.Exchanges), a Blocking call's answer is written after the
+// notifications its method pushed before it returned, which a writer
+// goroutine writes: a client that has the answer has them too. Before,
+// the answer overtook them, and jsonrpcd -mcp's publish, its tools/call
+// Blocking, answered before its event was stored, which a process killed
+// at the answer lost (deploy/nginx's TestSessionReplicas).
+func TestCallsMessagesInOrder(t *testing.T) {
+	leaktest.Check(t)
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("publish", func(ctx context.Context, n int) (int, error) {
+		c := peer.FromContext(ctx)
+		for i := range n {
+			if err := c.Push("tick", []int{i}); err != nil {
+				return 0, err
+			}
+		}
+		return n, nil
+	}, jsonrpc.Blocking())
+	tr := &exchangeTransport{in: make(chan []byte), closed: make(chan struct{}), slow: 10 * time.Millisecond}
+	c := peer.New(context.Background(), transport.Carrier{Conn: tr, Traits: transport.Traits{Exchanges: true}}, peer.Options{Server: srv, Protocol: mcp.Protocol()})
+	done := make(chan struct{})
+	go func() { c.Run(func(error) {}); close(done) }()
+	defer func() { tr.Close(); <-done; c.Wait() }()
+	tr.in <- []byte(`{"jsonrpc":"2.0","method":"publish","params":[3],"id":1}`)
+	want := []string{
+		`{"jsonrpc":"2.0","method":"tick","params":[0]}`,
+		`{"jsonrpc":"2.0","method":"tick","params":[1]}`,
+		`{"jsonrpc":"2.0","method":"tick","params":[2]}`,
+		`{"jsonrpc":"2.0","result":3,"id":1}`,
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		tr.mu.Lock()
+		got := slices.Clone(tr.wrote)
+		tr.mu.Unlock()
+		if len(got) == len(want) {
+			if !slices.Equal(got, want) {
+				t.Errorf("written in the order\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("written %q", got)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }

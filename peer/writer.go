@@ -24,7 +24,10 @@ import "context"
 //
 // A carrier that sends each message in an exchange of its own (an HTTP
 // request, Traits.Exchanges) is written by every goroutine that sends at
-// once: a message that waits for its answer holds up no other.
+// once: a message that waits for its answer holds up no other. Such a
+// sender first waits for what the outbox held when it came to be written
+// (inOrder): the notifications a call pushed before its answer are
+// delivered before it.
 //
 // A goroutine that finds the writer held waits while the outbox holds
 // more than MaxQueued bytes (room), so that what a peer does not read
@@ -44,15 +47,18 @@ type outbox struct {
 	ctxs    []context.Context // the context of each, when one is not the Conn's; else nil
 	spare   []byte
 	spends  []int
-	writing bool // someone holds the writer
-	reader  bool // the holder is the read loop of a one-way Conn (readerWrites)
-	pushes  int  // notifications of Push and Publish in buf (MaxPush)
-	pushB   int  // their bytes (MaxPushBytes)
+	writing bool   // someone holds the writer
+	reader  bool   // the holder is the read loop of a one-way Conn (readerWrites)
+	pushes  int    // notifications of Push and Publish in buf (MaxPush)
+	pushB   int    // their bytes (MaxPushBytes)
+	added   uint64 // messages ever queued
+	written uint64 // of them, those written (or whose Write has failed)
 }
 
 // addLocked appends msg to the outbox; c.mu is held.
 func (c *Conn) addLocked(msg []byte) {
 	o := &c.out
+	o.added++
 	o.buf = append(o.buf, msg...)
 	o.ends = append(o.ends, len(o.buf))
 	if o.ctxs != nil {
@@ -69,6 +75,7 @@ func (c *Conn) addCtxLocked(ctx context.Context, msg []byte) {
 		o.ctxs = make([]context.Context, len(o.ends), len(o.ends)+1)
 	}
 	o.ctxs = append(o.ctxs, ctx)
+	o.added++
 	o.buf = append(o.buf, msg...)
 	o.ends = append(o.ends, len(o.buf))
 	c.queued.Store(true)
@@ -112,7 +119,34 @@ func (c *Conn) drain() error {
 		flushed = false
 		c.mu.Lock()
 		o.spare, o.spends = buf[:0], ends[:0]
+		c.wroteLocked(len(ends))
 	}
+}
+
+// wroteLocked counts n messages of the outbox written, and wakes those
+// who wait for them (inOrder); c.mu is held.
+func (c *Conn) wroteLocked(n int) {
+	c.out.written += uint64(n)
+	c.wakeLocked()
+}
+
+// inOrder waits, on a carrier that exchanges, until the messages queued
+// in the outbox so far are written: a message a sender writes at once
+// must not overtake those sent before it, such as the notifications a
+// call pushed (Push, Topic.Publish) before its answer, which a writer
+// goroutine writes. A carrier without exchanges has its writes in the
+// order they were queued already.
+func (c *Conn) inOrder() {
+	if !c.queued.Load() {
+		return
+	}
+	c.mu.Lock()
+	o := &c.out
+	for mark := o.added; o.written < mark; {
+		c.startWriterLocked()
+		c.waitLocked()
+	}
+	c.mu.Unlock()
 }
 
 // takeLocked hands what waits in the outbox to the writer, leaving the
@@ -163,6 +197,7 @@ func (c *Conn) write(ctx context.Context, msg []byte, hold bool) error {
 		return nil
 	}
 	if c.exchanges {
+		c.inOrder()
 		if err := c.t.Write(ctx, msg); err != nil {
 			return err
 		}
@@ -270,6 +305,7 @@ func (c *Conn) writeQueued() {
 	c.writeAll(buf, ends, ctxs)
 	c.mu.Lock()
 	o.spare, o.spends = buf[:0], ends[:0]
+	c.wroteLocked(len(ends))
 	c.mu.Unlock()
 }
 
