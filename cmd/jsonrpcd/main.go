@@ -66,7 +66,10 @@
 //		-sessions initialize), one message per POST, cancellation and
 //		progress as MCP has them (mcp.Protocol()), and the demo methods as
 //		tools (tools/list, tools/call), each described by the OpenRPC
-//		document of its params; the tool subscribe subscribes the session
+//		document of its params. A session's tool calls run concurrently,
+//		each on a goroutine of its own, so that a ping is answered and a
+//		notifications/cancelled reaches its call while a tool runs; the
+//		tool subscribe subscribes the session
 //		to the feed, whose values reach it as subscription notifications
 //		on its GET stream. A request of MCP 2026-07-28 is answered
 //		UnsupportedProtocolVersion (default false)
