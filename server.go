@@ -130,8 +130,9 @@ type Limits struct {
 	// number of goroutines stays bounded and nothing is refused. A
 	// sequence result left open on a connection (package
 	// protocol/enumerator), its producer waiting to be pulled, counts as a
-	// running call until it ends; one that would pass MaxRunning, or its
-	// client's share, is refused with the limit code.
+	// running call until it ends; a call of such a method that finds
+	// MaxRunning, or its client's share, full is refused with the limit
+	// code.
 	MaxRunning int
 
 	// MaxRunningPerClient is how many of those calls one client may run

@@ -15,16 +15,21 @@
 // and ends the sequence early with $/enumerator/abort (a request or a
 // notification, with the same params). Both are methods of the
 // connection, as StreamJsonRpc serves them: a batch may carry them, and
-// its answer carries theirs. The producer is pulled only for an
-// answer: a consumer that does not pull holds it, not the memory of its
-// items, nor more of them than the connection's budget allows: the items
-// its sequences have produced and the connection has not yet taken are
-// bounded by transport.Limits.MaxSeqBytes, and at most 4 sequences of a
-// connection make an item at once. An open sequence counts as a running call of its server and of
-// its client (jsonrpc.Limits.MaxRunning, MaxRunningPerClient), as well as
-// against the connection's transport.Limits.MaxSequences; past any of
-// them a call whose sequence would stay open is answered with the limit
-// code. A token that names no open sequence is answered with the
+// its answer carries theirs.
+//
+// The producer is pulled only for an answer: a consumer that does not
+// pull holds it, not the memory of its items, nor more of them than the
+// connection's budget allows: the items its sequences have produced and
+// the connection has not yet taken are bounded by
+// transport.Limits.MaxSeqBytes, and at most 4 sequences of a connection
+// make an item at once. A sequence counts as a running call of its server
+// and of its client (jsonrpc.Limits.MaxRunning, MaxRunningPerClient)
+// until it ends: a call whose result is a sequence, made when they are
+// full, is answered with the limit code before its producer runs; and
+// against the connection's transport.Limits.MaxSequences, past which a
+// call whose sequence would stay open is answered alike.
+//
+// A token that names no open sequence is answered with the
 // Protocol's Codes.UnknownToken (jsonrpc.CodeUnknownToken by default). The
 // sequence ends, and its method's context with it, when its last items
 // are sent, when its method yields an error (the answer to the pull), on
@@ -187,6 +192,18 @@ func (q sender) SendSeq(ctx context.Context, dst []byte, items keys.Items) ([]by
 	if !q.pulls {
 		return dst, keys.ErrNotStreamed
 	}
+	// Its producer may wait to be pulled past the call's answer: the
+	// sequence keeps the call's share of the server's running calls
+	// (jsonrpc.Limits.MaxRunning, and its client's), or takes one when the
+	// call had none (it ran on the connection's goroutine, past them);
+	// with none to be had it is refused before its producer makes
+	// anything. One that ends in its first answer gives it back at once.
+	release, ok := registry.KeepRunning(ctx)
+	if !ok {
+		items.Stop()
+		return dst, c.LimitError(errNoRoom)
+	}
+	s.release = release
 	st.once.Do(func() {
 		c.Preempt(peer.PreempterFunc(st.preempt))
 		c.OnClose(func(error) { st.endAll() })
@@ -207,15 +224,6 @@ func (q sender) SendSeq(ctx context.Context, dst []byte, items keys.Items) ([]by
 		s.stop()
 		return append(dst, '}'), nil
 	}
-	// Open, its producer waits to be pulled: it keeps the call's share of
-	// the server's running calls (jsonrpc.Limits.MaxRunning, and its
-	// client's), or takes one when the call had none.
-	release, ok := registry.KeepRunning(ctx)
-	if !ok {
-		s.stop()
-		return dst[:start], c.LimitError(errNoRoom)
-	}
-	s.release = release
 	token, ok := st.add(s, lim.MaxSequences)
 	if !ok {
 		s.stop()
