@@ -118,9 +118,24 @@ func (c *Conn) drain() error {
 		c.writeAll(buf, ends, ctxs)
 		flushed = false
 		c.mu.Lock()
-		o.spare, o.spends = buf[:0], ends[:0]
+		c.spareLocked(buf, ends)
 		c.wroteLocked(len(ends))
 	}
+}
+
+// maxSpare is the largest outbox buffer kept for the next messages once
+// written: one that grew past it, for a burst or a peer that read
+// slowly, is dropped, so that a connection holds it only while it is
+// full.
+const maxSpare = 64 << 10
+
+// spareLocked keeps buf and ends, written, for the next messages, unless
+// buf grew past maxSpare; c.mu is held.
+func (c *Conn) spareLocked(buf []byte, ends []int) {
+	if cap(buf) > maxSpare {
+		buf, ends = nil, nil
+	}
+	c.out.spare, c.out.spends = buf[:0], ends[:0]
 }
 
 // wroteLocked counts n messages of the outbox written, and wakes those
@@ -298,13 +313,12 @@ func (c *Conn) putReader(resp []byte) {
 // writeQueued writes what waits in the outbox, for the read loop, which
 // holds the writer and keeps it.
 func (c *Conn) writeQueued() {
-	o := &c.out
 	c.mu.Lock()
 	buf, ends, ctxs := c.takeLocked()
 	c.mu.Unlock()
 	c.writeAll(buf, ends, ctxs)
 	c.mu.Lock()
-	o.spare, o.spends = buf[:0], ends[:0]
+	c.spareLocked(buf, ends)
 	c.wroteLocked(len(ends))
 	c.mu.Unlock()
 }
