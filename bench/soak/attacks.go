@@ -110,6 +110,15 @@ var attacks = []attack{
 	{name: "http-conns-per-client", what: "HTTP keep-alive connections from 127.0.0.1 until one is refused (429, -max-conns-per-client), held, while the healthy clients connect from 127.0.0.2", run: func(ctx context.Context, a addrs) (string, error) {
 		return httpConnsUntilRefused(ctx, a.http)
 	}},
+	{name: "unpulled-seqs", what: "256 TCP connections each opening 256 sequence results of a million items that it never pulls, beside the healthy client's Blocking calls that call it back (jsonrpcd -items)", needs: "items", args: []string{"-items"}, callback: true, run: func(ctx context.Context, a addrs) (string, error) {
+		return unpulledSeqs(ctx, a.tcp)
+	}},
+	{name: "seq-unread", what: "8 TCP connections each calling 256 times for a sequence of items of 1 MiB, reading nothing (jsonrpcd -items)", needs: "items", args: []string{"-items"}, run: func(ctx context.Context, a addrs) (string, error) {
+		return seqUnread(ctx, a.tcp, unreadConns, unreadCalls, unreadItem, false)
+	}},
+	{name: "partial-unread", what: "4 TCP connections under LSP each calling 64 times for items of 64 KiB as partial results, reading nothing (jsonrpcd -protocol lsp -items)", needs: "items", args: []string{"-protocol", "lsp", "-items"}, run: func(ctx context.Context, a addrs) (string, error) {
+		return seqUnread(ctx, a.tcp, lspConns, lspCalls, lspItem, true)
+	}},
 	{name: "sessions-per-client", what: "Streamable HTTP sessions begun from 127.0.0.1 until refused (429, half of -max-sessions), and left idle (jsonrpcd -sessions subscribe)", needs: "sessions", args: []string{"-sessions", "subscribe"}, streamable: true, run: func(ctx context.Context, a addrs) (string, error) {
 		return idleSessions(ctx, a.http, 3000)
 	}},
