@@ -115,8 +115,10 @@ func TestStoreTimeout(t *testing.T) {
 			t.Fatalf("call %d with the store asleep: %s", i, body)
 		}
 	}
-	if slowest > 4*timeout+200*time.Millisecond {
-		t.Errorf("with the store asleep the slowest call took %v, want about a few StoreTimeouts (%v)", slowest, timeout)
+	// Without the guard a call would wait until the store wakes; with it,
+	// a few StoreTimeouts (and what a slow platform adds: js/wasm).
+	if slowest > 2*time.Second {
+		t.Errorf("with the store asleep the slowest call took %v, want a few StoreTimeouts (%v)", slowest, timeout)
 	}
 	resp := post(t, url, both, `{"jsonrpc":"2.0","method":"version","id":7}`, "Mcp-Session-Id", elsewhere)
 	body := readAll(t, resp)
