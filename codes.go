@@ -10,7 +10,8 @@ import (
 // JSON-RPC specification leaves the choice to the implementation: the
 // answer to a method's plain Go error, to a call a limit refused, to a call
 // not run because the server shut down, to a deadline passed, to a call
-// cancelled, and to a pull of a stream by a token that names none. The
+// cancelled, to a pull of a stream by a token that names none, and to a
+// call refused for who is calling (RequireScopes, RequireAuth). The
 // defaults sit in the range the specification gives implementations
 // (-32000 to -32099), but protocols built on JSON-RPC reserve codes of that
 // range for meanings of their own (A2A's TaskNotFound is -32001, ACP's
@@ -43,6 +44,13 @@ type Codes struct {
 	// token names none ($/enumerator/next): -32001 (StreamJsonRpc's
 	// NoMarshaledObjectFound) by default.
 	UnknownToken Code
+	// Unauthenticated answers a call that requires a Principal made by
+	// none (RequireScopes, RequireAuth): CodeUnauthenticated (-32012) by
+	// default.
+	Unauthenticated Code
+	// Forbidden answers a call whose Principal lacks a scope the method
+	// requires (RequireScopes): CodeForbidden (-32013) by default.
+	Forbidden Code
 }
 
 // CodeUnknownToken is the default of Codes.UnknownToken.
@@ -61,6 +69,8 @@ func (c Codes) WithDefaults() Codes {
 	def(&c.Deadline, CodeDeadline)
 	def(&c.Cancelled, CodeCancelled)
 	def(&c.UnknownToken, CodeUnknownToken)
+	def(&c.Unauthenticated, CodeUnauthenticated)
+	def(&c.Forbidden, CodeForbidden)
 	return c
 }
 

@@ -200,6 +200,19 @@
 // the context it serves with; an interceptor gives its next another the
 // same way.
 //
+// Who may call a method is declared when it is registered, and checked
+// where it would run, after the interceptors: RequireScopes makes its
+// calls require a Principal holding the scopes listed (with none, any
+// Principal), and RequireAuth makes a server fail closed, every method
+// without a policy of its own requiring a Principal unless it is declared
+// Public. A call refused so answers Codes.Unauthenticated (no Principal,
+// or an expired one) or Codes.Forbidden (a scope missing, named in its
+// data), and its method does not run; a batch refuses element by
+// element; an HTTP host answers a single request refused so with 401 or
+// 403 and a Bearer challenge. A call of a method with no policy checks
+// nothing and costs nothing more. CheckScopes makes the same check inside
+// a method, for what it guards by its params.
+//
 // Sessions are method tables of their own, addressed by an id: Sessions
 // holds them, each made with its Options; Create makes one, Lookup
 // finds one without creating it, Destroy removes it and IDs lists them. A

@@ -33,15 +33,17 @@ const (
 )
 
 var codeNames = map[Code]string{
-	CodeParseError:     "Parse error",
-	CodeInvalidRequest: "Invalid Request",
-	CodeMethodNotFound: "Method not found",
-	CodeInvalidParams:  "Invalid params",
-	CodeInternalError:  "Internal error",
-	CodeServerError:    "Server error",
-	CodeCancelled:      "Request cancelled",
-	CodeDeadline:       "Deadline exceeded",
-	CodeLimitExceeded:  "Limit exceeded",
+	CodeParseError:      "Parse error",
+	CodeInvalidRequest:  "Invalid Request",
+	CodeMethodNotFound:  "Method not found",
+	CodeInvalidParams:   "Invalid params",
+	CodeInternalError:   "Internal error",
+	CodeServerError:     "Server error",
+	CodeCancelled:       "Request cancelled",
+	CodeDeadline:        "Deadline exceeded",
+	CodeLimitExceeded:   "Limit exceeded",
+	CodeUnauthenticated: "Authentication required",
+	CodeForbidden:       "Insufficient scope",
 }
 
 // String returns the standard message of a known code, or the code in

@@ -25,8 +25,12 @@ func init() {
 	registry.ConnMethod = func(name string, fn any, names ...string) (any, error) {
 		return NewServer().build(name, fn, &methodConfig{names: names, blocking: true}, reflect.Value{}, nil)
 	}
-	registry.RegisterReserved = func(srv any, name string, fn any) error {
-		return srv.(*Server).registerReserved(name, fn)
+	registry.RegisterReserved = func(srv any, name string, fn any, opts []any) error {
+		var mc methodConfig
+		for _, o := range opts {
+			o.(MethodOption)(&mc)
+		}
+		return srv.(*Server).registerReserved(name, fn, &mc)
 	}
 }
 
@@ -38,18 +42,22 @@ func (s *Server) describe() []registry.Method {
 	}
 	ms := make([]registry.Method, 0, len(t.byName))
 	for _, m := range t.byName {
-		ms = append(ms, registry.Method{Name: m.name, Blocking: m.blocking, Func: m.fn.Info()})
+		rm := registry.Method{Name: m.name, Blocking: m.blocking, Func: m.fn.Info(), Public: m.public}
+		if m.guard != nil {
+			rm.Guarded, rm.Scopes = true, m.guard.scopes
+		}
+		ms = append(ms, rm)
 	}
 	return ms
 }
 
 // registerReserved registers fn under a name of the "rpc." prefix, which
 // Register refuses, for the protocol's own methods (rpc.discover).
-func (s *Server) registerReserved(name string, fn any) error {
+func (s *Server) registerReserved(name string, fn any, mc *methodConfig) error {
 	if !strings.HasPrefix(name, "rpc.") || len(name) == len("rpc.") || !utf8.ValidString(name) {
 		return fmt.Errorf("%w %q: not a reserved method name", ErrInvalidMethod, name)
 	}
-	m, err := s.build(name, fn, &methodConfig{}, reflect.Value{}, nil)
+	m, err := s.build(name, fn, mc, reflect.Value{}, nil)
 	if err != nil {
 		return err
 	}

@@ -248,8 +248,14 @@ func isVersion2(v []byte) bool {
 	return len(v) < 40 && string(wire.AppendUnquoted(buf[:0], v[1:len(v)-1])) == "2.0"
 }
 
-// invoke calls the method, turning a panic into a *PanicError.
+// invoke calls the method, turning a panic into a *PanicError, once the
+// method's policy, if it has one, lets the Principal of ctx call it.
 func (s *Server) invoke(ctx context.Context, m *method, dst, params []byte, args *wire.Args) (out []byte, err error) {
+	if m.guard != nil {
+		if err := m.guard.check(ctx, s.cfg); err != nil {
+			return dst, err
+		}
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			pe := &PanicError{Value: v, Stack: debug.Stack()}

@@ -82,8 +82,11 @@ type Option func(*config)
 func UseCodec(c Codec) Option { return func(cf *config) { cf.codec = c } }
 
 // AllowUnknownFields makes the server's methods ignore what names no param
-// or field: named params that match no param name and object members, at
-// any depth, that match no field of the struct they are decoded into.
+// or field: named params that match no param name (all of them, for a
+// method that takes none) and object members, at any depth, that match no
+// field of the struct they are decoded into. Under MCP, where every request
+// of 2026-07-28 carries a "_meta" in its params, it lets every method take
+// them (package mcpserver serves with it).
 // Without it, the default, both are refused with CodeInvalidParams and data
 // naming the member.
 func AllowUnknownFields() Option { return func(cf *config) { cf.allowUnknown = true } }
@@ -253,6 +256,7 @@ type config struct {
 	intercepts   []func(ctx context.Context, c *Call, next func(context.Context) error) error
 	nexts        []func(context.Context) error // the interceptors' next functions (chain); nil without interceptors
 	details      bool                          // ErrorDetails
+	requireAuth  bool                          // RequireAuth
 	logger       *slog.Logger                  // UseLogger; nil logs nothing
 
 	// running counts the calls of Blocking methods on goroutines of their
@@ -290,8 +294,10 @@ type Server struct {
 type method struct {
 	name     string
 	fn       *bind.Func
-	blocking bool // ProcessAsync runs its calls on their own goroutines
-	call     bool // its calls need their Call in the context
+	blocking bool   // ProcessAsync runs its calls on their own goroutines
+	call     bool   // its calls need their Call in the context
+	guard    *guard // who may call it; nil: anybody
+	public   bool   // declared Public
 }
 
 // NewServer returns a server with an empty method table and the given

@@ -19,19 +19,6 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
-// whoamiServer answers whoami with the subject of the call's Principal,
-// "" when the call is anonymous.
-func whoamiServer() *jsonrpc.Server {
-	srv := jsonrpc.NewServer()
-	srv.MustRegister("whoami", func(ctx context.Context) string {
-		if p := jsonrpc.PrincipalOf(ctx); p != nil {
-			return p.Subject
-		}
-		return ""
-	})
-	return srv
-}
-
 // serveTLS starts a fasthttp.Server for h over TLS with config on
 // loopback and returns its URL; it is shut down when the test ends.
 func serveTLS(t *testing.T, h fasthttp.RequestHandler, config *tls.Config) string {
@@ -81,7 +68,7 @@ func whoami(t *testing.T, c *http.Client, url, auth string) (*http.Response, str
 // refused where one is required.
 func TestClientCertificatePrincipal(t *testing.T) {
 	pki := testutil.NewPKI(t)
-	h := &fasthttprpc.Handler{Server: whoamiServer()}
+	h := &fasthttprpc.Handler{Server: testutil.WhoamiServer()}
 	url := serveTLS(t, h.ServeFastHTTP, pki.ServerConfig(tls.RequireAndVerifyClientCert))
 	alice := &http.Client{Transport: &http.Transport{TLSClientConfig: pki.ClientConfig(pki.Client(t, "alice"))}}
 	defer alice.CloseIdleConnections()
@@ -105,7 +92,7 @@ func TestBearerToken(t *testing.T) {
 		}
 		return nil, errors.New("unknown token")
 	})
-	h := &fasthttprpc.Handler{Server: whoamiServer(), Tokens: tokens}
+	h := &fasthttprpc.Handler{Server: testutil.WhoamiServer(), Tokens: tokens}
 	url := serve(t, h.ServeFastHTTP)
 	if _, body, err := whoami(t, http.DefaultClient, url, "Bearer good"); err != nil || body != `{"jsonrpc":"2.0","result":"bob","id":1}` {
 		t.Errorf("with a token: %s, %v", body, err)
@@ -121,5 +108,78 @@ func TestBearerToken(t *testing.T) {
 		if strings.Contains(body, "unknown token") {
 			t.Errorf("%q: the body tells the verifier's error: %q", auth, body)
 		}
+	}
+}
+
+// TestPolicyStatus (issue 35): a request of one call that the server
+// refuses for who is calling is answered as httprpc answers it: 401 with
+// the Bearer challenge for none (let through by AllowAnonymous), 403 with
+// error="insufficient_scope" and the scopes for a Principal without one,
+// the error object as the body; a batch 200, element by element.
+func TestPolicyStatus(t *testing.T) {
+	srv := jsonrpc.NewServer(jsonrpc.RequireAuth())
+	srv.MustRegister("whoami", func(ctx context.Context) string { return jsonrpc.PrincipalOf(ctx).Subject })
+	srv.MustRegister("health", func() string { return "ok" }, jsonrpc.Public())
+	srv.MustRegister("remove", func() bool { return true }, jsonrpc.RequireScopes("files:write"))
+	tokens := transport.TokenVerifierFunc(func(ctx context.Context, token string) (*jsonrpc.Principal, error) {
+		if token == "bob" {
+			return &jsonrpc.Principal{Subject: "bob", Scopes: []string{"files:read"}}, nil
+		}
+		return nil, errors.New("unknown token")
+	})
+	url := serve(t, (&fasthttprpc.Handler{Server: srv, Tokens: tokens, AllowAnonymous: true}).ServeFastHTTP)
+	forbidden := `{"jsonrpc":"2.0","error":{"code":-32013,"message":"Insufficient scope","data":{"scope":"files:write"}},"id":1}`
+	for _, tc := range []struct {
+		auth, doc         string
+		status            int
+		challenge, answer string
+	}{
+		{"", `{"jsonrpc":"2.0","method":"whoami","id":1}`, 401, "Bearer", `{"jsonrpc":"2.0","error":{"code":-32012,"message":"Authentication required"},"id":1}`},
+		{"", `{"jsonrpc":"2.0","method":"health","id":1}`, 200, "", `{"jsonrpc":"2.0","result":"ok","id":1}`},
+		{"Bearer bob", `{"jsonrpc":"2.0","method":"remove","id":1}`, 403, `Bearer error="insufficient_scope", scope="files:write"`, forbidden},
+		{"Bearer bob", `[{"jsonrpc":"2.0","method":"remove","id":1}]`, 200, "", "[" + forbidden + "]"},
+		{"Bearer bob", `{"jsonrpc":"2.0","method":"whoami","id":1}`, 200, "", `{"jsonrpc":"2.0","result":"bob","id":1}`},
+	} {
+		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(tc.doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		if tc.auth != "" {
+			req.Header.Set("Authorization", tc.auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.status || resp.Header.Get("WWW-Authenticate") != tc.challenge || string(b) != tc.answer {
+			t.Errorf("%s %s: %d %q %s\nwant %d %q %s", tc.auth, tc.doc, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), b, tc.status, tc.challenge, tc.answer)
+		}
+	}
+}
+
+// TestResourceMetadata (issue 35): the handler publishes its metadata
+// (RFC 9728) and names it in the challenge of its 401.
+func TestResourceMetadata(t *testing.T) {
+	meta := &transport.ResourceMetadata{Resource: "https://files.example.com/", AuthorizationServers: []string{"https://auth.example.com"}}
+	tokens := transport.TokenVerifierFunc(func(ctx context.Context, token string) (*jsonrpc.Principal, error) { return nil, errors.New("no") })
+	url := serve(t, (&fasthttprpc.Handler{Server: testutil.WhoamiServer(), Tokens: tokens, ResourceMetadata: meta}).ServeFastHTTP)
+	resp, err := http.Get(url + transport.WellKnownResourcePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" || string(b) != `{"resource":"https://files.example.com/","authorization_servers":["https://auth.example.com"]}` {
+		t.Errorf("the metadata: %d %q %s", resp.StatusCode, resp.Header.Get("Content-Type"), b)
+	}
+	resp, _, err = whoami(t, http.DefaultClient, url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `Bearer resource_metadata="https://files.example.com/.well-known/oauth-protected-resource"`; resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != want {
+		t.Errorf("no token: %d %q, want 401 %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), want)
 	}
 }

@@ -105,6 +105,7 @@ package fasthttprpc
 import (
 	"bufio"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net"
@@ -238,6 +239,19 @@ type Handler struct {
 	// them (tls.VerifyClientCertIfGiven, tls.RequireAndVerifyClientCert).
 	Tokens transport.TokenVerifier
 
+	// AllowAnonymous serves a request that bears neither a bearer token
+	// nor a verified client certificate, with Tokens set, without a
+	// Principal, instead of answering it 401, as httprpc.Handler's
+	// AllowAnonymous says: the Server's policies decide.
+	AllowAnonymous bool
+
+	// ResourceMetadata, when set, is the metadata of the resource the
+	// handler serves (RFC 9728), as httprpc.Handler's ResourceMetadata
+	// says: a GET of its Path, or of transport.WellKnownResourcePath, is
+	// answered with it before anything else is checked, and every
+	// WWW-Authenticate challenge names its URL as resource_metadata.
+	ResourceMetadata *transport.ResourceMetadata
+
 	lazy httphost.Lazy // MaxBuffered's budget and Logger within ratelog's bounds, made on first use
 }
 
@@ -267,6 +281,10 @@ func (h *Handler) serve(ctx *fasthttp.RequestCtx, limit int) {
 			return
 		}
 	}
+	if m := h.ResourceMetadata; m != nil && m.Serves(string(ctx.Path())) {
+		serveMetadata(ctx, m)
+		return
+	}
 	host := ctx.Host()
 	if err := transport.CheckHost(ctx.LocalAddr(), string(host), h.AllowedHosts); err != nil {
 		h.refuse(ctx, err.Error(), fasthttp.StatusForbidden)
@@ -292,10 +310,10 @@ func (h *Handler) serve(ctx *fasthttp.RequestCtx, limit int) {
 		}
 		var challenge string
 		var err error
-		principal, challenge, err = httphost.Authenticate(ctx, h.Tokens, auth, cs)
+		principal, challenge, err = httphost.Authenticate(ctx, h.Tokens, h.AllowAnonymous, auth, cs)
 		if err != nil {
 			h.refuseWhy(ctx, httphost.UnauthorizedText(challenge), err.Error(), fasthttp.StatusUnauthorized)
-			ctx.Response.Header.Set(fasthttp.HeaderWWWAuthenticate, challenge) // after Error, which resets the headers
+			ctx.Response.Header.Set(fasthttp.HeaderWWWAuthenticate, httphost.WithMetadata(challenge, httphost.Metadata(h.ResourceMetadata))) // after Error, which resets the headers
 			closeIfUnread(ctx)
 			return
 		}
@@ -395,8 +413,13 @@ func (h *Handler) serve(ctx *fasthttp.RequestCtx, limit int) {
 			x.compressMin = DefaultCompressMin
 		}
 	}
-	httphost.Process(transport.WithContextValues(ctx, ctx, client, principal), srv, dst, req, x.reply, x.done, x.abandoned)
-	x.ctx = nil
+	rc := httphost.WithRequest(ctx, ctx, client, principal)
+	x.rc, x.single, x.meta = rc, httphost.Single(req), h.ResourceMetadata
+	httphost.Process(rc, srv, dst, req, x.reply, x.done, x.abandoned)
+	if x.refused != 0 {
+		h.logRefusal(ctx, "jsonrpc: call refused for who is calling", x.refused)
+	}
+	x.ctx, x.rc, x.meta, x.refused = nil, nil, nil, 0
 	putExchange(x)
 }
 
@@ -426,6 +449,12 @@ func (h *Handler) refuse(ctx *fasthttp.RequestCtx, why string, code int) {
 // logged.
 func (h *Handler) refuseWhy(ctx *fasthttp.RequestCtx, body, why string, code int) {
 	ctx.Error(body, code)
+	h.logRefusal(ctx, why, code)
+}
+
+// logRefusal logs that ctx is answered with the status code, for the
+// reason why.
+func (h *Handler) logRefusal(ctx *fasthttp.RequestCtx, why string, code int) {
 	if l := h.logger(); l != nil {
 		l.LogAttrs(ctx, slog.LevelWarn, "request refused",
 			slog.String("remote", ctx.RemoteAddr().String()), slog.String("path", string(ctx.Path())),
@@ -506,7 +535,10 @@ func isJSON(ct []byte) bool {
 type exchange struct {
 	buf         []byte
 	ctx         *fasthttp.RequestCtx
-	compressMin int // the smallest answer compressed; 0: none is
+	rc          *httphost.Request // the calls' context: the server's refusals
+	single      bool              // the request is one object, not a batch
+	refused     int               // the status of a single request's call refused for who calls; 0 for none
+	compressMin int               // the smallest answer compressed; 0: none is
 	reply       func([]byte)
 	abandoned   func([]byte)  // x.goexit, bound when x is made
 	done        chan struct{} // capacity 1: reply never waits for the handler
@@ -517,6 +549,8 @@ type exchange struct {
 	client string
 
 	last httphost.LastView // the view of a budget for a client made last
+
+	meta *transport.ResourceMetadata // what the challenge of a refusal names
 }
 
 // clientOf is transport.ClientOf(addr), the name of the client of a
@@ -558,6 +592,23 @@ func putExchange(x *exchange) {
 // the server's, when a Blocking method answered.)
 func (x *exchange) write(resp []byte) {
 	ctx := x.ctx
+	if x.single {
+		if ref := x.rc.Refused(); ref != nil {
+			// A single request whose call was refused for who calls:
+			// the status and challenge of RFC 6750, the error object
+			// as the body.
+			status, challenge := httphost.RefusalAnswer(ref, httphost.Metadata(x.meta))
+			ctx.Response.Header.Set(fasthttp.HeaderWWWAuthenticate, challenge)
+			ctx.SetStatusCode(status)
+			x.refused = status
+			if len(resp) > 0 {
+				ctx.SetContentType("application/json")
+				ctx.SetBody(resp)
+			}
+			x.done <- struct{}{}
+			return
+		}
+	}
 	if len(resp) == 0 {
 		ctx.SetStatusCode(fasthttp.StatusNoContent)
 	} else {
@@ -609,3 +660,30 @@ var (
 	varyKey        = []byte(fasthttp.HeaderVary)
 	acceptEncoding = []byte(fasthttp.HeaderAcceptEncoding)
 )
+
+// serveMetadata answers a request of the resource's metadata as
+// transport.ResourceMetadata.ServeHTTP answers it.
+func serveMetadata(ctx *fasthttp.RequestCtx, m *transport.ResourceMetadata) {
+	ctx.Response.Header.Set("Access-Control-Allow-Origin", "*")
+	switch {
+	case ctx.IsGet() || ctx.IsHead():
+	case ctx.IsOptions():
+		ctx.Response.Header.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
+		ctx.Response.Header.Set("Access-Control-Allow-Headers", "*")
+		ctx.SetStatusCode(fasthttp.StatusNoContent)
+		return
+	default:
+		ctx.Error("jsonrpc: method not allowed; use GET", fasthttp.StatusMethodNotAllowed)
+		ctx.Response.Header.Set("Allow", "GET, HEAD, OPTIONS") // after Error, which resets the headers
+		ctx.Response.Header.Set("Access-Control-Allow-Origin", "*")
+		return
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		ctx.Error("jsonrpc: "+err.Error(), fasthttp.StatusInternalServerError)
+		return
+	}
+	ctx.SetContentType("application/json")
+	ctx.Response.Header.Set("Cache-Control", "max-age=300")
+	ctx.SetBody(b) // fasthttp sends no body for HEAD
+}

@@ -95,7 +95,7 @@ func TestTokenAllocs(t *testing.T) {
 		}
 		return testing.AllocsPerRun(200, serve)
 	}
-	srv := whoamiServer()
+	srv := testutil.WhoamiServer()
 	anonymous := count(&httprpc.Handler{Server: srv}, `{"jsonrpc":"2.0","result":"","id":1}`)
 	withToken := count(&httprpc.Handler{Server: srv, Tokens: tokens}, `{"jsonrpc":"2.0","result":"bob","id":1}`)
 	if anonymous != 2 || withToken != anonymous {

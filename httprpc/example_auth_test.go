@@ -91,3 +91,47 @@ func ExampleHandler_clientCertificate() {
 	fmt.Println(string(body))
 	// Output: {"jsonrpc":"2.0","result":"alice","id":1}
 }
+
+// A server that fails closed, behind a Handler that lets requests
+// without credentials reach it: a public method answers anybody, and a
+// request whose call the policy refuses is answered 401, or 403 naming
+// the scope it needs, the error object as the body.
+func ExampleHandler_policies() {
+	srv := jsonrpc.NewServer(jsonrpc.RequireAuth())
+	srv.MustRegister("version", func() string { return "1.0" }, jsonrpc.Public())
+	srv.MustRegister("remove", func(name string) bool { return true }, jsonrpc.RequireScopes("files:write"))
+	verify := transport.TokenVerifierFunc(func(ctx context.Context, token string) (*jsonrpc.Principal, error) {
+		if token == "s3cret" {
+			return &jsonrpc.Principal{Subject: "alice", Scopes: []string{"files:read"}}, nil
+		}
+		return nil, errors.New("unknown token")
+	})
+	ts := httptest.NewServer(&httprpc.Handler{Server: srv, Tokens: verify, AllowAnonymous: true})
+	defer ts.Close()
+
+	for _, call := range []struct{ token, req string }{
+		{"", `{"jsonrpc":"2.0","method":"version","id":1}`},
+		{"", `{"jsonrpc":"2.0","method":"remove","params":["a.txt"],"id":2}`},
+		{"s3cret", `{"jsonrpc":"2.0","method":"remove","params":["a.txt"],"id":3}`},
+	} {
+		req, _ := http.NewRequest("POST", ts.URL, strings.NewReader(call.req))
+		req.Header.Set("Content-Type", "application/json")
+		if call.token != "" {
+			req.Header.Set("Authorization", "Bearer "+call.token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			panic(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		fmt.Printf("%d %q\n\t%s\n", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
+	}
+	// Output:
+	// 200 ""
+	// 	{"jsonrpc":"2.0","result":"1.0","id":1}
+	// 401 "Bearer"
+	// 	{"jsonrpc":"2.0","error":{"code":-32012,"message":"Authentication required"},"id":2}
+	// 403 "Bearer error=\"insufficient_scope\", scope=\"files:write\""
+	// 	{"jsonrpc":"2.0","error":{"code":-32013,"message":"Insufficient scope","data":{"scope":"files:write"}},"id":3}
+}

@@ -93,6 +93,15 @@ const DefaultReadTimeout = 30 * time.Second
 //     including a parse error and an invalid request, are answered this way
 //     too: the HTTP status says that the document was received, the error
 //     object says what became of it.
+//   - 401 Unauthorized or 403 Forbidden with the answer as body (none for
+//     a notification): a request of one call that the Server refused for
+//     who is calling (jsonrpc.RequireScopes, RequireAuth, CheckScopes),
+//     with the WWW-Authenticate challenge of RFC 6750: 401 and Bearer
+//     when the call needs a Principal and the request has none (with
+//     AllowAnonymous), 403 and Bearer error="insufficient_scope",
+//     scope="..." naming the scopes the call requires when its Principal
+//     lacks one. A batch is answered 200, each element refused so with
+//     its error object.
 //   - 204 No Content with an empty body: a notification, or a batch of
 //     notifications only, which have no response.
 //
@@ -256,6 +265,25 @@ type Handler struct {
 	// or tls.RequireAndVerifyClientCert to refuse a client without one).
 	Tokens transport.TokenVerifier
 
+	// AllowAnonymous serves a request that bears neither a bearer token
+	// nor a verified client certificate, with Tokens set, without a
+	// Principal, instead of answering it 401: the Server's policies
+	// decide (jsonrpc.RequireAuth, RequireScopes, Public), so that a
+	// method declared Public answers anybody, and a single request whose
+	// call needs a Principal is answered 401 with the challenge (see
+	// Protocol). A token that Tokens refuses is answered 401 still.
+	AllowAnonymous bool
+
+	// ResourceMetadata, when set, is the metadata of the resource the
+	// handler serves (RFC 9728), for clients that obtain tokens from an
+	// OAuth authorization server (MCP's authorization): a GET of its
+	// Path, or of transport.WellKnownResourcePath, is answered with it
+	// before anything else is checked, and every WWW-Authenticate
+	// challenge the handler sends names its URL as resource_metadata.
+	// Mounted elsewhere than at the root of the paths, the handler does
+	// not see those requests: mount the metadata there too.
+	ResourceMetadata *transport.ResourceMetadata
+
 	lazy httphost.Lazy // MaxBuffered's budget and Logger within ratelog's bounds, made on first use
 }
 
@@ -276,6 +304,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.Health != nil && httphost.ServeProbe(w, r, h.Health) {
 		return
 	}
+	if h.ResourceMetadata.Serves(r.URL.Path) {
+		h.ResourceMetadata.ServeHTTP(w, r)
+		return
+	}
 	if err := transport.CheckRequest(r, h.AllowedHosts, h.AllowedOrigins); err != nil {
 		h.refuse(w, r, err.Error(), http.StatusForbidden)
 		return
@@ -284,10 +316,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.Tokens != nil || r.TLS != nil {
 		var challenge string
 		var err error
-		principal, challenge, err = httphost.Authenticate(r.Context(), h.Tokens, r.Header.Get("Authorization"), r.TLS)
+		principal, challenge, err = httphost.Authenticate(r.Context(), h.Tokens, h.AllowAnonymous, r.Header.Get("Authorization"), r.TLS)
 		if err != nil {
 			h.logRefusal(r, err.Error(), http.StatusUnauthorized)
-			httphost.Unauthorized(w, challenge)
+			httphost.Unauthorized(w, challenge, httphost.Metadata(h.ResourceMetadata))
 			return
 		}
 	}
@@ -390,9 +422,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	x.http1 = r.ProtoMajor == 1
+	rc := httphost.WithRequest(r.Context(), r, client, principal)
+	x.rc, x.single, x.meta = rc, httphost.Single(req), h.ResourceMetadata
 	// The answer is appended to the room after the request.
-	httphost.Process(transport.WithContextValues(r.Context(), r, client, principal), srv, req[len(req):], req, x.reply, x.done, x.abandoned)
-	x.w = nil
+	httphost.Process(rc, srv, req[len(req):], req, x.reply, x.done, x.abandoned)
+	if x.refused != 0 {
+		h.logRefusal(r, "jsonrpc: call refused for who is calling", x.refused)
+	}
+	x.w, x.rc, x.meta, x.refused = nil, nil, nil, 0
 	putExchange(x)
 }
 
@@ -467,12 +504,17 @@ const maxHTTPBuffer = transport.SmallMessage
 type httpExchange struct {
 	buf         []byte
 	w           http.ResponseWriter
+	rc          *httphost.Request // the calls' context: the server's refusals
+	single      bool              // the request is one object, not a batch
+	refused     int               // the status of a single request's call refused for who calls; 0 for none
 	http1       bool              // the request came over HTTP/1
 	compressMin int               // the smallest answer compressed; 0: none is
 	reply       func([]byte)      // x.write, bound when x is made
 	abandoned   func([]byte)      // x.goexit, bound when x is made
 	done        chan struct{}     // capacity 1: reply never waits for the handler
 	last        httphost.LastView // the view of a budget for a client made last
+
+	meta *transport.ResourceMetadata // what the challenge of a refusal names
 }
 
 // httpExchanges pools httpExchange values; buffers over maxHTTPBuffer are not
@@ -495,6 +537,27 @@ func putExchange(x *httpExchange) {
 // the handler, which is waiting and does not touch x until then.
 func (x *httpExchange) write(resp []byte) {
 	w := x.w
+	if x.single {
+		if ref := x.rc.Refused(); ref != nil {
+			// A single request whose call was refused for who calls:
+			// the status and challenge of RFC 6750, the error object
+			// as the body.
+			status, challenge := httphost.RefusalAnswer(ref, httphost.Metadata(x.meta))
+			w.Header().Set("WWW-Authenticate", challenge)
+			x.refused = status
+			if len(resp) == 0 {
+				w.WriteHeader(status)
+			} else {
+				h := w.Header()
+				h["Content-Type"] = jsonContentType
+				h["Content-Length"] = []string{strconv.Itoa(len(resp))}
+				w.WriteHeader(status)
+				w.Write(resp)
+			}
+			x.done <- struct{}{}
+			return
+		}
+	}
 	if len(resp) == 0 {
 		w.WriteHeader(http.StatusNoContent)
 	} else {

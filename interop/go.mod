@@ -3,6 +3,7 @@ module github.com/jsonrpc-go/jsonrpc/interop
 go 1.26.0
 
 require (
+	github.com/coder/acp-go-sdk v0.20.0
 	github.com/creachadair/jrpc2 v1.3.5
 	github.com/ethereum/go-ethereum v1.17.10
 	github.com/jsonrpc-go/jsonrpc v0.0.0-00010101000000-000000000000

@@ -66,7 +66,23 @@ type Method struct {
 	// Either.
 	ParamStructure string `json:"paramStructure,omitempty"`
 	Deprecated     bool   `json:"deprecated,omitempty"`
+	// Auth says who may call the method (the extension x-auth):
+	// AuthRequired for a method whose calls require a Principal
+	// (jsonrpc.RequireScopes, or a method without a policy of its own on
+	// a server that has jsonrpc.RequireAuth), AuthPublic for a method
+	// declared jsonrpc.Public, "" for a method without a policy on a
+	// server that requires none: anybody's.
+	Auth string `json:"x-auth,omitempty"`
+	// Scopes are the scopes a call of the method requires, all of them
+	// (jsonrpc.RequireScopes; the extension x-scopes).
+	Scopes []string `json:"x-scopes,omitempty"`
 }
+
+// The values of Method.Auth.
+const (
+	AuthRequired = "required"
+	AuthPublic   = "public"
+)
 
 // The values of Method.ParamStructure.
 const (
@@ -102,8 +118,9 @@ type Components struct {
 	Schemas map[string]*Schema `json:"schemas,omitempty"`
 }
 
-// A Schema is a JSON Schema (draft 7, which OpenRPC 1.3 uses), with the
-// keywords that describe Go values. The zero Schema, {}, accepts any value.
+// A Schema is a JSON Schema (draft 7, which OpenRPC 1.3 uses, and 2020-12,
+// where SchemaOf puts the schemas it refers to in Defs), with the keywords
+// that describe Go values. The zero Schema, {}, accepts any value.
 type Schema struct {
 	Ref                  string             `json:"$ref,omitempty"`
 	Type                 Types              `json:"type,omitempty"`
@@ -120,6 +137,10 @@ type Schema struct {
 	OneOf                []*Schema          `json:"oneOf,omitempty"`
 	// Default is the JSON of the value an omitted param gets.
 	Default json.RawMessage `json:"default,omitempty"`
+	// Defs holds the schemas that "$ref": "#/$defs/<name>" refers to, at
+	// the top of a schema SchemaOf made; nil in a document, whose schemas
+	// refer to its Components.
+	Defs map[string]*Schema `json:"$defs,omitempty"`
 }
 
 // Types is the value of a schema's type keyword: one JSON type ("string"),

@@ -11,15 +11,21 @@
 // carry their default in their schema; a variadic last param is optional,
 // an array, and marked with the extension "x-variadic": by position the
 // params after the others are its elements. A method that returns no value
-// has a result with the null schema.
+// has a result with the null schema. Who may call a method shows as the
+// extensions "x-auth", "required" for a method whose calls need a
+// Principal (jsonrpc.RequireScopes, and jsonrpc.RequireAuth for a method
+// without a policy of its own) or "public" for one declared
+// jsonrpc.Public, and "x-scopes", the scopes its calls need.
 //
 // The schemas are JSON Schemas of what encoding/json makes of the Go types:
 // booleans, integers (unsigned ones with a minimum of 0), numbers, strings,
 // pointers, slices and maps as nullable, arrays, structs by their json tags
 // (a field with omitempty or omitzero is not required, embedded structs'
-// fields are promoted), time.Time as a date-time string, and types with
-// their own JSON methods and interfaces as any value. Named struct types are
-// components of the document, referred to with "$ref".
+// fields are promoted, a field's tag description:"..." is its schema's
+// description), time.Time as a date-time string, and types with their own
+// JSON methods and interfaces as any value. Named struct types are
+// components of the document, referred to with "$ref". SchemaOf makes the
+// same schemas outside a document, for JSON Schema's own uses.
 //
 // Register serves the document as rpc.discover, the method that the
 // OpenRPC specification's service discovery names: discovery is off until
@@ -58,7 +64,7 @@ func Describe(srv *jsonrpc.Server, info Info) (*Document, error) {
 	}
 	ms := registry.Methods(srv)
 	slices.SortFunc(ms, func(a, b registry.Method) int { return cmp.Compare(a.Name, b.Name) })
-	g := newGenerator()
+	g := newGenerator("#/components/schemas/")
 	doc := &Document{OpenRPC: Version, Info: info, Methods: make([]Method, 0, len(ms))}
 	for _, m := range ms {
 		if strings.HasPrefix(m.Name, "rpc.") {
@@ -85,6 +91,13 @@ func (g *generator) method(m registry.Method, md MethodDoc) (Method, error) {
 		Errors:      md.Errors,
 		Deprecated:  md.Deprecated,
 		Params:      []ContentDescriptor{},
+		Scopes:      m.Scopes,
+	}
+	switch {
+	case m.Guarded:
+		om.Auth = AuthRequired
+	case m.Public:
+		om.Auth = AuthPublic
 	}
 	switch {
 	case fi.Struct:
@@ -150,15 +163,18 @@ func (g *generator) param(i int, p bind.ParamInfo, variadic bool) (ContentDescri
 	return cd, nil
 }
 
-// Register registers the method rpc.discover on srv: it takes no params
-// and answers the document Describe makes of srv, with info. The document
+// Register registers the method rpc.discover on srv, with opts: it takes
+// no params and answers the document Describe makes of srv, with info.
+// On a server that requires authentication (jsonrpc.RequireAuth) it is
+// refused to anonymous callers, as any method without a policy, unless
+// opts declare it jsonrpc.Public. The document
 // is made once and kept until the methods of srv change, so that methods
 // registered later are listed and a call costs no rebuild of it (with
 // thousands of methods it is megabytes). Calls that find no document of
 // the current methods wait for one of them to make it, so that it is made
 // once however many arrive together. It fails when srv already has
 // rpc.discover, or when the document of srv cannot be made.
-func Register(srv *jsonrpc.Server, info Info) error {
+func Register(srv *jsonrpc.Server, info Info, opts ...jsonrpc.MethodOption) error {
 	if srv == nil {
 		return errNilServer
 	}
@@ -170,6 +186,10 @@ func Register(srv *jsonrpc.Server, info Info) error {
 		cache atomic.Pointer[cachedDoc] // read without the lock
 		build sync.Mutex                // held while the document is made
 	)
+	ropts := make([]any, len(opts))
+	for i, o := range opts {
+		ropts[i] = o
+	}
 	return registry.RegisterReserved(srv, DiscoverMethod, func() (json.RawMessage, error) {
 		gen := registry.Generation(srv)
 		if c := cache.Load(); c != nil && c.gen == gen {
@@ -194,7 +214,7 @@ func Register(srv *jsonrpc.Server, info Info) error {
 		}
 		cache.Store(&cachedDoc{gen: gen, doc: b})
 		return b, nil
-	})
+	}, ropts)
 }
 
 // cachedDoc is the encoded document of rpc.discover, for the methods of

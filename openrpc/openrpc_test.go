@@ -389,3 +389,60 @@ func TestSeqResult(t *testing.T) {
 		t.Errorf("count result:\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestPolicies (issue 35): the document shows who may call each method:
+// x-auth "required" for a method whose calls need a Principal (its own
+// RequireScopes, or the server's RequireAuth for a method without a
+// policy), with the scopes in x-scopes; "public" for a method declared
+// Public; nothing for a method anybody may call. rpc.discover fails
+// closed under RequireAuth, unless Register is told it is Public.
+func TestPolicies(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		opts     []jsonrpc.Option
+		plain    string // x-auth of a method without a policy
+		discover string // rpc.discover's answer, anonymous, when public is not given
+	}{
+		{"open", nil, "", `"result"`},
+		{"RequireAuth", []jsonrpc.Option{jsonrpc.RequireAuth()}, openrpc.AuthRequired, `"code":-32012`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := jsonrpc.NewServer(tc.opts...)
+			srv.MustRegister("plain", func() int { return 1 })
+			srv.MustRegister("health", func() int { return 1 }, jsonrpc.Public())
+			srv.MustRegister("remove", func() int { return 1 }, jsonrpc.RequireScopes("files:read", "files:write"))
+			srv.MustRegister("whoami", func() int { return 1 }, jsonrpc.RequireScopes())
+			d := describe(t, srv, info)
+			for _, want := range []struct {
+				method, auth string
+				scopes       []string
+			}{
+				{"plain", tc.plain, nil},
+				{"health", openrpc.AuthPublic, nil},
+				{"remove", openrpc.AuthRequired, []string{"files:read", "files:write"}},
+				{"whoami", openrpc.AuthRequired, nil},
+			} {
+				m := method(t, d, want.method)
+				if m.Auth != want.auth || fmt.Sprint(m.Scopes) != fmt.Sprint(want.scopes) {
+					t.Errorf("%s: x-auth %q, x-scopes %v; want %q, %v", want.method, m.Auth, m.Scopes, want.auth, want.scopes)
+				}
+			}
+			if got := compact(t, method(t, d, "remove")); !strings.Contains(got, `"x-auth":"required","x-scopes":["files:read","files:write"]`) {
+				t.Errorf("remove: %s", got)
+			}
+			if err := openrpc.Register(srv, info); err != nil {
+				t.Fatal(err)
+			}
+			if got := srv.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"rpc.discover","id":1}`); !strings.Contains(got, tc.discover) {
+				t.Errorf("rpc.discover, anonymous: %.200s, want %s", got, tc.discover)
+			}
+			pub := jsonrpc.NewServer(tc.opts...)
+			if err := openrpc.Register(pub, info, jsonrpc.Public()); err != nil {
+				t.Fatal(err)
+			}
+			if got := pub.ProcessString(context.Background(), `{"jsonrpc":"2.0","method":"rpc.discover","id":1}`); !strings.Contains(got, `"result"`) {
+				t.Errorf("rpc.discover registered Public, anonymous: %.200s", got)
+			}
+		})
+	}
+}

@@ -23,10 +23,36 @@ type generator struct {
 	names   map[reflect.Type]string
 	taken   map[string]bool
 	schemas map[string]*Schema
+	refs    string // what a reference to a component begins with
 }
 
-func newGenerator() *generator {
-	return &generator{names: map[reflect.Type]string{}, taken: map[string]bool{}, schemas: map[string]*Schema{}}
+func newGenerator(refs string) *generator {
+	return &generator{names: map[reflect.Type]string{}, taken: map[string]bool{}, schemas: map[string]*Schema{}, refs: refs}
+}
+
+// SchemaOf returns the JSON Schema of the JSON that encoding/json makes of
+// values of t, as Describe makes the schemas of params and results (see
+// the package documentation), for use outside an OpenRPC document: a
+// struct type, named or not, is described in place, and the named struct
+// types it refers to are in the schema's Defs ("$defs"), referred to as
+// "#/$defs/<name>", so that the schema stands alone (JSON Schema 2020-12).
+// A pointer at the top is described as what it points to, without null.
+// Fields may carry a description in their tag (description:"...").
+func SchemaOf(t reflect.Type) *Schema {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	g := newGenerator("#/$defs/")
+	var s *Schema
+	if t.Kind() == reflect.Struct && t != timeType && !implements(t, jsonMar) && !implements(t, jsonUnm) && !implements(t, textMar) && !implements(t, textUnm) {
+		s = g.structSchema(t)
+	} else {
+		s = g.schema(t)
+	}
+	if len(g.schemas) > 0 {
+		s.Defs = g.schemas
+	}
+	return s
 }
 
 func implements(t, iface reflect.Type) bool {
@@ -98,7 +124,7 @@ func (g *generator) schema(t reflect.Type) *Schema {
 		if t.Name() == "" {
 			return g.structSchema(t)
 		}
-		return &Schema{Ref: "#/components/schemas/" + g.component(t)}
+		return &Schema{Ref: g.refs + g.component(t)}
 	}
 	return &Schema{}
 }
@@ -137,7 +163,13 @@ func componentName(s string) string {
 func (g *generator) structSchema(t reflect.Type) *Schema {
 	s := &Schema{Type: typ("object"), Properties: map[string]*Schema{}}
 	for _, f := range structFields(t) {
-		s.Properties[f.name] = g.fieldSchema(f)
+		fs := g.fieldSchema(f)
+		if f.description != "" {
+			c := *fs
+			c.Description = f.description
+			fs = &c
+		}
+		s.Properties[f.name] = fs
 		if !f.omit {
 			s.Required = append(s.Required, f.name)
 		}
@@ -168,6 +200,8 @@ type structField struct {
 	quoted bool // the ",string" option
 	tagged bool // named by its json tag
 	depth  int
+	// description is the field's tag description:"...", for its schema.
+	description string
 }
 
 // hasEmbedded reports whether t embeds other types.
@@ -227,7 +261,7 @@ func structFields(t reflect.Type) []structField {
 					next = append(next, queued{ft, q.depth + 1})
 					continue
 				}
-				f := structField{name: name, typ: sf.Type, tagged: name != "", depth: q.depth}
+				f := structField{name: name, typ: sf.Type, tagged: name != "", depth: q.depth, description: sf.Tag.Get("description")}
 				if name == "" {
 					f.name = sf.Name
 				}

@@ -89,7 +89,6 @@ type Conn struct {
 	clock   *transport.ReadClock // the carrier's Traits.Clock, told when the Conn is busy; nil: none
 	srv     transport.Handler
 	fast    transport.RequestHandler // srv, when it is one: it takes the classified request
-	batches *jsonrpc.Server          // srv, when it is one: it takes the classified batch (registry.ProcessScannedBatch)
 	given   *jsonrpc.Request         // the carrier's Traits.Classified, until the first message takes it
 	proto   Protocol
 	codes   jsonrpc.Codes  // proto.Codes with the defaults applied
@@ -276,7 +275,6 @@ func New(ctx context.Context, t transport.Carrier, opts Options) *Conn {
 		c.srv = jsonrpc.NewServer()
 	}
 	c.fast, _ = c.srv.(transport.RequestHandler)
-	c.batches, _ = c.srv.(*jsonrpc.Server)
 	c.given = t.Classified
 	c.codes = c.proto.Codes.WithDefaults()
 	if c.proto.Codes != (jsonrpc.Codes{}) {
@@ -428,7 +426,7 @@ func (c *Conn) handle(msg []byte) {
 			c.kind, c.barr, c.bn, _ = c.scan.ClassifyBatch(msg, c.batch)
 			*c.sc.Req() = c.batch[0]
 			c.sc.Set(msg, c.kind)
-		} else if g := c.given; g != nil && sameBytes((*wire.Scanned)(g).Msg(), msg) {
+		} else if g := (*wire.Scanned)(c.given); g != nil && g.Of(msg) {
 			c.sc = *(*wire.Scanned)(g)
 			c.kind = c.sc.Kind()
 		} else {
@@ -529,16 +527,10 @@ func (c *Conn) processScanned(msg, dst []byte, in *incoming) bool {
 		c.fast.ProcessRequest(c.ctx, dst, (*jsonrpc.Request)(&c.sc), in.reply)
 		return true
 	case wire.MsgBatch:
-		return c.batches != nil && registry.ProcessScannedBatch(c.batches, c.ctx, dst, msg, c.barr, c.batch, c.bn, nil, in.reply)
+		s, ok := c.srv.(*jsonrpc.Server)
+		return ok && registry.ProcessScannedBatch(s, c.ctx, dst, msg, c.barr, c.batch, c.bn, nil, in.reply)
 	}
 	return false
-}
-
-// sameBytes reports whether a and b are the same bytes in memory, clipped
-// alike: the spans of a classification are found by their distance from
-// the message's end (rebase).
-func sameBytes(a, b []byte) bool {
-	return len(a) == len(b) && cap(a) == cap(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 func isBatch(msg []byte) bool {

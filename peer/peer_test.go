@@ -350,7 +350,10 @@ func TestCallbacksPastMaxInFlight(t *testing.T) {
 			var ok, refused atomic.Int32
 			for i := range 12 {
 				wg.Go(func() {
-					ctx, cancel := context.WithTimeout(context.Background(), wait)
+					// A bound on a stuck call, not a measure of speed: under
+					// Sequential the twelve calls and their callbacks run one
+					// after another, slow under -race on a loaded machine.
+					ctx, cancel := context.WithTimeout(context.Background(), 6*wait)
 					defer cancel()
 					got, err := client.Call[string](ctx, c, "ask", []any{fmt.Sprint(i)})
 					var e *jsonrpc.Error

@@ -191,11 +191,13 @@ func (c *Conn) writeAll(buf []byte, ends []int, ctxs []context.Context) {
 }
 
 // writeNow writes msg from a goroutine that may block: itself, when the
-// writer is free, or through the outbox, behind what waits there, to be
-// written whatever becomes of ctx. It returns the error of a write it
-// made itself. A message of the Conn's own (ctx not the Conn's) waits
-// for room in the outbox first (roomLocked), unless ctx is that of a
-// method that runs on the read loop or the pump.
+// writer is free, behind what waits in the outbox, or through the outbox
+// when someone else holds the writer, to be written whatever becomes of
+// ctx. Either way nothing queued before it goes after it. It returns the
+// error of a write it made itself (of the last flush, when it wrote what
+// waited too). A message of the Conn's own (ctx not the Conn's) waits for
+// room in the outbox first (roomLocked), unless ctx is that of a method
+// that runs on the read loop or the pump.
 func (c *Conn) writeNow(ctx context.Context, msg []byte) error {
 	return c.write(ctx, msg, ctx != c.ctx && !c.inlineCtx(ctx))
 }
@@ -239,6 +241,17 @@ func (c *Conn) write(ctx context.Context, msg []byte, hold bool) error {
 		return nil
 	}
 	c.out.writing = true
+	if len(c.out.ends) > 0 {
+		// What waits in the outbox was sent before msg (the read loop's
+		// answers to the calls before this one): it goes first.
+		if ctx == c.ctx {
+			c.addLocked(msg)
+		} else {
+			c.addCtxLocked(context.WithoutCancel(ctx), msg)
+		}
+		c.mu.Unlock()
+		return c.drain()
+	}
 	c.mu.Unlock()
 	err := c.t.Write(ctx, msg)
 	if ferr := c.drain(); err == nil {

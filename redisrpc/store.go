@@ -228,11 +228,12 @@ func (s *Store) Forget(session, stream string) {
 type sessionValue struct {
 	Version string `json:"version,omitempty"`
 	Client  string `json:"client,omitempty"`
+	Subject string `json:"subject,omitempty"`
 }
 
 // Save stores st, for TTL.
 func (s *Store) Save(st streamhttp.SessionState) error {
-	v, err := json.Marshal(sessionValue{Version: st.Version, Client: st.Client})
+	v, err := json.Marshal(sessionValue{Version: st.Version, Client: st.Client, Subject: st.Subject})
 	if err != nil {
 		return fmt.Errorf("redisrpc: saving a session: %w", err)
 	}
@@ -259,7 +260,7 @@ func (s *Store) Load(id string) (streamhttp.SessionState, bool, error) {
 	if err := json.Unmarshal(b, &v); err != nil {
 		return streamhttp.SessionState{}, false, fmt.Errorf("redisrpc: loading a session: %w", err)
 	}
-	return streamhttp.SessionState{ID: id, Version: v.Version, Client: v.Client}, true, nil
+	return streamhttp.SessionState{ID: id, Version: v.Version, Client: v.Client, Subject: v.Subject}, true, nil
 }
 
 // Delete drops the session stored under id (the handler forgets its

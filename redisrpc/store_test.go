@@ -174,7 +174,7 @@ func TestSessionStore(t *testing.T) {
 	if _, ok, err := s.Load("a.1"); ok || err != nil {
 		t.Fatalf("Load of an unknown session: %v %v", ok, err)
 	}
-	want := streamhttp.SessionState{ID: "a.1", Version: "2025-11-25", Client: "127.0.0.1"}
+	want := streamhttp.SessionState{ID: "a.1", Version: "2025-11-25", Client: "127.0.0.1", Subject: "alice"}
 	if err := s.Save(want); err != nil {
 		t.Fatal(err)
 	}

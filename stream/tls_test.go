@@ -9,26 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jsonrpc-go/jsonrpc"
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/framing"
 	"github.com/jsonrpc-go/jsonrpc/internal/leaktest"
 	"github.com/jsonrpc-go/jsonrpc/internal/testutil"
 	"github.com/jsonrpc-go/jsonrpc/stream"
 )
-
-// whoami answers with the subject of the call's Principal, "" when the
-// call is anonymous.
-func whoamiServer() *jsonrpc.Server {
-	srv := jsonrpc.NewServer()
-	srv.MustRegister("whoami", func(ctx context.Context) string {
-		if p := jsonrpc.PrincipalOf(ctx); p != nil {
-			return p.Subject
-		}
-		return ""
-	})
-	return srv
-}
 
 // serveTLS serves s on a TCP listener of 127.0.0.1 and returns its
 // address; the cleanup closes s and waits for Serve.
@@ -72,7 +58,7 @@ func TestTLSClientCertificate(t *testing.T) {
 		f    framing.Framing
 	}{{"Line", framing.Line}, {"Header", framing.Header}} {
 		t.Run(f.name, func(t *testing.T) {
-			required := serveTLS(t, &stream.Server{Server: whoamiServer(), Framing: f.f, TLSConfig: pki.ServerConfig(tls.RequireAndVerifyClientCert)})
+			required := serveTLS(t, &stream.Server{Server: testutil.WhoamiServer(), Framing: f.f, TLSConfig: pki.ServerConfig(tls.RequireAndVerifyClientCert)})
 			ch, err := client.DialTLS(ctx, "tcp", required, pki.ClientConfig(alice), f.f)
 			if err != nil {
 				t.Fatal(err)
@@ -91,7 +77,7 @@ func TestTLSClientCertificate(t *testing.T) {
 				}
 			}
 
-			optional := serveTLS(t, &stream.Server{Server: whoamiServer(), Framing: f.f, TLSConfig: pki.ServerConfig(tls.VerifyClientCertIfGiven)})
+			optional := serveTLS(t, &stream.Server{Server: testutil.WhoamiServer(), Framing: f.f, TLSConfig: pki.ServerConfig(tls.VerifyClientCertIfGiven)})
 			ch, err = client.DialTLS(ctx, "tcp", optional, pki.ClientConfig(), f.f)
 			if err != nil {
 				t.Fatal(err)
@@ -129,7 +115,7 @@ func TestTLSListener(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &stream.Server{Server: whoamiServer()}
+	s := &stream.Server{Server: testutil.WhoamiServer()}
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(l) }()
 	defer func() {
@@ -151,7 +137,7 @@ func TestTLSListener(t *testing.T) {
 func TestTLSHandshakeBounds(t *testing.T) {
 	leaktest.Check(t)
 	pki := testutil.NewPKI(t)
-	s := &stream.Server{Server: whoamiServer(), TLSConfig: pki.ServerConfig(tls.NoClientCert)}
+	s := &stream.Server{Server: testutil.WhoamiServer(), TLSConfig: pki.ServerConfig(tls.NoClientCert)}
 	s.ReadTimeout = 50 * time.Millisecond
 	cc, sc := net.Pipe()
 	defer cc.Close()
@@ -164,7 +150,7 @@ func TestTLSHandshakeBounds(t *testing.T) {
 		t.Errorf("the handshake took %v past a ReadTimeout of 50ms", d)
 	}
 
-	s2 := &stream.Server{Server: whoamiServer(), TLSConfig: pki.ServerConfig(tls.NoClientCert)}
+	s2 := &stream.Server{Server: testutil.WhoamiServer(), TLSConfig: pki.ServerConfig(tls.NoClientCert)}
 	cc2, sc2 := net.Pipe()
 	defer cc2.Close()
 	done := make(chan error, 1)

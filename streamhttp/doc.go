@@ -91,8 +91,21 @@
 // without one, or with one refused, is answered 401 with a Bearer
 // challenge, ahead of the checks above but Host and Origin), or that of
 // the verified client certificate of an HTTPS connection. A session's
-// calls are those of the Principal that began it, and the requests of
-// another subject do not find it (404).
+// calls are those of the subject that began it, with the Principal of
+// its latest request, and the requests of another subject do not find it
+// (404).
+//
+// A request of one call that the Server refuses for who is calling
+// (jsonrpc.RequireScopes, RequireAuth, CheckScopes; AllowAnonymous lets a
+// request without credentials reach the Server) is answered as MCP's
+// authorization asks, its error object as the body when it is answered
+// with JSON: 401 with the challenge Bearer when the call needs a
+// Principal and has none, 403 with Bearer error="insufficient_scope",
+// scope="..." naming the scopes the call requires when its Principal
+// lacks one; a refused notification the same, without a body. A batch,
+// and an answer that goes on an event stream, keep their status. In a
+// session the answer's code tells the refusal, in the codes of the
+// Protocol (MCP's -31011 and -31012).
 //
 // # Limits
 //
@@ -133,8 +146,9 @@
 // SessionStore shared by the replicas (package redisrpc keeps one in
 // Redis) lets a replica serve a session it does not hold, begun by another
 // or before it restarted: the session is revived on a new connection, with
-// its id, the MCP protocol version its initialize negotiated and its client
-// (SessionState, SessionOf). With an EventStore shared too, a stream
+// its id, the MCP protocol version its initialize negotiated, its client
+// and the subject of the Principal that began it, whose requests alone
+// find it (SessionState, SessionOf). With an EventStore shared too, a stream
 // resumed with Last-Event-ID on a replica that did not carry it replays
 // the events it missed; the call that sent them ran on the replica that
 // ended and runs no more, so what was kept is all the client gets. DELETE

@@ -8,9 +8,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jsonrpc-go/jsonrpc/internal/httphost"
 	"github.com/jsonrpc-go/jsonrpc/internal/keys"
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 	"github.com/jsonrpc-go/jsonrpc/protocol/enumerator"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // An exchange is one POST of a request as the transport of the peer.Conn
@@ -29,6 +31,11 @@ type exchange struct {
 	answered     chan struct{} // closed once the answer is written
 	base         partialCtx    // ctx, as the base of its Conn's contexts
 	sc           wire.Scanned  // req, classified: the Conn takes it (Traits.Classified)
+
+	// rc is the calls' context, in which the server records a call it
+	// refuses for who calls; meta, what the challenge of the refusal names.
+	rc   *httphost.Request
+	meta *transport.ResourceMetadata
 
 	read     bool // Read has returned req; the read loop's only
 	returned bool // Run has returned (ended); the read loop's only
@@ -117,6 +124,13 @@ func (x *exchange) Write(_ context.Context, msg []byte) error {
 			code := http.StatusOK
 			if x.status != nil {
 				code = x.status(msg)
+			}
+			if ref := x.rc.Refused(); ref != nil {
+				// The call was refused for who calls: the status and
+				// challenge of RFC 6750, the error as the body.
+				var challenge string
+				code, challenge = httphost.RefusalAnswer(ref, httphost.Metadata(x.meta))
+				x.w.Header().Set("WWW-Authenticate", challenge)
 			}
 			answer(x.w, code, msg)
 			x.finish()

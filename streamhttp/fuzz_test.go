@@ -17,8 +17,8 @@ import (
 // is served.
 func FuzzMCPPost(f *testing.F) {
 	for _, seed := range [][4]string{
-		{`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"a"}}`, "2026-07-28", "tools/call", "a"},
-		{`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"a"}}`, "2026-07-28", "tools/call", "=?base64?YQ==?="},
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"a"}}`, "2026-07-28", "tools/call", "a"},
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"a"}}`, "2026-07-28", "tools/call", "=?base64?YQ==?="},
 		{`{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"1900-01-01"},"uri":"x"}}`, "1900-01-01", "resources/read", "x"},
 		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, "", "", ""},
 		{`[{"jsonrpc":"2.0","id":1,"method":"x"}]`, "2026-07-28", "x", ""},

@@ -131,11 +131,35 @@ type Handler struct {
 	// reads no Authorization header: only a client certificate
 	// authenticates. TLS is the http.Server's (its TLSConfig, ServeTLS).
 	//
-	// A session's calls are those of the Principal whose request began
-	// it; a request of another subject (or of none) that names the
-	// session is answered 404, as if the id named no session. A session
-	// revived from the SessionStore has no Principal, and is no one's.
+	// A session's calls are those of the subject whose request began it,
+	// with the Principal of that subject's latest request, so that a
+	// token with more scopes, sent after a 403, takes effect in the
+	// session (MCP's step-up authorization); a request of another
+	// subject (or of none) that names the session is answered 404, as if
+	// the id named no session. The subject is kept with the session in
+	// the SessionStore, so that on another replica too only its requests
+	// find it, and revive it with their Principal.
 	Tokens transport.TokenVerifier
+
+	// AllowAnonymous serves a request that bears neither a bearer token
+	// nor a verified client certificate, with Tokens set, without a
+	// Principal, instead of answering it 401: the Server's policies
+	// decide (jsonrpc.RequireAuth, RequireScopes, Public), so that a
+	// method declared Public answers anybody, and a request whose call
+	// needs a Principal is answered 401 with the challenge (see the
+	// package documentation). A token that Tokens refuses is answered
+	// 401 still. A session begun anonymously is no one's.
+	AllowAnonymous bool
+
+	// ResourceMetadata, when set, is the metadata of the resource the
+	// handler serves (RFC 9728), for clients that obtain tokens from an
+	// OAuth authorization server (MCP's authorization): a GET of its
+	// Path, or of transport.WellKnownResourcePath, is answered with it
+	// before anything else is checked, and every WWW-Authenticate
+	// challenge the handler sends names its URL as resource_metadata.
+	// Mounted elsewhere than at the root of the paths, the handler does
+	// not see those requests: mount the metadata there too.
+	ResourceMetadata *transport.ResourceMetadata
 
 	// MCP, when set, applies the Model Context Protocol's rules to each
 	// request: both eras of MCP on one endpoint, decided per request,
@@ -405,6 +429,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.Health != nil && httphost.ServeProbe(w, r, h.Health) {
 		return
 	}
+	if h.ResourceMetadata.Serves(r.URL.Path) {
+		h.ResourceMetadata.ServeHTTP(w, r)
+		return
+	}
 	if err := transport.CheckRequest(r, h.AllowedHosts, h.AllowedOrigins); err != nil {
 		h.refuse(w, r, err.Error(), http.StatusForbidden)
 		return
@@ -413,13 +441,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.Tokens != nil || r.TLS != nil {
 		var challenge string
 		var err error
-		principal, challenge, err = httphost.Authenticate(r.Context(), h.Tokens, r.Header.Get("Authorization"), r.TLS)
+		principal, challenge, err = httphost.Authenticate(r.Context(), h.Tokens, h.AllowAnonymous, r.Header.Get("Authorization"), r.TLS)
 		if err != nil {
 			if l := h.logger(); l != nil {
 				l.LogAttrs(r.Context(), slog.LevelWarn, "request refused",
 					slog.String("remote", r.RemoteAddr), slog.Int("status", http.StatusUnauthorized), slog.String("error", err.Error()))
 			}
-			httphost.Unauthorized(w, challenge)
+			httphost.Unauthorized(w, challenge, httphost.Metadata(h.ResourceMetadata))
 			return
 		}
 	}
@@ -462,7 +490,8 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, principal *j
 	if srv == nil {
 		srv = noMethods()
 	}
-	ctx := transport.WithContextValues(r.Context(), r, client, principal)
+	rc := httphost.WithRequest(r.Context(), r, client, principal)
+	ctx := context.Context(rc)
 
 	// The one scan of the request: it routes the request, and the Conn
 	// that runs it, and the server behind, take it as it is.
@@ -526,12 +555,19 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, principal *j
 	case kind == wire.MsgBatch || kind == wire.MsgResponses:
 		answerJSON(w, process(ctx, srv, h.protocol(), body))
 	case kind == wire.MsgRequest:
-		h.serveRequest(ctx, w, r, srv, &sc, takesJSON, takesEvents, lim, status)
+		h.serveRequest(ctx, rc, w, r, srv, &sc, takesJSON, takesEvents, lim, status)
 	case kind == wire.MsgNotification || kind == wire.MsgResponse:
 		// What the server has to say of a notification is nothing; a
 		// response answers no request of this handler's, which makes
 		// none.
 		process(ctx, srv, h.protocol(), body)
+		if ref := rc.Refused(); ref != nil {
+			// A notification refused for who sent it.
+			code, challenge := httphost.RefusalAnswer(ref, httphost.Metadata(h.ResourceMetadata))
+			w.Header().Set("WWW-Authenticate", challenge)
+			w.WriteHeader(code)
+			return
+		}
 		w.WriteHeader(http.StatusAccepted)
 	default:
 		// An object that is neither: the server's invalid request.
@@ -541,12 +577,14 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, principal *j
 
 // serveRequest runs the request body on a connection of its own and
 // writes what it sends: its answer alone, or an event stream.
-func (h *Handler) serveRequest(ctx context.Context, w http.ResponseWriter, r *http.Request, srv transport.Handler, sc *wire.Scanned, takesJSON, takesEvents bool, lim transport.Limits, status func([]byte) int) {
+func (h *Handler) serveRequest(ctx context.Context, rc *httphost.Request, w http.ResponseWriter, r *http.Request, srv transport.Handler, sc *wire.Scanned, takesJSON, takesEvents bool, lim transport.Limits, status func([]byte) int) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	keepAlive := h.keepAlive(takesEvents)
 	x := &exchange{
 		status:       status,
+		rc:           rc,
+		meta:         h.ResourceMetadata,
 		w:            w,
 		req:          sc.Msg(),
 		sc:           *sc,

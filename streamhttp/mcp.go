@@ -42,6 +42,11 @@ var sessionVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
 //   - POST only: GET and DELETE with such a header are answered 405.
 //   - One message per POST: a batch is answered 400 with -32600, and so is
 //     a response, which the client of 2026-07-28 never sends.
+//   - A request whose MCP-Protocol-Version header names a version of
+//     2026-07-28's era, and whose _meta names none, lacks what that
+//     revision requires: 400 with -32602 (invalid params); so does one
+//     whose _meta has no io.modelcontextprotocol/clientCapabilities
+//     object.
 //   - A request carries the headers that mirror its body, compared as
 //     HTTP says (names without regard to case, values exactly):
 //     MCP-Protocol-Version, equal to the _meta version; Mcp-Method, equal
@@ -114,9 +119,10 @@ func (m *MCP) check(r *http.Request, kind wire.MsgKind, req *wire.Request) (mode
 	if kind == wire.MsgBatch || kind == wire.MsgResponses {
 		return false, &refusal{http.StatusBadRequest, wire.AppendError(nil, -32600, "Invalid Request", wire.AppendQuote(nil, "MCP takes one JSON-RPC message per POST, not a batch"), nil)}
 	}
-	var metaVersion []byte
+	var meta, metaVersion []byte
 	if kind == wire.MsgRequest || kind == wire.MsgNotification {
-		metaVersion = wire.Member(wire.Member(req.Params, "_meta"), "io.modelcontextprotocol/protocolVersion")
+		meta = wire.Member(req.Params, "_meta")
+		metaVersion = wire.Member(meta, "io.modelcontextprotocol/protocolVersion")
 	}
 	if metaVersion == nil && !modernHeader(r) {
 		return false, nil
@@ -142,7 +148,8 @@ func (m *MCP) check(r *http.Request, kind wire.MsgKind, req *wire.Request) (mode
 	mv, isString := wire.Unquote(metaVersion, false)
 	switch {
 	case metaVersion == nil:
-		return mismatch("MCP-Protocol-Version header names " + hv + ", and the request's _meta names no version")
+		// The _meta 2026-07-28 requires is missing: invalid params.
+		return true, &refusal{http.StatusBadRequest, wire.AppendError(nil, -32602, "Invalid params", wire.AppendQuote(nil, "MCP-Protocol-Version header names "+hv+", and the request's _meta names no io.modelcontextprotocol/protocolVersion"), req.ID)}
 	case !isString:
 		return mismatch("the _meta io.modelcontextprotocol/protocolVersion is not a string")
 	case hv != mv:
@@ -150,6 +157,9 @@ func (m *MCP) check(r *http.Request, kind wire.MsgKind, req *wire.Request) (mode
 	}
 	if !slices.Contains(m.versions(), mv) {
 		return true, m.unsupported(mv, req.ID)
+	}
+	if caps := wire.Member(meta, "io.modelcontextprotocol/clientCapabilities"); len(caps) == 0 || caps[0] != '{' {
+		return true, &refusal{http.StatusBadRequest, wire.AppendError(nil, -32602, "Invalid params", wire.AppendQuote(nil, "the request's _meta has no io.modelcontextprotocol/clientCapabilities object, which MCP 2026-07-28 requires"), req.ID)}
 	}
 	method, _ := wire.Unquote(req.Method, false)
 	hm, ok := single(r.Header, "Mcp-Method")

@@ -38,12 +38,14 @@ func mcpServer(t *testing.T) (*jsonrpc.Server, *testState) {
 	return srv, st
 }
 
-const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`
+const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 
 // TestMCPHeaders: under MCP 2026-07-28 a request's headers mirror its
 // body, compared as HTTP says, the body read as JSON: a missing, repeated
 // or different MCP-Protocol-Version, Mcp-Method or Mcp-Name is 400 with
-// HeaderMismatch (-32020) and the request's id; Mcp-Name may be Base64 in
+// HeaderMismatch (-32020) and the request's id (a version header with no
+// version in the _meta, or no clientCapabilities there, 400 with -32602);
+// Mcp-Name may be Base64 in
 // the sentinel form; an unsupported version is 400 with -32022 and the
 // supported list; an unknown method 404 with -32601.
 func TestMCPHeaders(t *testing.T) {
@@ -65,13 +67,15 @@ func TestMCPHeaders(t *testing.T) {
 		{"names in lower case", call, []string{"mcp-protocol-version", "2026-07-28", "mcp-method", "tools/call", "mcp-name", "get_weather"}, 200, 0, `"called get_weather"`},
 		{"name in Base64", call, []string{hv, "2026-07-28", hm, "tools/call", hn, b64("get_weather")}, 200, 0, `"called get_weather"`},
 		{"non-ASCII name in Base64", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{` + modernMeta + `,"name":"météo"}}`, []string{hv, "2026-07-28", hm, "tools/call", hn, b64("météo")}, 200, 0, `"called météo"`},
-		{"escaped body", `{"jsonrpc":"2.0","id":7,"method":"tools\/call","params":{"_met\u0061":{"io.modelcontextprotocol/protocolVersion":"2026-07-2\u0038"},"n\u0061me":"get_\u0077eather"}}`, []string{hv, "2026-07-28", hm, "tools/call", hn, "get_weather"}, 200, 0, `"called get_weather"`},
+		{"escaped body", `{"jsonrpc":"2.0","id":7,"method":"tools\/call","params":{"_met\u0061":{"io.modelcontextprotocol/protocolVersion":"2026-07-2\u0038","io.modelcontextprotocol/clientCapabilities":{}},"n\u0061me":"get_\u0077eather"}}`, []string{hv, "2026-07-28", hm, "tools/call", hn, "get_weather"}, 200, 0, `"called get_weather"`},
 		{"resources/read by uri", `{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{` + modernMeta + `,"uri":"file:///a.txt"}}`, []string{hv, "2026-07-28", hm, "resources/read", hn, "file:///a.txt"}, 200, 0, `"read file:///a.txt"`},
 		{"prompts/get by name", `{"jsonrpc":"2.0","id":7,"method":"prompts/get","params":{` + modernMeta + `,"name":"p"}}`, []string{hv, "2026-07-28", hm, "prompts/get", hn, "p"}, 200, 0, `"prompt p"`},
 		{"no Mcp-Name needed", `{"jsonrpc":"2.0","id":7,"method":"add","params":{` + modernMeta + `}}`, []string{hv, "2026-07-28", hm, "add"}, 200, -32602, ""},
 		{"no version header", call, []string{hm, "tools/call", hn, "get_weather"}, 400, -32020, ""},
 		{"version header differs", call, []string{hv, "2025-11-25", hm, "tools/call", hn, "get_weather"}, 400, -32020, ""},
-		{"version header without _meta", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get_weather"}}`, []string{hv, "2026-07-28", hm, "tools/call", hn, "get_weather"}, 400, -32020, ""},
+		{"version header without _meta", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get_weather"}}`, []string{hv, "2026-07-28", hm, "tools/call", hn, "get_weather"}, 400, -32602, ""},
+		{"no clientCapabilities", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"get_weather"}}`, []string{hv, "2026-07-28", hm, "tools/call", hn, "get_weather"}, 400, -32602, ""},
+		{"clientCapabilities not an object", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":[]},"name":"get_weather"}}`, []string{hv, "2026-07-28", hm, "tools/call", hn, "get_weather"}, 400, -32602, ""},
 		{"no Mcp-Method", call, []string{hv, "2026-07-28", hn, "get_weather"}, 400, -32020, ""},
 		{"Mcp-Method of another case", call, []string{hv, "2026-07-28", hm, "Tools/Call", hn, "get_weather"}, 400, -32020, ""},
 		{"no Mcp-Name", call, []string{hv, "2026-07-28", hm, "tools/call"}, 400, -32020, ""},

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/httphost"
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 	"github.com/jsonrpc-go/jsonrpc/transport"
 )
@@ -247,4 +248,19 @@ func (q *sessionRequest) Stop() {
 func (q *sessionRequest) Kill() {
 	q.st.detach(q.o)
 	go q.st.s.end(true)
+}
+
+// callStatus returns the status of the JSON answer msg to a request of a
+// session, setting its challenge: 401 or 403 when msg refuses the call for
+// who is calling, in the codes of the handler's protocol (a session's calls
+// share their context, so the server cannot tell this request's host
+// apart: the answer's code tells); 200 otherwise.
+func (h *Handler) callStatus(w http.ResponseWriter, msg []byte) int {
+	ref := httphost.RefusalIn(msg, h.protocol().Codes)
+	if ref == nil {
+		return http.StatusOK
+	}
+	code, challenge := httphost.RefusalAnswer(ref, httphost.Metadata(h.ResourceMetadata))
+	w.Header().Set("WWW-Authenticate", challenge)
+	return code
 }

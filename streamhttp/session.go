@@ -11,9 +11,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/internal/keys"
 	"github.com/jsonrpc-go/jsonrpc/internal/wire"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/protocol/enumerator"
@@ -67,6 +69,11 @@ type session struct {
 	version  string             // the MCP protocol version its initialize answer negotiated
 	saved    time.Time          // when it was last saved in the SessionStore
 	dropped  bool               // it ended and was deleted from the SessionStore
+
+	// current (atomic, not under mu) is the Principal of its calls:
+	// owner's, or that of the latest request of owner's subject, whose
+	// token may hold more scopes (MCP's step-up authorization).
+	current atomic.Pointer[jsonrpc.Principal]
 }
 
 type sessionKey struct{}
@@ -168,7 +175,8 @@ func (h *Handler) newSession(lim transport.Limits, client string, owner *jsonrpc
 	s.owner = owner
 	ctx := transport.WithClient(context.WithValue(context.Background(), sessionKey{}, s), client)
 	if owner != nil {
-		ctx = jsonrpc.WithPrincipal(ctx, owner)
+		s.current.Store(owner)
+		ctx = &principalCtx{ctx, s}
 	}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	var log *slog.Logger
@@ -201,6 +209,9 @@ func (h *Handler) lookup(id string, lim transport.Limits, p *jsonrpc.Principal) 
 	if s != nil && !s.ownedBy(p) {
 		return nil, nil
 	}
+	if s != nil && s.owner != nil {
+		s.current.Store(p) // its calls are this request's Principal's from now on
+	}
 	if s != nil || h.SessionStore == nil {
 		return s, nil
 	}
@@ -215,12 +226,33 @@ func (h *Handler) lookup(id string, lim transport.Limits, p *jsonrpc.Principal) 
 	if !ok || st.ID != id {
 		return nil, nil
 	}
-	s, err = h.newSession(lim, st.Client, nil, &st)
+	// Another subject's requests find no session here either; the
+	// subject's own revive it, theirs.
+	var owner *jsonrpc.Principal
+	if st.Subject != "" {
+		if p == nil || p.Subject != st.Subject {
+			return nil, nil
+		}
+		owner = p
+	}
+	s, err = h.newSession(lim, st.Client, owner, &st)
 	if err != nil {
 		h.logf(context.Background(), "session store: reviving a session", err)
 		return nil, nil
 	}
+	if !s.ownedBy(p) {
+		return nil, nil // revived meanwhile by another's request: not p's
+	}
 	return s, nil
+}
+
+// stateLocked returns what the SessionStore keeps of s; s.mu is held.
+func (s *session) stateLocked() SessionState {
+	st := SessionState{ID: s.id, Version: s.version, Client: s.client}
+	if s.owner != nil {
+		st.Subject = s.owner.Subject
+	}
+	return st
 }
 
 // ownedBy reports whether a request of p may use s: s began anonymous,
@@ -228,6 +260,20 @@ func (h *Handler) lookup(id string, lim transport.Limits, p *jsonrpc.Principal) 
 // finds no session (404), as if the id named none.
 func (s *session) ownedBy(p *jsonrpc.Principal) bool {
 	return s.owner == nil || p != nil && p.Subject == s.owner.Subject
+}
+
+// principalCtx is the context of a session's calls: their Principal is
+// the session's current one.
+type principalCtx struct {
+	context.Context
+	s *session
+}
+
+func (c *principalCtx) Value(key any) any {
+	if _, ok := key.(keys.Principal); ok {
+		return c.s.current.Load()
+	}
+	return c.Context.Value(key)
 }
 
 // answered records the answer to the request that began s, when msg is
@@ -248,7 +294,7 @@ func (s *session) answered(id []byte, msg []byte) {
 	if v, ok := wire.Unquote(wire.Member(result, "protocolVersion"), false); ok {
 		s.version = v
 	}
-	state := SessionState{ID: s.id, Version: s.version, Client: s.client}
+	state := s.stateLocked()
 	store := s.h.SessionStore
 	if store != nil {
 		s.stored, s.saved = true, time.Now()
@@ -288,7 +334,7 @@ func (s *session) enter() bool {
 	resave := s.stored && time.Since(s.saved) >= s.h.resaveEvery()
 	if resave {
 		s.saved = time.Now()
-		state = SessionState{ID: s.id, Version: s.version, Client: s.client}
+		state = s.stateLocked()
 	}
 	s.mu.Unlock()
 	if resave {

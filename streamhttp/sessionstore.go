@@ -19,6 +19,11 @@ type SessionState struct {
 	// Client names the client that began the session (Handler.ClientKey),
 	// whose calls the session's are.
 	Client string
+	// Subject is the subject of the Principal whose request began the
+	// session (Handler.Tokens, a client certificate): the requests of
+	// another subject, or of none, find no session, on any replica; ""
+	// for a session begun anonymously, which is anyone's.
+	Subject string
 }
 
 // A SessionStore keeps the sessions of a Handler beyond its memory, so
@@ -91,7 +96,7 @@ func SessionOf(ctx context.Context) (SessionState, bool) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return SessionState{ID: s.id, Version: s.version, Client: s.client}, true
+	return s.stateLocked(), true
 }
 
 // ReplicaOf returns the replica named in a session id minted by a Handler

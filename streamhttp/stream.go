@@ -159,7 +159,7 @@ func (st *stream) send(msg []byte, final bool) error {
 			// answer, so that the client's next request finds it gone.
 			st.s.ended(st, true)
 			o.deadline()
-			answer(o.w, http.StatusOK, msg)
+			answer(o.w, st.s.h.callStatus(o.w, msg), msg)
 			st.finish(msg, true)
 			return nil
 		}

@@ -22,19 +22,6 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/ws"
 )
 
-// whoamiServer answers whoami with the subject of the call's Principal,
-// "" when the call is anonymous.
-func whoamiServer() *jsonrpc.Server {
-	srv := jsonrpc.NewServer()
-	srv.MustRegister("whoami", func(ctx context.Context) string {
-		if p := jsonrpc.PrincipalOf(ctx); p != nil {
-			return p.Subject
-		}
-		return ""
-	})
-	return srv
-}
-
 // callWhoami dials url with opts and calls whoami.
 func callWhoami(t *testing.T, url string, opts *websocket.DialOptions) (string, *http.Response, error) {
 	t.Helper()
@@ -60,7 +47,7 @@ func callWhoami(t *testing.T, url string, opts *websocket.DialOptions) (string, 
 func TestClientCertificatePrincipal(t *testing.T) {
 	leaktest.Check(t)
 	pki := testutil.NewPKI(t)
-	h := &ws.Handler{Server: whoamiServer()}
+	h := &ws.Handler{Server: testutil.WhoamiServer()}
 	ts := httptest.NewUnstartedServer(h)
 	ts.TLS = pki.ServerConfig(tls.VerifyClientCertIfGiven)
 	ts.StartTLS()
@@ -91,7 +78,7 @@ func TestBearerToken(t *testing.T) {
 		}
 		return nil, errors.New("unknown token")
 	})
-	h := &ws.Handler{Server: whoamiServer(), Tokens: tokens}
+	h := &ws.Handler{Server: testutil.WhoamiServer(), Tokens: tokens}
 	ts := httptest.NewServer(h)
 	defer func() {
 		h.Shutdown(context.Background())
@@ -126,7 +113,7 @@ func TestCredentialsExpire(t *testing.T) {
 	tokens := transport.TokenVerifierFunc(func(ctx context.Context, token string) (*jsonrpc.Principal, error) {
 		return &jsonrpc.Principal{Subject: "bob", Expiry: time.Now().Add(100 * time.Millisecond)}, nil
 	})
-	h := &ws.Handler{Server: whoamiServer(), Tokens: tokens}
+	h := &ws.Handler{Server: testutil.WhoamiServer(), Tokens: tokens}
 	ts := httptest.NewServer(h)
 	defer func() {
 		h.Shutdown(context.Background())
@@ -146,5 +133,75 @@ func TestCredentialsExpire(t *testing.T) {
 	var ce websocket.CloseError
 	if !errors.As(err, &ce) || ce.Code != websocket.StatusPolicyViolation || ce.Reason != "credentials expired" {
 		t.Errorf("after the expiry: %v, want a close with 1008 and credentials expired", err)
+	}
+}
+
+// TestAllowAnonymous (issue 35): with AllowAnonymous, an upgrade without
+// credentials is a connection without a Principal, whose calls the
+// server's policies decide: a public method answers, one that needs a
+// Principal answers Codes.Unauthenticated; a token refused is still 401.
+func TestAllowAnonymous(t *testing.T) {
+	leaktest.Check(t)
+	srv := jsonrpc.NewServer(jsonrpc.RequireAuth())
+	srv.MustRegister("ping", func() string { return "pong" }, jsonrpc.Public())
+	srv.MustRegister("whoami", func(ctx context.Context) string { return jsonrpc.PrincipalOf(ctx).Subject })
+	tokens := transport.TokenVerifierFunc(func(ctx context.Context, token string) (*jsonrpc.Principal, error) {
+		if token == "good" {
+			return &jsonrpc.Principal{Subject: "bob"}, nil
+		}
+		return nil, errors.New("unknown token")
+	})
+	h := &ws.Handler{Server: srv, Tokens: tokens, AllowAnonymous: true}
+	ts := httptest.NewServer(h)
+	defer func() {
+		h.Shutdown(context.Background())
+		ts.Close()
+	}()
+	url := "ws" + strings.TrimPrefix(ts.URL, "http")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ch, err := ws.Dial(ctx, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.New(ch)
+	defer c.Close()
+	if pong, err := client.Call[string](ctx, c, "ping", nil); pong != "pong" || err != nil {
+		t.Errorf("ping, anonymous: %q, %v", pong, err)
+	}
+	if _, err := client.Call[string](ctx, c, "whoami", nil); jsonrpc.ErrorCode(err) != jsonrpc.CodeUnauthenticated {
+		t.Errorf("whoami, anonymous: %v, want code %d", err, jsonrpc.CodeUnauthenticated)
+	}
+	if who, _, err := callWhoami(t, url, &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer good"}}}); who != "bob" || err != nil {
+		t.Errorf("whoami with a token: %q, %v", who, err)
+	}
+	if _, resp, err := callWhoami(t, url, &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer bad"}}}); err == nil || resp == nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a token refused: %v", err)
+	}
+}
+
+// TestResourceMetadata (issue 35): the handler publishes its metadata
+// (RFC 9728) and names it in the challenge of a refused upgrade.
+func TestResourceMetadata(t *testing.T) {
+	leaktest.Check(t)
+	meta := &transport.ResourceMetadata{Resource: "https://chat.example.com/ws"}
+	tokens := transport.TokenVerifierFunc(func(ctx context.Context, token string) (*jsonrpc.Principal, error) { return nil, errors.New("no") })
+	h := &ws.Handler{Server: testutil.WhoamiServer(), Tokens: tokens, ResourceMetadata: meta}
+	ts := httptest.NewServer(h)
+	defer func() {
+		h.Shutdown(context.Background())
+		ts.Close()
+	}()
+	resp, err := http.Get(ts.URL + meta.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("the metadata: %d", resp.StatusCode)
+	}
+	_, resp, err = callWhoami(t, "ws"+strings.TrimPrefix(ts.URL, "http"), nil)
+	if want := `Bearer resource_metadata="https://chat.example.com/.well-known/oauth-protected-resource/ws"`; err == nil || resp == nil || resp.Header.Get("WWW-Authenticate") != want {
+		t.Errorf("no token: %v, want 401 %q", err, want)
 	}
 }

@@ -260,6 +260,24 @@ type Handler struct {
 	// the TLSClientConfig; and sends a token with its HTTPHeader.
 	Tokens transport.TokenVerifier
 
+	// AllowAnonymous accepts an upgrade that bears neither a bearer token
+	// nor a verified client certificate, with Tokens set, as a
+	// connection without a Principal, instead of answering it 401: the
+	// Server's policies decide each call (jsonrpc.RequireAuth,
+	// RequireScopes, Public), answering a call that needs a Principal
+	// with Codes.Unauthenticated. A token that Tokens refuses is answered
+	// 401 still.
+	AllowAnonymous bool
+
+	// ResourceMetadata, when set, is the metadata of the resource the
+	// handler serves (RFC 9728): a GET of its Path, or of
+	// transport.WellKnownResourcePath, is answered with it before
+	// anything else is checked, and the challenge of a 401 names its URL
+	// as resource_metadata. Mounted elsewhere than at the root of the
+	// paths, the handler does not see those requests: mount the metadata
+	// there too.
+	ResourceMetadata *transport.ResourceMetadata
+
 	host     transport.Host    // the connections, and their shutdown
 	once     sync.Once         // makes buffered
 	buffered *transport.Budget // MaxBuffered
@@ -389,6 +407,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.Health != nil && r.Header.Get("Upgrade") == "" && httphost.ServeProbe(w, r, h.Health) {
 		return
 	}
+	if h.ResourceMetadata.Serves(r.URL.Path) && r.Header.Get("Upgrade") == "" {
+		h.ResourceMetadata.ServeHTTP(w, r)
+		return
+	}
 	opts, err := h.checkOrigin(r)
 	if err != nil {
 		h.once.Do(func() { h.init(h.Limits.WithDefaults()) })
@@ -401,13 +423,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var principal *jsonrpc.Principal
 	if h.Tokens != nil || r.TLS != nil {
 		var challenge string
-		principal, challenge, err = httphost.Authenticate(r.Context(), h.Tokens, r.Header.Get("Authorization"), r.TLS)
+		principal, challenge, err = httphost.Authenticate(r.Context(), h.Tokens, h.AllowAnonymous, r.Header.Get("Authorization"), r.TLS)
 		if err != nil {
 			h.once.Do(func() { h.init(h.Limits.WithDefaults()) })
 			if h.log != nil {
 				h.log.LogAttrs(r.Context(), slog.LevelWarn, "upgrade refused", slog.String("remote", r.RemoteAddr), slog.String("reason", err.Error()))
 			}
-			httphost.Unauthorized(w, challenge)
+			httphost.Unauthorized(w, challenge, httphost.Metadata(h.ResourceMetadata))
 			return
 		}
 	}

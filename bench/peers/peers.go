@@ -20,6 +20,7 @@ import (
 
 	"github.com/jsonrpc-go/jsonrpc/internal/demo"
 	"github.com/jsonrpc-go/jsonrpc/stream"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // mixWant are the responses of this library to demo.Requests.
@@ -122,12 +123,19 @@ func (a *acceptLoop) closeAll() {
 }
 
 // peers are the rows, in table order.
+// harnessLimits are the limits of this library's in-process servers: the
+// defaults, but no idle timeout, since the harness opens a row's
+// connections before its interleaved runs and holds them idle while the
+// other rows run, longer than the default two minutes on a loaded machine
+// (the other libraries' servers have no idle timeout at all).
+var harnessLimits = transport.Limits{IdleTimeout: -1}
+
 var peers = []peer{
 	{
 		name:     "jsonrpc-go",
 		protocol: "JSON-RPC 2.0",
 		tcp: func() (*tcpServer, error) {
-			srv := &stream.Server{Server: demo.NewServer()}
+			srv := &stream.Server{Server: demo.NewServer(), Limits: harnessLimits}
 			t, err := listen(func(ln net.Listener) { srv.Serve(ln) }, func() { srv.Close() })
 			if t != nil {
 				t.reqs, t.want = demo.Requests, mixWant

@@ -77,7 +77,7 @@ func jsonrpcRealTCP(newServer func(...jsonrpc.Option) (*jsonrpc.Server, error)) 
 	if err != nil {
 		return nil, err
 	}
-	srv := &stream.Server{Server: s}
+	srv := &stream.Server{Server: s, Limits: harnessLimits}
 	t, err := listen(func(ln net.Listener) { srv.Serve(ln) }, func() { srv.Close() })
 	if t != nil {
 		t.reqs, t.want = realRequests(nil, false)

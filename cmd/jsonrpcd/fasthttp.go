@@ -20,7 +20,7 @@ import (
 // logs the requests it refuses and fasthttp's own errors at Warn.
 func newFastHTTPServer(srv *jsonrpc.Server, cfg config, logger *slog.Logger) *fasthttp.Server {
 	h := &fasthttprpc.Handler{Server: srv, MaxBody: cfg.maxMessage, Budget: cfg.budget, Logger: logger, Health: cfg.probes,
-		AllowedHosts: cfg.allowedHosts, AllowedOrigins: cfg.allowedOrigins}
+		AllowedHosts: cfg.allowedHosts, AllowedOrigins: cfg.allowedOrigins, Tokens: cfg.tokens, ResourceMetadata: cfg.resource}
 	s := &fasthttp.Server{
 		Handler:                      h.ServeFastHTTP,
 		ErrorHandler:                 h.ErrorHandler,

@@ -6,6 +6,7 @@ require (
 	github.com/coder/websocket v1.8.15
 	github.com/jsonrpc-go/jsonrpc v0.0.0
 	github.com/jsonrpc-go/jsonrpc/fasthttprpc v0.0.0
+	github.com/jsonrpc-go/jsonrpc/jwtauth v0.0.0
 	github.com/jsonrpc-go/jsonrpc/natsrpc v0.0.0
 	github.com/jsonrpc-go/jsonrpc/otelrpc v0.0.0
 	github.com/jsonrpc-go/jsonrpc/redisrpc v0.0.0
@@ -30,6 +31,7 @@ require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/go-jose/go-jose/v4 v4.1.9 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/go-tpm v0.9.8 // indirect
@@ -65,6 +67,7 @@ require (
 replace (
 	github.com/jsonrpc-go/jsonrpc => ../..
 	github.com/jsonrpc-go/jsonrpc/fasthttprpc => ../../fasthttprpc
+	github.com/jsonrpc-go/jsonrpc/jwtauth => ../../jwtauth
 	github.com/jsonrpc-go/jsonrpc/natsrpc => ../../natsrpc
 	github.com/jsonrpc-go/jsonrpc/otelrpc => ../../otelrpc
 	github.com/jsonrpc-go/jsonrpc/redisrpc => ../../redisrpc

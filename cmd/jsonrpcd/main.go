@@ -256,6 +256,17 @@
 //		without one (mutual TLS); the subject of a client's certificate
 //		is the Principal of its calls (jsonrpc.PrincipalOf) (default
 //		empty: no client certificates asked for)
+//	-jwt-issuer URL, -jwt-audience URLS, -jwt-jwks URL
+//		take on every HTTP listener (/, /ws, /mcp, -fasthttp) only the
+//		requests bearing a JWT of the issuer URL (its "iss") for one of
+//		the audience's URLs (its "aud"), unexpired and signed by a key of
+//		the issuer's key set at the -jwt-jwks URL (module jwtauth: fetched,
+//		kept an hour, fetched again for a key rotated in); the others are
+//		answered 401 with a Bearer challenge that names the resource's
+//		metadata, published at /.well-known/oauth-protected-resource
+//		(RFC 9728; its resource the first audience). Every method then
+//		needs a caller (jsonrpc.RequireAuth): over TCP, one with a
+//		certificate of -tls-client-ca (default empty: no tokens)
 //
 // With -stdio, records go to standard error as well, and standard output
 // holds only the answers.
@@ -350,6 +361,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	opts := tel.options()
 	if logger != nil {
 		opts = append(opts, jsonrpc.UseLogger(logger))
+	}
+	if cfg.jwtIssuer != "" {
+		// Every method needs a caller: a token on HTTP, a client
+		// certificate on TCP.
+		opts = append(opts, jsonrpc.RequireAuth())
 	}
 	srv := demo.NewServer(opts...)
 	feed, err := demo.RegisterTwoWay(srv)
@@ -468,6 +484,13 @@ type config struct {
 	tlsCert, tlsKey string      // -tls-cert, -tls-key: PEM files; "": plain listeners
 	tlsClientCA     string      // -tls-client-ca: PEM file of the clients' authorities; "": no client certificates
 	tls             *tls.Config // of the network listeners, loaded by serveNetwork; nil: plain
+
+	jwtIssuer   string   // -jwt-issuer; "": no bearer tokens
+	jwtAudience []string // -jwt-audience: the resource's identifiers
+	jwtJWKS     string   // -jwt-jwks: the URL of the issuer's key set
+
+	tokens   transport.TokenVerifier     // of -jwt-*, made by serveNetwork; nil: none
+	resource *transport.ResourceMetadata // of -jwt-*: published by the HTTP listeners
 }
 
 // parseFlags reads the command line. ok is false when the command is to
@@ -520,10 +543,16 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.StringVar(&cfg.otlpURL, "otlp", "", "export a span per call by OTLP/HTTP to `URL` (such as http://127.0.0.1:4318/v1/traces); empty: none")
 	fs.StringVar(&cfg.tlsCert, "tls-cert", "", "serve every network listener over TLS with the certificate (chain) of the PEM `file`, with -tls-key")
 	fs.StringVar(&cfg.tlsKey, "tls-key", "", "the PEM `file` of -tls-cert's private key")
+	fs.StringVar(&cfg.jwtIssuer, "jwt-issuer", "", "take on every HTTP listener (/, /ws, /mcp, -fasthttp) only requests bearing a JWT of the issuer `URL` for -jwt-audience, verified by the keys of -jwt-jwks, and require a caller of every method (TCP: a certificate of -tls-client-ca)")
+	fs.Func("jwt-audience", "with -jwt-issuer, the `URLs`, separated by commas, that name this server: a token for none of them is refused; the first is the resource of the metadata at /.well-known/oauth-protected-resource", func(v string) error {
+		cfg.jwtAudience = commaList(v)
+		return nil
+	})
+	fs.StringVar(&cfg.jwtJWKS, "jwt-jwks", "", "with -jwt-issuer, the `URL` of the issuer's key set (its jwks_uri), fetched, kept an hour and fetched again for a key rotated in")
 	fs.StringVar(&cfg.tlsClientCA, "tls-client-ca", "", "with -tls-cert, require of every client a certificate issued by an authority of the PEM `file` (mutual TLS)")
 	fs.StringVar(&cfg.brokerURL, "broker", "", "carry the feed between replicas on the broker at `URL`: nats://HOST:PORT or redis://HOST:PORT; empty: this process only")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-mcp] [-sessions METHOD [-max-sessions N] [-max-sessions-per-client N] [-session-idle D] [-stream-idle D] [-stream-lifetime D] [-replica NAME] [-session-store URL]] [-allowed-hosts NAMES] [-allowed-origins ORIGINS] [-stdio] [-framing line|header|raw] [-protocol none|lsp|mcp] [-max-message N] [-max-buffered N [-max-buffered-per-client N]] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-health=false] [-drain D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR [-metrics-public]] [-otlp URL] [-broker URL] [-items]\n\t[-tls-cert FILE -tls-key FILE [-tls-client-ca FILE]]\n\n")
+		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-mcp] [-sessions METHOD [-max-sessions N] [-max-sessions-per-client N] [-session-idle D] [-stream-idle D] [-stream-lifetime D] [-replica NAME] [-session-store URL]] [-allowed-hosts NAMES] [-allowed-origins ORIGINS] [-stdio] [-framing line|header|raw] [-protocol none|lsp|mcp] [-max-message N] [-max-buffered N [-max-buffered-per-client N]] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-health=false] [-drain D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR [-metrics-public]] [-otlp URL] [-broker URL] [-items]\n\t[-tls-cert FILE -tls-key FILE [-tls-client-ca FILE]] [-jwt-issuer URL -jwt-audience URLS -jwt-jwks URL]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -595,6 +624,12 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 		return cfg, 2, false
 	case cfg.tlsCert != "" && cfg.stdio:
 		fmt.Fprintln(stderr, "jsonrpcd: -tls-cert applies to the network listeners, not -stdio")
+		return cfg, 2, false
+	case (cfg.jwtIssuer == "") != (len(cfg.jwtAudience) == 0) || (cfg.jwtIssuer == "") != (cfg.jwtJWKS == ""):
+		fmt.Fprintln(stderr, "jsonrpcd: -jwt-issuer, -jwt-audience and -jwt-jwks go together")
+		return cfg, 2, false
+	case cfg.jwtIssuer != "" && cfg.stdio:
+		fmt.Fprintln(stderr, "jsonrpcd: -jwt-issuer applies to the network listeners, not -stdio")
 		return cfg, 2, false
 	}
 	if cfg.readTimeout < 0 || cfg.writeTimeout < 0 || cfg.idleTimeout < 0 || cfg.shutdownTimeout < 0 || cfg.drain < 0 {
@@ -683,6 +718,7 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 	// One budget of large messages for every listener, so that an attack
 	// on all of them together holds no more than on one.
 	cfg.budget = transport.NewBudgetPerClient(cfg.maxBuffered, cfg.maxBufferedPerClient)
+	cfg.tokens, cfg.resource = tokens(cfg)
 	// The limits of the WebSocket and TCP connections.
 	limits := transport.Limits{
 		MaxMessage:        cfg.maxMessage,
@@ -698,7 +734,7 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 		l := httpListener(httpL, cfg, httpLog)
 		mux := http.NewServeMux()
 		mux.Handle("/", &httprpc.Handler{Server: srv, MaxBody: int64(cfg.maxMessage), Budget: cfg.budget, ReadTimeout: orNone(cfg.readTimeout), Logger: httpLog, Health: cfg.probes,
-			AllowedHosts: cfg.allowedHosts, AllowedOrigins: cfg.allowedOrigins})
+			AllowedHosts: cfg.allowedHosts, AllowedOrigins: cfg.allowedOrigins, Tokens: cfg.tokens, ResourceMetadata: cfg.resource})
 		var wh *ws.Handler
 		if cfg.ws {
 			wh = &ws.Handler{
@@ -711,6 +747,9 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 
 				AllowedHosts:   cfg.allowedHosts,
 				AllowedOrigins: cfg.allowedOrigins,
+
+				Tokens:           cfg.tokens,
+				ResourceMetadata: cfg.resource,
 			}
 			mux.Handle("/ws", wh)
 		}
@@ -730,6 +769,8 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 				AllowedHosts:         cfg.allowedHosts,
 				AllowedOrigins:       cfg.allowedOrigins,
 				Health:               cfg.probes,
+				Tokens:               cfg.tokens,
+				ResourceMetadata:     cfg.resource,
 			}
 			if cfg.mcp {
 				ms, err := newMCPServer(srv)

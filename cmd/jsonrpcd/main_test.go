@@ -199,7 +199,7 @@ func TestNetwork(t *testing.T) {
 	}
 }
 
-// TestStdioCommand runs the command the README shows: go run ./cmd/jsonrpcd -stdio.
+// TestStdioCommand runs the command docs/HOSTING.md shows: go run ./cmd/jsonrpcd -stdio.
 func TestStdioCommand(t *testing.T) {
 	testutil.SkipOnWasm(t, "builds and starts the command, and a WebAssembly program cannot start a process")
 	if testing.Short() {

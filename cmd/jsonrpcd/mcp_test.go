@@ -40,8 +40,8 @@ func mcpAnswer(t *testing.T, url, id, req string) (status int, answer string) {
 // their input schemas; tools/call runs them, a method's error as a
 // result with isError; the tool subscribe subscribes the session to the
 // feed, whose values reach its GET stream; a request of 2026-07-28 is
-// answered UnsupportedProtocolVersion. Its first request is the README's
-// example of -mcp.
+// answered UnsupportedProtocolVersion. Its first request is the example
+// of -mcp in docs/HOSTING.md.
 func TestMCP(t *testing.T) {
 	r := startRun(t, "-mcp")
 	url := r.addr["http"] + "mcp"

@@ -381,7 +381,7 @@ func TestFailover(t *testing.T) {
 
 // TestThroughput measures the same load through nginx to one jsonrpcd
 // process and to two (go test -v -run Throughput ./nginx prints the
-// figures; the README's are from there).
+// figures; its README's are from there).
 func TestThroughput(t *testing.T) {
 	nginxBinary(t)
 	const calls, workers = 20000, 16

@@ -38,7 +38,7 @@ func Test20251125(t *testing.T) {
 	}
 	for _, args := range []string{`{"txt":"x"}`, `{"text":5}`} {
 		m = l.call("2", "tools/call", `{"name":"echo","arguments":`+args+`}`)
-		if txt, isErr := toolText(t, m); !isErr || !strings.Contains(txt, "echo: the arguments must be") {
+		if txt, isErr := toolText(t, m); !isErr || !strings.Contains(txt, "echo: invalid arguments") {
 			t.Errorf("echo %s answered %s, want a tool execution error", args, m.line)
 		}
 	}

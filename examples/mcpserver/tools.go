@@ -3,194 +3,82 @@ package main
 import (
 	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
+	"github.com/jsonrpc-go/jsonrpc/mcpserver"
 	"github.com/jsonrpc-go/jsonrpc/peer"
 	"github.com/jsonrpc-go/jsonrpc/protocol/mcp"
 	"github.com/jsonrpc-go/jsonrpc/protocol/progress"
 )
 
-// progressEvery is how often sleep reports its progress.
-const progressEvery = 50 * time.Millisecond
+// noteURI is the resource the tool note sets.
+const noteURI = "note://current"
 
-// stateTTL is how long a requestState of confirm stays good.
-const stateTTL = 10 * time.Minute
-
-type (
-	tool struct {
-		Name        string          `json:"name"`
-		Description string          `json:"description"`
-		InputSchema json.RawMessage `json:"inputSchema"`
-	}
-	listToolsResult struct {
-		resultFields
-		Tools []tool `json:"tools"`
-		cacheFields
-	}
-
-	callToolParams struct {
-		Name           *string                    `json:"name"`
-		Arguments      json.RawMessage            `json:"arguments"`
-		InputResponses map[string]json.RawMessage `json:"inputResponses"`
-		RequestState   *string                    `json:"requestState"`
-	}
-	content struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	callToolResult struct {
-		resultFields
-		Content []any `json:"content"`
-		IsError bool  `json:"isError,omitempty"`
-	}
-	// inputRequiredResult is 2026-07-28's interim result of a call that
-	// needs input from the client first.
-	inputRequiredResult struct {
-		resultFields
-		InputRequests map[string]inputRequest `json:"inputRequests"`
-		RequestState  string                  `json:"requestState"`
-	}
-	inputRequest struct {
-		Method string        `json:"method"`
-		Params elicitRequest `json:"params"`
-	}
-	elicitRequest struct {
-		Mode            string          `json:"mode,omitempty"`
-		Message         string          `json:"message"`
-		RequestedSchema json.RawMessage `json:"requestedSchema"`
-	}
-)
-
-// tools are the tools of tools/list, in a fixed order.
-var tools = []tool{
-	{
-		Name:        "echo",
-		Description: "Answers the text it is given.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"The text to answer."}},"required":["text"],"additionalProperties":false}`),
-	},
-	{
-		Name:        "sleep",
-		Description: "Waits for ms milliseconds, reporting progress, and can be cancelled.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"ms":{"type":"number","minimum":0,"maximum":600000,"description":"How long to wait, in milliseconds."}},"required":["ms"],"additionalProperties":false}`),
-	},
-	{
-		Name:        "note",
-		Description: "Replaces the text of the resource " + noteURI + ", whose subscribers are told.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"The new text of the note."}},"required":["text"],"additionalProperties":false}`),
-	},
-	{
-		Name:        "confirm",
-		Description: "Asks the user to confirm an action, and answers whether they did.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"action":{"type":"string","description":"What the user is asked to confirm."}},"required":["action"],"additionalProperties":false}`),
-	},
+type textArgs struct {
+	Text string `json:"text" description:"The text."`
 }
 
-// allTools are those of tools/list: this server's own, then the
-// conformance suite's.
-var allTools = append(append([]tool(nil), tools...), suiteTools...)
+// addTools registers this server's own tools, and the note.
+func addTools(s *mcpserver.Server) {
+	var mu sync.Mutex
+	note := "(empty)"
+	signer := newSigner()
 
-// confirmSchema is the form confirm asks the user to fill in.
-var confirmSchema = json.RawMessage(`{"type":"object","properties":{"confirmed":{"type":"boolean","title":"Confirm","description":"Whether to go ahead."}},"required":["confirmed"]}`)
+	mcpserver.AddTool(s, "echo", func(_ context.Context, in textArgs) (string, error) {
+		return in.Text, nil
+	}, mcpserver.Description("Answers the text it is given."))
+	mcpserver.AddTool(s, "sleep", func(ctx context.Context, in struct {
+		MS float64 `json:"ms" description:"How long to wait, in milliseconds, up to 600000."`
+	}) (string, error) {
+		if in.MS < 0 || in.MS > 600000 {
+			return "", mcpserver.InvalidArguments("ms must be from 0 to 600000")
+		}
+		if err := sleep(ctx, in.MS); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("slept %g ms", in.MS), nil
+	}, mcpserver.Description("Waits for ms milliseconds, reporting progress, and can be cancelled."))
+	mcpserver.AddTool(s, "note", func(ctx context.Context, in textArgs) (string, error) {
+		mu.Lock()
+		note = in.Text
+		mu.Unlock()
+		s.ResourceUpdated(ctx, noteURI)
+		return fmt.Sprintf("%s is now %d bytes", noteURI, len(in.Text)), nil
+	}, mcpserver.Description("Replaces the text of the resource "+noteURI+", whose subscribers are told."))
+	mcpserver.AddTool(s, "confirm", func(ctx context.Context, in struct {
+		Action string `json:"action" description:"What the user is asked to confirm."`
+	}) (*mcpserver.Result, error) {
+		if mcpserver.RequestOf(ctx).Stateless {
+			return signer.confirm(ctx, in.Action)
+		}
+		return confirmByRequest(ctx, in.Action)
+	}, mcpserver.Description("Asks the user to confirm an action, and answers whether they did."))
 
-func (s *server) listTools(ctx context.Context, _ struct{}) listToolsResult {
-	r := requestOf(ctx)
-	return listToolsResult{resultFields: r.complete(), Tools: allTools, cacheFields: r.cache(discoverTTL)}
+	s.AddResource(mcpserver.Resource{URI: noteURI, Name: "note", Description: "The text the tool note sets.", MIMEType: "text/plain"},
+		func(_ context.Context, uri string) ([]mcpserver.ResourceContents, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			return []mcpserver.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: note}}, nil
+		})
 }
 
-// badArguments is the answer to arguments that do not fit a tool's
-// schema: a protocol error under 2025-06-18, and from 2025-11-25 on a tool
-// execution error, which the model sees and can correct.
-func badArguments(r *request, format string, args ...any) (any, error) {
-	if !r.atLeast(version20251125) {
-		return nil, invalidParams(format, args...)
-	}
-	return &callToolResult{resultFields: r.complete(), Content: []any{content{Type: "text", Text: fmt.Sprintf(format, args...)}}, IsError: true}, nil
-}
-
-// text returns the complete result of r with the text t.
-func text(r *request, t string) *callToolResult {
-	return &callToolResult{resultFields: r.complete(), Content: []any{content{Type: "text", Text: t}}}
-}
-
-func (s *server) callTool(ctx context.Context, p callToolParams) (any, error) {
-	r := requestOf(ctx)
-	if p.Name == nil {
-		return nil, invalidParams("tools/call: name is required")
-	}
-	if p.Arguments != nil && !isObjectOrNull(p.Arguments) {
-		return nil, invalidParams("tools/call: arguments must be an object")
-	}
-	switch *p.Name {
-	case "echo":
-		var args struct {
-			Text *string `json:"text"`
-		}
-		if err := json.Unmarshal(p.Arguments, &args); err != nil || args.Text == nil {
-			return badArguments(r, `echo: the arguments must be {"text": string}`)
-		}
-		return text(r, *args.Text), nil
-	case "sleep":
-		var args struct {
-			MS *float64 `json:"ms"`
-		}
-		if err := json.Unmarshal(p.Arguments, &args); err != nil || args.MS == nil || *args.MS < 0 || *args.MS > 600000 {
-			return badArguments(r, `sleep: the arguments must be {"ms": number from 0 to 600000}`)
-		}
-		if err := sleep(ctx, *args.MS); err != nil {
-			return nil, err
-		}
-		return text(r, fmt.Sprintf("slept %g ms", *args.MS)), nil
-	case "note":
-		var args struct {
-			Text *string `json:"text"`
-		}
-		if err := json.Unmarshal(p.Arguments, &args); err != nil || args.Text == nil {
-			return badArguments(r, `note: the arguments must be {"text": string}`)
-		}
-		s.notes.set(*args.Text)
-		s.updated(ctx, noteURI)
-		return text(r, fmt.Sprintf("%s is now %d bytes", noteURI, len(*args.Text))), nil
-	case "confirm":
-		var args struct {
-			Action *string `json:"action"`
-		}
-		if err := json.Unmarshal(p.Arguments, &args); err != nil || args.Action == nil {
-			return badArguments(r, `confirm: the arguments must be {"action": string}`)
-		}
-		if r.modern {
-			return s.confirmModern(r, *args.Action, p)
-		}
-		return s.confirmLegacy(ctx, r, *args.Action)
-	}
-	if res, err, ok := s.suiteTool(ctx, r, *p.Name, p.Arguments); ok {
-		return res, err
-	}
-	return nil, invalidParams("Unknown tool: %s", *p.Name)
-}
-
-// isObjectOrNull reports whether v is a JSON object or null.
-func isObjectOrNull(v json.RawMessage) bool {
-	var m map[string]json.RawMessage
-	return json.Unmarshal(v, &m) == nil
-}
-
-// sleep waits for ms milliseconds, reporting its progress to the caller
-// when it asked for it (peer.ProgressOf), and returns ctx's error when ctx
-// ends first: cancelled by the client, the call gets no answer.
+// sleep waits for ms milliseconds, reporting its progress every 50 ms to
+// a caller that asked for it, and returns ctx's error when ctx ends first.
 func sleep(ctx context.Context, ms float64) error {
 	p := progress.Of(ctx) // nil, reporting nothing, without a progressToken
-	d := time.Duration(ms * float64(time.Millisecond))
 	start := time.Now()
-	tick := time.NewTicker(progressEvery)
+	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
-	done := time.NewTimer(d)
+	done := time.NewTimer(time.Duration(ms * float64(time.Millisecond)))
 	defer done.Stop()
 	for {
 		select {
@@ -202,75 +90,51 @@ func sleep(ctx context.Context, ms float64) error {
 			if ctx.Err() != nil {
 				return ctx.Err() // cancelled meanwhile: no more progress
 			}
-			elapsed := float64(time.Since(start).Milliseconds())
-			p.Report(ctx, mcp.Progress{
-				Progress: min(elapsed, ms),
-				Total:    ms,
-				Message:  fmt.Sprintf("slept %g of %g ms", min(elapsed, ms), ms),
-			})
+			slept := min(float64(time.Since(start).Milliseconds()), ms)
+			p.Report(ctx, mcp.Progress{Progress: slept, Total: ms, Message: fmt.Sprintf("slept %g of %g ms", slept, ms)})
 		}
 	}
 }
 
-// confirmRequest is the elicitation confirm asks the client for.
-func confirmRequest(r *request, action string) elicitRequest {
-	e := elicitRequest{Message: "Confirm: " + action, RequestedSchema: confirmSchema}
-	if r.atLeast(version20251125) {
-		e.Mode = "form" // 2025-06-18 has form mode alone, and no mode field
+// confirmSchema is the form confirm asks the user to fill in.
+var confirmSchema = json.RawMessage(`{"type":"object","properties":{"confirmed":{"type":"boolean","title":"Confirm","description":"Whether to go ahead."}},"required":["confirmed"]}`)
+
+// elicitation is the elicitation/create request of confirm for action.
+func elicitation(r *mcpserver.Request, action string) map[string]any {
+	e := map[string]any{"message": "Confirm: " + action, "requestedSchema": confirmSchema}
+	if r.AtLeast(mcpserver.Version20251125) {
+		e["mode"] = "form" // 2025-06-18 has form mode alone, and no mode field
 	}
 	return e
 }
 
-// confirmModern is confirm under 2026-07-28: the first call is answered
-// with an InputRequiredResult, the retry with the user's answer.
-func (s *server) confirmModern(r *request, action string, p callToolParams) (any, error) {
-	if !r.caps.formElicitation() {
-		return nil, jsonrpc.NewError(codeMissingCapability, "Missing required client capability").
-			WithData(map[string]any{"requiredCapabilities": map[string]any{"elicitation": map[string]any{"form": map[string]any{}}}})
-	}
-	if p.RequestState != nil {
-		if err := s.verifyState(*p.RequestState, action); err != nil {
-			return nil, invalidParams("confirm: requestState: %v", err)
-		}
-		if raw, ok := p.InputResponses["confirm"]; ok {
-			answer, err := parseElicitResult(raw)
-			if err != nil {
-				return nil, invalidParams("confirm: inputResponses.confirm: %v", err)
-			}
-			if answer != "" {
-				return text(r, answer+": "+action), nil
-			}
-		}
-	}
-	// A first call, or a retry without the answer: ask (again).
-	return &inputRequiredResult{
-		resultFields:  r.fields("input_required"),
-		InputRequests: map[string]inputRequest{"confirm": {Method: "elicitation/create", Params: confirmRequest(r, action)}},
-		RequestState:  s.signState(action),
-	}, nil
+// toolError is a tool's error result with the text msg.
+func toolError(msg string) *mcpserver.Result {
+	return &mcpserver.Result{Content: []mcpserver.Content{mcpserver.Text(msg)}, IsError: true}
 }
 
-// confirmLegacy is confirm before 2026-07-28: a request to the client,
+// confirmByRequest is confirm before 2026-07-28: a request to the client,
 // whose answer the call waits for.
-func (s *server) confirmLegacy(ctx context.Context, r *request, action string) (any, error) {
-	if !r.caps.formElicitation() {
-		return &callToolResult{Content: []any{content{Type: "text", Text: "confirm needs a client that declares the elicitation capability"}}, IsError: true}, nil
+func confirmByRequest(ctx context.Context, action string) (*mcpserver.Result, error) {
+	r := mcpserver.RequestOf(ctx)
+	if !r.Capabilities.FormElicitation() {
+		return toolError("confirm needs a client that declares the elicitation capability"), nil
 	}
 	var raw json.RawMessage
-	if err := peer.FromContext(ctx).Call(ctx, "elicitation/create", confirmRequest(r, action), &raw); err != nil {
+	if err := peer.FromContext(ctx).Call(ctx, "elicitation/create", elicitation(r, action), &raw); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err() // cancelled: no answer
 		}
-		return &callToolResult{Content: []any{content{Type: "text", Text: "confirm: the client's elicitation failed: " + err.Error()}}, IsError: true}, nil
+		return toolError("confirm: the client's elicitation failed: " + err.Error()), nil
 	}
 	answer, err := parseElicitResult(raw)
 	if err != nil {
-		return &callToolResult{Content: []any{content{Type: "text", Text: "confirm: the client's elicitation answered " + err.Error()}}, IsError: true}, nil
+		return toolError("confirm: the client's elicitation answered " + err.Error()), nil
 	}
 	if answer == "" {
 		answer = "not confirmed" // accepted, without the field
 	}
-	return text(r, answer+": "+action), nil
+	return &mcpserver.Result{Content: []mcpserver.Content{mcpserver.Text(answer + ": " + action)}}, nil
 }
 
 // parseElicitResult reads the user's answer to confirm's elicitation:
@@ -281,13 +145,12 @@ func parseElicitResult(raw json.RawMessage) (string, error) {
 	if json.Unmarshal(raw, &m) != nil || m == nil {
 		return "", errors.New("not an ElicitResult object")
 	}
-	action, _ := stringOf(m["action"])
-	switch action {
-	case "decline":
+	switch string(m["action"]) {
+	case `"decline"`:
 		return "declined", nil
-	case "cancel":
+	case `"cancel"`:
 		return "cancelled", nil
-	case "accept":
+	case `"accept"`:
 	default:
 		return "", errors.New(`its action is not "accept", "decline" or "cancel"`)
 	}
@@ -295,7 +158,7 @@ func parseElicitResult(raw json.RawMessage) (string, error) {
 	if raw, ok := m["content"]; ok && (json.Unmarshal(raw, &c) != nil || c == nil) {
 		return "", errors.New("its content is not an object")
 	}
-	switch v := string(c["confirmed"]); v {
+	switch string(c["confirmed"]) {
 	case "true":
 		return "confirmed", nil
 	case "false":
@@ -306,6 +169,16 @@ func parseElicitResult(raw json.RawMessage) (string, error) {
 	return "", errors.New("its content.confirmed is not a boolean")
 }
 
+// A signer signs and checks the requestState of confirm, with a key the
+// process makes when it starts.
+type signer struct{ key []byte }
+
+func newSigner() *signer {
+	s := &signer{key: make([]byte, 32)}
+	rand.Read(s.key)
+	return s
+}
+
 // state is what a requestState of confirm holds.
 type state struct {
 	Tool    string `json:"tool"`
@@ -313,24 +186,58 @@ type state struct {
 	Expires int64  `json:"exp"` // Unix seconds
 }
 
-// signState returns the requestState of a call of confirm for action: the
-// state as base64url JSON, a dot, and its HMAC-SHA256 under the process's
-// key.
-func (s *server) signState(action string) string {
-	b, _ := json.Marshal(state{Tool: "confirm", Action: action, Expires: time.Now().Add(stateTTL).Unix()})
+// confirm is confirm under 2026-07-28: the first call is answered with an
+// InputRequiredResult, the retry with the user's answer.
+func (s *signer) confirm(ctx context.Context, action string) (*mcpserver.Result, error) {
+	r := mcpserver.RequestOf(ctx)
+	if !r.Capabilities.FormElicitation() {
+		return nil, jsonrpc.NewError(mcpserver.CodeMissingCapability, "Missing required client capability").
+			WithData(map[string]any{"requiredCapabilities": map[string]any{"elicitation": map[string]any{"form": map[string]any{}}}})
+	}
+	var p struct {
+		InputResponses map[string]json.RawMessage `json:"inputResponses"`
+		RequestState   *string                    `json:"requestState"`
+	}
+	if err := json.Unmarshal(jsonrpc.CallOf(ctx).Params(), &p); err != nil {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "confirm: "+err.Error())
+	}
+	if p.RequestState != nil {
+		if err := s.verify(*p.RequestState, action); err != nil {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "confirm: requestState: "+err.Error())
+		}
+		if raw, ok := p.InputResponses["confirm"]; ok {
+			answer, err := parseElicitResult(raw)
+			if err != nil {
+				return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "confirm: inputResponses.confirm: "+err.Error())
+			}
+			if answer != "" {
+				return &mcpserver.Result{Content: []mcpserver.Content{mcpserver.Text(answer + ": " + action)}}, nil
+			}
+		}
+	}
+	// A first call, or a retry without the answer: ask (again).
+	return &mcpserver.Result{ResultType: "input_required", Extra: map[string]any{
+		"inputRequests": map[string]any{"confirm": map[string]any{"method": "elicitation/create", "params": elicitation(r, action)}},
+		"requestState":  s.sign(state{Tool: "confirm", Action: action, Expires: time.Now().Add(10 * time.Minute).Unix()}),
+	}}, nil
+}
+
+// sign returns the state as base64url JSON, a dot, and its HMAC-SHA256.
+func (s *signer) sign(st state) string {
+	b, _ := json.Marshal(st)
 	body := base64.RawURLEncoding.EncodeToString(b)
 	return body + "." + base64.RawURLEncoding.EncodeToString(s.mac(body))
 }
 
-func (s *server) mac(body string) []byte {
+func (s *signer) mac(body string) []byte {
 	h := hmac.New(sha256.New, s.key)
 	h.Write([]byte(body))
 	return h.Sum(nil)
 }
 
-// verifyState checks a requestState the client echoed: signed by this
+// verify checks a requestState the client echoed: signed by this
 // process, not expired, and for a call of confirm for action.
-func (s *server) verifyState(rs, action string) error {
+func (s *signer) verify(rs, action string) error {
 	body, sig, ok := strings.Cut(rs, ".")
 	mac, err := base64.RawURLEncoding.DecodeString(sig)
 	if !ok || err != nil || !hmac.Equal(mac, s.mac(body)) {

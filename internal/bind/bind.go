@@ -585,8 +585,8 @@ func (f *Func) spans(params []byte, args *wire.Args, out [][]byte) error {
 		}
 	default:
 		if f.names == nil {
-			if n == 0 && wire.SkipSpace(params, 1) == len(params)-1 {
-				break // {} names no params
+			if n == 0 && (f.lenient || wire.SkipSpace(params, 1) == len(params)-1) {
+				break // {} names no params; AllowUnknown ignores those it names
 			}
 			if n == 0 {
 				return &ParamError{Index: -1, Msg: "named params are not accepted: the method takes none (send no params, [] or {})"}

@@ -29,10 +29,12 @@ const (
 // err is nil when the request may go on; otherwise the host answers it
 // with Unauthorized(w, challenge) and logs err, which says why (with the
 // verifier's error, which the client is not told): with tokens set, a
-// request with neither a bearer token nor a verified certificate, or
-// whose token tokens refuses (or that is not of the form of one, or
-// whose Principal has expired: a verifier's cache may outlive a token).
-func Authenticate(ctx context.Context, tokens transport.TokenVerifier, authorization string, cs *tls.ConnectionState) (p *jsonrpc.Principal, challenge string, err error) {
+// request with neither a bearer token nor a verified certificate, unless
+// anonymous is set (it then goes on without a Principal, for the server's
+// policies to decide), or whose token tokens refuses (or that is not of
+// the form of one, or whose Principal has expired: a verifier's cache may
+// outlive a token).
+func Authenticate(ctx context.Context, tokens transport.TokenVerifier, anonymous bool, authorization string, cs *tls.ConnectionState) (p *jsonrpc.Principal, challenge string, err error) {
 	if tokens == nil {
 		return transport.TLSPrincipal(cs), "", nil
 	}
@@ -42,7 +44,7 @@ func Authenticate(ctx context.Context, tokens transport.TokenVerifier, authoriza
 	case bearerScheme(authorization):
 		return nil, ChallengeInvalidToken, errMalformed
 	default:
-		if p := transport.TLSPrincipal(cs); p != nil {
+		if p := transport.TLSPrincipal(cs); p != nil || anonymous {
 			return p, "", nil
 		}
 		return nil, ChallengeNoToken, errNoToken
@@ -67,11 +69,34 @@ var (
 )
 
 // Unauthorized answers a request that Authenticate refused: 401 with
-// challenge as its WWW-Authenticate header and a line of text that says
-// which of the two challenges it is, no more.
-func Unauthorized(w http.ResponseWriter, challenge string) {
-	w.Header().Set("WWW-Authenticate", challenge)
+// challenge as its WWW-Authenticate header, with the resource_metadata
+// attribute when metadata (the URL of the resource's metadata) is not "",
+// and a line of text that says which of the two challenges it is, no
+// more.
+func Unauthorized(w http.ResponseWriter, challenge, metadata string) {
+	w.Header().Set("WWW-Authenticate", WithMetadata(challenge, metadata))
 	http.Error(w, UnauthorizedText(challenge), http.StatusUnauthorized)
+}
+
+// WithMetadata returns the Bearer challenge challenge with the attribute
+// resource_metadata (RFC 9728, section 5.1) of the URL metadata, or
+// challenge itself when metadata is "".
+func WithMetadata(challenge, metadata string) string {
+	switch {
+	case metadata == "":
+		return challenge
+	case challenge == ChallengeNoToken:
+		return Challenge("", "", metadata)
+	}
+	return challenge + ", " + Challenge("", "", metadata)[len("Bearer "):]
+}
+
+// Metadata returns the URL of m, "" for a nil m.
+func Metadata(m *transport.ResourceMetadata) string {
+	if m == nil {
+		return ""
+	}
+	return m.URL()
 }
 
 // UnauthorizedText is the text of Unauthorized's answer.

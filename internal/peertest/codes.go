@@ -54,8 +54,11 @@ func CheckCodes(t *testing.T, codes jsonrpc.Codes, reserved []Range, own map[str
 // of its codes there (jsonrpc.Codes): a method's plain error, its
 // deadline, its cancelled context, an answer over the Server's
 // MaxResponse, a pull of an unknown sequence token, a call refused at
-// shutdown and, when the profile answers those, a call its peer cancels.
-// It returns the code each answer carried, by the field of jsonrpc.Codes.
+// shutdown, a call that requires a Principal made by none and one made by
+// a Principal without the scope it requires (on a second Conn, whose
+// context carries that Principal) and, when the profile answers those, a
+// call its peer cancels. It returns the code each answer carried, by the
+// field of jsonrpc.Codes.
 func LibraryCodes(t *testing.T, proto peer.Protocol) map[string]jsonrpc.Code {
 	t.Helper()
 	srv := jsonrpc.NewServer(jsonrpc.UseLimits(jsonrpc.Limits{MaxResponse: 1024}))
@@ -75,33 +78,29 @@ func LibraryCodes(t *testing.T, proto peer.Protocol) map[string]jsonrpc.Code {
 		<-ctx.Done()
 		return ctx.Err()
 	}, jsonrpc.Blocking())
+	srv.MustRegister("scoped", func() int { return 1 }, jsonrpc.RequireScopes("admin"))
 
-	pipe := &chanConn{in: make(chan []byte, 16), out: make(chan []byte, 16), closed: make(chan struct{})}
-	c := peer.New(enumerator.Enable(context.Background()), transport.Carrier{Conn: pipe}, peer.Options{Server: srv, Protocol: proto, Limits: transport.Limits{MaxSeqItems: 1}})
-	done := make(chan struct{})
-	go c.Run(func(error) { close(done) })
-	t.Cleanup(func() { pipe.Close(); <-done })
+	serve := func(ctx context.Context) (*peer.Conn, *chanConn) {
+		pipe := &chanConn{in: make(chan []byte, 16), out: make(chan []byte, 16), closed: make(chan struct{})}
+		c := peer.New(enumerator.Enable(ctx), transport.Carrier{Conn: pipe}, peer.Options{Server: srv, Protocol: proto, Limits: transport.Limits{MaxSeqItems: 1}})
+		done := make(chan struct{})
+		go c.Run(func(error) { close(done) })
+		t.Cleanup(func() { pipe.Close(); <-done })
+		return c, pipe
+	}
+	c, pipe := serve(context.Background())
+	_, userPipe := serve(jsonrpc.WithPrincipal(context.Background(), &jsonrpc.Principal{Subject: "user"}))
 
 	code := func(req string) jsonrpc.Code {
-		t.Helper()
-		pipe.in <- []byte(req)
-		select {
-		case msg := <-pipe.out:
-			var resp struct{ Error *jsonrpc.Error }
-			if err := json.Unmarshal(msg, &resp); err != nil || resp.Error == nil {
-				t.Fatalf("%s answered %s, want an error", req, msg)
-			}
-			return resp.Error.Code
-		case <-time.After(Wait):
-			t.Fatalf("%s: no answer", req)
-			return 0
-		}
+		return codeOver(t, pipe, req)
 	}
 	got := map[string]jsonrpc.Code{
-		"ServerError": code(`{"jsonrpc":"2.0","method":"plain","id":1}`),
-		"Deadline":    code(`{"jsonrpc":"2.0","method":"deadline","id":2}`),
-		"Cancelled":   code(`{"jsonrpc":"2.0","method":"cancelled","id":3}`),
-		"Limit":       code(`{"jsonrpc":"2.0","method":"big","id":4}`),
+		"ServerError":     code(`{"jsonrpc":"2.0","method":"plain","id":1}`),
+		"Deadline":        code(`{"jsonrpc":"2.0","method":"deadline","id":2}`),
+		"Cancelled":       code(`{"jsonrpc":"2.0","method":"cancelled","id":3}`),
+		"Limit":           code(`{"jsonrpc":"2.0","method":"big","id":4}`),
+		"Unauthenticated": code(`{"jsonrpc":"2.0","method":"scoped","id":9}`),
+		"Forbidden":       codeOver(t, userPipe, `{"jsonrpc":"2.0","method":"scoped","id":10}`),
 	}
 	pipe.in <- []byte(`{"jsonrpc":"2.0","method":"seq","id":5}`)
 	<-pipe.out // the first item and a token: the pulls' preempter is on
@@ -117,6 +116,24 @@ func LibraryCodes(t *testing.T, proto peer.Protocol) map[string]jsonrpc.Code {
 	c.Shutdown()
 	got["Shutdown"] = code(`{"jsonrpc":"2.0","method":"plain","id":8}`)
 	return got
+}
+
+// codeOver sends req over pipe and returns the code of the error it is
+// answered with.
+func codeOver(t *testing.T, pipe *chanConn, req string) jsonrpc.Code {
+	t.Helper()
+	pipe.in <- []byte(req)
+	select {
+	case msg := <-pipe.out:
+		var resp struct{ Error *jsonrpc.Error }
+		if err := json.Unmarshal(msg, &resp); err != nil || resp.Error == nil {
+			t.Fatalf("%s answered %s, want an error", req, msg)
+		}
+		return resp.Error.Code
+	case <-time.After(Wait):
+		t.Fatalf("%s: no answer", req)
+		return 0
+	}
 }
 
 // CheckLibraryCodes runs LibraryCodes under p and fails t for each code

@@ -15,6 +15,9 @@ type Method struct {
 	Name     string
 	Blocking bool      // registered with Blocking
 	Func     bind.Info // its params and result
+	Public   bool      // declared public (jsonrpc.Public)
+	Guarded  bool      // its calls require a Principal (jsonrpc.RequireScopes, RequireAuth)
+	Scopes   []string  // the scopes they require
 }
 
 // Methods returns the methods registered on srv, a *jsonrpc.Server, in no
@@ -27,11 +30,11 @@ var Methods func(srv any) []Method
 // root package at init.
 var Generation func(srv any) any
 
-// RegisterReserved registers fn under name on srv, a *jsonrpc.Server, where
-// name starts with "rpc.", the prefix the specification reserves for the
-// protocol's own methods and Register refuses. It is set by the root
-// package at init.
-var RegisterReserved func(srv any, name string, fn any) error
+// RegisterReserved registers fn under name on srv, a *jsonrpc.Server, with
+// opts (each a jsonrpc.MethodOption), where name starts with "rpc.", the
+// prefix the specification reserves for the protocol's own methods and
+// Register refuses. It is set by the root package at init.
+var RegisterReserved func(srv any, name string, fn any, opts []any) error
 
 // ProcessScannedBatch answers req, a batch that the caller has scanned
 // with wire.Scanner.ScanBatch, of the default depth, into reqs (at least

@@ -22,6 +22,14 @@ func (s *Scanned) Classify(sc Scanner, msg []byte) (MsgKind, error) {
 // Set records that msg, whose members Req holds, is of kind.
 func (s *Scanned) Set(msg []byte, kind MsgKind) { s.msg, s.kind = msg, kind }
 
+// Of reports whether s is the classification of msg: the same bytes in
+// memory, clipped alike (the spans are found again by their distance from
+// the message's end).
+func (s *Scanned) Of(msg []byte) bool {
+	m := s.msg
+	return len(m) == len(msg) && cap(m) == cap(msg) && (len(m) == 0 || &m[0] == &msg[0])
+}
+
 // Msg returns the message, as read.
 func (s *Scanned) Msg() []byte { return s.msg }
 

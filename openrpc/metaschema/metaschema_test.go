@@ -116,6 +116,9 @@ func TestDiscoverDocument(t *testing.T) {
 	srv := jsonrpc.NewServer()
 	srv.MustRegister("move", func(p Point, by map[string]float64, steps []int) *Point { return &p })
 	srv.MustRegister("page", func(q string, limit int) []Point { return nil }, jsonrpc.ParamNames("q", "limit"), jsonrpc.Defaults(10))
+	// Policies show as the extensions x-auth and x-scopes.
+	srv.MustRegister("erase", func() {}, jsonrpc.RequireScopes("points:write"))
+	srv.MustRegister("count", func() int { return 0 }, jsonrpc.Public())
 	if err := openrpc.Register(srv, openrpc.Info{Title: "points", Version: "0.1.0", Methods: map[string]openrpc.MethodDoc{
 		"move": {Summary: "moves a point", Errors: []openrpc.Error{{Code: 1, Message: "off the map", Data: "x"}}},
 	}}); err != nil {

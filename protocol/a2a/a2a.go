@@ -35,8 +35,12 @@ const (
 )
 
 // Protocol returns A2A's profile: no notifications of its own on a
-// connection, and the codes above. Each call returns a profile of its
-// own.
+// connection, and the codes above. A call refused for who is calling
+// (jsonrpc.RequireScopes, RequireAuth) keeps the library's codes,
+// jsonrpc.CodeUnauthenticated (-32012) and CodeForbidden (-32013), clear of
+// A2A's, which defines none of that meaning: A2A leaves authentication to
+// HTTP, where the hosts answer a single request refused so with 401 or
+// 403 and the Bearer challenge. Each call returns a profile of its own.
 func Protocol() peer.Protocol {
 	return peer.Protocol{
 		Codes: jsonrpc.Codes{

@@ -38,8 +38,11 @@ const CodeUnknownToken jsonrpc.Code = -32011
 // {"token", "value"} for the "workDoneToken" of a call's params, partial
 // results on its "partialResultToken", work-done progress the server
 // begins (BeginWorkDone, WorkDoneCreate and WorkDoneCancel), and
-// "params": null taken as no params (Emacs's client sends it). Each call
-// returns a profile of its own.
+// "params": null taken as no params (Emacs's client sends it). A call
+// refused for who is calling (jsonrpc.RequireScopes, RequireAuth) keeps
+// the library's codes, jsonrpc.CodeUnauthenticated (-32012) and
+// CodeForbidden (-32013), clear of LSP's. Each call returns a profile of
+// its own.
 func Protocol() peer.Protocol {
 	return peer.Protocol{
 		CancelMethod:    "$/cancelRequest",

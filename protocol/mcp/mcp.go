@@ -28,6 +28,13 @@ const (
 	CodeShuttingDown  jsonrpc.Code = -31006 // the server was shutting down and did not run the call
 	CodeCancelled     jsonrpc.Code = -31008 // the call's context was cancelled (a call its client cancels gets no answer)
 	CodeDeadline      jsonrpc.Code = -31010 // the call's deadline passed
+	// A call refused for who is calling (jsonrpc.RequireScopes,
+	// RequireAuth): without a Principal, and by one without a scope the
+	// method requires. Over Streamable HTTP a single request refused so
+	// is answered 401 or 403 with the challenge MCP's authorization asks
+	// for, the error as its body.
+	CodeUnauthenticated jsonrpc.Code = -31011
+	CodeForbidden       jsonrpc.Code = -31012
 )
 
 // codes are the codes above, as the profile gives them.
@@ -38,6 +45,9 @@ var codes = jsonrpc.Codes{
 	Deadline:     CodeDeadline,
 	Cancelled:    CodeCancelled,
 	UnknownToken: CodeUnknownToken,
+
+	Unauthenticated: CodeUnauthenticated,
+	Forbidden:       CodeForbidden,
 }
 
 // Protocol returns MCP's profile: "notifications/cancelled" with
