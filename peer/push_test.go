@@ -301,3 +301,24 @@ func TestCallsMessagesInOrder(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestAnswerBeforeDispatchReturns: a Blocking call that answers before
+// ProcessAsync has returned to the read loop (a fast method on a loaded
+// machine) is sent before the read loop waits for the peer's next message,
+// however the two goroutines interleave: each of many calls, sent one
+// after the other's answer, is answered. Before, the answer was queued
+// after the call was marked answered, and a read loop that had looked for
+// queued answers in between waited for the peer's next message, which a
+// peer waiting for the answer never sent.
+func TestAnswerBeforeDispatchReturns(t *testing.T) {
+	leaktest.Check(t)
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("fast", func() int { return 1 }, jsonrpc.Blocking())
+	r := peertest.NewRaw(t, &stream.Server{Server: srv})
+	for i := range 3000 {
+		r.Send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"fast","id":%d}`, i))
+		if got, want := r.Recv(), fmt.Sprintf(`{"jsonrpc":"2.0","result":1,"id":%d}`, i); got != want {
+			t.Fatalf("got %s, want %s", got, want)
+		}
+	}
+}

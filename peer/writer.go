@@ -67,6 +67,23 @@ func (c *Conn) addLocked(msg []byte) {
 	c.queued.Store(true)
 }
 
+// unaddLocked takes back the message addLocked appended last, which no
+// one has seen since (c.mu held all along); c.mu is held.
+func (c *Conn) unaddLocked() {
+	o := &c.out
+	n := len(o.ends)
+	start := 0
+	if n > 1 {
+		start = o.ends[n-2]
+	}
+	o.buf, o.ends = o.buf[:start], o.ends[:n-1]
+	if o.ctxs != nil {
+		o.ctxs = o.ctxs[:n-1]
+	}
+	o.added--
+	c.queued.Store(n > 1)
+}
+
 // addCtxLocked appends msg, to be written under ctx (transport.Conn.Write);
 // c.mu is held.
 func (c *Conn) addCtxLocked(ctx context.Context, msg []byte) {
