@@ -138,10 +138,10 @@ func ok(err error) bool { return err == nil || errors.Is(err, ErrEventsGone) }
 func (g *guard) call(f func() error, done func()) error {
 	ch := make(chan error, 1)
 	started, probe := g.run(f, func(err error, _ bool) {
-		ch <- err
 		if done != nil {
-			done()
+			done() // before the waiter goes on: its next call may count on it
 		}
+		ch <- err
 	})
 	if !started {
 		if done != nil {
