@@ -106,22 +106,52 @@ func (s *Server) processAsync(ctx context.Context, dst, req []byte, r *wire.Requ
 
 func (s *Server) runSuspended(ctx context.Context, end func(), client string, sc *asyncbuf.Buf, m *method, r *wire.Request, reply func([]byte)) {
 	returned := false
+	sl := slotOf(m, client)
 	defer func() {
 		if !returned {
 			// The method called runtime.Goexit: the goroutine ends, but the
 			// call is still answered.
 			finished(end)
 			sc.Resp = goexitAnswer(sc.Resp[:0], r)
-			s.cfg.give(client, 1, len(sc.Req))
+			s.cfg.give(client, sl.calls(), len(sc.Req))
 			reply(sc.Resp)
 		}
 	}()
-	sc.Resp = s.call(ctx, sc.Resp[:0], m, r)
+	sc.Resp = s.callHolding(ctx, sc.Resp[:0], m, r, sl)
 	returned = true
 	finished(end)
-	s.cfg.give(client, 1, len(sc.Req))
+	s.cfg.give(client, sl.calls(), len(sc.Req))
 	reply(sc.Resp)
 	asyncbuf.Put(sc)
+}
+
+// slotOf returns the record of the share of MaxRunning that a call of m
+// holds for client on a goroutine of its own, which a sequence result
+// left open takes over (keepRunning): nil for a method whose result is
+// not a sequence.
+func slotOf(m *method, client string) *slot {
+	if !m.fn.Seq {
+		return nil
+	}
+	return &slot{client: client}
+}
+
+// calls is how many of MaxRunning the end of the call of sl gives back:
+// none once a sequence result has taken its slot.
+func (sl *slot) calls() int {
+	if sl != nil && sl.kept {
+		return 0
+	}
+	return 1
+}
+
+// callHolding is call for a call that holds a share of MaxRunning, sl
+// (slotOf).
+func (s *Server) callHolding(ctx context.Context, dst []byte, m *method, r *wire.Request, sl *slot) []byte {
+	if sl == nil {
+		return s.call(ctx, dst, m, r)
+	}
+	return s.callWithInfo(ctx, dst, m, r, sl)
 }
 
 // finished tells the transport's call tracker, if any, that a call it was
@@ -240,18 +270,19 @@ func (s *Server) dispatch(ctx context.Context, b *asyncBatch) {
 		cctx, end := keys.Begin(ctx, c.r.ID)
 		go func() {
 			returned := false
+			sl := slotOf(c.m, b.client)
 			defer func() {
 				if !returned { // runtime.Goexit, as in runSuspended
 					finished(end)
 					b.parts[i] = goexitAnswer(nil, &c.r)
-					s.cfg.release(b.client)
+					s.cfg.give(b.client, sl.calls(), 0)
 					b.done()
 				}
 			}()
-			b.parts[i] = s.call(cctx, nil, c.m, &c.r)
+			b.parts[i] = s.callHolding(cctx, nil, c.m, &c.r, sl)
 			returned = true
 			finished(end)
-			s.cfg.release(b.client)
+			s.cfg.give(b.client, sl.calls(), 0)
 			b.done()
 		}()
 	}

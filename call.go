@@ -34,6 +34,7 @@ type Call struct {
 	result  string // the encoded result, once the method has succeeded under an interceptor
 	parent  context.Context
 	pending error
+	slot    *slot // the call's share of MaxRunning, for a sequence result's method; else nil
 }
 
 // span holds b, which must not be empty, as a string over the same bytes:

@@ -174,9 +174,10 @@ func (ic *intercepted) runOnce(ctx context.Context) error {
 }
 
 // callWithInfo runs a call with its Call in the context, under the
-// server's interceptors.
-func (s *Server) callWithInfo(ctx context.Context, dst []byte, m *method, r *wire.Request) []byte {
-	call := Call{server: s, method: m.name, id: span(r.ID), params: span(r.Params), request: span(r.Value), parent: ctx}
+// server's interceptors; sl is the call's share of MaxRunning, for a
+// sequence result's method that runs on a goroutine of its own, else nil.
+func (s *Server) callWithInfo(ctx context.Context, dst []byte, m *method, r *wire.Request, sl *slot) []byte {
+	call := Call{server: s, method: m.name, id: span(r.ID), params: span(r.Params), request: span(r.Value), parent: ctx, slot: sl}
 	start := len(dst)
 	var err error
 	if s.cfg.nexts != nil {

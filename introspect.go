@@ -21,6 +21,10 @@ func init() {
 		return srv.(*Server).processScannedBatch(ctx, dst, req, arr, reqs, n, err, reply)
 	}
 	registry.BatchScan = batchScan
+	registry.KeepRunning = keepRunning
+	registry.ConnMethod = func(name string, fn any, names ...string) (any, error) {
+		return NewServer().build(name, fn, &methodConfig{names: names, blocking: true}, reflect.Value{}, nil)
+	}
 	registry.RegisterReserved = func(srv any, name string, fn any, opts []any) error {
 		var mc methodConfig
 		for _, o := range opts {

@@ -188,6 +188,9 @@ func (s *Server) resolve(ctx context.Context, dst []byte, r *wire.Request) (m *m
 		}
 	}
 	if m = s.lookup(name); m == nil {
+		m = connMethod(ctx, name)
+	}
+	if m == nil {
 		if id == nil {
 			return nil, dst, false
 		}
@@ -196,10 +199,20 @@ func (s *Server) resolve(ctx context.Context, dst []byte, r *wire.Request) (m *m
 	return m, dst, true
 }
 
+// connMethod returns the method name of the protocol of the connection of
+// ctx (keys.Methods), or nil: for the methods the server lacks.
+func connMethod(ctx context.Context, name []byte) *method {
+	if look, ok := ctx.Value(keys.Methods{}).(keys.MethodLookup); ok {
+		m, _ := look(name).(*method)
+		return m
+	}
+	return nil
+}
+
 // call runs a resolved request and appends its response to dst.
 func (s *Server) call(ctx context.Context, dst []byte, m *method, r *wire.Request) []byte {
 	if s.cfg.nexts != nil || m.call {
-		return s.callWithInfo(ctx, dst, m, r)
+		return s.callWithInfo(ctx, dst, m, r, nil)
 	}
 	id := r.ID
 	start := len(dst)

@@ -204,7 +204,7 @@ func (s *Server) build(name string, fn any, mc *methodConfig, recv reflect.Value
 	}
 	// A method that returns a sequence runs on a goroutine of its own, as
 	// Blocking: its items are pulled as its connection can send them.
-	return &method{name: name, fn: f, blocking: mc.blocking || f.Seq, call: f.Context || resolve != nil, guard: newGuard(mc, s.cfg), public: mc.access == accessPublic}, nil
+	return &method{name: name, fn: f, blocking: mc.blocking || f.Seq, call: f.Context || resolve != nil || f.Seq, guard: newGuard(mc, s.cfg), public: mc.access == accessPublic}, nil
 }
 
 func checkName(name string) error {

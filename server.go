@@ -130,7 +130,12 @@ type Limits struct {
 	// sessions, each its own): 4096 by default. When that many run, a
 	// further call runs on the caller's goroutine, as Process runs it, so
 	// that the transport that called stops reading until it returns: the
-	// number of goroutines stays bounded and nothing is refused.
+	// number of goroutines stays bounded and nothing is refused. A
+	// sequence result left open on a connection (package
+	// protocol/enumerator), its producer waiting to be pulled, counts as a
+	// running call until it ends; a call of such a method that finds
+	// MaxRunning, or its client's share, full is refused with the limit
+	// code.
 	MaxRunning int
 
 	// MaxRunningPerClient is how many of those calls one client may run
@@ -444,3 +449,34 @@ func (cf *config) unhold(client string, n int) { cf.give(client, 0, n) }
 
 // release gives back a slot taken by acquire for client.
 func (cf *config) release(client string) { cf.give(client, 1, 0) }
+
+// A slot is the share of MaxRunning (and of its client's) that a call of
+// a method whose result is a sequence holds while it runs on a goroutine
+// of its own: a sequence left open past the call's answer, its producer
+// waiting to be pulled, keeps it (keepRunning), so that open sequences
+// count against MaxRunning and MaxRunningPerClient as the calls do. It is
+// used by the call's goroutine alone.
+type slot struct {
+	client string
+	kept   bool // handed to the sequence: the call's end does not give it back
+}
+
+// keepRunning keeps a share of MaxRunning for the call of ctx past its
+// answer (registry.KeepRunning): the call's own slot, when it ran on a
+// goroutine of its own, or else a new one for its client, and returns the
+// function that gives it back, or false when none is free.
+func keepRunning(ctx context.Context) (func(), bool) {
+	c := CallOf(ctx)
+	if c == nil {
+		return func() {}, true
+	}
+	cf, client := c.server.cfg, clientOf(ctx)
+	if sl := c.slot; sl != nil && !sl.kept {
+		sl.kept = true
+		client = sl.client
+	} else if !cf.acquire(client) {
+		return nil, false
+	}
+	var once sync.Once
+	return func() { once.Do(func() { cf.release(client) }) }, true
+}

@@ -69,7 +69,12 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 // no answer. Once the peer has ended its input (io.EOF: it sends nothing
 // more, as an editor closes a server's standard input) it may still read,
 // and the answers of the calls still running still go to it: so do their
-// notifications, until the transport is closed.
+// notifications, until the transport is closed. When another goroutine is
+// writing to the peer and more than Limits.MaxQueued bytes wait to be
+// written, Notify (and Call) waits for room first, or until ctx ends, so
+// that a peer that does not read holds back whoever sends it more; a
+// method that runs on the goroutine that reads the connection (one not
+// registered jsonrpc.Blocking) does not wait, under its own context.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	msg, err := appendRequest(nil, method, params, 0)
 	if err != nil {

@@ -547,7 +547,27 @@ func (in *incoming) onReply(resp []byte) {
 	c := in.c
 	resp = c.cancelledAnswer(in, resp)
 	async, queued := in.async, in.queuedMsg // the dispatcher's, until the phase changes
-	if in.phase.CompareAndSwap(dispatching, answered) {
+	if async && len(resp) > 0 {
+		// From the call's goroutine, maybe before ProcessAsync returned:
+		// queued before the phase changes, under mu, so that a dispatcher
+		// that sees the call answered sees its answer waiting too (and
+		// sends it before it reads); taken back when the dispatcher let
+		// the call run on first (detached, under mu): it is sent below.
+		// Queued after the phase changed, the answer could come once the
+		// dispatcher had looked for what waits, and wait for its next
+		// message.
+		c.mu.Lock()
+		c.addLocked(resp)
+		if in.phase.CompareAndSwap(dispatching, answered) {
+			c.mu.Unlock()
+			if c.held.Load() > 0 {
+				c.afterAnswer(in)
+			}
+			return
+		}
+		c.unaddLocked()
+		c.mu.Unlock()
+	} else if in.phase.CompareAndSwap(dispatching, answered) {
 		// Before ProcessAsync returned: the dispatcher sends it (the read
 		// loop before it reads; the pump after the message).
 		switch {
@@ -563,7 +583,7 @@ func (in *incoming) onReply(resp []byte) {
 		}
 		return
 	}
-	c.writeNow(c.ctx, resp)
+	c.answer(resp)
 	in.phase.Store(answered) // the record is not used again
 	if c.held.Load() > 0 {
 		c.afterAnswer(in)

@@ -71,7 +71,7 @@ func TestLimitsWithDefaults(t *testing.T) {
 	want := transport.Limits{
 		MaxMessage: transport.Limits{}.WithDefaults().MaxMessage, MaxBuffered: transport.Limits{}.WithDefaults().MaxBuffered, MaxConns: transport.Limits{}.WithDefaults().MaxConns, MaxConnsPerClient: transport.Limits{}.WithDefaults().MaxConns / 2,
 		MaxInFlight: transport.Limits{}.WithDefaults().MaxInFlight, MaxQueued: transport.Limits{}.WithDefaults().MaxQueued, MaxPush: transport.Limits{}.WithDefaults().MaxPush,
-		MaxPushBytes: transport.Limits{}.WithDefaults().MaxPushBytes, MaxSubscriptions: transport.Limits{}.WithDefaults().MaxSubscriptions, MaxSequences: transport.Limits{}.WithDefaults().MaxSequences, MaxSeqItems: transport.Limits{}.WithDefaults().MaxSeqItems,
+		MaxPushBytes: transport.Limits{}.WithDefaults().MaxPushBytes, MaxSubscriptions: transport.Limits{}.WithDefaults().MaxSubscriptions, MaxSequences: transport.Limits{}.WithDefaults().MaxSequences, MaxSeqItems: transport.Limits{}.WithDefaults().MaxSeqItems, MaxSeqBytes: 1 << 20,
 		IdleTimeout: transport.Limits{}.WithDefaults().IdleTimeout, ReadTimeout: transport.Limits{}.WithDefaults().ReadTimeout, WriteTimeout: transport.Limits{}.WithDefaults().WriteTimeout,
 		PingInterval: transport.Limits{}.WithDefaults().PingInterval, PongTimeout: transport.Limits{}.WithDefaults().PongTimeout,
 	}

@@ -92,7 +92,7 @@ func (m *Message) Hold() func(result json.RawMessage, e *jsonrpc.Error) {
 		if once.Swap(true) {
 			return
 		}
-		c.writeNow(c.ctx, appendAnswer(result, e, id))
+		c.answer(appendAnswer(result, e, id))
 	}
 }
 

@@ -24,7 +24,21 @@ import "context"
 //
 // A carrier that sends each message in an exchange of its own (an HTTP
 // request, Traits.Exchanges) is written by every goroutine that sends at
-// once: a message that waits for its answer holds up no other.
+// once: a message that waits for its answer holds up no other. Such a
+// sender first waits for what the outbox held when it came to be written
+// (inOrder): the notifications a call pushed before its answer are
+// delivered before it.
+//
+// A goroutine that finds the writer held waits while the outbox holds
+// more than MaxQueued bytes (room), so that what a peer does not read
+// holds back the goroutines that produce it, as the holder of the writer
+// is held back by its own write: the answers of calls that ran on
+// goroutines of their own, the notifications they send (a sequence's
+// partial results), their calls, the answers of held pulls. The read
+// loop never waits for room (it queues, or writes itself), nor does a
+// method that runs on it or on the pump (their contexts carry the inline
+// mark), nor anyone while the read loop holds the writer: it drains the
+// outbox only between its own answers.
 
 // outbox holds the messages waiting for the writer; guarded by c.mu.
 type outbox struct {
@@ -33,20 +47,41 @@ type outbox struct {
 	ctxs    []context.Context // the context of each, when one is not the Conn's; else nil
 	spare   []byte
 	spends  []int
-	writing bool // someone holds the writer
-	pushes  int  // notifications of Push and Publish in buf (MaxPush)
-	pushB   int  // their bytes (MaxPushBytes)
+	writing bool   // someone holds the writer
+	reader  bool   // the holder is the read loop of a one-way Conn (readerWrites)
+	pushes  int    // notifications of Push and Publish in buf (MaxPush)
+	pushB   int    // their bytes (MaxPushBytes)
+	added   uint64 // messages ever queued
+	written uint64 // of them, those written (or whose Write has failed)
 }
 
 // addLocked appends msg to the outbox; c.mu is held.
 func (c *Conn) addLocked(msg []byte) {
 	o := &c.out
+	o.added++
 	o.buf = append(o.buf, msg...)
 	o.ends = append(o.ends, len(o.buf))
 	if o.ctxs != nil {
 		o.ctxs = append(o.ctxs, nil)
 	}
 	c.queued.Store(true)
+}
+
+// unaddLocked takes back the message addLocked appended last, which no
+// one has seen since (c.mu held all along); c.mu is held.
+func (c *Conn) unaddLocked() {
+	o := &c.out
+	n := len(o.ends)
+	start := 0
+	if n > 1 {
+		start = o.ends[n-2]
+	}
+	o.buf, o.ends = o.buf[:start], o.ends[:n-1]
+	if o.ctxs != nil {
+		o.ctxs = o.ctxs[:n-1]
+	}
+	o.added--
+	c.queued.Store(n > 1)
 }
 
 // addCtxLocked appends msg, to be written under ctx (transport.Conn.Write);
@@ -57,6 +92,7 @@ func (c *Conn) addCtxLocked(ctx context.Context, msg []byte) {
 		o.ctxs = make([]context.Context, len(o.ends), len(o.ends)+1)
 	}
 	o.ctxs = append(o.ctxs, ctx)
+	o.added++
 	o.buf = append(o.buf, msg...)
 	o.ends = append(o.ends, len(o.buf))
 	c.queued.Store(true)
@@ -79,6 +115,7 @@ func (c *Conn) drain() error {
 	flushed := false
 	var err error
 	c.mu.Lock()
+	o.reader = false // whoever drains makes progress: room is worth waiting for
 	for {
 		if len(o.ends) == 0 {
 			if flushed {
@@ -98,8 +135,50 @@ func (c *Conn) drain() error {
 		c.writeAll(buf, ends, ctxs)
 		flushed = false
 		c.mu.Lock()
-		o.spare, o.spends = buf[:0], ends[:0]
+		c.spareLocked(buf, ends)
+		c.wroteLocked(len(ends))
 	}
+}
+
+// maxSpare is the largest outbox buffer kept for the next messages once
+// written: one that grew past it, for a burst or a peer that read
+// slowly, is dropped, so that a connection holds it only while it is
+// full.
+const maxSpare = 64 << 10
+
+// spareLocked keeps buf and ends, written, for the next messages, unless
+// buf grew past maxSpare; c.mu is held.
+func (c *Conn) spareLocked(buf []byte, ends []int) {
+	if cap(buf) > maxSpare {
+		buf, ends = nil, nil
+	}
+	c.out.spare, c.out.spends = buf[:0], ends[:0]
+}
+
+// wroteLocked counts n messages of the outbox written, and wakes those
+// who wait for them (inOrder); c.mu is held.
+func (c *Conn) wroteLocked(n int) {
+	c.out.written += uint64(n)
+	c.wakeLocked()
+}
+
+// inOrder waits, on a carrier that exchanges, until the messages queued
+// in the outbox so far are written: a message a sender writes at once
+// must not overtake those sent before it, such as the notifications a
+// call pushed (Push, Topic.Publish) before its answer, which a writer
+// goroutine writes. A carrier without exchanges has its writes in the
+// order they were queued already.
+func (c *Conn) inOrder() {
+	if !c.queued.Load() {
+		return
+	}
+	c.mu.Lock()
+	o := &c.out
+	for mark := o.added; o.written < mark; {
+		c.startWriterLocked()
+		c.waitLocked()
+	}
+	c.mu.Unlock()
 }
 
 // takeLocked hands what waits in the outbox to the writer, leaving the
@@ -133,18 +212,38 @@ func (c *Conn) writeAll(buf []byte, ends []int, ctxs []context.Context) {
 // when someone else holds the writer, to be written whatever becomes of
 // ctx. Either way nothing queued before it goes after it. It returns the
 // error of a write it made itself (of the last flush, when it wrote what
-// waited too).
+// waited too). A message of the Conn's own (ctx not the Conn's) waits for
+// room in the outbox first (roomLocked), unless ctx is that of a method
+// that runs on the read loop or the pump.
 func (c *Conn) writeNow(ctx context.Context, msg []byte) error {
+	return c.write(ctx, msg, ctx != c.ctx && !c.inlineCtx(ctx))
+}
+
+// answer sends the answer of a call that ran on a goroutine of its own,
+// from that goroutine, or of a held call (Message.Hold): as writeNow,
+// held back while the outbox is full (roomLocked).
+func (c *Conn) answer(msg []byte) { c.write(c.ctx, msg, true) }
+
+// write is writeNow; hold says to wait for room in the outbox, and ctx's
+// end stops the wait (the message is not sent then).
+func (c *Conn) write(ctx context.Context, msg []byte, hold bool) error {
 	if len(msg) == 0 {
 		return nil
 	}
 	if c.exchanges {
+		c.inOrder()
 		if err := c.t.Write(ctx, msg); err != nil {
 			return err
 		}
 		return c.t.Flush()
 	}
 	c.mu.Lock()
+	if hold && c.out.writing {
+		if err := c.roomLocked(ctx, len(msg)); err != nil {
+			c.mu.Unlock()
+			return err
+		}
+	}
 	writing, behind := c.out.writing, len(c.out.ends) > 0
 	if writing || behind {
 		// Behind what waits in the outbox (the read loop's answers to
@@ -171,6 +270,28 @@ func (c *Conn) writeNow(ctx context.Context, msg []byte) error {
 		err = ferr
 	}
 	return err
+}
+
+// roomLocked waits, while someone else holds the writer, for the outbox
+// to have room for n more bytes: while it holds more than MaxQueued bytes
+// and the holder is not the read loop, which drains it only between its
+// own answers; a message larger than MaxQueued waits for an empty outbox.
+// It returns ctx's error when ctx ends first. c.mu is held.
+func (c *Conn) roomLocked(ctx context.Context, n int) error {
+	o := &c.out
+	for o.writing && !o.reader && len(o.buf) > 0 && len(o.buf)+n > c.lim.MaxQueued {
+		if err := c.waitLockedCtx(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// inlineCtx reports whether ctx is that of a method running on the read
+// loop or the pump, which must not wait for the writer (room).
+func (c *Conn) inlineCtx(ctx context.Context) bool {
+	v, _ := ctx.Value(inlineKey{}).(*Conn)
+	return v == c
 }
 
 // putReader sends an answer of the read loop (one it made inline, or the
@@ -204,6 +325,7 @@ func (c *Conn) putReader(resp []byte) {
 			return
 		}
 		c.out.writing = true
+		c.out.reader = true
 		c.readerWrites = true
 		c.mu.Unlock()
 	}
@@ -216,13 +338,13 @@ func (c *Conn) putReader(resp []byte) {
 // writeQueued writes what waits in the outbox, for the read loop, which
 // holds the writer and keeps it.
 func (c *Conn) writeQueued() {
-	o := &c.out
 	c.mu.Lock()
 	buf, ends, ctxs := c.takeLocked()
 	c.mu.Unlock()
 	c.writeAll(buf, ends, ctxs)
 	c.mu.Lock()
-	o.spare, o.spends = buf[:0], ends[:0]
+	c.spareLocked(buf, ends)
+	c.wroteLocked(len(ends))
 	c.mu.Unlock()
 }
 
@@ -337,6 +459,24 @@ func (c *Conn) waitLocked() {
 	c.mu.Unlock()
 	<-ch
 	c.mu.Lock()
+}
+
+// waitLockedCtx is waitLocked that returns ctx's error when ctx ends
+// first. c.mu is held.
+func (c *Conn) waitLockedCtx(ctx context.Context) error {
+	if c.changed == nil {
+		c.changed = make(chan struct{})
+	}
+	ch := c.changed
+	c.mu.Unlock()
+	var err error
+	select {
+	case <-ch:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	c.mu.Lock()
+	return err
 }
 
 // wakeLocked wakes those who wait for a change; c.mu is held.

@@ -33,6 +33,14 @@ func startRedis(t *testing.T) (addr string, stop func()) {
 // startRedisOn starts redis-server at addr, as startRedis does.
 func startRedisOn(t *testing.T, addr string) (stop func()) {
 	t.Helper()
+	stop, _ = launchRedis(t, addr)
+	return stop
+}
+
+// launchRedis starts redis-server at addr, as startRedis does, and also
+// returns its process (for a test that stops it with a signal).
+func launchRedis(t *testing.T, addr string) (stop func(), p *os.Process) {
+	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		if os.Getenv("JSONRPC_REDIS") == "required" {
@@ -99,5 +107,5 @@ func startRedisOn(t *testing.T, addr string) (stop func()) {
 		stop()
 		t.Fatalf("redis-server not ready within %v", redisWait)
 	}
-	return stop
+	return stop, cmd.Process
 }

@@ -156,6 +156,15 @@
 // leave it there for another replica. Without a SessionStore, sessions
 // live in the handler's memory only.
 //
+// A store shared over the network may be slow or down: the handler waits
+// for it at most StoreTimeout a call, leaves it alone for a while after
+// failures in a row, and does what no request needs (forgetting events,
+// saving a session in use again) in the background, so that the sessions
+// it holds are served meanwhile, their events written but not kept. A
+// request that needs the store then (a session only the store holds) is
+// answered 503 with Retry-After and the JSON-RPC error StoreUnavailable
+// (ErrStoreUnavailable).
+//
 // # Concurrency
 //
 // A Handler is safe for concurrent use. Each session's connection reads

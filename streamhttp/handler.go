@@ -250,6 +250,19 @@ type Handler struct {
 	// client in its priming event (the retry field), for when the
 	// connection ends before the stream does; 0 means DefaultRetry (1 s).
 	Retry time.Duration
+	// StoreTimeout bounds each wait for the SessionStore and the
+	// EventStore, when they are not the package's own in-memory ones (a
+	// Redis, say), so that a store that is slow or gone holds up no
+	// request, session or stream for long: 0 means DefaultStoreTimeout
+	// (500 ms). A call not answered in time goes on in the background
+	// (64 at most under way), and after 3 failures in a row the handler
+	// leaves the store alone for a second before one call tries it again.
+	// An event not stored in time is written to its client all the same,
+	// but not kept; what no request waits for (forgetting events,
+	// deleting a session, saving a session in use again) runs in the
+	// background. A request that needs the store then is answered 503
+	// (see ErrStoreUnavailable).
+	StoreTimeout time.Duration
 
 	resave time.Duration // how often a session in use is saved again: 0 means sessionResave, < 0 at every request (tests)
 
@@ -258,6 +271,8 @@ type Handler struct {
 
 	storeOnce sync.Once
 	memStore  EventStore // the store when EventStore is nil
+	guardOnce sync.Once
+	grd       *guard // between the handler and its user's stores
 
 	closing atomic.Bool // Shutdown or Close has begun
 
@@ -501,7 +516,11 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, principal *j
 		if id := r.Header.Values("Mcp-Session-Id"); len(id) > 0 {
 			s := (*session)(nil)
 			if len(id) == 1 && validSessionID(id[0]) {
-				s = h.lookup(id[0], lim, principal)
+				var err error
+				if s, err = h.lookup(id[0], lim, principal); err != nil {
+					h.storeDown(w, r, kind, req, err)
+					return
+				}
 			}
 			if s == nil {
 				h.refuse(w, r, "streamhttp: unknown or ended session", http.StatusNotFound)
@@ -646,6 +665,26 @@ func answerJSON(w http.ResponseWriter, resp []byte) {
 		return
 	}
 	answer(w, http.StatusOK, resp)
+}
+
+// storeDown answers a request that needs the SessionStore or the
+// EventStore while it is unavailable (err, ErrStoreUnavailable): 503 with
+// Retry-After, and for a call of kind (as classified; req its members)
+// the JSON-RPC error StoreUnavailable in its id and the Shutdown code of
+// the handler's Protocol, which a client retries as a shutdown's refusal.
+func (h *Handler) storeDown(w http.ResponseWriter, r *http.Request, kind wire.MsgKind, req *wire.Request, err error) {
+	w.Header().Set("Retry-After", "1")
+	if kind != wire.MsgRequest {
+		h.refuse(w, r, err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	if l := h.logger(); l != nil {
+		l.LogAttrs(r.Context(), slog.LevelWarn, "request refused",
+			slog.String("remote", r.RemoteAddr), slog.Int("status", http.StatusServiceUnavailable), slog.String("error", err.Error()))
+	}
+	code := h.protocol().Codes.WithDefaults().Shutdown
+	e := jsonrpc.NewError(code, StoreUnavailable).WithData("the session store did not answer: retry")
+	answer(w, http.StatusServiceUnavailable, transport.AppendError(nil, e, req.ID))
 }
 
 // answer writes resp as an application/json body with status.

@@ -152,7 +152,9 @@ func (c *countingSessions) Save(s streamhttp.SessionState) error {
 // TestSessionResaved: a session in use is saved again in its
 // SessionStore, at most once a resave time (a minute), so that the store's
 // TTL counts from its last use; one ended by DELETE is not in the store,
-// whatever was saved before.
+// whatever was saved before. A store of the user's is saved again and
+// deleted from in the background (Handler.StoreTimeout), so the test
+// waits for both.
 func TestSessionResaved(t *testing.T) {
 	leaktest.Check(t)
 	for _, c := range []struct {
@@ -177,6 +179,7 @@ func TestSessionResaved(t *testing.T) {
 					t.Fatalf("call %d: %s", i, got)
 				}
 			}
+			settled(t, func() bool { return sessions.saves.Load() >= c.saves })
 			if got := sessions.saves.Load(); got != c.saves {
 				t.Errorf("%d saves after initialize and two calls, want %d", got, c.saves)
 			}
@@ -187,9 +190,19 @@ func TestSessionResaved(t *testing.T) {
 				t.Fatal(err)
 			}
 			dresp.Body.Close()
+			settled(t, func() bool { _, ok, _ := sessions.Load(id); return !ok })
 			if _, ok, _ := sessions.Load(id); ok {
 				t.Error("after DELETE the session is still stored")
 			}
 		})
+	}
+}
+
+// settled waits until ok, for what the handler does in the background, or
+// for a while.
+func settled(t *testing.T, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(wait); !ok() && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
 	}
 }

@@ -147,7 +147,12 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, principal
 	}
 	var s *session
 	if len(ids) == 1 && validSessionID(ids[0]) {
-		s = h.lookup(ids[0], h.Limits.WithDefaults(), principal)
+		var err error
+		if s, err = h.lookup(ids[0], h.Limits.WithDefaults(), principal); err != nil {
+			w.Header().Set("Retry-After", "1")
+			h.refuse(w, r, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
 	}
 	if s == nil {
 		h.refuse(w, r, "streamhttp: unknown or ended session", http.StatusNotFound)
@@ -185,6 +190,11 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, principal
 		defer h.host.Remove(hosted)
 		http.NewResponseController(w).SetWriteDeadline(time.Time{})
 		ok, err := st.attach(o, seq)
+		if !ok && err != nil {
+			w.Header().Set("Retry-After", "1")
+			h.refuse(w, r, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
 		if !ok {
 			h.refuse(w, r, "streamhttp: the events after Last-Event-ID are not kept", http.StatusBadRequest)
 			return

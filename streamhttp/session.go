@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strconv"
@@ -199,46 +200,50 @@ func (h *Handler) newSession(lim transport.Limits, client string, owner *jsonrpc
 }
 
 // lookup returns the session id, if it exists: one the handler holds, or
-// one its SessionStore holds, revived.
-func (h *Handler) lookup(id string, lim transport.Limits, p *jsonrpc.Principal) *session {
+// one its SessionStore holds, revived. It returns an error that matches
+// ErrStoreUnavailable when the store failed to say.
+func (h *Handler) lookup(id string, lim transport.Limits, p *jsonrpc.Principal) (*session, error) {
 	h.smu.Lock()
 	s := h.sessions[id]
 	h.smu.Unlock()
 	if s != nil && !s.ownedBy(p) {
-		return nil
+		return nil, nil
 	}
 	if s != nil && s.owner != nil {
 		s.current.Store(p) // its calls are this request's Principal's from now on
 	}
 	if s != nil || h.SessionStore == nil {
-		return s
+		return s, nil
 	}
-	st, ok, err := h.SessionStore.Load(id)
+	st, ok, err := h.load(id)
 	if err != nil {
 		h.logf(context.Background(), "session store", err)
-		return nil
+		if !errors.Is(err, ErrStoreUnavailable) {
+			err = fmt.Errorf("%w: %w", ErrStoreUnavailable, err)
+		}
+		return nil, err
 	}
 	if !ok || st.ID != id {
-		return nil
+		return nil, nil
 	}
 	// Another subject's requests find no session here either; the
 	// subject's own revive it, theirs.
 	var owner *jsonrpc.Principal
 	if st.Subject != "" {
 		if p == nil || p.Subject != st.Subject {
-			return nil
+			return nil, nil
 		}
 		owner = p
 	}
 	s, err = h.newSession(lim, st.Client, owner, &st)
 	if err != nil {
 		h.logf(context.Background(), "session store: reviving a session", err)
-		return nil
+		return nil, nil
 	}
 	if !s.ownedBy(p) {
-		return nil // revived meanwhile by another's request: not p's
+		return nil, nil // revived meanwhile by another's request: not p's
 	}
-	return s
+	return s, nil
 }
 
 // stateLocked returns what the SessionStore keeps of s; s.mu is held.
@@ -296,9 +301,9 @@ func (s *session) answered(id []byte, msg []byte) {
 	}
 	s.mu.Unlock()
 	if store != nil {
-		if err := store.Save(state); err != nil {
-			s.h.logf(context.Background(), "session store", err)
-		}
+		// Before the answer, so that another replica finds the session
+		// by the time the client has its id: within the guard's timeout.
+		s.h.save(state, true)
 	}
 }
 
@@ -333,18 +338,21 @@ func (s *session) enter() bool {
 	}
 	s.mu.Unlock()
 	if resave {
-		if err := s.h.SessionStore.Save(state); err != nil {
-			s.h.logf(context.Background(), "session store", err)
-		}
-		// A session that ended meanwhile (a DELETE) may have been deleted
-		// before this save: delete it again.
-		s.mu.Lock()
-		dropped := s.dropped
-		s.mu.Unlock()
-		if dropped {
-			if err := s.h.SessionStore.Delete(s.id); err != nil {
-				s.h.logf(context.Background(), "session store", err)
+		resaved := func() {
+			s.h.save(state, true)
+			// A session that ended meanwhile (a DELETE) may have been
+			// deleted before this save: delete it again.
+			s.mu.Lock()
+			dropped := s.dropped
+			s.mu.Unlock()
+			if dropped {
+				s.h.delete(s.id)
 			}
+		}
+		if s.h.guardedSessions() {
+			go resaved() // the request needs nothing of it
+		} else {
+			resaved()
 		}
 	}
 	return true
@@ -462,7 +470,7 @@ func (s *session) newStreamLocked(call string) *stream {
 // dropLocked forgets st and its events; s.mu is held.
 func (s *session) dropLocked(st *stream) {
 	if st.orphan {
-		s.h.store().Forget(s.id, st.id) // replayed: delivered
+		s.h.forget(s.id, st.id) // replayed: delivered
 		return
 	}
 	if s.streams[st.id] != st {
@@ -475,7 +483,7 @@ func (s *session) dropLocked(st *stream) {
 			break
 		}
 	}
-	s.h.store().Forget(s.id, st.id)
+	s.h.forget(s.id, st.id)
 }
 
 // ended records that st has ended (its answer written): delivered, it is
@@ -592,11 +600,9 @@ func (s *session) endSession(cancel, keep bool) {
 	if keep && s.stored {
 		return
 	}
-	h.store().Forget(s.id, "")
+	h.forget(s.id, "")
 	if s.stored {
-		if err := h.SessionStore.Delete(s.id); err != nil {
-			h.logf(context.Background(), "session store", err)
-		}
+		h.delete(s.id)
 	}
 }
 

@@ -2,10 +2,12 @@ package streamhttp
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jsonrpc-go/jsonrpc"
@@ -123,6 +125,12 @@ type stream struct {
 	done   bool       // it has ended: the answer is written, or the session ended
 	failed bool       // the answer is an error
 	kept   bool       // the EventStore keeps events of it that follow on from one another up to seq
+
+	// storing is set while the store of one of its events goes on after
+	// keepLocked has given up waiting (Handler.StoreTimeout): its next
+	// events are not stored until it has returned, so that the store
+	// gets them in order.
+	storing atomic.Bool
 }
 
 // eventID returns the id of the stream's event seq.
@@ -195,12 +203,21 @@ func (st *stream) send(msg []byte, final bool) error {
 	return nil
 }
 
-// keepLocked keeps msg, event st.seq, in the EventStore; st.mu is held.
+// keepLocked keeps msg, event st.seq, in the EventStore, within the
+// handler's StoreTimeout; st.mu is held. An event not kept leaves a gap,
+// from which the store starts the stream over: a resumption from before
+// it is refused.
 func (st *stream) keepLocked(msg []byte) {
-	err := st.s.h.store().Store(st.s.id, st.id, st.seq, msg)
+	h := st.s.h
+	if !st.storing.CompareAndSwap(false, true) {
+		st.kept = false // an earlier event is being stored still
+		h.logf(context.Background(), "event store", ErrStoreUnavailable)
+		return
+	}
+	err := h.keep(st.s.id, st.id, st.seq, msg, func() { st.storing.Store(false) })
 	st.kept = err == nil
 	if err != nil {
-		st.s.h.logf(context.Background(), "event store", err)
+		h.logf(context.Background(), "event store", err)
 	}
 }
 
@@ -288,7 +305,7 @@ func (st *stream) attach(o *sink, after uint64) (bool, error) {
 	case after > st.seq && !st.orphan:
 		return false, nil
 	default:
-		err = s.h.store().Replay(s.id, st.id, after, func(seq uint64, msg []byte) error {
+		err = s.h.replay(s.id, st.id, after, func(seq uint64, msg []byte) error {
 			if !begun {
 				o.begin()
 				begun = true
@@ -297,6 +314,9 @@ func (st *stream) attach(o *sink, after uint64) (bool, error) {
 		})
 		if err == ErrEventsGone {
 			return false, nil
+		}
+		if !begun && errors.Is(err, ErrStoreUnavailable) {
+			return false, err // nothing written: the client may retry
 		}
 	}
 	if !begun && err == nil {

@@ -19,6 +19,7 @@ const (
 	defaultMaxSubscriptions = 1024
 	defaultMaxSequences     = 256
 	defaultMaxSeqItems      = 64
+	defaultMaxSeqBytes      = 1 << 20
 	defaultIdleTimeout      = 2 * time.Minute
 	defaultReadTimeout      = 30 * time.Second
 	defaultWriteTimeout     = 30 * time.Second
@@ -88,7 +89,15 @@ type Limits struct {
 	MaxInFlight int
 
 	// MaxQueued bounds the bytes of the messages of one connection that
-	// wait to run (see MaxInFlight); <= 0 means 4 MiB.
+	// wait to run (see MaxInFlight); <= 0 means 4 MiB. It also bounds
+	// the bytes waiting to be written to a peer that reads slowly or not
+	// at all: past it, the answer of a call that ran on a goroutine of
+	// its own, and what such a call sends its peer (notifications,
+	// partial results, calls), wait for the connection to write what
+	// waits before them, so that the call stays in flight (MaxInFlight)
+	// and the connection stops reading, as a single call is held back by
+	// its own write. Notifications of Push and Publish are bounded by
+	// MaxPush and MaxPushBytes instead.
 	MaxQueued int
 
 	// MaxPush bounds the notifications a connection holds waiting to be
@@ -113,7 +122,11 @@ type Limits struct {
 	// ($/enumerator/next); <= 0 means 256. Past it a
 	// call whose result is a sequence with more items than its first
 	// answer carries is answered with jsonrpc.CodeLimitExceeded, and its
-	// sequence stopped.
+	// sequence stopped. An open sequence also counts as a running call
+	// of its server, over all connections, and of its client
+	// (jsonrpc.Limits.MaxRunning and MaxRunningPerClient): its producer
+	// keeps the share its call held, and past either the sequence is
+	// refused alike.
 	MaxSequences int
 
 	// MaxSeqItems bounds the items of a sequence result that one answer
@@ -122,6 +135,17 @@ type Limits struct {
 	// take 64 KiB. 1 pulls the producer one item at a time, as
 	// StreamJsonRpc's default does.
 	MaxSeqItems int
+
+	// MaxSeqBytes bounds the bytes of the items of sequence results that
+	// one connection has produced and not yet sent (its answers and
+	// partial results not yet written, or queued within MaxQueued);
+	// <= 0 means 1 MiB. A producer waits for the connection to take what
+	// waits before it makes its next item (an answer that has items goes
+	// without waiting), and at most 4 of a connection's sequences make an
+	// item at once, so that a peer that does not read holds at most this
+	// many bytes and 4 items of them. The items of a live sequence
+	// (pubsub.Topic.Values) count, but wait only for the bytes.
+	MaxSeqBytes int
 
 	// IdleTimeout is how long a connection with no call in flight may wait
 	// for its next message to begin before it is closed (the wait starts
@@ -174,6 +198,7 @@ func (l Limits) WithDefaults() Limits {
 	size(&l.MaxSubscriptions, defaultMaxSubscriptions)
 	size(&l.MaxSequences, defaultMaxSequences)
 	size(&l.MaxSeqItems, defaultMaxSeqItems)
+	size(&l.MaxSeqBytes, defaultMaxSeqBytes)
 	timeout(&l.IdleTimeout, defaultIdleTimeout)
 	timeout(&l.ReadTimeout, defaultReadTimeout)
 	timeout(&l.WriteTimeout, defaultWriteTimeout)

@@ -34,7 +34,28 @@ type attack struct {
 	// streamable adds the healthy client of Streamable HTTP: beside the
 	// attacks on /mcp, another client's calls there must be answered.
 	streamable bool
+	// setup, when set, makes what the attack's server needs beside
+	// jsonrpcd (a redis-server), or returns errSkip when it cannot.
+	setup func() (*environment, error)
 }
+
+// An environment is what an attack's setup made: flags for its jsonrpcd,
+// what the soak does beside the attacker while it runs, and its end.
+type environment struct {
+	args   []string
+	during func(ctx context.Context) // until ctx ends; nil: nothing
+	stop   func()
+}
+
+// close ends e; a nil e is nothing to end.
+func (e *environment) close() {
+	if e != nil && e.stop != nil {
+		e.stop()
+	}
+}
+
+// errSkip is the error of an attack's setup that cannot run here.
+var errSkip = errors.New("skipped")
 
 // attacks are the findings of the bounding work, each as a client does it.
 var attacks = []attack{
@@ -109,6 +130,24 @@ var attacks = []attack{
 	}},
 	{name: "http-conns-per-client", what: "HTTP keep-alive connections from 127.0.0.1 until one is refused (429, -max-conns-per-client), held, while the healthy clients connect from 127.0.0.2", run: func(ctx context.Context, a addrs) (string, error) {
 		return httpConnsUntilRefused(ctx, a.http)
+	}},
+	{name: "unpulled-seqs", what: "256 TCP connections each opening 256 sequence results of a million items that it never pulls, beside the healthy client's Blocking calls that call it back (jsonrpcd -items)", needs: "items", args: []string{"-items"}, callback: true, run: func(ctx context.Context, a addrs) (string, error) {
+		return unpulledSeqs(ctx, a.tcp)
+	}},
+	{name: "seq-unread", what: "8 TCP connections each calling 256 times for a sequence of items of 1 MiB, reading nothing (jsonrpcd -items)", needs: "items", args: []string{"-items"}, run: func(ctx context.Context, a addrs) (string, error) {
+		return seqUnread(ctx, a.tcp, unreadConns, unreadCalls, unreadItem, false)
+	}},
+	{name: "partial-unread", what: "4 TCP connections under LSP each calling 64 times for items of 64 KiB as partial results, reading nothing (jsonrpcd -protocol lsp -items)", needs: "items", args: []string{"-protocol", "lsp", "-items"}, run: func(ctx context.Context, a addrs) (string, error) {
+		return seqUnread(ctx, a.tcp, lspConns, lspCalls, lspItem, true)
+	}},
+	{name: "get-stream-times", what: "200 Streamable HTTP sessions each holding its GET stream, busy with a value published every 250 ms then idle, each of whose responses must end at its lifetime, then once idle (jsonrpcd -sessions subscribe -stream-idle 1s -stream-lifetime 2s)", needs: "stream-lifetime", args: []string{"-sessions", "subscribe", "-stream-idle", streamIdle.String(), "-stream-lifetime", streamLife.String()}, streamable: true, run: func(ctx context.Context, a addrs) (string, error) {
+		return getStreamTimes(ctx, a.http, a.tcp)
+	}},
+	{name: "kept-bytes", what: "128 Streamable HTTP sessions each reading its GET stream, while values of 256 KiB are published every 500 ms, each kept for the streams' resumption (jsonrpcd -sessions subscribe)", needs: "sessions", args: []string{"-sessions", "subscribe"}, streamable: true, run: func(ctx context.Context, a addrs) (string, error) {
+		return keptBytes(ctx, a.http, a.tcp)
+	}},
+	{name: "store-asleep", what: "32 Streamable HTTP sessions calling progress (its events kept in Redis), their GET streams fed every 100 ms, while the Redis of jsonrpcd -session-store is stopped with SIGSTOP: each call must be answered within 2 s", needs: "session-store", setup: redisEnv, streamable: true, run: func(ctx context.Context, a addrs) (string, error) {
+		return storeAsleep(ctx, a.http, a.tcp)
 	}},
 	{name: "sessions-per-client", what: "Streamable HTTP sessions begun from 127.0.0.1 until refused (429, half of -max-sessions), and left idle (jsonrpcd -sessions subscribe)", needs: "sessions", args: []string{"-sessions", "subscribe"}, streamable: true, run: func(ctx context.Context, a addrs) (string, error) {
 		return idleSessions(ctx, a.http, 3000)

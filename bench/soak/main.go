@@ -24,7 +24,7 @@
 // same attacks before a fix: the soak reads its flags from its -h, serves
 // it without -fasthttp when it has none, and skips the attacks that need a
 // flag it lacks (progress-token needs -protocol, get-streams and
-// idle-sessions -sessions). The push, subscription, progress and stream
+// idle-sessions -sessions, the attacks on result streams -items). The push, subscription, progress and stream
 // attacks and the callback client call the methods of
 // demo.RegisterTwoWay, which such a jsonrpcd must be built with.
 //
@@ -65,7 +65,17 @@
 // (idle-sessions, under -max-sessions 10000). Those three open all their
 // streams or sessions, for up to 30 s even past -d, so that the server
 // holds all of them at once however loaded the machine, and hold them
-// for at least a second. -list names them all.
+// for at least a second. And the attacks of issue 34 on result streams
+// (jsonrpcd -items): 65,536 sequences opened on 256 connections and never
+// pulled (unpulled-seqs), sequences of 1 MiB items and LSP partial
+// results for connections that read nothing (seq-unread,
+// partial-unread); on what Streamable HTTP keeps: GET streams that must
+// end at their lifetime while busy and once idle (get-stream-times,
+// jsonrpcd -stream-idle 1s -stream-lifetime 2s), events of 256 KiB kept
+// for 128 GET streams (kept-bytes); and the sessions of jsonrpcd
+// -session-store calling on while their redis-server is stopped with
+// SIGSTOP, each call answered within 2 s (store-asleep; skipped without
+// redis-server, unless JSONRPC_REDIS=required). -list names them all.
 package main
 
 import (
@@ -148,16 +158,32 @@ func run(args []string, stdout, stderr io.Writer) int {
 			skipped++
 			continue
 		}
+		args := a.args
+		var env *environment
+		if a.setup != nil {
+			var err error
+			if env, err = a.setup(); errors.Is(err, errSkip) {
+				fmt.Fprintf(tw, "%s\t\t\t\t\t\t\t\t\t\t%v\n", a.name, err)
+				skipped++
+				continue
+			} else if err != nil {
+				fmt.Fprintln(stderr, "soak:", err)
+				return 2
+			}
+			args = append(slices.Clip(args), env.args...)
+		}
 		// A server of its own for each attack, so that what one leaves
 		// behind is not counted against the next.
-		srv, err := startServer(*bin, flags["fasthttp"], a.args...)
+		srv, err := startServer(*bin, flags["fasthttp"], args...)
 		if err != nil {
+			env.close()
 			fmt.Fprintln(stderr, "soak:", err)
 			return 2
 		}
 		fmt.Fprintf(stderr, "soak: %s: %s, for %v\n", a.name, a.what, *d)
-		row, ok := runAttack(srv, a, *d, b, healthySet{callback: a.callback || *callbacks, streamable: a.streamable}, stderr)
+		row, ok := runAttack(srv, a, *d, b, healthySet{callback: a.callback || *callbacks, streamable: a.streamable}, env, stderr)
 		srv.stop()
+		env.close()
 		fmt.Fprintln(tw, row)
 		if !ok {
 			broken++
@@ -220,7 +246,7 @@ func (b bounds) String() string {
 // runAttack runs a for d beside fresh healthy clients (with those of
 // set), writes each healthy client's calls to stderr, and returns its row
 // of the report and whether every bound held.
-func runAttack(srv *server, a attack, d time.Duration, b bounds, set healthySet, stderr io.Writer) (string, bool) {
+func runAttack(srv *server, a attack, d time.Duration, b bounds, set healthySet, env *environment, stderr io.Writer) (string, bool) {
 	clients, err := startHealthy(srv.addr, set)
 	if err != nil {
 		return fmt.Sprintf("%s\t\t\t\t\t\t\t\t\t\tFAIL: the healthy clients could not connect before the attack: %v", a.name, err), false
@@ -229,6 +255,9 @@ func runAttack(srv *server, a attack, d time.Duration, b bounds, set healthySet,
 	var m sampler
 	var wg sync.WaitGroup
 	wg.Go(func() { m.run(ctx, srv, 20*time.Millisecond) })
+	if env != nil && env.during != nil {
+		wg.Go(func() { env.during(ctx) })
+	}
 	var got, broke string
 	logged := srv.out.Len()
 	attacker, err := startChild("attack:"+a.name, srv.addr, d)

@@ -46,6 +46,7 @@ type mcpConn struct {
 	c    net.Conn
 	br   *bufio.Reader
 	host string
+	wait time.Duration // bounds each exchange's header; 0 means streamWait
 }
 
 func dialMCP(ctx context.Context, addr string) (*mcpConn, error) {
@@ -58,9 +59,13 @@ func dialMCP(ctx context.Context, addr string) (*mcpConn, error) {
 
 // do sends a request to /mcp, with the headers (name, value, ...), a POST
 // of body when it is not "", a GET otherwise, and reads its answer's
-// header, within streamWait.
+// header, within streamWait (or m.wait).
 func (m *mcpConn) do(body string, header ...string) (*http.Response, error) {
-	m.c.SetDeadline(time.Now().Add(streamWait))
+	wait := streamWait
+	if m.wait > 0 {
+		wait = m.wait
+	}
+	m.c.SetDeadline(time.Now().Add(wait))
 	var b strings.Builder
 	method := http.MethodGet
 	if body != "" {
@@ -134,12 +139,12 @@ type heldStream struct {
 // holdStreams opens up to n streams with open, 64 at a time, for up to
 // openWait, and returns those it holds, how many it could not open, and
 // the first error.
-func holdStreams(n int, open func(context.Context) (*heldStream, error)) ([]*heldStream, int, error) {
+func holdStreams[S any](n int, open func(context.Context) (S, error)) ([]S, int, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), openWait)
 	defer cancel()
 	var (
 		mu    sync.Mutex
-		held  []*heldStream
+		held  []S
 		fails int
 		first error
 		wg    sync.WaitGroup

@@ -66,7 +66,10 @@
 //		-sessions initialize), one message per POST, cancellation and
 //		progress as MCP has them (mcp.Protocol()), and the demo methods as
 //		tools (tools/list, tools/call), each described by the OpenRPC
-//		document of its params; the tool subscribe subscribes the session
+//		document of its params. A session's tool calls run concurrently,
+//		each on a goroutine of its own, so that a ping is answered and a
+//		notifications/cancelled reaches its call while a tool runs; the
+//		tool subscribe subscribes the session
 //		to the feed, whose values reach it as subscription notifications
 //		on its GET stream. A request of MCP 2026-07-28 is answered
 //		UnsupportedProtocolVersion (default false)
@@ -105,6 +108,12 @@
 //		that a load balancer sends a session's requests to the replica
 //		that holds it (streamhttp.Handler.Replica; deploy/nginx shows
 //		how) (default empty: no prefix)
+//	-stream-idle D, -stream-lifetime D
+//		end the response of a GET that carries a session's stream once no
+//		event was sent on it for -stream-idle, or once it has been open
+//		-stream-lifetime, however busy; the stream goes on, and its client
+//		opens it again (streamhttp.Handler.StreamIdle, StreamLifetime)
+//		(defaults 5m and 30m; 0: never)
 //	-session-store redis://HOST:PORT
 //		under -sessions, keep the sessions and their streams' events in
 //		Redis (package redisrpc), shared by the replicas: a replica serves
@@ -220,6 +229,12 @@
 //		are batched, and those left are sent at shutdown. The parent of a
 //		call's span comes from a W3C traceparent header or
 //		params._meta.traceparent (default empty: none)
+//	-items
+//		serve items too: a method whose result is a sequence of n items
+//		of size bytes each (params {"n": N, "size": SIZE}), streamed as
+//		each connection's protocol has it ($/enumerator pulls over TCP
+//		and WebSocket, LSP's partial results, one array over HTTP), for
+//		the attacks of bench/soak on result streams (default false)
 //	-broker URL
 //		carry the feed (subscribe, publish) between replicas on a message
 //		broker: nats://HOST:PORT (package natsrpc) or redis://HOST:PORT
@@ -358,6 +373,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "jsonrpcd:", err)
 		return 1
 	}
+	logRedis(cfg, logger)
 	if cfg.brokerURL != "" {
 		b, closeBroker, err := dialBroker(ctx, cfg.brokerURL, logger)
 		if err != nil {
@@ -368,6 +384,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		feed.SetBroker(b)
 		defer feed.Close()
 		fmt.Fprintf(stdout, "jsonrpcd: feed on the broker %s\n", cfg.brokerURL)
+	}
+	if cfg.items {
+		if err := demo.RegisterItems(srv); err != nil {
+			fmt.Fprintln(stderr, "jsonrpcd:", err)
+			return 1
+		}
 	}
 	if cfg.discover {
 		if err := openrpc.Register(srv, discoveryInfo); err != nil {
@@ -430,6 +452,9 @@ type config struct {
 	maxSessions          int           // of its sessions
 	maxSessionsPerClient int           // of one client's
 	sessionIdle          time.Duration // a session unused
+	streamIdle           time.Duration // a GET stream's response without an event; 0: never
+	streamLifetime       time.Duration // a GET stream's response; 0: never
+	items                bool          // serve items (demo.Items)
 	replica              string        // the prefix of its session ids; "": none
 	sessionStore         string        // redis:// URL of its shared stores; "": in memory
 	discover             bool          // serve rpc.discover
@@ -490,6 +515,9 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.IntVar(&cfg.maxSessions, "max-sessions", streamhttp.DefaultMaxSessions, "Streamable HTTP sessions open at once, under -sessions")
 	fs.IntVar(&cfg.maxSessionsPerClient, "max-sessions-per-client", 0, "Streamable HTTP sessions one client address may hold at once (0: half of -max-sessions)")
 	fs.DurationVar(&cfg.sessionIdle, "session-idle", streamhttp.DefaultSessionIdle, "how long a Streamable HTTP session unused is kept (one unused since its initialize: at most 30s); 0 never ends one")
+	fs.DurationVar(&cfg.streamIdle, "stream-idle", streamhttp.DefaultStreamIdle, "end the response of a GET stream of a session after this long without an event, for the client to open it again; 0 never")
+	fs.DurationVar(&cfg.streamLifetime, "stream-lifetime", streamhttp.DefaultStreamLifetime, "end the response of a GET stream of a session once it has been open this long; 0 never")
+	fs.BoolVar(&cfg.items, "items", false, "serve items, a method whose result is a sequence of n items of size bytes, for bench/soak")
 	fs.StringVar(&cfg.replica, "replica", "", "begin the session ids with `NAME` and '.', for a load balancer to route by")
 	fs.StringVar(&cfg.sessionStore, "session-store", "", "keep sessions and their events in Redis at `redis://host:port`, shared by replicas")
 	fs.StringVar(&cfg.fastHTTPAddr, "fasthttp", "", "HTTP/1.1 `address` served with fasthttp (package fasthttprpc); empty: none")
@@ -524,7 +552,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, status int, ok boo
 	fs.StringVar(&cfg.tlsClientCA, "tls-client-ca", "", "with -tls-cert, require of every client a certificate issued by an authority of the PEM `file` (mutual TLS)")
 	fs.StringVar(&cfg.brokerURL, "broker", "", "carry the feed between replicas on the broker at `URL`: nats://HOST:PORT or redis://HOST:PORT; empty: this process only")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-mcp] [-sessions METHOD [-max-sessions N] [-max-sessions-per-client N] [-session-idle D] [-replica NAME] [-session-store URL]] [-allowed-hosts NAMES] [-allowed-origins ORIGINS] [-stdio] [-framing line|header|raw] [-protocol none|lsp|mcp] [-max-message N] [-max-buffered N [-max-buffered-per-client N]] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-health=false] [-drain D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR [-metrics-public]] [-otlp URL] [-broker URL]\n\t[-tls-cert FILE -tls-key FILE [-tls-client-ca FILE]] [-jwt-issuer URL -jwt-audience URLS -jwt-jwks URL]\n\n")
+		fmt.Fprintf(stderr, "usage: jsonrpcd [-http ADDR] [-tcp ADDR] [-ws=false] [-fasthttp ADDR] [-mcp] [-sessions METHOD [-max-sessions N] [-max-sessions-per-client N] [-session-idle D] [-stream-idle D] [-stream-lifetime D] [-replica NAME] [-session-store URL]] [-allowed-hosts NAMES] [-allowed-origins ORIGINS] [-stdio] [-framing line|header|raw] [-protocol none|lsp|mcp] [-max-message N] [-max-buffered N [-max-buffered-per-client N]] [-max-conns N]\n\t[-read-timeout D] [-write-timeout D] [-idle-timeout D] [-shutdown-timeout D] [-health=false] [-drain D] [-memory-limit MiB]\n\t[-log-level debug|info|warn|error|off] [-metrics ADDR [-metrics-public]] [-otlp URL] [-broker URL] [-items]\n\t[-tls-cert FILE -tls-key FILE [-tls-client-ca FILE]] [-jwt-issuer URL -jwt-audience URLS -jwt-jwks URL]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -735,6 +763,8 @@ func serveNetwork(ctx context.Context, srv *jsonrpc.Server, cfg config, stdout, 
 				MaxSessions:          cfg.maxSessions,
 				MaxSessionsPerClient: cfg.maxSessionsPerClient,
 				SessionIdle:          orNone(cfg.sessionIdle),
+				StreamIdle:           orNone(cfg.streamIdle),
+				StreamLifetime:       orNone(cfg.streamLifetime),
 				Budget:               cfg.budget,
 				AllowedHosts:         cfg.allowedHosts,
 				AllowedOrigins:       cfg.allowedOrigins,

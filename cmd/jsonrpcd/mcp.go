@@ -13,6 +13,7 @@ import (
 	"github.com/jsonrpc-go/jsonrpc/client"
 	"github.com/jsonrpc-go/jsonrpc/openrpc"
 	"github.com/jsonrpc-go/jsonrpc/streamhttp"
+	"github.com/jsonrpc-go/jsonrpc/transport"
 )
 
 // mcpVersions are the revisions of MCP that -mcp speaks, newest first:
@@ -42,7 +43,11 @@ type mcpTool struct {
 // as a tool (tools/list, tools/call), described by the OpenRPC document
 // of srv as it is now. A tool's call runs its method on srv with the
 // context of the call, so a method that pushes (subscribe) pushes to the
-// MCP session.
+// MCP session. tools/call is Blocking: each call runs on a goroutine of its
+// own, so that the session goes on reading while a tool runs, answering
+// pings and handing notifications/cancelled to the call it cancels; the
+// session's calls run concurrently (peer.Ordered), each answered when it
+// ends.
 func newMCPServer(srv *jsonrpc.Server) (*jsonrpc.Server, error) {
 	doc, err := openrpc.Describe(srv, discoveryInfo)
 	if err != nil {
@@ -108,11 +113,25 @@ func newMCPServer(srv *jsonrpc.Server) (*jsonrpc.Server, error) {
 			if i < 0 {
 				return nil, jsonrpc.ErrInvalidParams.WithData("no tool is named " + p.Name)
 			}
-			return callTool(ctx, local, tools[i], withMeta(tools[i], p.Arguments, p.Meta)), nil
-		}),
+			return callTool(transport.WithTracker(ctx, untracked{}), local, tools[i], withMeta(tools[i], p.Arguments, p.Meta)), nil
+		}, jsonrpc.Blocking()),
 	)
 	return s, err
 }
+
+// untracked is the transport.Tracker of the call a tool makes on the
+// demo server: none. The call's context is the tools/call's, which
+// carries the session connection's own Tracker; a Blocking method of the
+// demo server would report to it from the tool's goroutine, as if the
+// session had read the call, and race with the session's reading. Under
+// untracked the method runs with the tools/call's context as it is, so
+// that notifications/cancelled of the tools/call cancels it, and its
+// pushes and progress reports go to the session as the tools/call's.
+type untracked struct{}
+
+func (untracked) Begin(ctx context.Context, _ []byte) (context.Context, func()) { return ctx, nil }
+
+var _ transport.Tracker = untracked{}
 
 // withMeta returns the arguments of a call of t, with the _meta of the
 // tools/call (its progressToken) as the argument _meta when t takes one

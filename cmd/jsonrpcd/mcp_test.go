@@ -2,13 +2,18 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/jsonrpc-go/jsonrpc"
 )
 
 // mcpAnswer POSTs req in session id with MCP's version header and
@@ -187,4 +192,98 @@ func argsOf(props map[string]json.RawMessage, vs ...string) string {
 		b.WriteString(`"` + n + `":` + vs[i])
 	}
 	return b.String()
+}
+
+// TestMCPConcurrentTools: -mcp runs a session's tool calls on goroutines
+// of their own, so that the session goes on reading while one runs: a ping
+// is answered while a tool waits, and notifications/cancelled reaches the
+// tool's context and ends it. Before, a tool ran on the session's reading
+// goroutine: a ping waited 9.5 s behind a 10-second tool, and a cancel was
+// read only once the call had ended (issue 34). The tool hold says when it
+// has begun and when its context has ended.
+func TestMCPConcurrentTools(t *testing.T) {
+	began, ended := make(chan struct{}), make(chan struct{})
+	srv := jsonrpc.NewServer()
+	srv.MustRegister("hold", func(ctx context.Context) (int, error) {
+		close(began)
+		<-ctx.Done()
+		close(ended)
+		return 0, ctx.Err()
+	}, jsonrpc.Blocking())
+	s := startServing(t, srv, "-mcp", "-ws=false")
+	url := "http://" + s.httpAddr + "/mcp"
+
+	resp := mcpPost(t, url, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %d, Mcp-Session-Id %q", resp.StatusCode, sid)
+	}
+	if status, body := mcpAnswer(t, url, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); status != http.StatusAccepted {
+		t.Fatalf("notifications/initialized: %d %s", status, body)
+	}
+
+	// post POSTs req in the session, for a goroutine of its own: the
+	// status and body, or the error.
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	post := func(req string) string {
+		r, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(req))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		r.Header.Set("Mcp-Session-Id", sid)
+		r.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			return err.Error()
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return fmt.Sprintf("%d %s", resp.StatusCode, bytes.TrimSpace(b))
+	}
+	// The call of hold: its POST waits for its answer.
+	answered := make(chan string, 1)
+	go func() { answered <- post(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"hold"}}`) }()
+	select {
+	case <-began:
+	case <-time.After(wait):
+		t.Fatal("the tool hold did not begin")
+	}
+
+	// A ping is answered while hold runs.
+	pinged := make(chan string, 1)
+	go func() { pinged <- post(`{"jsonrpc":"2.0","id":2,"method":"ping"}`) }()
+	select {
+	case body := <-pinged:
+		if body != `200 {"jsonrpc":"2.0","result":{},"id":2}` {
+			t.Errorf("ping while a tool runs: %s", body)
+		}
+	case <-ended:
+		t.Fatal("the tool ended before the ping was answered")
+	case <-time.After(wait):
+		t.Fatal("a ping was not answered while a tool ran")
+	}
+	select {
+	case <-ended:
+		t.Fatal("the tool ended before it was cancelled")
+	default:
+	}
+
+	// notifications/cancelled reaches the tool while it runs.
+	if status, body := mcpAnswer(t, url, sid, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9,"reason":"test"}}`); status != http.StatusAccepted {
+		t.Fatalf("notifications/cancelled: %d %s", status, body)
+	}
+	select {
+	case <-ended:
+	case <-time.After(wait):
+		t.Fatal("notifications/cancelled did not end the tool")
+	}
+	select {
+	case a := <-answered:
+		// MCP: a call its client cancels gets no answer.
+		if strings.Contains(a, `"id":9`) {
+			t.Errorf("the cancelled call was answered: %s", a)
+		}
+	case <-time.After(wait):
+		t.Error("the cancelled call's POST did not end")
+	}
 }

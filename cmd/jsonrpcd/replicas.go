@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"log/slog"
+	"strings"
 
 	"github.com/jsonrpc-go/jsonrpc/redisrpc"
 	"github.com/jsonrpc-go/jsonrpc/streamhttp"
@@ -25,6 +27,15 @@ func checkReplicas(cfg config) error {
 		}
 	}
 	return nil
+}
+
+// logRedis sends the Redis client's own log (its failed dials, say) to
+// logger, within the bounds of the rest, when jsonrpcd uses Redis (a
+// -session-store, a -broker).
+func logRedis(cfg config, logger *slog.Logger) {
+	if cfg.sessionStore != "" || strings.HasPrefix(cfg.brokerURL, "redis") {
+		redisrpc.SetLogger(logger)
+	}
 }
 
 // replicate gives sh the -replica and -session-store of cfg (checked by

@@ -106,8 +106,16 @@ func (f *Func) appendSeq(ctx context.Context, dst []byte, v reflect.Value) ([]by
 	return append(dst, ']'), nil
 }
 
-// pull returns the items of the sequence v.
+// pull returns the items of the sequence v. Nothing of v runs, and no
+// goroutine is made for it, before the first item is asked for: a sender
+// that refuses the sequence at once (past a limit) stops it for nothing.
 func (s *seqResult) pull(v reflect.Value) *seqItems {
+	return &seqItems{s: s, v: v}
+}
+
+// start makes the pull of the sequence v: its producer on a goroutine of
+// its own (iter.Pull2), which runs only while an item is asked for.
+func (s *seqResult) start(v reflect.Value) (func() (reflect.Value, error, bool), func()) {
 	// The results of the yield function, made once: reflect copies them
 	// out of the slice at each return.
 	yes, no := []reflect.Value{reflect.ValueOf(true)}, []reflect.Value{reflect.ValueOf(false)}
@@ -137,13 +145,13 @@ func (s *seqResult) pull(v reflect.Value) *seqItems {
 			v.Call([]reflect.Value{y})
 		}
 	}
-	next, stop := iter.Pull2(seq)
-	return &seqItems{s: s, next: next, stop: stop}
+	return iter.Pull2(seq)
 }
 
 type seqItems struct {
 	s    *seqResult
-	next func() (reflect.Value, error, bool)
+	v    reflect.Value                       // the sequence, until it is started
+	next func() (reflect.Value, error, bool) // nil until the first item is asked for
 	stop func()
 	done bool
 	tmp  reflect.Value // a primitive item's copy, made once, which its encoder reads
@@ -152,6 +160,10 @@ type seqItems struct {
 func (it *seqItems) Next(dst []byte) ([]byte, bool, error) {
 	if it.done {
 		return dst, false, nil
+	}
+	if it.next == nil {
+		it.next, it.stop = it.s.start(it.v)
+		it.v = reflect.Value{}
 	}
 	v, err, ok := it.next()
 	if !ok {
@@ -187,5 +199,7 @@ func (it *seqItems) appendItem(dst []byte, v reflect.Value) ([]byte, error) {
 
 func (it *seqItems) Stop() {
 	it.done = true
-	it.stop()
+	if it.stop != nil {
+		it.stop()
+	}
 }

@@ -46,6 +46,23 @@ var RegisterReserved func(srv any, name string, fn any, opts []any) error
 // (*jsonrpc.Server).ProcessRequest.)
 var ProcessScannedBatch func(srv any, ctx context.Context, dst, req, arr []byte, reqs []wire.Request, n int, err error, reply func([]byte)) bool
 
+// KeepRunning keeps one of the Limits.MaxRunning slots of the server of
+// the call of ctx (and of its client's share, MaxRunningPerClient) past
+// the call's answer, for work that goes on after it: the producer of a
+// sequence result left open. It is the call's own slot when the call ran
+// on a goroutine of its own, and a new one otherwise. It returns the
+// function that gives the slot back (once; later calls do nothing), or
+// false when no slot is free. For a ctx of no call it keeps nothing and
+// reports true. It is set by the root package at init.
+var KeepRunning func(ctx context.Context) (release func(), ok bool)
+
+// ConnMethod binds fn as a method of a connection's protocol, name, that
+// runs as a Blocking method, with its params named names, and returns it
+// for a keys.MethodLookup: the Server of a call over a connection whose
+// context carries the lookup runs it when it has no method of that name.
+// It is set by the root package at init.
+var ConnMethod func(name string, fn any, names ...string) (any, error)
+
 // BatchScan is how many requests of a batch the server's scan records
 // (the rest are found again as they are answered); set by the root
 // package at init.

@@ -396,3 +396,38 @@ func TestCallSeqPartialResults(t *testing.T) {
 		t.Errorf("positional: %d items, want 20", n)
 	}
 }
+
+// TestSeqPullInBatch: a pull and an abort inside a batch are answered in
+// the batch's answer, as StreamJsonRpc serves them, as methods of the
+// connection (its local RPC methods): the pull with the next items, an
+// abort notification by ending its sequence; and a pull that reaches the
+// server before the connection's first sequence is answered as an
+// unknown token. Before, each was answered -32601 (method not found)
+// and the abort was lost.
+func TestSeqPullInBatch(t *testing.T) {
+	leaktest.Check(t)
+	ended := make(chan error, 8)
+	r := peertest.NewRaw(t, &stream.Server{Server: seqServer(ended), Limits: transport.Limits{MaxSeqItems: 10}})
+	exchange := func(req, want string) {
+		t.Helper()
+		r.Send(req)
+		if got := r.Recv(); got != want {
+			t.Errorf("%s\n got %s\nwant %s", req, got, want)
+		}
+	}
+	exchange(`[{"jsonrpc":"2.0","method":"$/enumerator/next","params":[1],"id":1}]`,
+		`[{"jsonrpc":"2.0","error":{"code":-32001,"message":"No such sequence","data":"no open sequence result has the token 1"},"id":1}]`)
+	exchange(`{"jsonrpc":"2.0","method":"count","params":[15],"id":2}`, `{"jsonrpc":"2.0","result":{"values":[`+numbers(0, 10)+`],"token":1},"id":2}`)
+	exchange(`{"jsonrpc":"2.0","method":"count","params":[1000],"id":3}`, `{"jsonrpc":"2.0","result":{"values":[`+numbers(0, 10)+`],"token":2},"id":3}`)
+	exchange(`[{"jsonrpc":"2.0","method":"$/enumerator/next","params":{"token":1},"id":4},{"jsonrpc":"2.0","method":"$/enumerator/abort","params":[2]}]`,
+		`[{"jsonrpc":"2.0","result":{"values":[`+numbers(10, 15)+`],"finished":true},"id":4}]`)
+	for range 2 {
+		select {
+		case <-ended:
+		case <-time.After(peertest.Wait):
+			t.Fatal("a sequence did not end")
+		}
+	}
+	exchange(`[{"jsonrpc":"2.0","method":"$/enumerator/next","params":[2],"id":5},{"jsonrpc":"2.0","method":"$/enumerator/next","params":{"token":"x"},"id":6}]`,
+		`[{"jsonrpc":"2.0","error":{"code":-32001,"message":"No such sequence","data":"no open sequence result has the token 2"},"id":5},{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":"the params of $/enumerator/next and $/enumerator/abort are {\"token\": t} or [t], t a token of a sequence result"},"id":6}]`)
+}
