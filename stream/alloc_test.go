@@ -62,7 +62,7 @@ func (p passOn) ProcessAsync(ctx context.Context, dst, req []byte, reply func([]
 }
 
 func (p passOn) ProcessRequest(ctx context.Context, dst []byte, r *jsonrpc.Request, reply func([]byte)) {
-	transport.ProcessRequestOf(p.next, ctx, dst, r, reply)
+	transport.ProcessRequestOf(ctx, p.next, dst, r, reply)
 }
 
 // TestWrappedServeAllocs: a two-way connection (LSP's profile: it

@@ -28,7 +28,7 @@ func (c *counting) ProcessAsync(ctx context.Context, dst, req []byte, reply func
 
 func (c *counting) ProcessRequest(ctx context.Context, dst []byte, r *jsonrpc.Request, reply func([]byte)) {
 	c.calls.Add(1)
-	transport.ProcessRequestOf(c.next, ctx, dst, r, reply)
+	transport.ProcessRequestOf(ctx, c.next, dst, r, reply)
 }
 
 // TestPostScannedOnce: a request POSTed to the Streamable HTTP host is

@@ -40,7 +40,7 @@ var (
 
 // ProcessRequestOf passes r to h: to its ProcessRequest when h is a
 // RequestHandler, and otherwise, as bytes, to its ProcessAsync.
-func ProcessRequestOf(h Handler, ctx context.Context, dst []byte, r *jsonrpc.Request, reply func(resp []byte)) {
+func ProcessRequestOf(ctx context.Context, h Handler, dst []byte, r *jsonrpc.Request, reply func(resp []byte)) {
 	if rh, ok := h.(RequestHandler); ok {
 		rh.ProcessRequest(ctx, dst, r, reply)
 		return
@@ -80,7 +80,7 @@ func (r *sessionRouter) ProcessAsync(ctx context.Context, dst, req []byte, reply
 
 func (r *sessionRouter) ProcessRequest(ctx context.Context, dst []byte, req *jsonrpc.Request, reply func(resp []byte)) {
 	h, _ := Route(r.srv, nil, "", "")
-	ProcessRequestOf(h, ctx, dst, req, reply)
+	ProcessRequestOf(ctx, h, dst, req, reply)
 }
 
 func (r *sessionRouter) Route(path string) (Handler, bool) {
